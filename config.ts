@@ -1,0 +1,53 @@
+// The run contract (../shared/guide/architecture.md): HOST, PORT, EVENT_STORE, MERCHANTS_FILE,
+// LOG_LEVEL. Read once at start-up; a bad value stops the process with a clear message.
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export type EventStoreConfig =
+  | { kind: 'sqlite'; path: string }
+  | { kind: 'memory' }
+  | { kind: 'kurrentdb'; url: string };
+
+export interface Config {
+  host: string;
+  port: number;
+  eventStore: EventStoreConfig;
+  merchantsFile: string;
+  logLevel: string;
+}
+
+const here = dirname(fileURLToPath(import.meta.url));
+/** The project's folder, whether this module runs from source or from dist/. */
+export const PROJECT_ROOT = basename(here) === 'dist' ? dirname(here) : here;
+export const DEMO_MERCHANTS_FILE = join(PROJECT_ROOT, 'config', 'merchants.demo.json');
+
+const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export function parseEventStore(value: string): EventStoreConfig {
+  if (value === 'memory:' || value === 'memory') return { kind: 'memory' };
+  if (value.startsWith('sqlite:')) {
+    const path = value.slice('sqlite:'.length);
+    if (!path) throw new ConfigError('EVENT_STORE=sqlite:<path> needs a path');
+    return { kind: 'sqlite', path };
+  }
+  if (value.startsWith('kurrentdb://') || value.startsWith('esdb://')) return { kind: 'kurrentdb', url: value };
+  throw new ConfigError(`EVENT_STORE '${value}' is not one of sqlite:<path>, memory:, kurrentdb://host:port`);
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = Number(env.PORT ?? '8080');
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT '${env.PORT}' is not a port number`);
+  const logLevel = env.LOG_LEVEL ?? 'info';
+  if (!LOG_LEVELS.has(logLevel)) throw new ConfigError(`LOG_LEVEL '${logLevel}' is not one of ${[...LOG_LEVELS].join(', ')}`);
+  return {
+    host: env.HOST ?? '127.0.0.1',
+    port,
+    eventStore: parseEventStore(env.EVENT_STORE ?? 'sqlite:./data/gateway.db'),
+    merchantsFile: env.MERCHANTS_FILE ?? DEMO_MERCHANTS_FILE,
+    logLevel,
+  };
+}

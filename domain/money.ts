@@ -1,0 +1,52 @@
+// Money in integer minor units of the currency (ISO 4217 exponents from `currency-codes`).
+// Requests carry amounts as strings ("100.00"); responses carry JSON numbers.
+import currencyCodes from 'currency-codes';
+
+/** Response decimal rule of the spec: at most 1000000000000. */
+export const MAX_AMOUNT = 1_000_000_000_000;
+
+/** The number of minor-unit digits of an ISO 4217 currency, or undefined when unsupported. */
+export function minorUnits(currency: string): number | undefined {
+  const entry = currencyCodes.code(currency);
+  // Funds codes and precious metals (XAU, XXX, ...) have no minor unit: not payable here.
+  if (!entry || typeof entry.digits !== 'number' || !Number.isInteger(entry.digits)) return undefined;
+  return entry.digits;
+}
+
+export type AmountProblem =
+  | { kind: 'format' }
+  | { kind: 'too_many_decimals'; allowed: number }
+  | { kind: 'zero' }
+  | { kind: 'too_large' };
+
+export type ParsedAmount = { ok: true; minor: number } | { ok: false; problem: AmountProblem };
+
+/**
+ * Parse a request decimal ("12.5", "100.00", "7") into minor units of a currency with
+ * `digits` minor-unit digits. Rejects more decimals than the currency has, zero, and amounts
+ * above the response maximum.
+ */
+export function parseAmount(text: string, digits: number): ParsedAmount {
+  const match = /^(\d+)(?:\.(\d*))?$/.exec(text);
+  if (!match || (match[1] === undefined)) return { ok: false, problem: { kind: 'format' } };
+  const whole = match[1];
+  const fraction = (match[2] ?? '').replace(/0+$/, '');
+  if (fraction.length > digits) return { ok: false, problem: { kind: 'too_many_decimals', allowed: digits } };
+  const minor = Number(whole) * 10 ** digits + Number(fraction.padEnd(digits, '0') || '0');
+  if (!Number.isSafeInteger(minor) || minor > MAX_AMOUNT * 10 ** digits) {
+    return { ok: false, problem: { kind: 'too_large' } };
+  }
+  if (minor === 0) return { ok: false, problem: { kind: 'zero' } };
+  return { ok: true, minor };
+}
+
+/** Minor units back to the JSON number of a response (e.g. 1280 USD cents → 12.8). */
+export function toDecimal(minor: number, digits: number): number {
+  // Division by a power of ten of an integer below 2^53 yields the shortest exact decimal.
+  return digits === 0 ? minor : Number((minor / 10 ** digits).toFixed(digits));
+}
+
+/** Minor units as a request-style decimal string, e.g. 1280 → "12.80". */
+export function formatAmount(minor: number, digits: number): string {
+  return digits === 0 ? String(minor) : (minor / 10 ** digits).toFixed(digits);
+}

@@ -1,0 +1,143 @@
+// One place that turns every failure into the gateway's error body and status
+// (../shared/guide/gateway-facts.md, "HTTP status codes and error bodies"): field-level 400s with
+// `field` and `validationType`, 400 for malformed JSON, 401 for credentials, 404 for unknown
+// paths, 503 SERVER_BUSY, and 500 SERVER_FAILED with a support code for anything unexpected.
+// Explanations quote the offending value, except for card data, which is never echoed.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { InvalidRequest } from '../domain/errors.js';
+import { sortedJson } from '../lib/json.js';
+import { SENSITIVE_FIELD } from '../schemas/common.js';
+import { Busy } from '../services/context.js';
+
+export class AuthenticationFailed extends Error {
+  override name = 'AuthenticationFailed';
+  readonly statusCode = 401;
+  constructor(explanation = 'Invalid credentials.') { super(explanation); }
+}
+
+interface AjvError {
+  keyword: string;
+  instancePath: string;
+  params: Record<string, unknown>;
+  data?: unknown;
+  parentSchema?: { description?: string; enum?: unknown[]; maxLength?: number; minLength?: number };
+}
+
+export const errorBody = (cause: string, fields: Record<string, string | undefined>) =>
+  ({ error: { cause, ...fields }, result: 'ERROR' });
+
+const showValue = (value: unknown): string => {
+  const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+  return text.length > 100 ? `${text.slice(0, 100)}...` : text;
+};
+
+const TYPE_NAMES: Record<string, string> = {
+  string: 'a string', boolean: 'true or false', object: 'a JSON object', number: 'a number', integer: 'an integer', array: 'an array',
+};
+
+/** The first schema violation as the gateway's field-level INVALID_REQUEST. */
+export function fromValidation(error: AjvError, context: string): InvalidRequest {
+  const path = error.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const at = (member?: unknown) => [...path, ...(member === undefined ? [] : [String(member)])].join('.');
+  if (error.keyword === 'required') {
+    return new InvalidRequest('Missing parameter', at(error.params.missingProperty), 'MISSING');
+  }
+  if (error.keyword === 'additionalProperties') {
+    const field = at(error.params.additionalProperty);
+    return new InvalidRequest(`Unexpected parameter '${field}'`, field, 'UNSUPPORTED');
+  }
+  const field = at();
+  if (field === '') {
+    return new InvalidRequest(error.data === undefined ? 'Request body is missing: expected a JSON object' : `The request ${context} must be a JSON object`);
+  }
+  const value = SENSITIVE_FIELD.test(field) ? 'Value' : `Value '${showValue(error.data)}'`;
+  const schema = error.parentSchema ?? {};
+  const length = typeof error.data === 'string' ? [...error.data].length : 0;
+  switch (error.keyword) {
+    case 'type':
+      return new InvalidRequest(`${value} is invalid. Expected ${TYPE_NAMES[String(error.params.type)] ?? String(error.params.type)}`, field);
+    case 'maxLength':
+      return new InvalidRequest(`${value} is invalid. Length is ${length} characters, but must be less than ${Number(schema.maxLength) + 1}`, field);
+    case 'minLength':
+      return new InvalidRequest(`${value} is invalid. Length is ${length} characters, but must be at least ${Number(schema.minLength)}`, field);
+    case 'enum':
+      return new InvalidRequest(`${value} is invalid. Expected one of ${(schema.enum ?? []).join(', ')}`, field);
+    case 'pattern':
+      return new InvalidRequest(`${value} is invalid. Expected ${schema.description ?? 'another format'}`, field);
+    default:
+      return new InvalidRequest(`${value} is invalid.`, field);
+  }
+}
+
+/** A JSON parse error's own words and position, never a snippet of the body (it may hold a card number). */
+export function jsonParseExplanation(error: Error): string {
+  const position = /position (\d+)/.exec(error.message)?.[1];
+  const what = error.message.replace(/,? ".*" is not valid JSON$/s, '').replace(/ in JSON at position \d+.*$/s, '').replace(/ \(line \d+ column \d+\)$/, '');
+  return `Request body is not valid JSON: ${what}${position === undefined ? '' : ` at position ${position}`}`;
+}
+
+function send(reply: FastifyReply, status: number, body: unknown) {
+  return reply.code(status).type('application/json; charset=utf-8').send(sortedJson(body));
+}
+
+export function renderError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
+  const err = error as FastifyError & { validation?: AjvError[]; validationContext?: string };
+  let refusal: InvalidRequest | undefined;
+  if (error instanceof InvalidRequest) refusal = error;
+  else if (err.validation && err.validation[0]) refusal = fromValidation(err.validation[0], err.validationContext ?? 'body');
+  if (refusal) {
+    request.log.info({ cause: 'INVALID_REQUEST', field: refusal.field, validationType: refusal.validationType }, 'request refused');
+    return send(reply, 400, errorBody('INVALID_REQUEST', {
+      explanation: refusal.message, field: refusal.field, validationType: refusal.validationType,
+    }));
+  }
+  if (error instanceof AuthenticationFailed || err.code?.startsWith('FST_BASIC_AUTH')) {
+    request.log.info({ cause: 'INVALID_REQUEST', status: 401 }, 'authentication failed');
+    const explanation = error instanceof AuthenticationFailed ? error.message : 'Invalid credentials.';
+    return send(reply, 401, errorBody('INVALID_REQUEST', { explanation }));
+  }
+  if (error instanceof Busy || err.code === 'SQLITE_BUSY') {
+    request.log.warn({ cause: 'SERVER_BUSY', code: err.code }, 'busy');
+    return send(reply, 503, errorBody('SERVER_BUSY', { explanation: 'The gateway is busy: repeat the identical request later' }));
+  }
+  const status = typeof err.statusCode === 'number' ? err.statusCode : 500;
+  if (status >= 400 && status < 500) {
+    // Fastify's own client errors (body too large, malformed URL, ...): their messages hold no request data.
+    request.log.info({ cause: 'INVALID_REQUEST', code: err.code, status }, 'request refused');
+    return send(reply, status, errorBody('INVALID_REQUEST', { explanation: error.message }));
+  }
+  request.log.error({ err: error }, 'internal failure');
+  return send(reply, 500, errorBody('SERVER_FAILED', { supportCode: String(request.id) }));
+}
+
+export const OPERATIONS = [
+  'PUT /api/rest/version/3/merchant/{merchantid}/token/{tokenid}/order/{orderid}/transaction/{transactionid}',
+  'POST /api/rest/version/100/merchant/{merchantId}/token',
+];
+
+async function errorsPlugin(app: FastifyInstance) {
+  app.setErrorHandler(renderError);
+  app.setNotFoundHandler((request, reply) => {
+    request.log.info({ cause: 'INVALID_REQUEST', status: 404 }, 'unknown path');
+    return send(reply, 404, errorBody('INVALID_REQUEST', {
+      explanation: `No operation for ${request.method} on this path. Expected one of: ${OPERATIONS.join('; ')}`,
+    }));
+  });
+  app.setReplySerializer((payload) => sortedJson(payload));
+
+  // Bodies are JSON whatever the Content-Type says (curl -d sends a form type); the parse error
+  // is reported in the gateway's words.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, text, done) => {
+    const body = String(text);
+    if (body.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(body));
+    } catch (error) {
+      done(new InvalidRequest(jsonParseExplanation(error as Error)), undefined);
+    }
+  });
+}
+
+export default fp(errorsPlugin, { name: 'errors', fastify: '5.x' });

@@ -1,0 +1,44 @@
+// Opens the gateway's stores for the app's lifetime and closes them when the app closes.
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import type { EventStoreConfig } from '../config.js';
+import type { Merchants } from '../merchants.js';
+import { openGateway, type Gateway } from '../services/gateway.js';
+import type { RequestMeta } from '../services/context.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    gateway: Gateway;
+  }
+  interface FastifyRequest {
+    /** Request id, correlation id and merchant for event metadata. */
+    meta(): RequestMeta;
+  }
+}
+
+export interface GatewayPluginOptions {
+  eventStore: EventStoreConfig;
+  merchants: Merchants;
+}
+
+const CORRELATION_ID = /^[\x21-\x7e]{1,100}$/;
+
+async function gatewayPlugin(app: FastifyInstance, options: GatewayPluginOptions) {
+  const gateway = await openGateway(options.eventStore, options.merchants);
+  app.decorate('gateway', gateway);
+  app.decorateRequest('meta', function meta() {
+    const header = this.headers['x-correlation-id'];
+    const requestId = String(this.id);
+    return {
+      requestId,
+      correlationId: typeof header === 'string' && CORRELATION_ID.test(header) ? header : requestId,
+      merchantId: this.merchant?.id ?? '',
+    };
+  });
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', String(request.id));
+  });
+  app.addHook('onClose', async () => gateway.close());
+}
+
+export default fp(gatewayPlugin, { name: 'gateway', fastify: '5.x' });

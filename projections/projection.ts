@@ -1,0 +1,15 @@
+// A projection folds events of the $all log into documents of a read model, one document per key.
+import type { RecordedEvent } from '../store/event-store.js';
+
+export interface Projection<Doc = unknown> {
+  /** Names the read model; documents live under this name. */
+  readonly name: string;
+  /** Bump when evolve changes: a stored model of another version is rebuilt at start-up. */
+  readonly version: number;
+  /** Event types this projection reads. */
+  readonly handles: ReadonlySet<string>;
+  /** The documents an event touches. */
+  keysOf(event: RecordedEvent): string[];
+  /** The document after the event; `undefined` in, `undefined` out leaves no document. */
+  evolve(doc: Doc | undefined, event: RecordedEvent, key: string): Doc | undefined;
+}

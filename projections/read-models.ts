@@ -1,0 +1,146 @@
+// Keeps read models in SQLite tables, each projection with a durable checkpoint (the last $all
+// position applied) written in the same transaction as its documents. Command handlers call
+// catchUp() after an append, so a reply always reflects its own write; a subscription to the
+// store calls it too, so events appended by other processes arrive as well.
+import type Database from 'better-sqlite3';
+import type { EventStore, RecordedEvent, Subscription } from '../store/event-store.js';
+import type { Projection } from './projection.js';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS projection_checkpoints (
+  name     TEXT PRIMARY KEY,
+  version  INTEGER NOT NULL,
+  position INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS read_models (
+  projection TEXT NOT NULL,
+  key        TEXT NOT NULL,
+  doc        TEXT NOT NULL,
+  PRIMARY KEY (projection, key)
+) WITHOUT ROWID;`;
+
+const PAGE = 2000;
+
+export class ReadModels {
+  private readonly stmt;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private subscription: Subscription | undefined;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly store: EventStore,
+    private readonly projections: readonly Projection[],
+  ) {
+    db.exec(SCHEMA);
+    this.stmt = {
+      checkpoint: db.prepare<[string], { version: number; position: number }>('SELECT version, position FROM projection_checkpoints WHERE name = ?'),
+      setCheckpoint: db.prepare('INSERT INTO projection_checkpoints (name, version, position) VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE SET version = excluded.version, position = excluded.position'),
+      get: db.prepare<[string, string], { doc: string }>('SELECT doc FROM read_models WHERE projection = ? AND key = ?'),
+      put: db.prepare('INSERT INTO read_models (projection, key, doc) VALUES (?, ?, ?) ON CONFLICT(projection, key) DO UPDATE SET doc = excluded.doc'),
+      remove: db.prepare('DELETE FROM read_models WHERE projection = ? AND key = ?'),
+      drop: db.prepare('DELETE FROM read_models WHERE projection = ?'),
+      all: db.prepare<[string], { key: string; doc: string }>('SELECT key, doc FROM read_models WHERE projection = ? ORDER BY key'),
+    };
+  }
+
+  /** Rebuild models whose stored version differs, catch up, and follow the store's log. */
+  async start(): Promise<void> {
+    for (const p of this.projections) {
+      const stored = this.stmt.checkpoint.get(p.name);
+      if (stored && stored.version !== p.version) this.reset(p);
+    }
+    await this.catchUp();
+    this.subscription = this.store.subscribeAll({ fromPosition: this.minCheckpoint() }, {
+      onEvent: () => { void this.catchUp(); },
+    });
+  }
+
+  async stop(): Promise<void> {
+    await this.subscription?.close();
+    this.subscription = undefined;
+    await this.running;
+  }
+
+  /** Drop a projection's documents and checkpoint, so the next catch-up replays from the start. */
+  reset(projection: Projection): void {
+    this.db.transaction(() => {
+      this.stmt.drop.run(projection.name);
+      this.stmt.setCheckpoint.run(projection.name, projection.version, 0);
+    })();
+  }
+
+  checkpoint(name: string): bigint {
+    return BigInt(this.stmt.checkpoint.get(name)?.position ?? 0);
+  }
+
+  get<Doc>(projection: string, key: string): Doc | undefined {
+    const row = this.stmt.get.get(projection, key);
+    return row ? (JSON.parse(row.doc) as Doc) : undefined;
+  }
+
+  /** Every document of a projection, ordered by key (for hashing and export). */
+  all(projection: string): Array<{ key: string; doc: string }> {
+    return this.stmt.all.all(projection);
+  }
+
+  /** Apply every event after the checkpoints. Concurrent calls share one run. */
+  catchUp(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = (async () => {
+      try {
+        do {
+          this.again = false;
+          let batch: RecordedEvent[];
+          do {
+            batch = await this.store.readAll({ fromPosition: this.minCheckpoint(), maxCount: PAGE });
+            this.apply(batch);
+          } while (batch.length === PAGE);
+        } while (this.again);
+      } finally {
+        this.running = undefined;
+      }
+    })();
+    return this.running;
+  }
+
+  private minCheckpoint(): bigint {
+    let min: bigint | undefined;
+    for (const p of this.projections) {
+      const position = this.checkpoint(p.name);
+      if (min === undefined || position < min) min = position;
+    }
+    return min ?? 0n;
+  }
+
+  /** One transaction: documents and checkpoints together, re-reading checkpoints inside it
+   *  because another process sharing the file may have applied some of these events already. */
+  private apply(events: readonly RecordedEvent[]): void {
+    if (events.length === 0) return;
+    this.db.transaction(() => {
+      for (const p of this.projections) {
+        const stored = this.stmt.checkpoint.get(p.name);
+        let position = BigInt(stored?.position ?? 0);
+        const cache = new Map<string, unknown>();
+        for (const event of events) {
+          if (event.position <= position) continue;
+          position = event.position;
+          if (!p.handles.has(event.type)) continue;
+          for (const key of p.keysOf(event)) {
+            const before = cache.has(key) ? cache.get(key) : this.get(p.name, key);
+            const after = p.evolve(before, event, key);
+            cache.set(key, after);
+          }
+        }
+        for (const [key, doc] of cache) {
+          if (doc === undefined) this.stmt.remove.run(p.name, key);
+          else this.stmt.put.run(p.name, key, JSON.stringify(doc));
+        }
+        this.stmt.setCheckpoint.run(p.name, p.version, Number(position));
+      }
+    }).immediate();
+  }
+}

@@ -1,0 +1,102 @@
+// Create or Update Token (system-generated), API version 100 (spec: "Create token: request body").
+import type { Static } from '@sinclair/typebox';
+import { Alpha3, IPV4_PATTERN, Opt, Pattern, Str, Strict, StringEnum } from './common.js';
+import { MerchantIdParam } from './pay.js';
+
+export const TokenParams = Strict({ merchantId: MerchantIdParam });
+
+const Email = () => Pattern(4, 256, "^[^\\s@\"(),:;<>\\[\\]\\\\]+@[^\\s@\"(),:;<>\\[\\]\\\\]+\\.[^\\s@\"(),:;<>\\[\\]\\\\]+$", 'an email address');
+// ITU-T E.123 international notation: '+', a 1-3 digit country code, a space, the national
+// number (single spaces allowed); at most 15 digits in total (checked in the handler).
+const Telephone = () => Pattern(4, 20, '^\\+[0-9]{1,3} [0-9]+( [0-9]+)*$', 'an ITU-T E.123 telephone number such as +1 2125551234');
+const PostcodeZip = () => Pattern(1, 10, '^[0-9A-Za-z -]+$', "characters 0-9 a-z A-Z ' ' '-'");
+const BankAccountNumber = (min: number, max: number) => Pattern(min, max, '^[0-9A-Za-z /-]+$', "characters 0-9 a-z A-Z ' ' '-' '/'");
+const Digits = (min: number, max: number) => Pattern(min, max, `^[0-9]{${min},${max}}$`, min === max ? `exactly ${min} digits` : `${min} to ${max} digits`);
+const Ascii = (min: number, max: number) => Pattern(min, max, '^[\\x20-\\x7e]*$', 'ASCII text');
+
+const Address = (stateProvinceCode: boolean, company: boolean) => Strict({
+  city: Opt(Str(1, 100)),
+  ...(company ? { company: Opt(Str(1, 100)) } : {}),
+  country: Opt(Alpha3('ISO 3166 alpha-3 country code')),
+  postcodeZip: Opt(PostcodeZip()),
+  stateProvince: Opt(Str(1, 20)),
+  ...(stateProvinceCode ? { stateProvinceCode: Opt(Pattern(1, 3, '^[0-9A-Za-z]{1,3}$', 'an ISO 3166-2 subdivision code')) } : {}),
+  street: Opt(Str(1, 100)),
+  street2: Opt(Str(1, 100)),
+});
+
+export const SOURCE_OF_FUNDS_TYPES = ['ACH', 'CARD', 'DIRECT_DEBIT_CANADA', 'WALLET'] as const;
+export const PROVISIONING_MODES = ['ASYNCHRONOUS', 'ATTEMPT_SYNCHRONOUS', 'SYNCHRONOUS'] as const;
+
+export const TokenBody = Strict({
+  billing: Opt(Strict({ address: Opt(Address(true, true)) })),
+  correlationId: Opt(Str(1, 100)),
+  customer: Opt(Strict({
+    email: Opt(Email()),
+    firstName: Opt(Str(1, 50)),
+    lastName: Opt(Str(1, 50)),
+    mobilePhone: Opt(Telephone()),
+    phone: Opt(Telephone()),
+    taxRegistrationId: Opt(Str(1, 30)),
+  })),
+  device: Opt(Strict({ ipAddress: Opt(Str(7, 45, 'an IPv4 address nnn.nnn.nnn.nnn or an IPv6 address')) })),
+  posTerminal: Opt(Strict({ serialNumber: Opt(Ascii(1, 16)) })),
+  referenceOrderId: Opt(Str(1, 40)),
+  responseControls: Opt(Strict({ sensitiveData: Opt(Str(1, 50)) })),
+  schemeTokenProvisioningMode: Opt(StringEnum(PROVISIONING_MODES)),
+  session: Opt(Strict({
+    id: Opt(Ascii(31, 35)),
+    version: Opt(Ascii(10, 10)),
+  })),
+  shipping: Opt(Strict({
+    address: Opt(Address(false, false)),
+    contact: Opt(Strict({ firstName: Opt(Str(1, 50)), lastName: Opt(Str(1, 50)) })),
+    origin: Opt(Strict({ postcodeZip: Opt(PostcodeZip()) })),
+  })),
+  sourceOfFunds: Strict({
+    type: StringEnum(SOURCE_OF_FUNDS_TYPES),
+    token: Opt(Pattern(1, 40, '^[0-9A-Za-z]+$', 'characters 0-9 a-z A-Z')),
+    schemeTokenProvisioningIdentifier: Opt(Ascii(1, 64)),
+    provided: Opt(Strict({
+      card: Opt(Strict({
+        expiry: Opt(Strict({
+          month: Pattern(1, 2, '^(0?[1-9]|1[0-2])$', 'a month 1-12'),
+          year: Digits(2, 2),
+        })),
+        nameOnCard: Opt(Str(1, 256)),
+        number: Opt(Digits(9, 19)),
+        securityCode: Opt(Digits(3, 4)),
+      })),
+      ach: Opt(Strict({
+        accountType: Opt(StringEnum(['CONSUMER_CHECKING', 'CONSUMER_SAVINGS', 'CORPORATE_CHECKING'] as const)),
+        bankAccountHolder: Opt(Str(1, 28)),
+        bankAccountNumber: Opt(BankAccountNumber(1, 17)),
+        routingNumber: Opt(Digits(9, 9)),
+        secCode: Opt(StringEnum(['PPD', 'TEL', 'WEB'] as const)),
+      })),
+      directDebitCanada: Opt(Strict({
+        accountType: Opt(StringEnum(['CONSUMER_CHECKING', 'CONSUMER_SAVINGS'] as const)),
+        bankAccountHolder: Str(1, 28),
+        bankAccountNumber: BankAccountNumber(7, 12),
+        financialInstitutionNumber: Digits(3, 3),
+        transitNumber: Digits(5, 5),
+      })),
+      wallet: Opt(Strict({
+        accountEmail: Opt(Email()),
+        accountHolder: Opt(Str(1, 255)),
+        billingAgreement: Opt(Strict({
+          cardinality: StringEnum(['MULTIPLE', 'SINGLE'] as const),
+          description: Opt(Str(1, 255)),
+          id: Str(1, 100),
+          name: Opt(Str(1, 255)),
+        })),
+        payerId: Opt(Str(1, 13)),
+      })),
+    })),
+  }),
+  subMerchant: Opt(Strict({ identifier: Pattern(1, 100, "^[0-9A-Za-z_ &+!$.-]+$", "characters 0-9 a-z A-Z '-' '_' ' ' '&' '+' '!' '$' '.'") })),
+  transaction: Opt(Strict({ currency: Opt(Alpha3('ISO 4217 currency code')) })),
+});
+
+export type TokenParams = Static<typeof TokenParams>;
+export type TokenBody = Static<typeof TokenBody>;

@@ -1,0 +1,25 @@
+// Starts the gateway per the run contract: HOST, PORT, EVENT_STORE, MERCHANTS_FILE, LOG_LEVEL.
+// On SIGTERM/SIGINT it stops accepting, finishes requests in flight, closes the store, exits.
+import closeWithGrace from 'close-with-grace';
+import { buildApp, loggerOptions } from './app.js';
+import { ConfigError, loadConfig } from './config.js';
+import { loadMerchants } from './merchants.js';
+
+async function main() {
+  const config = loadConfig();
+  const merchants = loadMerchants(config.merchantsFile);
+  const app = await buildApp({ eventStore: config.eventStore, merchants, logger: loggerOptions(config.logLevel) });
+  closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+    if (err) app.log.error({ err }, 'closing after an error');
+    else app.log.info({ signal }, 'closing');
+    await app.close();
+  });
+  await app.listen({ host: config.host, port: config.port });
+  app.log.info({ eventStore: config.eventStore.kind, merchants: merchants.list.length, merchantsFile: config.merchantsFile }, 'tokengate ready');
+}
+
+main().catch((error: unknown) => {
+  const message = error instanceof ConfigError ? error.message : (error as Error).stack ?? String(error);
+  process.stderr.write(`tokengate: ${message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,34 @@
+// What a command handler knows of the request that caused it, for event metadata and logs.
+import { randomInt, randomUUID } from 'node:crypto';
+import type { EventData, EventMetadata } from '../store/event-store.js';
+
+export interface RequestMeta {
+  requestId: string;
+  /** X-Correlation-Id header, else the request id (the body's correlationId is never stored). */
+  correlationId: string;
+  merchantId: string;
+}
+
+/** Domain events to store events: a fresh id each, and the request's metadata. */
+export function toEventData(events: ReadonlyArray<{ type: string; data: unknown }>, meta: RequestMeta, now: string): EventData[] {
+  const metadata: EventMetadata = {
+    correlationId: meta.correlationId,
+    causationId: meta.requestId,
+    merchantId: meta.merchantId,
+    requestId: meta.requestId,
+    recordedAt: now,
+  };
+  return events.map((e) => ({ id: randomUUID(), type: e.type, data: e.data, metadata }));
+}
+
+/** n random decimal digits (crypto-strength; token ids and acquirer references). */
+export function randomDigits(count: number): string {
+  let out = '';
+  while (out.length < count) out += String(randomInt(0, 1_000_000_000)).padStart(9, '0');
+  return out.slice(0, count);
+}
+
+/** Too much contention to finish now: answered 503 SERVER_BUSY; the client repeats the request. */
+export class Busy extends Error {
+  override name = 'Busy';
+}

@@ -1,0 +1,60 @@
+// The gateway's core, without HTTP: the event store, the key store, the read models and the
+// merchants, opened together and closed together.
+import { dirname } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import type { EventStoreConfig } from '../config.js';
+import { ConfigError } from '../config.js';
+import type { Merchants } from '../merchants.js';
+import type { EventStore } from '../store/event-store.js';
+import { MemoryEventStore } from '../store/memory.js';
+import { SqliteEventStore, openDatabase } from '../store/sqlite.js';
+import { MemoryKeyStore, Sealer, SqliteKeyStore, type KeyStore } from '../store/sealing.js';
+import { ReadModels } from '../projections/read-models.js';
+import { tokensProjection } from '../projections/tokens.js';
+import { ordersProjection } from '../projections/orders.js';
+import type { Projection } from '../projections/projection.js';
+
+export const PROJECTIONS: readonly Projection[] = [tokensProjection as Projection, ordersProjection as Projection];
+
+export interface Gateway {
+  readonly merchants: Merchants;
+  readonly store: EventStore;
+  readonly sealer: Sealer;
+  readonly readModels: ReadModels;
+  close(): Promise<void>;
+}
+
+interface Opened { store: EventStore; keys: KeyStore; readModelDb: Database.Database }
+
+function openStores(config: EventStoreConfig): Opened {
+  switch (config.kind) {
+    case 'sqlite': {
+      if (config.path !== ':memory:') mkdirSync(dirname(config.path), { recursive: true });
+      const store = new SqliteEventStore(config.path);
+      const keys = config.path === ':memory:' ? new MemoryKeyStore() : new SqliteKeyStore(`${config.path}.keys`);
+      // Read models live in the same file as the events (one connection, one WAL).
+      return { store, keys, readModelDb: store.db };
+    }
+    case 'memory':
+      return { store: new MemoryEventStore(), keys: new MemoryKeyStore(), readModelDb: openDatabase(':memory:') };
+    case 'kurrentdb':
+      throw new ConfigError('EVENT_STORE=kurrentdb:// is not available yet in this build (see the README, "Event stores")');
+  }
+}
+
+export async function openGateway(eventStore: EventStoreConfig, merchants: Merchants): Promise<Gateway> {
+  const { store, keys, readModelDb } = openStores(eventStore);
+  const sealer = new Sealer(keys);
+  const readModels = new ReadModels(readModelDb, store, PROJECTIONS);
+  await readModels.start();
+  return {
+    merchants, store, sealer, readModels,
+    async close() {
+      await readModels.stop();
+      await store.close();
+      if (readModelDb.open) readModelDb.close();
+      keys.close();
+    },
+  };
+}

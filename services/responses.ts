@@ -1,0 +1,105 @@
+// Response bodies built from recorded facts, so a repeated request, a replay and a retrieval
+// answer exactly what the first request answered.
+import type { PaymentRecorded } from '../domain/events.js';
+import type { TokenState } from '../domain/token.js';
+import { minorUnits, toDecimal } from '../domain/money.js';
+import { optional } from '../domain/order.js';
+
+type Payment = PaymentRecorded['data'];
+
+const amount = (minor: number, currency: string) => toDecimal(minor, minorUnits(currency) ?? 2);
+const mmyy = (e: { month: number; year: number }) => String(e.month).padStart(2, '0') + String(e.year).padStart(2, '0');
+
+export function payResponse(payment: Payment, order: { creationTime: string; reference: string | undefined }, correlationId: string | undefined) {
+  const { outcome, card, currency } = payment;
+  const expiry = { month: String(card.expiry.month), year: String(card.expiry.year).padStart(2, '0') };
+  const taxLocal = payment.taxLocal
+    ? { local: optional({ ...payment.taxLocal, amount: payment.taxLocal.amount === undefined ? undefined : amount(payment.taxLocal.amount, currency) }) }
+    : undefined;
+  return optional({
+    card: { expiry, number: card.number, token: payment.token, type: card.type },
+    correlationId,
+    merchant: payment.merchantId,
+    order: optional({
+      amount: amount(payment.amount, currency),
+      creationTime: order.creationTime,
+      currency,
+      id: BigInt(payment.orderId),
+      lastUpdatedTime: payment.timeOfRecord,
+      reference: order.reference,
+      status: payment.orderStatus,
+      totalAuthorizedAmount: amount(payment.totalsAfter.authorized, currency),
+      totalCapturedAmount: amount(payment.totalsAfter.captured, currency),
+      totalRefundedAmount: amount(payment.totalsAfter.refunded, currency),
+    }),
+    response: optional({
+      acquirerCode: outcome.acquirerCode,
+      acquirerMessage: outcome.acquirerMessage,
+      avs: outcome.avs,
+      cardSecurityCode: outcome.cardSecurityCode,
+      gatewayCode: outcome.gatewayCode,
+    }),
+    result: outcome.result,
+    sourceOfFunds: {
+      provided: { card: { brand: card.brand, expiry, fundingMethod: card.fundingMethod, number: card.number, scheme: card.scheme } },
+      token: payment.token,
+      type: 'CARD',
+    },
+    timeOfRecord: payment.timeOfRecord,
+    transaction: optional({
+      acquirer: outcome.acquirer,
+      amount: amount(payment.amount, currency),
+      authorizationCode: outcome.authorizationCode,
+      batch: outcome.acquirer.batch,
+      cashAdvance: payment.cashAdvance,
+      currency,
+      frequency: payment.frequency,
+      id: payment.transactionId,
+      receipt: outcome.receipt,
+      reference: payment.transactionReference,
+      source: payment.source,
+      stan: outcome.stan,
+      tax: taxLocal,
+      terminal: outcome.terminal,
+      type: 'PAYMENT',
+    }),
+  });
+}
+
+export interface TokenEchoes {
+  billing?: unknown;
+  correlationId?: string | undefined;
+  customer?: unknown;
+  device?: unknown;
+  nameOnCard?: string | undefined;
+}
+
+export function tokenResponse(state: Extract<TokenState, { status: 'VALID' }>, echoes: TokenEchoes, lastUsed?: string) {
+  const { card } = state;
+  return optional({
+    billing: echoes.billing,
+    correlationId: echoes.correlationId,
+    customer: echoes.customer,
+    device: echoes.device,
+    repositoryId: state.repositoryId,
+    response: { gatewayCode: 'BASIC_VERIFICATION_SUCCESSFUL' },
+    result: 'SUCCESS',
+    sourceOfFunds: {
+      provided: {
+        card: optional({
+          brand: card.brand,
+          expiry: mmyy(card.expiry),
+          fundingMethod: card.fundingMethod,
+          nameOnCard: echoes.nameOnCard,
+          number: card.number,
+          scheme: card.scheme,
+        }),
+      },
+      type: 'CARD',
+    },
+    status: 'VALID',
+    token: state.token,
+    usage: optional({ lastUpdated: state.lastUpdated, lastUpdatedBy: state.merchantId, lastUsed }),
+    verificationStrategy: 'BASIC',
+  });
+}
