@@ -30,6 +30,29 @@ export interface TokenCreated {
   };
 }
 
+/** A card's details changed on an existing token (unique-card management saw it again). */
+export interface TokenUpdated {
+  type: 'TokenUpdated';
+  data: {
+    merchantId: string;
+    repositoryId: string;
+    token: string;
+    card: StoredCard;
+    /** Dotted names of the members that changed, e.g. ["sourceOfFunds.provided.card.expiry"]. */
+    changed: string[];
+    updatedAt: string;
+  };
+}
+
+/**
+ * An account identifier (card number) was claimed for a token of a repository with unique-card
+ * management. The stream is named from a keyed hash of the identifier, never the identifier.
+ */
+export interface AccountIdentifierReserved {
+  type: 'AccountIdentifierReserved';
+  data: { repositoryId: string; token: string; reservedAt: string };
+}
+
 export interface PaymentOutcome {
   gatewayCode: string;
   result: PayResult;
@@ -94,9 +117,9 @@ export interface MerchantConfigured {
   };
 }
 
-export type TokenEvent = TokenCreated;
+export type TokenEvent = TokenCreated | TokenUpdated;
 export type OrderEvent = PaymentRecorded;
-export type DomainEvent = TokenEvent | OrderEvent | MerchantConfigured;
+export type DomainEvent = TokenEvent | OrderEvent | MerchantConfigured | AccountIdentifierReserved;
 export type DomainEventType = DomainEvent['type'];
 
 /** Stream names, one helper per aggregate (architecture.md). */
@@ -104,4 +127,6 @@ export const streams = {
   merchant: (merchantId: string) => `merchant-${merchantId}`,
   token: (repositoryId: string, token: string) => `token-${repositoryId}-${token}`,
   order: (merchantId: string, orderId: string) => `order-${merchantId}-${orderId}`,
+  /** `accountHash` is a keyed hash (HMAC) of the account identifier. */
+  accountReservation: (repositoryId: string, accountHash: string) => `accountref-${repositoryId}-${accountHash}`,
 } as const;

@@ -1,5 +1,5 @@
 // The token aggregate: state folded from its stream, and the decider of its commands.
-import type { StoredCard, TokenCreated, TokenEvent } from './events.js';
+import type { StoredCard, TokenCreated, TokenEvent, TokenUpdated } from './events.js';
 import type { TokenGeneration } from './token-id.js';
 
 export type TokenState =
@@ -25,8 +25,12 @@ export function evolveToken(state: TokenState, event: TokenEvent): TokenState {
         card: d.sourceOfFunds.card, createdAt: d.createdAt, lastUpdated: d.createdAt,
       };
     }
+    case 'TokenUpdated': {
+      if (state.status !== 'VALID') return state;
+      return { ...state, card: event.data.card, lastUpdated: event.data.updatedAt };
+    }
     default: {
-      const unreachable: never = event.type;
+      const unreachable: never = event;
       return unreachable;
     }
   }
@@ -51,8 +55,40 @@ export class TokenIdTaken extends Error {
   }
 }
 
-export function decideToken(state: TokenState, command: CreateCardToken): TokenCreated[] {
+/** The same card was stored again: its details (the expiry) may have changed. */
+export interface RefreshCardToken {
+  type: 'RefreshCardToken';
+  merchantId: string;
+  expiry: StoredCard['expiry'];
+  now: string;
+}
+
+export class TokenNotFound extends Error {
+  override name = 'TokenNotFound';
+}
+
+export type TokenCommand = CreateCardToken | RefreshCardToken;
+
+export function decideToken(state: TokenState, command: CreateCardToken): TokenCreated[];
+export function decideToken(state: TokenState, command: RefreshCardToken): TokenUpdated[];
+export function decideToken(state: TokenState, command: TokenCommand): Array<TokenCreated | TokenUpdated> {
   switch (command.type) {
+    case 'RefreshCardToken': {
+      if (state.status !== 'VALID') throw new TokenNotFound('no such token');
+      const { expiry } = state.card;
+      if (expiry.month === command.expiry.month && expiry.year === command.expiry.year) return [];
+      return [{
+        type: 'TokenUpdated',
+        data: {
+          merchantId: command.merchantId,
+          repositoryId: state.repositoryId,
+          token: state.token,
+          card: { ...state.card, expiry: command.expiry },
+          changed: ['sourceOfFunds.provided.card.expiry'],
+          updatedAt: command.now,
+        },
+      }];
+    }
     case 'CreateCardToken': {
       if (state.status !== 'NONE') throw new TokenIdTaken(command.token);
       return [{
@@ -70,7 +106,7 @@ export function decideToken(state: TokenState, command: CreateCardToken): TokenC
       }];
     }
     default: {
-      const unreachable: never = command.type;
+      const unreachable: never = command;
       return unreachable;
     }
   }

@@ -1,5 +1,5 @@
 // Read model of tokens: what a retrieve-token call answers, with card data masked.
-import type { PaymentRecorded, TokenCreated } from '../domain/events.js';
+import type { PaymentRecorded, TokenCreated, TokenUpdated } from '../domain/events.js';
 import type { RecordedEvent } from '../store/event-store.js';
 import type { Projection } from './projection.js';
 
@@ -23,7 +23,7 @@ const mmyy = (e: { month: number; year: number }) =>
 export const tokensProjection: Projection<TokenDoc> = {
   name: 'tokens',
   version: 1,
-  handles: new Set(['TokenCreated', 'PaymentRecorded']),
+  handles: new Set(['TokenCreated', 'TokenUpdated', 'PaymentRecorded']),
   keysOf(event) {
     const d = event.data as { repositoryId: string; token: string };
     return [tokenKey(d.repositoryId, d.token)];
@@ -45,6 +45,16 @@ export const tokensProjection: Projection<TokenDoc> = {
           verificationStrategy: d.verification.strategy,
           usage: { lastUpdated: d.createdAt, lastUpdatedBy: d.merchantId },
           createdAt: d.createdAt,
+          revision: Number(event.revision),
+        };
+      }
+      case 'TokenUpdated': {
+        if (!doc) return undefined;
+        const d = event.data as TokenUpdated['data'];
+        return {
+          ...doc,
+          sourceOfFunds: { ...doc.sourceOfFunds, provided: { card: { ...doc.sourceOfFunds.provided.card, number: d.card.number, expiry: mmyy(d.card.expiry) } } },
+          usage: { ...doc.usage, lastUpdated: d.updatedAt, lastUpdatedBy: d.merchantId },
           revision: Number(event.revision),
         };
       }

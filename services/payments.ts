@@ -4,14 +4,14 @@
 // transaction recorded and answers with it, so a payment is never recorded twice.
 import { randomUUID } from 'node:crypto';
 import { InvalidRequest } from '../domain/errors.js';
-import { streams, type OrderEvent, type TokenEvent } from '../domain/events.js';
+import { streams } from '../domain/events.js';
 import { minorUnits, parseAmount, type AmountProblem } from '../domain/money.js';
-import { decidePay, evolveOrder, initialOrderState, optional, type OrderState } from '../domain/order.js';
-import { evolveToken, initialTokenState, type TokenState } from '../domain/token.js';
+import { decidePay, evolveOrder, optional, type OrderState } from '../domain/order.js';
 import { sortedJson } from '../lib/json.js';
 import type { MerchantProfile } from '../merchants.js';
 import type { PayBody, PayParams } from '../schemas/pay.js';
-import { WrongExpectedRevisionError, type RecordedEvent } from '../store/event-store.js';
+import { WrongExpectedRevisionError } from '../store/event-store.js';
+import { foldOrder, foldToken, revisionAfter } from './aggregates.js';
 import { Busy, randomDigits, toEventData, type RequestMeta } from './context.js';
 import type { Gateway } from './gateway.js';
 import { payResponse } from './responses.js';
@@ -27,12 +27,6 @@ export function amountExplanation(text: string, problem: AmountProblem, currency
       return `Value '${text}' is invalid. Currency ${currency} allows at most ${problem.allowed} decimal places`;
   }
 }
-
-export const foldToken = (events: readonly RecordedEvent[]): TokenState =>
-  events.reduce((state, e) => evolveToken(state, e as unknown as TokenEvent), initialTokenState());
-
-export const foldOrder = (events: readonly RecordedEvent[]): OrderState =>
-  events.reduce((state, e) => evolveOrder(state, e as unknown as OrderEvent), initialOrderState());
 
 export async function payWithToken(gateway: Gateway, merchant: MerchantProfile, params: PayParams, body: PayBody, meta: RequestMeta) {
   const { transaction } = body;
@@ -104,7 +98,7 @@ export async function payWithToken(gateway: Gateway, merchant: MerchantProfile, 
     }
     try {
       await gateway.store.append(stream, toEventData(decision.events, meta, now), {
-        expectedRevision: history.length === 0 ? 'no_stream' : BigInt(history.length - 1),
+        expectedRevision: revisionAfter(history),
       });
     } catch (error) {
       if (error instanceof WrongExpectedRevisionError) continue;

@@ -1,7 +1,7 @@
 // Create or Update Token with a system-generated token id, for a card given in the request.
 // The card number is sealed before it reaches an event; the security code is never stored.
 import { InvalidRequest } from '../domain/errors.js';
-import { streams } from '../domain/events.js';
+import { streams, type AccountIdentifierReserved, type StoredCard } from '../domain/events.js';
 import { detectBrand, fundingMethodOf, luhnValid, mask64, schemeOf } from '../domain/card.js';
 import { decideToken, evolveToken, initialTokenState, TokenIdTaken, type TokenState } from '../domain/token.js';
 import { generateToken } from '../domain/token-id.js';
@@ -9,7 +9,8 @@ import { isExpired } from '../domain/test-acquirer.js';
 import type { MerchantProfile } from '../merchants.js';
 import type { TokenBody } from '../schemas/token.js';
 import { WrongExpectedRevisionError } from '../store/event-store.js';
-import { randomDigits, toEventData, type RequestMeta } from './context.js';
+import { Busy, randomDigits, toEventData, type RequestMeta } from './context.js';
+import { foldToken, revisionAfter } from './aggregates.js';
 import type { Gateway } from './gateway.js';
 import { tokenResponse } from './responses.js';
 
@@ -56,44 +57,133 @@ export async function createToken(gateway: Gateway, merchant: MerchantProfile, b
     throw new InvalidRequest(`Value '${provided.expiry.month}/${provided.expiry.year}' is invalid. The card has expired`, `${CARD}.expiry.year`);
   }
 
+  const echoes = {
+    billing: mergeStreet(body.billing),
+    correlationId: body.correlationId,
+    customer: body.customer,
+    device: body.device,
+    nameOnCard: provided.nameOnCard,
+  };
+  const ctx: Creation = { gateway, merchant, number, expiry, now, meta };
+  const state = repository.tokenManagement === 'UNIQUE_TOKEN' ? await createNew(ctx) : await createOrReuse(ctx);
+  await gateway.readModels.catchUp();
+  return tokenResponse(state, echoes);
+}
+
+interface Creation {
+  gateway: Gateway;
+  merchant: MerchantProfile;
+  number: string;
+  expiry: StoredCard['expiry'];
+  now: string;
+  meta: RequestMeta;
+}
+
+type ValidToken = Extract<TokenState, { status: 'VALID' }>;
+
+function valid(state: TokenState): ValidToken {
+  if (state.status !== 'VALID') throw new Error('token expected to exist');
+  return state;
+}
+
+/** Seal the number under a new key of its own and describe the card (all but the number masked). */
+function storedCard({ gateway, number, expiry }: Creation): StoredCard {
   const brand = detectBrand(number);
-  const keyId = gateway.sealer.newKey();
-  const card = {
-    numberSealed: gateway.sealer.seal(keyId, number),
+  return {
+    numberSealed: gateway.sealer.seal(gateway.sealer.newKey(), number),
     number: mask64(number),
     brand,
     scheme: schemeOf(brand),
     fundingMethod: fundingMethodOf(brand),
     expiry,
   };
+}
 
+/** Append TokenCreated under `token` (a stream that must not exist yet). */
+async function writeToken(ctx: Creation, token: string, card: StoredCard): Promise<ValidToken> {
+  const { repository } = ctx.merchant;
+  if (repository.tokenGeneration === 'MERCHANT_SUPPLIED') throw new Error('unreachable');
+  const events = decideToken(initialTokenState(), {
+    type: 'CreateCardToken', merchantId: ctx.merchant.id, repositoryId: repository.id,
+    tokenGeneration: repository.tokenGeneration, token, card, now: ctx.now,
+  });
+  await ctx.gateway.store.append(streams.token(repository.id, token), toEventData(events, ctx.meta, ctx.now), { expectedRevision: 'no_stream' });
+  return valid(events.reduce(evolveToken, initialTokenState() as TokenState));
+}
+
+function newTokenId(ctx: Creation): string {
+  const { tokenGeneration } = ctx.merchant.repository;
+  if (tokenGeneration === 'MERCHANT_SUPPLIED') throw new Error('unreachable');
+  return generateToken(tokenGeneration, ctx.number, randomDigits);
+}
+
+/** UNIQUE_TOKEN: every request stores the card under a new token. */
+async function createNew(ctx: Creation): Promise<ValidToken> {
+  const card = storedCard(ctx);
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const token = generateToken(repository.tokenGeneration, number, randomDigits);
-    const stream = streams.token(repository.id, token);
     try {
-      const events = decideToken(initialTokenState(), {
-        type: 'CreateCardToken', merchantId: merchant.id, repositoryId: repository.id,
-        tokenGeneration: repository.tokenGeneration, token, card, now,
-      });
-      await gateway.store.append(stream, toEventData(events, meta, now), { expectedRevision: 'no_stream' });
-      await gateway.readModels.catchUp();
-      const state = events.reduce(evolveToken, initialTokenState() as TokenState);
-      if (state.status !== 'VALID') throw new Error('a created token is VALID');
-      return tokenResponse(state, {
-        billing: mergeStreet(body.billing),
-        correlationId: body.correlationId,
-        customer: body.customer,
-        device: body.device,
-        nameOnCard: provided.nameOnCard,
-      });
+      return await writeToken(ctx, newTokenId(ctx), card);
     } catch (error) {
-      // The generated id is taken (by a token of this repository): draw another.
+      // The generated id is taken by another token of this repository: draw another.
       if (error instanceof WrongExpectedRevisionError || error instanceof TokenIdTaken) continue;
       throw error;
     }
   }
-  throw new Error(`no free token id after ${MAX_ATTEMPTS} attempts`);
+  throw new Busy(`no free token id after ${MAX_ATTEMPTS} attempts`);
 }
+
+/**
+ * UNIQUE_CARD / UNIQUE_ACCOUNT_IDENTIFIER (spec rule 3): a card number already stored returns its
+ * token, updated (TokenUpdated) when the expiry changed. The claim on the card number is a
+ * reservation stream named from a keyed hash of it, created with expected revision no_stream:
+ * of any number of simultaneous requests, in this process or another, exactly one wins.
+ */
+async function createOrReuse(ctx: Creation): Promise<ValidToken> {
+  const { gateway, merchant } = ctx;
+  const repositoryId = merchant.repository.id;
+  const reservation = streams.accountReservation(repositoryId, gateway.sealer.fingerprint(`card:${repositoryId}:${ctx.number}`));
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const claims = await gateway.store.readStream(reservation);
+    const claim = claims[0]?.data as AccountIdentifierReserved['data'] | undefined;
+    if (!claim) {
+      const token = newTokenId(ctx);
+      if ((await gateway.store.readStream(streams.token(repositoryId, token))).length > 0) continue;
+      const reserved: AccountIdentifierReserved = { type: 'AccountIdentifierReserved', data: { repositoryId, token, reservedAt: ctx.now } };
+      try {
+        await gateway.store.append(reservation, toEventData([reserved], ctx.meta, ctx.now), { expectedRevision: 'no_stream' });
+      } catch (error) {
+        if (error instanceof WrongExpectedRevisionError) continue; // another request claimed the card first
+        throw error;
+      }
+      return writeToken(ctx, token, storedCard(ctx));
+    }
+    const history = await gateway.store.readStream(streams.token(repositoryId, claim.token));
+    const state = foldToken(history);
+    if (state.status !== 'VALID') {
+      // The winner has not written its token yet; after a short wait, finish its work for it
+      // (it may have stopped between the two appends).
+      if (attempt < MAX_ATTEMPTS / 2) { await sleep(5 * (attempt + 1)); continue; }
+      try {
+        return await writeToken(ctx, claim.token, storedCard(ctx));
+      } catch (error) {
+        if (error instanceof WrongExpectedRevisionError) continue;
+        throw error;
+      }
+    }
+    const updates = decideToken(state, { type: 'RefreshCardToken', merchantId: merchant.id, expiry: ctx.expiry, now: ctx.now });
+    if (updates.length === 0) return state;
+    try {
+      await gateway.store.append(streams.token(repositoryId, claim.token), toEventData(updates, ctx.meta, ctx.now), { expectedRevision: revisionAfter(history) });
+    } catch (error) {
+      if (error instanceof WrongExpectedRevisionError) continue;
+      throw error;
+    }
+    return valid(updates.reduce(evolveToken, state as TokenState));
+  }
+  throw new Busy('the card is being stored by too many requests at once');
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Spec: street2 is merged into street in the response, truncated at 100 characters. */
 function mergeStreet(billing: TokenBody['billing']): TokenBody['billing'] {

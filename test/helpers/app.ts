@@ -17,6 +17,11 @@ export const MERCHANTS = {
       repository: { id: 'REPO02', tokenGeneration: 'PRESERVE_6_4', tokenManagement: 'UNIQUE_TOKEN', schemeTokenization: false, schemeTokenProvisioningMode: 'ASYNCHRONOUS' },
     },
     {
+      id: 'UNIQUE01',
+      apiPassword: 'test-password-unique-01-01234567890',
+      repository: { id: 'REPO04', tokenGeneration: 'RANDOM', tokenManagement: 'UNIQUE_CARD', schemeTokenization: false, schemeTokenProvisioningMode: 'ASYNCHRONOUS' },
+    },
+    {
       id: 'SUPPLIED01',
       apiPassword: 'test-password-supplied-01-0123456789',
       repository: { id: 'REPO03', tokenGeneration: 'MERCHANT_SUPPLIED', tokenManagement: 'UNIQUE_TOKEN', schemeTokenization: false, schemeTokenProvisioningMode: 'ASYNCHRONOUS' },
@@ -26,6 +31,8 @@ export const MERCHANTS = {
 
 export const M1 = MERCHANTS.merchants[0]!;
 export const M2 = MERCHANTS.merchants[1]!;
+/** UNIQUE_CARD management, RANDOM generation. */
+export const UNIQUE = MERCHANTS.merchants[2]!;
 
 export const basic = (user: string, password: string) =>
   `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;

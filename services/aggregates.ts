@@ -1,0 +1,17 @@
+// Folding a stream's recorded events into an aggregate's state.
+import type { OrderEvent, TokenEvent } from '../domain/events.js';
+import { evolveOrder, initialOrderState, type OrderState } from '../domain/order.js';
+import { evolveToken, initialTokenState, type TokenState } from '../domain/token.js';
+import type { RecordedEvent } from '../store/event-store.js';
+
+const TOKEN_EVENTS = new Set(['TokenCreated', 'TokenUpdated']);
+
+export const foldToken = (events: readonly RecordedEvent[]): TokenState =>
+  events.reduce((state, e) => (TOKEN_EVENTS.has(e.type) ? evolveToken(state, e as unknown as TokenEvent) : state), initialTokenState());
+
+export const foldOrder = (events: readonly RecordedEvent[]): OrderState =>
+  events.reduce((state, e) => (e.type === 'PaymentRecorded' ? evolveOrder(state, e as unknown as OrderEvent) : state), initialOrderState());
+
+/** The expected revision for an append after reading `events` of a stream. */
+export const revisionAfter = (events: readonly RecordedEvent[]): 'no_stream' | bigint =>
+  events.length === 0 ? 'no_stream' : BigInt(events.length - 1);
