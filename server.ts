@@ -1,12 +1,14 @@
 // Starts the gateway per the run contract: HOST, PORT, EVENT_STORE, MERCHANTS_FILE, LOG_LEVEL.
 // On SIGTERM/SIGINT it stops accepting, finishes requests in flight, closes the store, exits.
+import { realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import closeWithGrace from 'close-with-grace';
 import { buildApp, loggerOptions } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { loadMerchants } from './merchants.js';
 
-async function main() {
-  const config = loadConfig();
+export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const config = loadConfig(env);
   const merchants = loadMerchants(config.merchantsFile);
   const app = await buildApp({ eventStore: config.eventStore, merchants, logger: loggerOptions(config.logLevel) });
   closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
@@ -18,8 +20,11 @@ async function main() {
   app.log.info({ eventStore: config.eventStore.kind, merchants: merchants.list.length, merchantsFile: config.merchantsFile }, 'tokengate ready');
 }
 
-main().catch((error: unknown) => {
+export function exitWithError(error: unknown): never {
   const message = error instanceof ConfigError ? error.message : (error as Error).stack ?? String(error);
   process.stderr.write(`tokengate: ${message}\n`);
   process.exit(1);
-});
+}
+
+const invokedDirectly = process.argv[1] !== undefined && pathToFileURL(realpathSync(process.argv[1])).href === import.meta.url;
+if (invokedDirectly) serve().catch(exitWithError);

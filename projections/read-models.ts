@@ -2,6 +2,7 @@
 // position applied) written in the same transaction as its documents. Command handlers call
 // catchUp() after an append, so a reply always reflects its own write; a subscription to the
 // store calls it too, so events appended by other processes arrive as well.
+import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { EventStore, RecordedEvent, Subscription } from '../store/event-store.js';
 import type { Projection } from './projection.js';
@@ -20,6 +21,14 @@ CREATE TABLE IF NOT EXISTS read_models (
 ) WITHOUT ROWID;`;
 
 const PAGE = 2000;
+
+export interface RebuildOptions {
+  untilPosition?: bigint;
+  untilTime?: Date;
+  onProgress?: (events: number, position: bigint, head: bigint) => void;
+}
+
+export interface RebuildResult { events: number; position: bigint; seconds: number; eventsPerSecond: number }
 
 export class ReadModels {
   private readonly stmt;
@@ -68,6 +77,45 @@ export class ReadModels {
       this.stmt.drop.run(projection.name);
       this.stmt.setCheckpoint.run(projection.name, projection.version, 0);
     })();
+  }
+
+  /**
+   * Drop every read model and replay the log from the start. With `untilPosition` or `untilTime`
+   * (compared with each event's metadata.recordedAt) replay stops before the first event past
+   * it, leaving the models as they were then (until the next catch-up). `onProgress` is called
+   * after every page.
+   */
+  async rebuild(options: RebuildOptions = {}): Promise<RebuildResult> {
+    await this.running;
+    for (const p of this.projections) this.reset(p);
+    const head = await this.store.headPosition();
+    const untilTime = options.untilTime?.toISOString();
+    const started = performance.now();
+    let position = 0n;
+    let events = 0;
+    for (;;) {
+      const page = await this.store.readAll({ fromPosition: position, maxCount: PAGE });
+      const stop = page.findIndex((e) =>
+        (options.untilPosition !== undefined && e.position > options.untilPosition) ||
+        (untilTime !== undefined && String(e.metadata.recordedAt ?? e.created) > untilTime));
+      const slice = stop < 0 ? page : page.slice(0, stop);
+      this.apply(slice);
+      events += slice.length;
+      position = slice.at(-1)?.position ?? position;
+      options.onProgress?.(events, position, head);
+      if (stop >= 0 || page.length < PAGE) break;
+    }
+    const seconds = (performance.now() - started) / 1000;
+    return { events, position, seconds, eventsPerSecond: seconds > 0 ? events / seconds : events };
+  }
+
+  /** SHA-256 over every document of every projection, in key order: equal hashes, equal models. */
+  hash(): string {
+    const digest = createHash('sha256');
+    for (const p of this.projections) {
+      for (const row of this.all(p.name)) digest.update(`${p.name}\u0000${row.key}\u0000${row.doc}\n`);
+    }
+    return digest.digest('hex');
   }
 
   checkpoint(name: string): bigint {

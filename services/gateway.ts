@@ -25,9 +25,9 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-interface Opened { store: EventStore; keys: KeyStore; readModelDb: Database.Database }
+export interface Opened { store: EventStore; keys: KeyStore; readModelDb: Database.Database }
 
-function openStores(config: EventStoreConfig): Opened {
+export function openStores(config: EventStoreConfig): Opened {
   switch (config.kind) {
     case 'sqlite': {
       if (config.path !== ':memory:') mkdirSync(dirname(config.path), { recursive: true });

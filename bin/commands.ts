@@ -1,0 +1,247 @@
+// The commands of bin/tokengate.ts. Each opens the store named by --store or EVENT_STORE.
+import { createReadStream, createWriteStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { once } from 'node:events';
+import { parseEventStore } from '../config.js';
+import { openStores, PROJECTIONS, type Opened } from '../services/gateway.js';
+import { ReadModels } from '../projections/read-models.js';
+import { orderHistory, recordedAt, repositoriesOfToken, tokenHistory, type AsOf, type HistoryEntry } from '../services/history.js';
+import type { RecordedEvent } from '../store/event-store.js';
+
+export interface OptionSpec { type: 'string' | 'boolean'; value?: string; help: string }
+type Values = Record<string, string | boolean | undefined>;
+export interface Command {
+  summary: string;
+  args: string;
+  options: Record<string, OptionSpec>;
+  example?: string;
+  run(positionals: string[], values: Values): Promise<number>;
+}
+
+class UsageError extends Error {}
+
+function open(values: Values): Opened {
+  const spec = typeof values.store === 'string' ? values.store : process.env.EVENT_STORE ?? 'sqlite:./data/gateway.db';
+  return openStores(parseEventStore(spec));
+}
+
+async function withStores<T>(values: Values, work: (opened: Opened) => Promise<T>): Promise<T> {
+  const opened = open(values);
+  try {
+    return await work(opened);
+  } finally {
+    await opened.store.close();
+    if (opened.readModelDb.open) opened.readModelDb.close();
+    opened.keys.close();
+  }
+}
+
+function instant(value: unknown, flag: string): Date | undefined {
+  if (value === undefined) return undefined;
+  const date = new Date(String(value));
+  if (Number.isNaN(date.getTime())) throw new UsageError(`--${flag} '${String(value)}' is not an ISO 8601 instant`);
+  return date;
+}
+
+function integer(value: unknown, flag: string): bigint | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(String(value))) throw new UsageError(`--${flag} '${String(value)}' is not a whole number`);
+  return BigInt(String(value));
+}
+
+const asOfOptions: Record<string, OptionSpec> = {
+  'as-of-revision': { type: 'string', value: 'N', help: 'state as of this revision of the stream (0-based)' },
+  'as-of': { type: 'string', value: 'instant', help: 'state as of this instant (ISO 8601), e.g. 2026-11-21T10:00:00Z' },
+  json: { type: 'boolean', help: 'print JSON instead of text' },
+};
+
+function asOf(values: Values): AsOf {
+  const revision = integer(values['as-of-revision'], 'as-of-revision');
+  const time = instant(values['as-of'], 'as-of');
+  return { ...(revision !== undefined ? { revision } : {}), ...(time ? { time } : {}) };
+}
+
+const show = (v: unknown) => (v === undefined ? '∅' : typeof v === 'string' ? v : JSON.stringify(v));
+
+export function formatHistory(title: string, entries: HistoryEntry[], doc: unknown): string {
+  const lines = [title, ''];
+  for (const e of entries) {
+    lines.push(`#${e.position}  ${e.recordedAt}  ${e.type}  ${e.stream}@${e.revision}`);
+    lines.push(`    merchant ${e.merchantId ?? '-'}  request ${e.requestId ?? '-'}  correlation ${e.correlationId ?? '-'}`);
+    for (const c of e.changes) lines.push(`    ${c.path}: ${show(c.before)} → ${show(c.after)}`);
+  }
+  lines.push('', 'State:', JSON.stringify(doc ?? null, null, 2));
+  return `${lines.join('\n')}\n`;
+}
+
+function printHistory(values: Values, title: string, result: { entries: HistoryEntry[]; doc: unknown }): number {
+  if (values.json) process.stdout.write(`${JSON.stringify({ events: result.entries, state: result.doc ?? null }, null, 2)}\n`);
+  else process.stdout.write(formatHistory(title, result.entries, result.doc));
+  return 0;
+}
+
+function progressBar(events: number, position: bigint, head: bigint): void {
+  const ratio = head > 0n ? Number(position) / Number(head) : 1;
+  const width = 30;
+  const done = Math.round(ratio * width);
+  const line = `[${'#'.repeat(done)}${'.'.repeat(width - done)}] ${(ratio * 100).toFixed(0).padStart(3)}%  ${events} events`;
+  process.stderr.write(process.stderr.isTTY ? `\r${line}` : `${line}\n`);
+}
+
+function matchesExport(e: RecordedEvent, values: Values, since?: Date, until?: Date): boolean {
+  if (typeof values.stream === 'string' && e.stream !== values.stream) return false;
+  if (typeof values.category === 'string' && !e.stream.startsWith(`${values.category}-`)) return false;
+  if (typeof values.merchant === 'string') {
+    const d = e.data as { merchantId?: string };
+    if (e.metadata.merchantId !== values.merchant && d.merchantId !== values.merchant) return false;
+  }
+  const at = recordedAt(e);
+  if (since && at < since.toISOString()) return false;
+  if (until && at > until.toISOString()) return false;
+  return true;
+}
+
+export const commands: Record<string, Command> = {
+  replay: {
+    summary: 'rebuild the read models from the events (optionally only up to a position or an instant)',
+    args: '[options]',
+    options: {
+      'until-position': { type: 'string', value: 'N', help: 'stop after the event at this $all position' },
+      'until-time': { type: 'string', value: 'instant', help: 'stop before the first event recorded after this instant' },
+    },
+    example: 'tokengate replay --until-time 2026-11-21T10:00:00Z',
+    async run(_positionals, values) {
+      const untilPosition = integer(values['until-position'], 'until-position');
+      const untilTime = instant(values['until-time'], 'until-time');
+      return withStores(values, async ({ store, readModelDb }) => {
+        const readModels = new ReadModels(readModelDb, store, PROJECTIONS);
+        const result = await readModels.rebuild({
+          ...(untilPosition !== undefined ? { untilPosition } : {}),
+          ...(untilTime ? { untilTime } : {}),
+          onProgress: progressBar,
+        });
+        if (process.stderr.isTTY) process.stderr.write('\n');
+        process.stdout.write(
+          `rebuilt ${PROJECTIONS.map((p) => `${p.name} v${p.version}`).join(', ')} from ${result.events} events ` +
+          `(up to position ${result.position}) in ${result.seconds.toFixed(2)} s: ${Math.round(result.eventsPerSecond)} events/s\n` +
+          `read models hash ${readModels.hash()}\n`);
+        return 0;
+      });
+    },
+  },
+  token: {
+    summary: "audit a token's full history: every event, when, by which merchant and request, what changed",
+    args: '<token> [options]',
+    options: { repository: { type: 'string', value: 'id', help: 'the token repository (needed only when several hold this token id)' }, ...asOfOptions },
+    example: 'tokengate token 9001683317748856 --as-of 2026-11-21T10:00:00Z',
+    async run([token], values) {
+      if (!token) throw new UsageError('name the token: tokengate token <token>');
+      return withStores(values, async ({ store }) => {
+        let repositoryId = typeof values.repository === 'string' ? values.repository : undefined;
+        if (!repositoryId) {
+          const found = await repositoriesOfToken(store, token);
+          if (found.length > 1) throw new UsageError(`token ${token} exists in repositories ${found.join(', ')}: choose one with --repository`);
+          repositoryId = found[0];
+        }
+        const result = repositoryId ? await tokenHistory(store, repositoryId, token, asOf(values)) : { entries: [], doc: undefined };
+        if (result.entries.length === 0) {
+          process.stderr.write(`tokengate token: no token ${token}${repositoryId ? ` in repository ${repositoryId}` : ''}\n`);
+          return 1;
+        }
+        return printHistory(values, `Token ${token} (repository ${repositoryId})`, result);
+      });
+    },
+  },
+  order: {
+    summary: 'the timeline of one order: its events with what changed, and its state',
+    args: '<merchantId> <orderId> [options]',
+    options: asOfOptions,
+    example: 'tokengate order TESTMERCHANT01 10000000001 --as-of-revision 0',
+    async run([merchantId, orderId], values) {
+      if (!merchantId || !orderId) throw new UsageError('name the order: tokengate order <merchantId> <orderId>');
+      return withStores(values, async ({ store }) => {
+        const result = await orderHistory(store, merchantId, orderId, asOf(values));
+        if (result.entries.length === 0) {
+          process.stderr.write(`tokengate order: no order ${orderId} of merchant ${merchantId}${values['as-of'] || values['as-of-revision'] ? ' at that point' : ''}\n`);
+          return 1;
+        }
+        return printHistory(values, `Order ${orderId} of merchant ${merchantId}`, result);
+      });
+    },
+  },
+  export: {
+    summary: 'write the event log as NDJSON (one event a line), optionally filtered',
+    args: '[options]',
+    options: {
+      stream: { type: 'string', value: 'name', help: 'only this stream' },
+      category: { type: 'string', value: 'name', help: 'only streams of this category (token, order, accountref, ...)' },
+      merchant: { type: 'string', value: 'id', help: "only this merchant's events" },
+      since: { type: 'string', value: 'instant', help: 'only events recorded at or after this instant' },
+      until: { type: 'string', value: 'instant', help: 'only events recorded at or before this instant' },
+      out: { type: 'string', value: 'file', help: 'write to this file instead of standard output' },
+    },
+    example: 'tokengate export --merchant TESTMERCHANT01 --out events.ndjson',
+    async run(_positionals, values) {
+      const since = instant(values.since, 'since');
+      const until = instant(values.until, 'until');
+      return withStores(values, async ({ store }) => {
+        const out = typeof values.out === 'string' ? createWriteStream(values.out) : process.stdout;
+        let count = 0;
+        for (let from = 0n; ;) {
+          const page = await store.readAll({ fromPosition: from, maxCount: 5000 });
+          for (const e of page) {
+            if (!matchesExport(e, values, since, until)) continue;
+            const line = JSON.stringify({ position: Number(e.position), stream: e.stream, revision: Number(e.revision), id: e.id, type: e.type, data: e.data, metadata: e.metadata, created: e.created });
+            if (!out.write(`${line}\n`)) await once(out, 'drain');
+            count++;
+          }
+          if (page.length < 5000) break;
+          from = page.at(-1)!.position;
+        }
+        if (out !== process.stdout) await new Promise<void>((resolve) => (out as NodeJS.WritableStream).end(resolve));
+        process.stderr.write(`exported ${count} events\n`);
+        return 0;
+      });
+    },
+  },
+  import: {
+    summary: 'append the events of an NDJSON export to an empty store, then rebuild the read models',
+    args: '<file> [options]',
+    options: {},
+    example: 'EVENT_STORE=sqlite:./copy.db tokengate import events.ndjson',
+    async run([file], values) {
+      if (!file) throw new UsageError('name the export file: tokengate import <file>');
+      return withStores(values, async ({ store, readModelDb }) => {
+        if ((await store.headPosition()) !== 0n) throw new UsageError('the target store is not empty: import only into an empty store');
+        let count = 0;
+        let pending: Array<Promise<unknown>> = [];
+        const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
+        for await (const line of lines) {
+          if (line.trim() === '') continue;
+          const e = JSON.parse(line) as { stream: string; id: string; type: string; data: unknown; metadata: RecordedEvent['metadata'] };
+          // Appended in file order; 'any' because a filtered export may start a stream mid-way.
+          pending.push(store.append(e.stream, [{ id: e.id, type: e.type, data: e.data, metadata: e.metadata }], { expectedRevision: 'any' }));
+          count++;
+          if (pending.length >= 1000) { await Promise.all(pending); pending = []; }
+        }
+        await Promise.all(pending);
+        const result = await new ReadModels(readModelDb, store, PROJECTIONS).rebuild();
+        process.stdout.write(`imported ${count} events; read models rebuilt from ${result.events} events\n`);
+        return 0;
+      });
+    },
+  },
+};
+
+// Usage errors print the message and exit 2; anything else is a failure of the tool.
+for (const command of Object.values(commands)) {
+  const run = command.run.bind(command);
+  command.run = async (positionals, values) => {
+    try {
+      return await run(positionals, values);
+    } catch (error) {
+      if (error instanceof UsageError) { process.stderr.write(`tokengate: ${error.message}\n`); return 2; }
+      throw error;
+    }
+  };
+}

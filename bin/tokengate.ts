@@ -1,0 +1,62 @@
+#!/usr/bin/env node
+// tokengate's command-line tool: serve, replay, token, order, export, import.
+// Every command reads EVENT_STORE (default sqlite:./data/gateway.db) or --store.
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { serve, exitWithError } from '../server.js';
+import { commands, type Command } from './commands.js';
+
+const USAGE = `Usage: tokengate <command> [options]
+
+Commands:
+${Object.entries(commands).map(([name, c]) => `  ${name.padEnd(8)} ${c.summary}`).join('\n')}
+  serve    start the gateway (same as npm start; configured by the environment)
+
+Run "tokengate <command> --help" for a command's options.`;
+
+function helpOf(name: string, command: Command): string {
+  const rows: Array<[string, string]> = Object.entries(command.options).map(([flag, o]) =>
+    [`--${flag}${o.type === 'string' ? ` <${o.value ?? 'value'}>` : ''}`, o.help]);
+  rows.push(['--store <EVENT_STORE>', 'the store (default: $EVENT_STORE, else sqlite:./data/gateway.db)'], ['--help', 'this text']);
+  const options = rows.map(([flag, help]) => `  ${flag.padEnd(28)} ${help}`).join('\n');
+  return `Usage: tokengate ${name} ${command.args}\n\n${command.summary}\n\nOptions:\n${options}\n` +
+    (command.example ? `\nExample:\n  ${command.example}\n` : '');
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    const topic = name === 'help' ? rest[0] : undefined;
+    const command = topic ? commands[topic] : undefined;
+    process.stdout.write(`${command && topic ? helpOf(topic, command) : USAGE}\n`);
+    return 0;
+  }
+  if (name === 'serve') {
+    if (rest.includes('--help')) {
+      process.stdout.write('Usage: tokengate serve\n\nStart the gateway. Configuration comes from the environment: HOST, PORT, EVENT_STORE, MERCHANTS_FILE, LOG_LEVEL (see the README).\n');
+      return 0;
+    }
+    await serve();
+    return -1; // keeps running
+  }
+  const command = commands[name];
+  if (!command) {
+    process.stderr.write(`tokengate: unknown command '${name}'\n\n${USAGE}\n`);
+    return 2;
+  }
+  const options: ParseArgsConfig['options'] = { help: { type: 'boolean' }, store: { type: 'string' } };
+  for (const [flag, o] of Object.entries(command.options)) options[flag] = { type: o.type };
+  let parsed;
+  try {
+    parsed = parseArgs({ args: rest, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    process.stderr.write(`tokengate ${name}: ${(error as Error).message}\n\n${helpOf(name, command)}`);
+    return 2;
+  }
+  if (parsed.values.help) {
+    process.stdout.write(helpOf(name, command));
+    return 0;
+  }
+  return command.run(parsed.positionals, parsed.values as Record<string, string | boolean | undefined>);
+}
+
+main(process.argv.slice(2)).then((code) => { if (code >= 0) process.exitCode = code; }, exitWithError);
