@@ -8,11 +8,14 @@ import errors from './plugins/errors.js';
 import gateway from './plugins/gateway.js';
 import pay from './plugins/pay.js';
 import token from './plugins/token.js';
+import admin from './plugins/admin.js';
 
 export interface AppOptions {
   eventStore: EventStoreConfig;
   merchants: Merchants;
   logger?: FastifyServerOptions['logger'];
+  /** ADMIN_PASSWORD: enables the timeline API and page under /admin. */
+  adminPassword?: string | undefined;
 }
 
 /** pino options: JSON lines, credentials and card data redacted wherever they might appear. */
@@ -38,5 +41,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(gateway, { eventStore: options.eventStore, merchants: options.merchants });
   await app.register(pay);
   await app.register(token);
+  await app.register(admin, { password: options.adminPassword });
   return app;
 }

@@ -14,6 +14,8 @@ export interface Config {
   eventStore: EventStoreConfig;
   merchantsFile: string;
   logLevel: string;
+  /** Password of the admin timeline API and page (user `admin`); unset: they are disabled. */
+  adminPassword: string | undefined;
 }
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -49,5 +51,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     eventStore: parseEventStore(env.EVENT_STORE ?? 'sqlite:./data/gateway.db'),
     merchantsFile: env.MERCHANTS_FILE ?? DEMO_MERCHANTS_FILE,
     logLevel,
+    adminPassword: env.ADMIN_PASSWORD || undefined,
   };
 }

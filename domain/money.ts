@@ -7,11 +7,18 @@ export const MAX_AMOUNT = 1_000_000_000_000;
 
 /** The number of minor-unit digits of an ISO 4217 currency, or undefined when unsupported. */
 export function minorUnits(currency: string): number | undefined {
+  if (NOT_PAYABLE.has(currency)) return undefined;
   const entry = currencyCodes.code(currency);
-  // Funds codes and precious metals (XAU, XXX, ...) have no minor unit: not payable here.
   if (!entry || typeof entry.digits !== 'number' || !Number.isInteger(entry.digits)) return undefined;
   return entry.digits;
 }
+
+/**
+ * ISO 4217 codes whose minor unit is "N.A.": precious metals, bond-market units, special drawing
+ * rights, testing and "no currency" codes. `currency-codes` lists them with 0 digits; they are
+ * not money a card pays in.
+ */
+const NOT_PAYABLE = new Set(['XAG', 'XAU', 'XBA', 'XBB', 'XBC', 'XBD', 'XDR', 'XPD', 'XPT', 'XSU', 'XTS', 'XUA', 'XXX']);
 
 export type AmountProblem =
   | { kind: 'format' }

@@ -7,6 +7,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin';
 import { InvalidRequest } from '../domain/errors.js';
 import { sortedJson } from '../lib/json.js';
+import { jsonSyntaxProblem } from '../lib/json-syntax.js';
 import { SENSITIVE_FIELD } from '../schemas/common.js';
 import { Busy } from '../services/context.js';
 
@@ -70,11 +71,12 @@ export function fromValidation(error: AjvError, context: string): InvalidRequest
   }
 }
 
-/** A JSON parse error's own words and position, never a snippet of the body (it may hold a card number). */
-export function jsonParseExplanation(error: Error): string {
-  const position = /position (\d+)/.exec(error.message)?.[1];
-  const what = error.message.replace(/,? ".*" is not valid JSON$/s, '').replace(/ in JSON at position \d+.*$/s, '').replace(/ \(line \d+ column \d+\)$/, '');
-  return `Request body is not valid JSON: ${what}${position === undefined ? '' : ` at position ${position}`}`;
+/** The parse problem and its position, never a quote of the body (it may hold a card number). */
+export function jsonParseExplanation(body: string): string {
+  const found = jsonSyntaxProblem(body);
+  return found
+    ? `Request body is not valid JSON: ${found.problem} at position ${found.position}`
+    : 'Request body is not valid JSON';
 }
 
 function send(reply: FastifyReply, status: number, body: unknown) {
@@ -134,8 +136,8 @@ async function errorsPlugin(app: FastifyInstance) {
     if (body.trim() === '') return done(null, undefined);
     try {
       done(null, JSON.parse(body));
-    } catch (error) {
-      done(new InvalidRequest(jsonParseExplanation(error as Error)), undefined);
+    } catch {
+      done(new InvalidRequest(jsonParseExplanation(body)), undefined);
     }
   });
 }

@@ -50,10 +50,11 @@ export const cardBody = (number = '5123450000000008', month = '1', year = '39', 
   sourceOfFunds: { type: 'CARD', provided: { card: { number, expiry: { month, year }, ...extra } } },
 });
 
-export async function buildTestApp(t: Test, options: { eventStore?: EventStoreConfig; merchants?: unknown } = {}) {
+export async function buildTestApp(t: Test, options: { eventStore?: EventStoreConfig; merchants?: unknown; adminPassword?: string } = {}) {
   const app = await buildApp({
     eventStore: options.eventStore ?? { kind: 'memory' },
     merchants: parseMerchants(options.merchants ?? MERCHANTS, 'test merchants'),
+    adminPassword: options.adminPassword,
   });
   t.teardown(() => app.close());
   return app;

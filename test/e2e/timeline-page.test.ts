@@ -1,0 +1,50 @@
+// The timeline page in headless Chromium (Debian's /usr/bin/chromium via playwright-core):
+// open it, create a token and a payment, and see both events appear live.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { chromium } from 'playwright-core';
+import { cardBody, M1, MERCHANTS, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
+import { call, startServer } from '../helpers/server.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+
+t.test('the timeline page shows new events live', { skip: existsSync(CHROMIUM) ? false : `no ${CHROMIUM}: apt-get install chromium` }, async (t) => {
+  const dir = t.testdir({ 'merchants.json': JSON.stringify(MERCHANTS) });
+  const server = await startServer({
+    EVENT_STORE: `sqlite:${join(dir, 'gateway.db')}`, MERCHANTS_FILE: join(dir, 'merchants.json'), ADMIN_PASSWORD: 'admin-secret-for-the-test',
+  });
+  t.teardown(() => server.stop('SIGKILL'));
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  t.teardown(() => browser.close());
+  const context = await browser.newContext({ httpCredentials: { username: 'admin', password: 'admin-secret-for-the-test' } });
+  const page = await context.newPage();
+  await page.goto(`${server.url}/admin/timeline`);
+  await page.waitForFunction(() => document.getElementById('status')?.textContent?.includes('following live'));
+  t.equal(await page.locator('tr.event').count(), 0, 'an empty store shows no events');
+
+  const created = await call(server.url, 'POST', tokenPath(M1.id), tokenAuth(M1), cardBody('5123450000000008', '1', '39'));
+  const token = created.json().token as string;
+  const paid = await call(server.url, 'PUT', payPath(M1.id, token, '10000000001', '1'), payAuth(M1), { apiOperation: 'PAY', transaction: { amount: '9.99', currency: 'USD' } });
+  t.equal(paid.status, 201);
+
+  await page.locator('tr.event[data-type="PaymentRecorded"]').waitFor({ timeout: 10_000 });
+  const types = await page.locator('tr.event').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.type));
+  t.same(types, ['TokenCreated', 'PaymentRecorded'], 'both events appear, in order');
+
+  await page.locator('tr.event[data-type="TokenCreated"]').click();
+  const payload = await page.locator('tr.payload pre').textContent();
+  t.match(payload, '512345xxxxxx0008', 'the payload shows the masked number');
+  t.match(payload, '[sealed]', 'the sealed number is hidden');
+  t.notMatch(payload, '5123450000000008', 'the card number is not on the page');
+
+  // Filtering by stream reloads the list with only that stream.
+  await page.fill('input[name=stream]', `order-${M1.id}-10000000001`);
+  await page.click('button[type=submit]');
+  await page.waitForFunction(() => document.querySelectorAll('tr.event').length === 1);
+  t.equal(await page.locator('tr.event').getAttribute('data-type'), 'PaymentRecorded');
+  await page.screenshot({ path: join(dir, 'timeline.png') });
+});
