@@ -2,13 +2,22 @@
 // (spec: "Pay with token"). Thin: schema → service → 201.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { PayBody, PayParams } from '../schemas/pay.js';
+import { errorResponses, PayResponse } from '../schemas/responses.js';
 import { payWithToken } from '../services/payments.js';
 import { requireMerchant } from './auth.js';
 
 const pay: FastifyPluginAsyncTypebox = async (app) => {
   await requireMerchant(app, app.gateway.merchants, 'pay', 'merchantid');
   app.put('/api/rest/version/3/merchant/:merchantid/token/:tokenid/order/:orderid/transaction/:transactionid', {
-    schema: { params: PayParams, body: PayBody },
+    schema: {
+      summary: 'Pay with token',
+      description: 'Moves funds in one step using the card stored under the token. Authenticate with a blank user id and the API password. An identical repeat returns the recorded outcome.',
+      tags: ['pay'],
+      security: [{ basicAuth: [] }],
+      params: PayParams,
+      body: PayBody,
+      response: { 201: PayResponse, ...errorResponses },
+    },
   }, async (request, reply) => {
     const merchant = request.merchant;
     if (!merchant) throw new Error('authenticated route without a merchant');
