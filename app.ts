@@ -9,6 +9,7 @@ import gateway from './plugins/gateway.js';
 import pay from './plugins/pay.js';
 import token from './plugins/token.js';
 import admin from './plugins/admin.js';
+import openapi from './plugins/openapi.js';
 
 export interface AppOptions {
   eventStore: EventStoreConfig;
@@ -38,6 +39,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
   await app.register(errors);
+  await app.register(openapi);
   await app.register(gateway, { eventStore: options.eventStore, merchants: options.merchants });
   await app.register(pay);
   await app.register(token);

@@ -2,7 +2,7 @@
 // (spec: "Pay with token"). Thin: schema → service → 201.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { PayBody, PayParams } from '../schemas/pay.js';
-import { errorResponses, PayResponse } from '../schemas/responses.js';
+import { documented, errorResponses, PayResponse } from '../schemas/responses.js';
 import { payWithToken } from '../services/payments.js';
 import { requireMerchant } from './auth.js';
 
@@ -16,7 +16,7 @@ const pay: FastifyPluginAsyncTypebox = async (app) => {
       security: [{ basicAuth: [] }],
       params: PayParams,
       body: PayBody,
-      response: { 201: PayResponse, ...errorResponses },
+      response: { 201: documented(PayResponse), ...errorResponses },
     },
   }, async (request, reply) => {
     const merchant = request.merchant;

@@ -1,0 +1,81 @@
+// Response bodies, for the OpenAPI document (serialization itself is lib/json.ts: sorted keys).
+import { Type, type TSchema } from '@sinclair/typebox';
+
+const S = (description?: string) => Type.String(description ? { description } : {});
+const N = (description?: string) => Type.Number(description ? { description } : {});
+const O = Type.Optional;
+const Obj = Type.Object;
+
+export const ErrorBody = Obj({
+  error: Obj({
+    cause: Type.Union([Type.Literal('INVALID_REQUEST'), Type.Literal('REQUEST_REJECTED'), Type.Literal('SERVER_BUSY'), Type.Literal('SERVER_FAILED')]),
+    explanation: O(S('only with INVALID_REQUEST or SERVER_BUSY')),
+    field: O(S('the dotted request path or URL parameter at fault (field-level INVALID_REQUEST)')),
+    supportCode: O(S('only with SERVER_FAILED or REQUEST_REJECTED: quote it to support (it is the request id)')),
+    validationType: O(Type.Union([Type.Literal('INVALID'), Type.Literal('MISSING'), Type.Literal('UNSUPPORTED')])),
+  }),
+  result: Type.Literal('ERROR'),
+}, { $id: 'ErrorBody', description: "The gateway's error body: compact JSON, keys sorted" });
+
+const Expiry = Obj({ month: S('1-12'), year: S('2 digits') });
+const Code = Obj({ acquirerCode: O(S()), gatewayCode: S() });
+
+export const PayResponse = Obj({
+  card: Obj({ expiry: O(Expiry), number: S('masked 6.4'), token: O(S()), type: S() }),
+  correlationId: O(S('echo of the request value')),
+  merchant: S(),
+  order: Obj({
+    amount: O(N()), creationTime: O(S()), currency: O(S()), id: Type.Integer({ description: 'written exactly as sent (up to 16 digits)' }),
+    lastUpdatedTime: O(S()), reference: O(S()), status: O(S()),
+    totalAuthorizedAmount: N(), totalCapturedAmount: N(), totalRefundedAmount: N(),
+  }),
+  response: Obj({
+    '3dsecure': O(Obj({ gatewayCode: S() })),
+    acquirerCode: O(S()), acquirerMessage: O(S()),
+    avs: O(Code), cardSecurityCode: O(Code),
+    gatewayCode: S('APPROVED, DECLINED, ... (27 values)'),
+    risk: O(Obj({ gatewayCode: S(), reversalTransactionResult: O(S()), reviewResult: O(S()) })),
+  }),
+  result: Type.Union([Type.Literal('SUCCESS'), Type.Literal('FAILURE'), Type.Literal('PENDING'), Type.Literal('UNKNOWN')]),
+  sourceOfFunds: O(Obj({
+    provided: Obj({ card: Obj({ brand: S(), expiry: Expiry, fundingMethod: S(), number: S(), scheme: S() }) }),
+    token: S(), type: Type.Literal('CARD'),
+  })),
+  timeOfRecord: O(S()),
+  transaction: Obj({
+    acquirer: Obj({ batch: O(N()), date: O(S()), id: S(), merchantId: O(S()), settlementDate: O(S()), timeZone: O(S()), transactionId: O(S()) }),
+    amount: N(), authorizationCode: O(S('only when approved')), batch: O(N()), cashAdvance: O(Type.Boolean()), currency: S(),
+    frequency: O(S()), id: S(), receipt: O(S()), reference: O(S()), source: O(S()), stan: O(S()),
+    tax: O(Obj({ local: Obj({ amount: O(N()), exempt: O(Type.Boolean()), reference: O(S()) }) })),
+    terminal: O(S()), type: Type.Literal('PAYMENT'),
+  }),
+}, { description: 'Pay with token: the recorded outcome (also for identical repeats)' });
+
+export const TokenResponse = Obj({
+  billing: O(Type.Unknown()), correlationId: O(S()), customer: O(Type.Unknown()), device: O(Type.Unknown()),
+  repositoryId: S(),
+  response: O(Obj({ gatewayCode: S('BASIC_VERIFICATION_SUCCESSFUL, ...') })),
+  result: S(),
+  sourceOfFunds: Obj({
+    provided: Obj({ card: Obj({ brand: S(), expiry: S('MMYY'), fundingMethod: S(), nameOnCard: O(S()), number: S('masked 6.4'), scheme: S() }) }),
+    type: S(),
+  }),
+  status: S(), token: S(),
+  usage: Obj({ lastUpdated: S(), lastUpdatedBy: S(), lastUsed: O(S()) }),
+  verificationStrategy: O(S()),
+}, { description: 'The stored token, card number masked' });
+
+/** Error responses of a gateway operation. */
+export const errorResponses = {
+  400: Type.Ref(ErrorBody, { description: 'INVALID_REQUEST: a field, URL parameter or the JSON is wrong' }),
+  401: Type.Ref(ErrorBody, { description: 'INVALID_REQUEST: missing or wrong credentials' }),
+  404: Type.Ref(ErrorBody, { description: 'INVALID_REQUEST: no such operation' }),
+  500: Type.Ref(ErrorBody, { description: 'SERVER_FAILED, with a supportCode' }),
+  503: Type.Ref(ErrorBody, { description: 'SERVER_BUSY: repeat the identical request later' }),
+};
+
+/**
+ * A response schema that documents without typing the handler's reply: the response builders in
+ * services/responses.ts are the source of truth, and the serializer is lib/json.ts.
+ */
+export const documented = <T extends TSchema>(schema: T) => Type.Unsafe<unknown>(schema);
