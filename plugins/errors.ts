@@ -10,6 +10,7 @@ import { sortedJson } from '../lib/json.js';
 import { jsonSyntaxProblem } from '../lib/json-syntax.js';
 import { SENSITIVE_FIELD } from '../schemas/common.js';
 import { Busy } from '../services/context.js';
+import { SimulatedFault } from '../services/faults.js';
 
 export class AuthenticationFailed extends Error {
   override name = 'AuthenticationFailed';
@@ -99,6 +100,13 @@ export function renderError(error: FastifyError | Error, request: FastifyRequest
     const explanation = error instanceof AuthenticationFailed ? error.message : 'Invalid credentials.';
     return send(reply, 401, errorBody('INVALID_REQUEST', { explanation }));
   }
+  if (error instanceof SimulatedFault) {
+    // A merchant rule asked for it: rendered exactly like the real fault.
+    request.log.info({ cause: error.fault }, 'simulated fault (merchant rule)');
+    return error.fault === 'SERVER_BUSY'
+      ? send(reply, 503, errorBody('SERVER_BUSY', { explanation: error.message }))
+      : send(reply, 500, errorBody('SERVER_FAILED', { supportCode: String(request.id) }));
+  }
   if (error instanceof Busy || err.code === 'SQLITE_BUSY') {
     request.log.warn({ cause: 'SERVER_BUSY', code: err.code }, 'busy');
     return send(reply, 503, errorBody('SERVER_BUSY', { explanation: 'The gateway is busy: repeat the identical request later' }));
@@ -116,6 +124,7 @@ export function renderError(error: FastifyError | Error, request: FastifyRequest
 export const OPERATIONS = [
   'PUT /api/rest/version/3/merchant/{merchantid}/token/{tokenid}/order/{orderid}/transaction/{transactionid}',
   'POST /api/rest/version/100/merchant/{merchantId}/token',
+  'GET /api/rest/version/100/merchant/{merchantId}/token/{tokenid}',
 ];
 
 async function errorsPlugin(app: FastifyInstance) {

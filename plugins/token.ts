@@ -1,9 +1,11 @@
 // POST /api/rest/version/100/merchant/{merchantId}/token
-// (spec: "Create or Update Token (system-generated token)"). Thin: schema → service → 201.
+// (spec: "Create or Update Token (system-generated token)"), and GET .../token/{tokenid}
+// (Retrieve Token). Thin: schema → service → reply.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { TokenBody, TokenParams } from '../schemas/token.js';
+import { RetrieveTokenParams, TokenBody, TokenParams } from '../schemas/token.js';
 import { documented, errorResponses, TokenResponse } from '../schemas/responses.js';
 import { createToken } from '../services/tokens.js';
+import { retrieveToken } from '../services/retrieval.js';
 import { requireMerchant } from './auth.js';
 
 const token: FastifyPluginAsyncTypebox = async (app) => {
@@ -23,6 +25,21 @@ const token: FastifyPluginAsyncTypebox = async (app) => {
     if (!merchant) throw new Error('authenticated route without a merchant');
     const response = await createToken(app.gateway, merchant, request.body, request.meta());
     return reply.code(201).send(response);
+  });
+
+  app.get('/api/rest/version/100/merchant/:merchantId/token/:tokenid', {
+    schema: {
+      summary: 'Retrieve Token',
+      description: 'The stored token, card number masked. Authenticate as merchant.<merchantId> with the API password.',
+      tags: ['token'],
+      security: [{ basicAuth: [] }],
+      params: RetrieveTokenParams,
+      response: { 200: documented(TokenResponse), ...errorResponses },
+    },
+  }, async (request) => {
+    const merchant = request.merchant;
+    if (!merchant) throw new Error('authenticated route without a merchant');
+    return retrieveToken(app.gateway, merchant, request.params.tokenid);
   });
 };
 

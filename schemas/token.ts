@@ -5,6 +5,12 @@ import { MerchantIdParam } from './pay.js';
 
 export const TokenParams = Strict({ merchantId: MerchantIdParam });
 
+/** Spec: {tokenid} alphanumeric 1-40; 'generated' is invalid for retrieve operations. */
+export const RetrieveTokenParams = Strict({
+  merchantId: MerchantIdParam,
+  tokenid: Pattern(1, 40, '^(?!generated$)[0-9A-Za-z]+$', "characters 0-9 a-z A-Z ('generated' only asks to generate a token)"),
+});
+
 const Email = () => Pattern(4, 256, "^[^\\s@\"(),:;<>\\[\\]\\\\]+@[^\\s@\"(),:;<>\\[\\]\\\\]+\\.[^\\s@\"(),:;<>\\[\\]\\\\]+$", 'an email address');
 // ITU-T E.123 international notation: '+', a 1-3 digit country code, a space, the national
 // number (single spaces allowed); at most 15 digits in total (checked in the handler).
