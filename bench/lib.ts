@@ -1,0 +1,143 @@
+// Shared helpers of the benchmark driver: where the project is, child processes (start, find
+// the port, stop), memory of a process from /proc, formatting.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The project's folder, whether this module runs from bench/ (source) or dist/bench/ (compiled). */
+export function projectRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'tokengate') return dir;
+    dir = dirname(dir);
+  }
+  throw new Error('bench: cannot find the tokengate project folder above ' + fileURLToPath(import.meta.url));
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export interface Child {
+  readonly process: ChildProcess;
+  readonly pid: number;
+  output(): string;
+  /** Resolves with the exit code (SIGTERM, then SIGKILL after `graceMs`). */
+  stop(graceMs?: number): Promise<number | null>;
+}
+
+export function startChild(args: string[], env: Record<string, string>, cwd: string): Child {
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  if (child.pid === undefined) throw new Error(`bench: could not start ${args.join(' ')}`);
+  let output = '';
+  const keep = (chunk: Buffer) => {
+    output += String(chunk);
+    if (output.length > 200_000) output = output.slice(-100_000); // bounded: keep the tail
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  return {
+    process: child,
+    pid: child.pid,
+    output: () => output,
+    async stop(graceMs = 15_000) {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      const [code] = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}
+
+/** The TCP port a process listens on, from /proc (the socket inodes of its fds in LISTEN state). */
+export function listeningPort(pid: number): number | undefined {
+  let inodes: Set<string>;
+  try {
+    inodes = new Set(readdirSync(`/proc/${pid}/fd`).map((fd) => {
+      try { return /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1] ?? ''; } catch { return ''; }
+    }).filter((inode) => inode !== ''));
+  } catch {
+    return undefined;
+  }
+  for (const table of ['tcp', 'tcp6']) {
+    let text: string;
+    try { text = readFileSync(`/proc/${pid}/net/${table}`, 'utf8'); } catch { continue; }
+    for (const line of text.split('\n').slice(1)) {
+      const cols = line.trim().split(/\s+/);
+      // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
+      if (cols.length < 10 || cols[3] !== '0A' || !inodes.has(cols[9] ?? '')) continue;
+      const port = Number.parseInt(cols[1]?.split(':')[1] ?? '', 16);
+      if (port > 0) return port;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Wait until a child listens: "Server listening at http://…:PORT" in its output (LOG_LEVEL info)
+ * or, with quieter logs, its listening socket in /proc. Polls every 10 ms, at most `timeoutMs`.
+ */
+export async function waitListening(child: Child, timeoutMs: number): Promise<{ port: number; ms: number }> {
+  const started = performance.now();
+  const deadline = started + timeoutMs;
+  while (performance.now() < deadline) {
+    const logged = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(child.output()) ?? /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(child.output());
+    const port = logged?.[1] ? Number(logged[1]) : listeningPort(child.pid);
+    if (port) return { port, ms: performance.now() - started };
+    if (child.process.exitCode !== null || child.process.signalCode !== null) {
+      throw new Error(`bench: child ${child.pid} exited (${child.process.exitCode ?? child.process.signalCode}) before listening:\n${child.output()}`);
+    }
+    await sleep(10);
+  }
+  throw new Error(`bench: child ${child.pid} did not listen within ${timeoutMs} ms:\n${child.output()}`);
+}
+
+export interface Memory { rssMB: number; hwmMB: number }
+
+/** VmRSS and VmHWM (peak RSS since start) of a process, in MB; undefined once it is gone. */
+export function memoryOf(pid: number): Memory | undefined {
+  let text: string;
+  try { text = readFileSync(`/proc/${pid}/status`, 'utf8'); } catch { return undefined; }
+  const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? NaN);
+  return { rssMB: round(kb('VmRSS') / 1024, 1), hwmMB: round(kb('VmHWM') / 1024, 1) };
+}
+
+/** Samples a process's memory every `everyMs` until stopped; reports the peaks seen. */
+export function memorySampler(pid: number, everyMs = 100) {
+  let peakRss = 0;
+  let hwm = 0;
+  const sample = () => {
+    const m = memoryOf(pid);
+    if (m) { peakRss = Math.max(peakRss, m.rssMB); hwm = Math.max(hwm, m.hwmMB); }
+  };
+  sample();
+  const timer = setInterval(sample, everyMs);
+  timer.unref();
+  return {
+    stop(): { peakRssMB: number; hwmMB: number } {
+      clearInterval(timer);
+      sample();
+      return { peakRssMB: peakRss, hwmMB: hwm };
+    },
+  };
+}
+
+export const round = (value: number, digits = 2) => {
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+};
+
+/** A plain-text table: the first row is the header; numbers right-aligned. */
+export function table(rows: ReadonlyArray<ReadonlyArray<string | number>>): string {
+  const cells = rows.map((r) => r.map((c) => String(c)));
+  const widths = cells[0]?.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length))) ?? [];
+  const line = (r: string[], isHeader: boolean) => r.map((c, i) => {
+    const raw = rows[cells.indexOf(r)]?.[i];
+    return !isHeader && typeof raw === 'number' ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0);
+  }).join('  ');
+  return cells.map((r, i) => line(r, i === 0)).join('\n');
+}

@@ -1,0 +1,251 @@
+// Replay and scale: write N realistic events into a fresh SQLite store (prepared INSERTs on the
+// store's own table, ~10,000 per transaction), then measure
+//   - the rebuild of the read models (bench/rebuild.mjs in a child: reset, catch up) → events/s;
+//   - the server's start-up on that store (spawn → "Server listening"), read models current;
+//   - the start-up when the read models must be built first (cold: after a projection reset);
+//   - the file size per event (events only, then with the read models), and the memory of each.
+// Events come from the real deciders (decideToken, decidePay) and services/context toEventData,
+// so their shape follows the domain's: 1 TokenCreated : 9 PaymentRecorded (8 orders per token,
+// the first with two transactions), a few cards, brands and outcomes.
+import { randomFillSync, randomUUID } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { detectBrand, fundingMethodOf, mask64, schemeOf } from '../domain/card.js';
+import { streams, type StoredCard } from '../domain/events.js';
+import { decidePay, evolveOrder, initialOrderState, type OrderState } from '../domain/order.js';
+import { decideToken, initialTokenState } from '../domain/token.js';
+import { toEventData } from '../services/context.js';
+import type { EventData } from '../store/event-store.js';
+import { SqliteEventStore } from '../store/sqlite.js';
+import { memoryOf, round, startChild, waitListening } from './lib.js';
+
+export interface ReplayOptions {
+  root: string;
+  workDir: string;
+  events: number;
+  /** Also time a start-up that must build the read models (as long as a rebuild). */
+  coldStart: boolean;
+  /** Directory for --cpu-prof of the rebuild child, when profiling. */
+  profileDir: string | undefined;
+  log: (line: string) => void;
+}
+
+export interface ReplayResult {
+  events: number;
+  write: { method: string; seconds: number; eventsPerSecond: number; batchEvents: number };
+  rebuild: { seconds: number; eventsPerSecond: number; rssMB: number; hwmMB: number; heapUsedMB: number };
+  startup: {
+    /** Read models current (a normal restart): spawn → "Server listening". */
+    warmMs: number;
+    warmHwmMB: number;
+    /** Read models reset: the server catches up every event before it listens. */
+    coldMs: number | undefined;
+    coldHwmMB: number | undefined;
+  };
+  size: { eventsOnlyBytes: number; bytesPerEvent: number; withReadModelsBytes: number; bytesPerEventWithReadModels: number };
+  /** The rebuild child's .cpuprofile, when profiling. */
+  profileFile: string | undefined;
+}
+
+const MERCHANT_ID = 'REPLAYMERCHANT01';
+const REPOSITORY_ID = 'REPLAYREPO01';
+const MERCHANTS = { merchants: [{
+  id: MERCHANT_ID, apiPassword: 'replay-api-password-0123456789abcdef',
+  repository: { id: REPOSITORY_ID, tokenGeneration: 'RANDOM', tokenManagement: 'UNIQUE_TOKEN', schemeTokenization: false, schemeTokenProvisioningMode: 'ASYNCHRONOUS' },
+}] };
+// Test cards with expiries of the trigger table: most approved, some declined.
+const CARDS = [
+  { number: '5123450000000008', expiry: { month: 1, year: 39 } },
+  { number: '4508750015741019', expiry: { month: 1, year: 39 } },
+  { number: '2223000000000007', expiry: { month: 5, year: 39 } },
+  { number: '378282246310005', expiry: { month: 1, year: 39 } },
+];
+const ORDERS_PER_TOKEN = 8;
+const TOKENS_PER_BATCH = 1000; // ≈ 10,000 events per transaction
+const digits = (n: number) => String(Math.floor(Math.random() * 10 ** n)).padStart(n, '0');
+// Random bytes from a pool refilled 64 KiB at a time (one randomFillSync per ~2,000 values).
+const pool = Buffer.alloc(65_536);
+let poolAt = pool.length;
+const randomText = (bytes: number) => {
+  if (poolAt + bytes > pool.length) { randomFillSync(pool); poolAt = 0; }
+  poolAt += bytes;
+  return pool.toString('base64url', poolAt - bytes, poolAt);
+};
+const fileSize = (path: string) => { try { return statSync(path).size; } catch { return 0; } };
+
+/** One token's streams: its TokenCreated, then its orders' PaymentRecorded (at most `budget` events). */
+function tokenHistory(index: number, budget: number, clock: { t: number }): Array<{ stream: string; events: EventData[] }> {
+  const source = CARDS[index % CARDS.length] ?? CARDS[0]!;
+  const brand = detectBrand(source.number);
+  const keyId = randomUUID();
+  const card: StoredCard = {
+    // The shape of store/sealing.ts output (v1.<keyId>.<iv>.<ciphertext+tag>), random bytes.
+    numberSealed: `v1.${keyId}.${randomText(12)}.${randomText(source.number.length + 16)}`,
+    number: mask64(source.number), brand, scheme: schemeOf(brand), fundingMethod: fundingMethodOf(brand), expiry: source.expiry,
+  };
+  const token = `9${String(index).padStart(15, '0')}`;
+  const meta = () => { const requestId = randomUUID(); return { requestId, correlationId: requestId, merchantId: MERCHANT_ID }; };
+  const tick = () => new Date((clock.t += 1000)).toISOString();
+  let now = tick();
+  const created = decideToken(initialTokenState(), {
+    type: 'CreateCardToken', merchantId: MERCHANT_ID, repositoryId: REPOSITORY_ID, tokenGeneration: 'RANDOM', token, card, now,
+  });
+  const out = [{ stream: streams.token(REPOSITORY_ID, token), events: toEventData(created, meta(), now) }];
+  let left = budget - 1;
+  const { numberSealed: _sealed, ...payCard } = card;
+  for (let o = 0; o < ORDERS_PER_TOKEN && left > 0; o++) {
+    const orderId = String(10_000_000_000 + index * ORDERS_PER_TOKEN + o);
+    let state: OrderState = initialOrderState();
+    const events: EventData[] = [];
+    for (let t = 1; t <= (o === 0 ? 2 : 1) && left > 0; t++, left--) {
+      now = tick();
+      const decision = decidePay(state, {
+        type: 'PayWithToken', merchantId: MERCHANT_ID, orderId, transactionId: String(t),
+        requestFingerprint: randomText(32), repositoryId: REPOSITORY_ID, token, card: payCard,
+        amount: 1250 + (index % 100) * 100, currency: 'USD', securityCode: '100', billingStreet: undefined,
+        orderReference: `cart-${index}-${o}`, transactionReference: undefined, source: undefined, frequency: undefined,
+        cashAdvance: undefined, taxLocal: undefined, acquirerMerchantId: MERCHANT_ID,
+        ids: {
+          authorizationCode: digits(6), receipt: digits(12), stan: digits(6),
+          acquirerTransactionId: randomUUID().replace(/-/g, '').slice(0, 20).toUpperCase(),
+          batch: Number(now.slice(0, 10).replace(/-/g, '')),
+        },
+        now,
+      });
+      if (decision.kind !== 'recorded') throw new Error('bench: a fresh transaction must be recorded');
+      state = decision.events.reduce(evolveOrder, state);
+      events.push(...toEventData(decision.events, meta(), now));
+    }
+    out.push({ stream: streams.order(MERCHANT_ID, orderId), events });
+  }
+  return out;
+}
+
+const INSERT_COLUMNS = ['event_id', 'stream', 'revision', 'type', 'data', 'metadata', 'created'];
+
+/**
+ * Load the events: one prepared INSERT per event, ~10,000 per transaction, on the table the
+ * SqliteEventStore created (the columns its own append writes). The loading connection runs with
+ * synchronous=OFF and a large page cache: this is a fixture, not a measured write; the measured
+ * processes open the file afresh with the store's own pragmas. Should the table no longer have
+ * these columns, the store's append() is used instead (slower, same result).
+ */
+async function writeEvents(path: string, total: number, log: (line: string) => void) {
+  const store = new SqliteEventStore(path);
+  store.db.pragma('synchronous = OFF');
+  store.db.pragma('cache_size = -262144');
+  const columns = store.db.prepare<[], { name: string; notnull: number; dflt_value: unknown; pk: number }>("SELECT name, \"notnull\", dflt_value, pk FROM pragma_table_info('events')").all();
+  const direct = INSERT_COLUMNS.every((c) => columns.some((col) => col.name === c)) &&
+    columns.every((col) => INSERT_COLUMNS.includes(col.name) || col.pk === 1 || col.notnull === 0 || col.dflt_value !== null);
+  const insert = direct ? store.db.prepare(`INSERT INTO events (${INSERT_COLUMNS.join(', ')}) VALUES (?, ?, ?, ?, ?, ?, ?)`) : undefined;
+  const clock = { t: Date.parse('2026-01-01T00:00:00.000Z') };
+  let written = 0;
+  let tokenIndex = 0;
+  // Generated and inserted token by token inside the transaction: the objects die young.
+  const insertBatch = store.db.transaction(() => {
+    const created = new Date().toISOString();
+    for (let k = 0; k < TOKENS_PER_BATCH && written < total; k++) {
+      for (const { stream, events } of tokenHistory(tokenIndex++, total - written, clock)) {
+        events.forEach((e, revision) => insert?.run(e.id, stream, revision, e.type, JSON.stringify(e.data), JSON.stringify(e.metadata), created));
+        written += events.length;
+      }
+    }
+  });
+  const started = performance.now();
+  let lastLog = started;
+  try {
+    while (written < total) {
+      if (insert) {
+        insertBatch.immediate();
+      } else {
+        const appends: Array<Promise<unknown>> = [];
+        for (let k = 0; k < TOKENS_PER_BATCH && written < total; k++) {
+          for (const { stream, events } of tokenHistory(tokenIndex++, total - written, clock)) {
+            appends.push(store.append(stream, events, { expectedRevision: 'no_stream' }));
+            written += events.length;
+          }
+        }
+        await Promise.all(appends); // one flush: one transaction
+      }
+      if (performance.now() - lastLog > 5000) {
+        lastLog = performance.now();
+        log(`  written ${written.toLocaleString('en')} / ${total.toLocaleString('en')} events`);
+      }
+    }
+  } finally {
+    await store.close(); // the last connection: SQLite checkpoints and removes the WAL
+  }
+  const seconds = (performance.now() - started) / 1000;
+  return {
+    method: insert ? 'prepared INSERT, one transaction per batch' : 'SqliteEventStore.append, one flush per batch',
+    seconds: round(seconds, 2), eventsPerSecond: round(written / seconds, 0), batchEvents: TOKENS_PER_BATCH * (1 + ORDERS_PER_TOKEN + 1),
+  };
+}
+
+function runChild(root: string, mode: 'rebuild' | 'reset', path: string, profileDir?: string) {
+  const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const out = execFileSync(process.execPath, [...profile, join(root, 'bench', 'rebuild.mjs'), mode, path], { encoding: 'utf8', timeout: 30 * 60_000 });
+  return JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as { events: number; ms: number; rssMB: number; hwmMB: number; heapUsedMB: number };
+}
+
+async function timeStartup(root: string, dir: string, path: string, merchantsFile: string) {
+  const server = startChild([join(root, 'dist', 'server.js')], {
+    HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', EVENT_STORE: `sqlite:${path}`, MERCHANTS_FILE: merchantsFile,
+  }, dir);
+  try {
+    const { ms } = await waitListening(server, 30 * 60_000);
+    const hwmMB = memoryOf(server.pid)?.hwmMB ?? 0;
+    return { ms: round(ms, 0), hwmMB };
+  } finally {
+    await server.stop();
+  }
+}
+
+export async function runReplay(options: ReplayOptions): Promise<ReplayResult> {
+  const { root, log } = options;
+  const dir = join(options.workDir, 'replay');
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, 'gateway.db');
+  const merchantsFile = join(dir, 'merchants.json');
+  writeFileSync(merchantsFile, JSON.stringify(MERCHANTS));
+
+  log(`replay: writing ${options.events.toLocaleString('en')} events to ${path}`);
+  const write = await writeEvents(path, options.events, log);
+  const eventsOnlyBytes = fileSize(path) + fileSize(`${path}-wal`);
+  log(`  ${write.eventsPerSecond.toLocaleString('en')} events/s written; ${(eventsOnlyBytes / 1e6).toFixed(1)} MB`);
+
+  log('replay: rebuilding the read models (reset, catch up) in a child process');
+  const rebuilt = runChild(root, 'rebuild', path, options.profileDir);
+  const profileFile = options.profileDir
+    ? readdirSync(options.profileDir).filter((f) => f.endsWith('.cpuprofile')).map((f) => join(options.profileDir ?? '', f))[0]
+    : undefined;
+  if (rebuilt.events !== options.events) throw new Error(`bench: the store holds ${rebuilt.events} events, expected ${options.events}`);
+  const rebuild = {
+    seconds: round(rebuilt.ms / 1000, 2),
+    eventsPerSecond: round(rebuilt.events / Math.max(rebuilt.ms / 1000, 1e-3), 0),
+    rssMB: rebuilt.rssMB, hwmMB: rebuilt.hwmMB, heapUsedMB: rebuilt.heapUsedMB,
+  };
+  const withReadModelsBytes = fileSize(path) + fileSize(`${path}-wal`);
+  log(`  ${rebuild.eventsPerSecond.toLocaleString('en')} events/s (${rebuild.seconds} s), RSS ${rebuild.rssMB} MB`);
+
+  log('replay: server start-up, read models current');
+  const warm = await timeStartup(root, dir, path, merchantsFile);
+  let cold: { ms: number; hwmMB: number } | undefined;
+  if (options.coldStart) {
+    log('replay: server start-up after a projection reset (builds the read models before listening)');
+    runChild(root, 'reset', path);
+    cold = await timeStartup(root, dir, path, merchantsFile);
+  }
+  return {
+    events: options.events,
+    write,
+    rebuild,
+    startup: { warmMs: warm.ms, warmHwmMB: warm.hwmMB, coldMs: cold?.ms, coldHwmMB: cold?.hwmMB },
+    size: {
+      eventsOnlyBytes, bytesPerEvent: round(eventsOnlyBytes / options.events, 0),
+      withReadModelsBytes, bytesPerEventWithReadModels: round(withReadModelsBytes / options.events, 0),
+    },
+    profileFile,
+  };
+}

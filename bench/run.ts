@@ -1,0 +1,284 @@
+// The benchmark driver (issue 7): `npm run bench [-- options]`. See bench/README.md.
+//
+//   --duration S       seconds per scenario and target (env BENCH_DURATION, default 10)
+//   --connections N    autocannon connections (env BENCH_CONNECTIONS, default 50)
+//   --warmup S         warm-up seconds on each target before measuring (default 3; 0 with --quick)
+//   --scenarios LIST   comma-separated among pay,create,mixed,retries (default all)
+//   --events N         events written for the replay (env BENCH_EVENTS, default 1000000)
+//   --only http|replay run one half only (default both)
+//   --no-cold-start    skip the replay's start-up that builds the read models
+//   --profile          run tokengate under --cpu-prof during the pay scenario, summarize the profile
+//   --quick            a tiny run: 2 s per scenario, 10 connections, no warm-up, 20,000 events
+//   --out DIR          where the JSON result goes (default bench/results)
+//   --keep             keep the temporary stores (default: removed)
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execFileSync } from 'node:child_process';
+import { runHttp, SCENARIOS, type HttpResult, type ScenarioName } from './http.js';
+import { projectRoot, round, table } from './lib.js';
+import { summarizeProfile, type ProfileSummary } from './profile.js';
+import { runReplay, type ReplayResult } from './replay.js';
+
+export interface BenchOptions {
+  duration: number;
+  connections: number;
+  warmup: number;
+  scenarios: ScenarioName[];
+  events: number;
+  http: boolean;
+  replay: boolean;
+  coldStart: boolean;
+  profile: boolean;
+  quick: boolean;
+  outDir: string;
+  keep: boolean;
+  /** Print progress and the tables (default true). */
+  print: boolean;
+}
+
+export interface Target { name: string; target: string; measured: string; met: boolean | null }
+
+export interface BenchResult {
+  meta: {
+    startedAt: string; finishedAt: string; node: string; platform: string; cpus: number; cpuModel: string;
+    commit: string | undefined; options: Omit<BenchOptions, 'print'>;
+  };
+  http: HttpResult | undefined;
+  replay: ReplayResult | undefined;
+  profile: ProfileSummary | undefined;
+  rebuildProfile: ProfileSummary | undefined;
+  targets: Target[];
+  file: string;
+}
+
+const numberArg = (name: string, value: string | undefined): number => {
+  const n = Number(value);
+  if (value === undefined || !Number.isFinite(n) || n < 0) throw new Error(`bench: ${name} needs a non-negative number, got '${value}'`);
+  return n;
+};
+
+export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): BenchOptions {
+  const root = projectRoot();
+  const quick = argv.includes('--quick');
+  const options: BenchOptions = {
+    duration: env.BENCH_DURATION ? numberArg('BENCH_DURATION', env.BENCH_DURATION) : quick ? 2 : 10,
+    connections: env.BENCH_CONNECTIONS ? numberArg('BENCH_CONNECTIONS', env.BENCH_CONNECTIONS) : quick ? 10 : 50,
+    warmup: quick ? 0 : 3,
+    scenarios: [...SCENARIOS],
+    events: env.BENCH_EVENTS ? numberArg('BENCH_EVENTS', env.BENCH_EVENTS) : quick ? 20_000 : 1_000_000,
+    http: true,
+    replay: true,
+    coldStart: true,
+    profile: false,
+    quick,
+    outDir: join(root, 'bench', 'results'),
+    keep: false,
+    print: true,
+  };
+  let scenariosGiven = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const value = () => inline ?? argv[++i];
+    switch (flag) {
+      case '--quick': break;
+      case '--duration': options.duration = numberArg(flag, value()); break;
+      case '--connections': options.connections = Math.max(1, Math.round(numberArg(flag, value()))); break;
+      case '--warmup': options.warmup = numberArg(flag, value()); break;
+      case '--events': options.events = Math.max(1, Math.round(numberArg(flag, value()))); break;
+      case '--scenarios': {
+        const list = (value() ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+        for (const s of list) if (!(SCENARIOS as readonly string[]).includes(s)) throw new Error(`bench: unknown scenario '${s}' (${SCENARIOS.join(', ')})`);
+        options.scenarios = list as ScenarioName[];
+        scenariosGiven = true;
+        break;
+      }
+      case '--only': {
+        const what = value();
+        if (what !== 'http' && what !== 'replay') throw new Error(`bench: --only http|replay, got '${what}'`);
+        options.http = what === 'http';
+        options.replay = what === 'replay';
+        break;
+      }
+      case '--no-cold-start': options.coldStart = false; break;
+      case '--profile': options.profile = true; break;
+      case '--out': options.outDir = resolve(value() ?? ''); break;
+      case '--keep': options.keep = true; break;
+      case '--silent': options.print = false; break;
+      default: throw new Error(`bench: unknown option '${arg}' (see bench/README.md)`);
+    }
+  }
+  if (options.profile && !scenariosGiven) options.scenarios = ['pay'];
+  if (options.duration <= 0) throw new Error('bench: --duration must be greater than 0');
+  return options;
+}
+
+/** The issue's targets, each met, not met, or not measured in this run (null). */
+export function evaluateTargets(http: HttpResult | undefined, replay: ReplayResult | undefined): Target[] {
+  const scenario = (name: ScenarioName) => http?.scenarios.find((s) => s.name === name);
+  const pay = scenario('pay');
+  const create = scenario('create');
+  const rss = [
+    http?.tokengateHwmMB, ...(http?.scenarios.map((s) => s.tokengate.hwmMB) ?? []),
+    replay?.rebuild.hwmMB, replay?.startup.warmHwmMB, replay?.startup.coldHwmMB,
+  ].filter((v): v is number => typeof v === 'number');
+  const maxRss = rss.length > 0 ? Math.max(...rss) : undefined;
+  return [
+    {
+      name: 'pay, throughput', target: '≥ 50% of the ceiling\'s req/s at 50 connections',
+      measured: pay ? `${round(pay.ratio * 100, 1)}% (${pay.tokengate.rps} / ${pay.ceiling.rps} req/s, ${pay.connections} connections)` : 'not run',
+      met: pay ? pay.ratio >= 0.5 : null,
+    },
+    {
+      name: 'pay, latency', target: 'p99 < 25 ms',
+      measured: pay ? `p99 ${pay.tokengate.latencyMs.p99} ms` : 'not run',
+      met: pay ? pay.tokengate.latencyMs.p99 < 25 : null,
+    },
+    {
+      name: 'create token, throughput', target: '≥ 40% of the ceiling\'s req/s',
+      measured: create ? `${round(create.ratio * 100, 1)}% (${create.tokengate.rps} / ${create.ceiling.rps} req/s)` : 'not run',
+      met: create ? create.ratio >= 0.4 : null,
+    },
+    {
+      name: 'rebuild', target: '≥ 100,000 events/s',
+      measured: replay ? `${replay.rebuild.eventsPerSecond.toLocaleString('en')} events/s (${replay.events.toLocaleString('en')} events)` : 'not run',
+      met: replay ? replay.rebuild.eventsPerSecond >= 100_000 : null,
+    },
+    {
+      name: 'memory', target: 'RSS < 300 MB throughout',
+      measured: maxRss === undefined ? 'not run' : `peak ${maxRss} MB`,
+      met: maxRss === undefined ? null : maxRss < 300,
+    },
+    {
+      name: 'durability', target: 'every acknowledged event in the store after the stop',
+      measured: http ? `${http.durability.payments.recorded} PaymentRecorded for ${http.durability.payments.acknowledged} acknowledged pays, ` +
+        `${http.durability.tokens.recorded} TokenCreated for ${http.durability.tokens.acknowledged} acknowledged creates, ` +
+        `${http.durability.payments.missing + http.durability.tokens.missing} missing, retries recorded ${http.durability.retries.seedOrderEvents - 1} extra` : 'not run',
+      met: http ? http.durability.ok : null,
+    },
+  ];
+}
+
+function report(result: BenchResult): string {
+  const lines: string[] = [];
+  const { http, replay, profile } = result;
+  if (http) {
+    lines.push('', 'HTTP scenarios (req/s; latency ms; RSS MB of tokengate)', table([
+      ['scenario', 'target', 'req/s', 'p50', 'p97.5', 'p99', 'errors', 'non2xx', 'peak RSS', 'ratio'],
+      ...http.scenarios.flatMap((s) => [
+        [s.name, 'tokengate', s.tokengate.rps, s.tokengate.latencyMs.p50, s.tokengate.latencyMs.p97_5, s.tokengate.latencyMs.p99,
+          s.tokengate.errors + s.tokengate.timeouts, s.tokengate.non2xx, s.tokengate.peakRssMB, `${round(s.ratio * 100, 1)}%`],
+        ['', 'ceiling', s.ceiling.rps, s.ceiling.latencyMs.p50, s.ceiling.latencyMs.p97_5, s.ceiling.latencyMs.p99,
+          s.ceiling.errors + s.ceiling.timeouts, s.ceiling.non2xx, '', ''],
+      ]),
+    ]));
+    const d = http.durability;
+    lines.push('', `durability: ${d.ok ? 'OK' : 'FAILED'} — payments recorded ${d.payments.recorded}, acknowledged ${d.payments.acknowledged}, ` +
+      `issued ${d.payments.issued}, missing ${d.payments.missing}; tokens recorded ${d.tokens.recorded}, acknowledged ${d.tokens.acknowledged}, ` +
+      `missing ${d.tokens.missing}; retries: ${d.retries.seedOrderEvents} event(s) on the repeated order, ${d.retries.bodyMismatches} body mismatches` +
+      (d.exact ? '; exact' : '; recorded − acknowledged = requests in flight when a run ended'));
+  }
+  if (replay) {
+    lines.push('', `replay of ${replay.events.toLocaleString('en')} events`, table([
+      ['measure', 'value'],
+      ['write (fixture load, not a target)', `${replay.write.eventsPerSecond.toLocaleString('en')} events/s (${replay.write.seconds} s; ${replay.write.method})`],
+      ['rebuild read models (reset + catchUp)', `${replay.rebuild.eventsPerSecond.toLocaleString('en')} events/s (${replay.rebuild.seconds} s)`],
+      ['RSS after rebuild / peak', `${replay.rebuild.rssMB} / ${replay.rebuild.hwmMB} MB`],
+      ['start-up, read models current', `${replay.startup.warmMs} ms (peak RSS ${replay.startup.warmHwmMB} MB)`],
+      ['start-up, read models to build', replay.startup.coldMs === undefined ? 'not run' : `${replay.startup.coldMs} ms (peak RSS ${replay.startup.coldHwmMB} MB)`],
+      ['store size per event (events only)', `${replay.size.bytesPerEvent} B (${round(replay.size.eventsOnlyBytes / 1e6, 1)} MB)`],
+      ['store size per event (with read models)', `${replay.size.bytesPerEventWithReadModels} B (${round(replay.size.withReadModelsBytes / 1e6, 1)} MB)`],
+    ]));
+  }
+  if (profile) {
+    lines.push('', `CPU profile of tokengate (${profile.windowed ? `the ${result.http?.scenarios[0]?.name} run only` : 'whole process'}: ` +
+      `${profile.totalMs} ms, busy ${profile.busyPercent}%): top self time, % of that time`, table([
+      ['self ms', '%', 'function', 'where'],
+      ...profile.top.slice(0, 20).map((e) => [e.selfMs, e.percent, e.name, e.where]),
+    ]), '', 'by area', table([['self ms', '%', 'area'], ...profile.areas.map((e) => [e.selfMs, e.percent, e.name])]));
+  }
+  if (result.rebuildProfile) {
+    const p = result.rebuildProfile;
+    lines.push('', `CPU profile of the rebuild child (${p.totalMs} ms, busy ${p.busyPercent}%): top self time`, table([
+      ['self ms', '%', 'function', 'where'],
+      ...p.top.slice(0, 15).map((e) => [e.selfMs, e.percent, e.name, e.where]),
+    ]));
+  }
+  lines.push('', 'targets', table([
+    ['target', 'wanted', 'measured', 'met'],
+    ...result.targets.map((t) => [t.name, t.target, t.measured, t.met === null ? '-' : t.met ? 'yes' : 'NO']),
+  ]), '', `result: ${result.file}`);
+  return lines.join('\n');
+}
+
+function gitCommit(root: string): string | undefined {
+  try { return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim(); } catch { return undefined; }
+}
+
+export async function runBench(options: BenchOptions): Promise<BenchResult> {
+  const root = projectRoot();
+  const log = (line: string) => { if (options.print) process.stderr.write(`${line}\n`); };
+  const startedAt = new Date();
+  const workDir = mkdtempSync(join(tmpdir(), 'tokengate-bench-'));
+  mkdirSync(options.outDir, { recursive: true });
+  const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
+  const profileDir = options.profile ? join(workDir, 'profile') : undefined;
+  try {
+    let http: HttpResult | undefined;
+    let profile: ProfileSummary | undefined;
+    if (options.http) {
+      http = await runHttp({
+        root, workDir: join(workDir, 'http'), duration: options.duration, connections: options.connections,
+        warmup: options.warmup, scenarios: options.scenarios, profileDir, log,
+      });
+      if (http.profileFile) {
+        profile = summarizeProfile(http.profileFile, http.scenarios[0]?.tokengate.window);
+        const kept = join(options.outDir, `${stamp}.cpuprofile`);
+        copyFileSync(http.profileFile, kept);
+        profile.file = kept;
+        http.profileFile = kept;
+      }
+    }
+    const replay = options.replay
+      ? await runReplay({
+        root, workDir, events: options.events, coldStart: options.coldStart, log,
+        profileDir: options.profile ? join(workDir, 'rebuild-profile') : undefined,
+      })
+      : undefined;
+    let rebuildProfile: ProfileSummary | undefined;
+    if (replay?.profileFile) {
+      rebuildProfile = summarizeProfile(replay.profileFile);
+      const kept = join(options.outDir, `${stamp}-rebuild.cpuprofile`);
+      copyFileSync(replay.profileFile, kept);
+      rebuildProfile.file = kept;
+      replay.profileFile = kept;
+    }
+    const { print: _print, ...recorded } = options;
+    const result: BenchResult = {
+      meta: {
+        startedAt: startedAt.toISOString(), finishedAt: new Date().toISOString(), node: process.version,
+        platform: `${process.platform} ${process.arch}`, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown',
+        commit: gitCommit(root), options: recorded,
+      },
+      http, replay, profile, rebuildProfile,
+      targets: evaluateTargets(http, replay),
+      file: join(options.outDir, `${stamp}.json`),
+    };
+    writeFileSync(result.file, `${JSON.stringify(result, null, 2)}\n`);
+    if (options.print) process.stdout.write(`${report(result)}\n`);
+    return result;
+  } finally {
+    if (options.keep) log(`kept the stores in ${workDir}`);
+    else rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+const isMain = process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+if (isMain) {
+  runBench(parseArgs(process.argv.slice(2))).then(
+    (result) => { process.exitCode = result.http && !result.http.durability.ok ? 1 : 0; },
+    (error: unknown) => { process.stderr.write(`${(error as Error).stack ?? String(error)}\n`); process.exitCode = 1; },
+  );
+}

@@ -1,0 +1,54 @@
+// The benchmark driver works (not how fast anything is): a tiny run of every HTTP scenario against
+// the real server and the ceiling, and a replay of 2,000 events, give a complete JSON result.
+// Needs dist/ (npm test builds it first); the driver itself runs from source.
+import { existsSync, readFileSync } from 'node:fs';
+import t from 'tap';
+import { parseArgs, runBench, type BenchResult } from '../../bench/run.js';
+
+const finite = (value: unknown) => typeof value === 'number' && Number.isFinite(value);
+
+t.test('a quick run yields every scenario, the durability check and the replay', async (t) => {
+  const out = t.testdir({});
+  const options = parseArgs(['--quick', '--duration', '1', '--connections', '4', '--events', '2000', '--out', out, '--silent'], {});
+  t.equal(options.duration, 1);
+  t.equal(options.connections, 4);
+  t.equal(options.warmup, 0, '--quick skips the warm-up');
+
+  const result = await runBench(options);
+  t.ok(existsSync(result.file), 'the JSON result is written');
+  const written = JSON.parse(readFileSync(result.file, 'utf8')) as BenchResult;
+  t.same(written.targets, result.targets, 'the file holds the result');
+
+  const http = written.http;
+  if (!http) throw new Error('no HTTP result');
+  t.same(http.scenarios.map((s) => s.name), ['pay', 'create', 'mixed', 'retries']);
+  for (const s of http.scenarios) {
+    for (const [target, run] of [['tokengate', s.tokengate], ['ceiling', s.ceiling]] as const) {
+      const where = `${s.name} on ${target}`;
+      t.ok(finite(run.rps) && run.rps > 0, `${where}: req/s ${run.rps}`);
+      t.ok(run.requests > 0, `${where}: requests`);
+      for (const p of ['p50', 'p97_5', 'p99', 'average', 'max'] as const) t.ok(finite(run.latencyMs[p]), `${where}: latency ${p}`);
+      t.equal(run.errors, 0, `${where}: no errors`);
+      t.equal(run.timeouts, 0, `${where}: no timeouts`);
+      t.equal(run.non2xx, 0, `${where}: only 2xx`);
+    }
+    t.ok(finite(s.ratio) && s.ratio > 0, `${s.name}: ratio to the ceiling`);
+    t.ok(s.tokengate.peakRssMB > 0, `${s.name}: RSS of tokengate sampled`);
+  }
+  t.equal(http.tokengateExitCode, 0, 'tokengate stopped cleanly');
+  t.ok(http.durability.ok, 'every acknowledged payment and token is in the store');
+  t.equal(http.durability.payments.missing, 0);
+  t.equal(http.durability.retries.seedOrderEvents, 1, 'identical retries recorded nothing');
+  t.equal(http.durability.retries.bodyMismatches, 0, 'identical retries answered the recorded body');
+  t.ok(http.durability.payments.recorded >= http.durability.payments.acknowledged);
+
+  const replay = written.replay;
+  if (!replay) throw new Error('no replay result');
+  t.equal(replay.events, 2000);
+  t.ok(replay.rebuild.eventsPerSecond > 0, `rebuild ${replay.rebuild.eventsPerSecond} events/s`);
+  t.ok(replay.rebuild.rssMB > 0);
+  t.ok(replay.startup.warmMs > 0 && finite(replay.startup.coldMs), 'start-up times');
+  t.ok(replay.size.bytesPerEvent > 0);
+  t.equal(written.targets.length, 6);
+  t.ok(written.targets.every((target) => target.met !== null), 'every target measured');
+});
