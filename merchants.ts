@@ -1,8 +1,10 @@
 // Merchant profiles from MERCHANTS_FILE (shape: ../shared/guide/architecture.md, run contract).
 import { readFileSync } from 'node:fs';
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TLiteral } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { ConfigError } from './config.js';
+import { decimalMillionths } from './domain/merchant-rules.js';
+import { GATEWAY_CODES, MERCHANT_RISK_DECISIONS } from './domain/triggers.js';
 
 const Repository = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 16, pattern: '^[\\x21-\\x7e]+$' }),
@@ -15,10 +17,31 @@ const Repository = Type.Object({
   ),
 });
 
+const literals = <T extends readonly string[]>(values: T) =>
+  Type.Union(values.map((v) => Type.Literal(v)) as Array<TLiteral<T[number]>>);
+const Decimal = Type.String({ pattern: '^[0-9]{1,13}(\\.[0-9]{1,6})?$' });
+
+/** A merchant's own outcome rule (README, "Merchant rules"): the first that matches answers. */
+const Rule = Type.Object({
+  match: Type.Optional(Type.Object({
+    amount: Type.Optional(Type.Union([Decimal, Type.Object({ min: Type.Optional(Decimal), max: Type.Optional(Decimal) }, { additionalProperties: false })])),
+    currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$' })),
+    card: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
+    reference: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
+  }, { additionalProperties: false })),
+  answer: Type.Object({
+    gatewayCode: Type.Optional(literals(GATEWAY_CODES)),
+    latencyMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 60_000 })),
+    fault: Type.Optional(literals(['SERVER_BUSY', 'SERVER_FAILED'] as const)),
+    risk: Type.Optional(literals(MERCHANT_RISK_DECISIONS)),
+  }, { additionalProperties: false, minProperties: 1 }),
+}, { additionalProperties: false });
+
 const Merchant = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 40, pattern: '^[0-9A-Za-z_-]+$' }),
   apiPassword: Type.String({ minLength: 32 }),
   repository: Repository,
+  rules: Type.Optional(Type.Array(Rule)),
 });
 
 const MerchantsFile = Type.Object({ merchants: Type.Array(Merchant, { minItems: 1 }) });
@@ -51,6 +74,13 @@ export function parseMerchants(json: unknown, source: string): Merchants {
     // Spec: "a repository id starting with 'Test' supplied by the caller is rejected".
     if (m.repository.id.startsWith('Test')) {
       throw new ConfigError(`${source}: merchant '${m.id}': repository id must not start with 'Test' (reserved for test twins)`);
+    }
+    for (const [i, rule] of (m.rules ?? []).entries()) {
+      const amount = rule.match?.amount;
+      if (typeof amount === 'object' && amount.min !== undefined && amount.max !== undefined &&
+        decimalMillionths(amount.min) > decimalMillionths(amount.max)) {
+        throw new ConfigError(`${source}: merchant '${m.id}': rules[${i}].match.amount: min is above max`);
+      }
     }
   }
   return new Merchants(file.merchants);

@@ -53,14 +53,28 @@ export interface AccountIdentifierReserved {
   data: { repositoryId: string; token: string; reservedAt: string };
 }
 
+export type RiskGatewayCode = 'ACCEPT' | 'NOT_CHECKED' | 'REJECT' | 'REVIEW' | 'SYSTEM_REJECT';
+
+/** response.risk: the risk assessment, present when one applies (see domain/triggers.ts). */
+export interface RiskResponse {
+  gatewayCode: RiskGatewayCode;
+  reviewResult?: 'NOT_REQUIRED' | 'ORDER_CANCELLED' | 'ORDER_RELEASED' | 'PENDING';
+  /** A payment rejected after authorization is reversed automatically: did the reversal work? */
+  reversalTransactionResult?: 'FAIL' | 'NOT_APPLICABLE' | 'OKAY';
+}
+
 export interface PaymentOutcome {
   gatewayCode: string;
   result: PayResult;
-  acquirerCode: string;
-  acquirerMessage: string;
+  /** Absent when the acquirer was not contacted (blocked by the gateway first). */
+  acquirerCode?: string;
+  acquirerMessage?: string;
   authorizationCode?: string;
-  cardSecurityCode: CscResponse;
+  cardSecurityCode?: CscResponse;
   avs?: AvsResponse;
+  risk?: RiskResponse;
+  /** response.3dsecure.gatewayCode, when the request carried a 3-D Secure marker. */
+  threeDSecure?: { gatewayCode: string };
   acquirer: {
     id: string;
     batch: number;
@@ -70,8 +84,8 @@ export interface PaymentOutcome {
     timeZone: string;
     transactionId: string;
   };
-  receipt: string;
-  stan: string;
+  receipt?: string;
+  stan?: string;
   terminal: string;
 }
 
@@ -96,11 +110,69 @@ export interface PaymentRecorded {
     frequency?: string;
     cashAdvance?: boolean;
     taxLocal?: { amount?: number; exempt?: boolean; reference?: string };
+    /** card.holder.* of the request, echoed in the response. */
+    holder?: CardHolder;
+    /** Index of the merchant rule (merchants file) that matched, if any. */
+    rule?: number;
+    /** Latency a merchant rule added before the acquirer answered (ms). */
+    latencyMs?: number;
+    /** A merchant rule made the first answer to this payment a simulated SERVER_FAILED (500). */
+    fault?: 'SERVER_FAILED';
     outcome: PaymentOutcome;
     orderStatus: string;
     totalsAfter: OrderTotals;
     timeOfRecord: string;
   };
+}
+
+export interface CardHolder { firstName?: string; fullName?: string; lastName?: string; middleName?: string; title?: string }
+
+/**
+ * A payment began and holds the order until `lockExpiresAt` (only when a merchant rule adds
+ * acquirer latency): another transaction on the order meanwhile is answered LOCK_FAILURE, an
+ * identical repeat waits for the PaymentRecorded that follows.
+ */
+export interface PaymentStarted {
+  type: 'PaymentStarted';
+  data: {
+    merchantId: string;
+    orderId: string;
+    transactionId: string;
+    requestFingerprint: string;
+    /** Identifies the request that holds the lock (a repeat of it waits, it alone records). */
+    attemptId: string;
+    amount: number;
+    currency: string;
+    latencyMs: number;
+    startedAt: string;
+    lockExpiresAt: string;
+  };
+}
+
+/** A payment answered UNKNOWN got its final outcome (the reactor of services/unknown-resolver.ts). */
+export interface PaymentOutcomeResolved {
+  type: 'PaymentOutcomeResolved';
+  data: {
+    merchantId: string;
+    orderId: string;
+    transactionId: string;
+    gatewayCode: 'APPROVED' | 'DECLINED';
+    result: 'SUCCESS' | 'FAILURE';
+    acquirerCode: string;
+    acquirerMessage: string;
+    authorizationCode?: string;
+    /** The rule that chose the outcome, e.g. "amount in minor units even: APPROVED". */
+    rule: string;
+    totalsAfter: OrderTotals;
+    orderStatus: string;
+    resolvedAt: string;
+  };
+}
+
+/** transaction.reference claimed by one transaction of the merchant (stream named from an HMAC of it). */
+export interface TransactionReferenceReserved {
+  type: 'TransactionReferenceReserved';
+  data: { merchantId: string; orderId: string; transactionId: string; reservedAt: string };
 }
 
 export interface MerchantConfigured {
@@ -118,8 +190,9 @@ export interface MerchantConfigured {
 }
 
 export type TokenEvent = TokenCreated | TokenUpdated;
-export type OrderEvent = PaymentRecorded;
-export type DomainEvent = TokenEvent | OrderEvent | MerchantConfigured | AccountIdentifierReserved;
+export type OrderEvent = PaymentRecorded | PaymentStarted | PaymentOutcomeResolved;
+export const ORDER_EVENT_TYPES: ReadonlySet<string> = new Set<OrderEvent['type']>(['PaymentRecorded', 'PaymentStarted', 'PaymentOutcomeResolved']);
+export type DomainEvent = TokenEvent | OrderEvent | MerchantConfigured | AccountIdentifierReserved | TransactionReferenceReserved;
 export type DomainEventType = DomainEvent['type'];
 
 /** Stream names, one helper per aggregate (architecture.md). */
@@ -129,4 +202,6 @@ export const streams = {
   order: (merchantId: string, orderId: string) => `order-${merchantId}-${orderId}`,
   /** `accountHash` is a keyed hash (HMAC) of the account identifier. */
   accountReservation: (repositoryId: string, accountHash: string) => `accountref-${repositoryId}-${accountHash}`,
+  /** `referenceHash` is a keyed hash (HMAC) of transaction.reference. */
+  transactionReference: (merchantId: string, referenceHash: string) => `txref-${merchantId}-${referenceHash}`,
 } as const;

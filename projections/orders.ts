@@ -1,5 +1,6 @@
 // Read model of orders: each order with its totals and transactions (amounts in minor units).
-import type { PaymentRecorded } from '../domain/events.js';
+import type { PaymentOutcomeResolved, PaymentRecorded } from '../domain/events.js';
+import type { RecordedEvent } from '../store/event-store.js';
 import type { Projection } from './projection.js';
 
 export interface OrderTransactionDoc {
@@ -14,6 +15,8 @@ export interface OrderTransactionDoc {
   token: string;
   card: { number: string; brand: string };
   timeOfRecord: string;
+  /** When an UNKNOWN outcome became final (PaymentOutcomeResolved). */
+  resolvedAt?: string;
 }
 
 export interface OrderDoc {
@@ -34,13 +37,15 @@ export const orderKey = (merchantId: string, orderId: string) => `${merchantId}/
 
 export const ordersProjection: Projection<OrderDoc> = {
   name: 'orders',
-  version: 1,
-  handles: new Set(['PaymentRecorded']),
+  // 2: PaymentOutcomeResolved turns an UNKNOWN transaction final and moves the order's totals.
+  version: 2,
+  handles: new Set(['PaymentRecorded', 'PaymentOutcomeResolved']),
   keysOf(event) {
     const d = event.data as { merchantId: string; orderId: string };
     return [orderKey(d.merchantId, d.orderId)];
   },
   evolve(doc, event) {
+    if (event.type === 'PaymentOutcomeResolved') return resolved(doc, event);
     if (event.type !== 'PaymentRecorded') return doc;
     const d = event.data as PaymentRecorded['data'];
     const transaction: OrderTransactionDoc = {
@@ -72,3 +77,24 @@ export const ordersProjection: Projection<OrderDoc> = {
     };
   },
 };
+
+function resolved(doc: OrderDoc | undefined, event: RecordedEvent): OrderDoc | undefined {
+  if (!doc) return doc;
+  const d = event.data as PaymentOutcomeResolved['data'];
+  const transactions = doc.transactions.map((t): OrderTransactionDoc => (t.id !== d.transactionId ? t : {
+    ...t,
+    result: d.result,
+    gatewayCode: d.gatewayCode,
+    ...(d.authorizationCode ? { authorizationCode: d.authorizationCode } : {}),
+    resolvedAt: d.resolvedAt,
+  }));
+  return {
+    ...doc,
+    status: d.orderStatus,
+    lastUpdatedTime: d.resolvedAt,
+    totalAuthorizedAmount: d.totalsAfter.authorized,
+    totalCapturedAmount: d.totalsAfter.captured,
+    totalRefundedAmount: d.totalsAfter.refunded,
+    transactions,
+  };
+}

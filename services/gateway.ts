@@ -13,6 +13,7 @@ import { MemoryKeyStore, Sealer, SqliteKeyStore, type KeyStore } from '../store/
 import { ReadModels } from '../projections/read-models.js';
 import { tokensProjection } from '../projections/tokens.js';
 import { ordersProjection } from '../projections/orders.js';
+import { UnknownResolver, unknownResolutionDelayMs } from './unknown-resolver.js';
 import type { Projection } from '../projections/projection.js';
 
 export const PROJECTIONS: readonly Projection[] = [tokensProjection as Projection, ordersProjection as Projection];
@@ -44,13 +45,17 @@ export function openStores(config: EventStoreConfig): Opened {
 }
 
 export async function openGateway(eventStore: EventStoreConfig, merchants: Merchants): Promise<Gateway> {
+  const resolutionDelayMs = unknownResolutionDelayMs();
   const { store, keys, readModelDb } = openStores(eventStore);
   const sealer = new Sealer(keys);
   const readModels = new ReadModels(readModelDb, store, PROJECTIONS);
   await readModels.start();
+  const unknownResolver = new UnknownResolver(store, readModels, resolutionDelayMs);
+  unknownResolver.start();
   return {
     merchants, store, sealer, readModels,
     async close() {
+      await unknownResolver.stop();
       await readModels.stop();
       await store.close();
       if (readModelDb.open) readModelDb.close();

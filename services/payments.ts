@@ -1,117 +1,92 @@
-// Pay with token: read the token and the order, decide, append with the order's revision as
-// the expected one, bring the read models up to date, answer. A conflict (another request
-// wrote the order first) re-reads and decides again: an identical repeat then finds its
-// transaction recorded and answers with it, so a payment is never recorded twice.
+// Pay with token: read the order, decide, append with the order's revision as the expected one,
+// bring the read models up to date, answer. A conflict (another request wrote the order first)
+// re-reads and decides again: an identical repeat then finds its transaction recorded and answers
+// with it, so a payment is never recorded twice.
+//
+// "In progress" works across processes sharing a store: when a merchant rule adds acquirer
+// latency, a PaymentStarted holds the order (until its lockExpiresAt) before the wait and the
+// PaymentRecorded follows it. Meanwhile another transaction on the order is answered
+// LOCK_FAILURE (not recorded) and an identical repeat waits for the record and answers with it.
 import { randomUUID } from 'node:crypto';
-import { InvalidRequest } from '../domain/errors.js';
 import { streams } from '../domain/events.js';
-import { minorUnits, parseAmount, type AmountProblem } from '../domain/money.js';
-import { decidePay, evolveOrder, optional, type OrderState } from '../domain/order.js';
-import { sortedJson } from '../lib/json.js';
+import { decidePay, evolveOrder, type AcquirerIds } from '../domain/order.js';
 import type { MerchantProfile } from '../merchants.js';
 import type { PayBody, PayParams } from '../schemas/pay.js';
 import { WrongExpectedRevisionError } from '../store/event-store.js';
-import { foldOrder, foldToken, revisionAfter } from './aggregates.js';
+import { revisionAfter } from './aggregates.js';
 import { Busy, randomDigits, toEventData, type RequestMeta } from './context.js';
+import { SimulatedFault } from './faults.js';
 import type { Gateway } from './gateway.js';
+import { foldOrderStream, orderView } from './order-stream.js';
+import { payFacts } from './pay-request.js';
 import { payResponse } from './responses.js';
+import { reserveTransactionReference } from './transaction-references.js';
 
-const MAX_ATTEMPTS = 20;
+export { amountExplanation } from './pay-request.js';
 
-export function amountExplanation(text: string, problem: AmountProblem, currency: string): string {
-  switch (problem.kind) {
-    case 'format': return `Value '${text}' is invalid. Expected a decimal number such as 100.00`;
-    case 'zero': return `Value '${text}' is invalid. Transaction or order amount must be greater than zero`;
-    case 'too_large': return `Value '${text}' is invalid. Amount must not exceed 1000000000000`;
-    case 'too_many_decimals':
-      return `Value '${text}' is invalid. Currency ${currency} allows at most ${problem.allowed} decimal places`;
-  }
+const MAX_CONFLICTS = 20;
+/** How often a repeat of a payment in progress looks for its record. */
+const POLL_MS = 20;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function acquirerIds(now: string): AcquirerIds {
+  return {
+    authorizationCode: randomDigits(6),
+    receipt: randomDigits(12),
+    stan: randomDigits(6),
+    acquirerTransactionId: randomUUID().replace(/-/g, '').slice(0, 20).toUpperCase(),
+    batch: Number(now.slice(0, 10).replace(/-/g, '')),
+  };
 }
 
 export async function payWithToken(gateway: Gateway, merchant: MerchantProfile, params: PayParams, body: PayBody, meta: RequestMeta) {
-  const { transaction } = body;
-  const digits = minorUnits(transaction.currency);
-  if (digits === undefined) {
-    throw new InvalidRequest(`Value '${transaction.currency}' is invalid. Currency is not supported`, 'transaction.currency', 'UNSUPPORTED');
-  }
-  const amount = parseAmount(transaction.amount, digits);
-  if (!amount.ok) throw new InvalidRequest(amountExplanation(transaction.amount, amount.problem, transaction.currency), 'transaction.amount');
-  const taxText = transaction.tax?.local?.amount;
-  let taxAmount: number | undefined;
-  if (taxText !== undefined) {
-    const tax = parseAmount(taxText, digits);
-    if (!tax.ok && tax.problem.kind !== 'zero') {
-      throw new InvalidRequest(amountExplanation(taxText, tax.problem, transaction.currency), 'transaction.tax.local.amount');
-    }
-    taxAmount = tax.ok ? tax.minor : 0;
-  }
-
-  const repositoryId = merchant.repository.id;
-  const token = foldToken(await gateway.store.readStream(streams.token(repositoryId, params.tokenid)));
-  if (token.status !== 'VALID') {
-    // Looked up only in this merchant's repository: the answer says nothing of other repositories.
-    throw new InvalidRequest(`Value '${params.tokenid}' is invalid. No such token in the merchant's token repository`, 'tokenid');
-  }
-
-  const { correlationId, ...fingerprinted } = body;
-  const requestFingerprint = gateway.sealer.fingerprint(sortedJson({ tokenid: params.tokenid, body: fingerprinted }));
-  const { numberSealed: _sealed, ...card } = token.card;
+  const facts = await payFacts(gateway, merchant, params, body);
   const stream = streams.order(merchant.id, params.orderid);
-
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  const attemptId = randomUUID();
+  const { correlationId } = body;
+  let referenceClaimed = facts.transactionReference === undefined;
+  let conflicts = 0;
+  while (conflicts < MAX_CONFLICTS) {
     const history = await gateway.store.readStream(stream);
-    const state = foldOrder(history);
+    const state = foldOrderStream(history);
     const now = new Date().toISOString();
-    const decision = decidePay(state, {
-      type: 'PayWithToken',
-      merchantId: merchant.id,
-      orderId: params.orderid,
-      transactionId: params.transactionid,
-      requestFingerprint,
-      repositoryId,
-      token: token.token,
-      card,
-      amount: amount.minor,
-      currency: transaction.currency,
-      securityCode: body.card?.securityCode,
-      billingStreet: body.billing?.address?.street,
-      orderReference: body.order?.reference,
-      transactionReference: transaction.reference,
-      source: transaction.source,
-      frequency: transaction.frequency,
-      cashAdvance: transaction.cashAdvance,
-      taxLocal: transaction.tax?.local
-        ? optional({ ...transaction.tax.local, amount: taxAmount })
-        : undefined,
-      acquirerMerchantId: merchant.id,
-      ids: {
-        authorizationCode: randomDigits(6),
-        receipt: randomDigits(12),
-        stan: randomDigits(6),
-        acquirerTransactionId: randomUUID().replace(/-/g, '').slice(0, 20).toUpperCase(),
-        batch: Number(now.slice(0, 10).replace(/-/g, '')),
-      },
-      now,
-    });
-    if (decision.kind === 'replayed') {
-      return payResponse(decision.payment, orderView(state), correlationId);
+    const decision = decidePay(state, { ...facts, attemptId, ids: acquirerIds(now), now });
+    switch (decision.kind) {
+      case 'replayed':
+      case 'locked':
+        return payResponse(decision.payment, orderView(state, now), correlationId);
+      case 'inFlight':
+        await sleep(POLL_MS);
+        continue;
+      case 'busy':
+        await sleep(decision.latencyMs);
+        throw new SimulatedFault('SERVER_BUSY');
+      case 'started':
+      case 'recorded':
+        break;
+    }
+    if (!referenceClaimed && facts.transactionReference !== undefined) {
+      const claim = { merchantId: merchant.id, orderId: params.orderid, transactionId: params.transactionid, reference: facts.transactionReference };
+      await reserveTransactionReference(gateway, claim, meta, now);
+      referenceClaimed = true;
     }
     try {
-      await gateway.store.append(stream, toEventData(decision.events, meta, now), {
-        expectedRevision: revisionAfter(history),
-      });
+      await gateway.store.append(stream, toEventData(decision.events, meta, now), { expectedRevision: revisionAfter(history) });
     } catch (error) {
-      if (error instanceof WrongExpectedRevisionError) continue;
-      throw error;
+      if (!(error instanceof WrongExpectedRevisionError)) throw error;
+      conflicts += 1;
+      continue;
+    }
+    if (decision.kind === 'started') {
+      await sleep(decision.latencyMs);
+      continue;
     }
     await gateway.readModels.catchUp();
+    // The payment is recorded; a merchant rule makes this first answer a lost one (500).
+    if (decision.payment.fault === 'SERVER_FAILED') throw new SimulatedFault('SERVER_FAILED');
     const after = decision.events.reduce(evolveOrder, state);
-    return payResponse(decision.payment, orderView(after), correlationId);
+    return payResponse(decision.payment, orderView(after, now), correlationId);
   }
   throw new Busy(`Order '${params.orderid}' is being changed by too many requests at once`);
-}
-
-function orderView(state: OrderState): { creationTime: string; reference: string | undefined } {
-  if (!state.exists) throw new Error('order state must exist after a payment');
-  return { creationTime: state.creationTime, reference: state.reference };
 }

@@ -17,7 +17,7 @@ export function payResponse(payment: Payment, order: { creationTime: string; ref
     ? { local: optional({ ...payment.taxLocal, amount: payment.taxLocal.amount === undefined ? undefined : amount(payment.taxLocal.amount, currency) }) }
     : undefined;
   return optional({
-    card: { expiry, number: card.number, token: payment.token, type: card.type },
+    card: optional({ expiry, holder: payment.holder, number: card.number, token: payment.token, type: card.type }),
     correlationId,
     merchant: payment.merchantId,
     order: optional({
@@ -33,17 +33,19 @@ export function payResponse(payment: Payment, order: { creationTime: string; ref
       totalRefundedAmount: amount(payment.totalsAfter.refunded, currency),
     }),
     response: optional({
+      '3dsecure': outcome.threeDSecure,
       acquirerCode: outcome.acquirerCode,
       acquirerMessage: outcome.acquirerMessage,
       avs: outcome.avs,
       cardSecurityCode: outcome.cardSecurityCode,
       gatewayCode: outcome.gatewayCode,
+      risk: outcome.risk,
     }),
     result: outcome.result,
     sourceOfFunds: {
       provided: { card: { brand: card.brand, expiry, fundingMethod: card.fundingMethod, number: card.number, scheme: card.scheme } },
       token: payment.token,
-      type: 'CARD',
+      type: 'CARD' as const,
     },
     timeOfRecord: payment.timeOfRecord,
     transaction: optional({

@@ -1,0 +1,111 @@
+// The reactor that makes UNKNOWN final (spec: "the code is updated if the outcome is learned
+// later"). It follows the store's $all from the start, so after a restart it finds every payment
+// answered UNKNOWN without a PaymentOutcomeResolved; each is resolved UNKNOWN_RESOLUTION_DELAY_MS
+// after its timeOfRecord (at once when that is past) by appending PaymentOutcomeResolved to the
+// order stream with the stream's revision as the expected one. Several processes sharing a store
+// may race: the loser re-reads, finds the payment resolved, and appends nothing.
+import { randomUUID } from 'node:crypto';
+import { ConfigError } from '../config.js';
+import type { PaymentRecorded } from '../domain/events.js';
+import { decideResolveUnknown } from '../domain/order-resolution.js';
+import type { ReadModels } from '../projections/read-models.js';
+import { WrongExpectedRevisionError, type EventData, type EventStore, type RecordedEvent, type Subscription } from '../store/event-store.js';
+import { revisionAfter } from './aggregates.js';
+import { randomDigits } from './context.js';
+import { foldOrderStream } from './order-stream.js';
+
+export const DEFAULT_UNKNOWN_RESOLUTION_DELAY_MS = 5000;
+const MAX_ATTEMPTS = 10;
+
+/** UNKNOWN_RESOLUTION_DELAY_MS: whole milliseconds, at most one day. */
+export function unknownResolutionDelayMs(env: NodeJS.ProcessEnv = process.env): number {
+  const text = env.UNKNOWN_RESOLUTION_DELAY_MS;
+  if (text === undefined || text === '') return DEFAULT_UNKNOWN_RESOLUTION_DELAY_MS;
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value > 86_400_000) {
+    throw new ConfigError(`UNKNOWN_RESOLUTION_DELAY_MS '${text}' is not a number of milliseconds from 0 to 86400000`);
+  }
+  return value;
+}
+
+export class UnknownResolver {
+  private subscription: Subscription | undefined;
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly running = new Set<Promise<void>>();
+  private stopped = false;
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly readModels: ReadModels,
+    private readonly delayMs: number,
+  ) {}
+
+  start(): void {
+    this.subscription = this.store.subscribeAll({ fromPosition: 0n }, {
+      onEvent: (event) => this.onEvent(event),
+      onError: () => { /* the store closed under the subscription: nothing left to resolve here */ },
+    });
+  }
+
+  /** Resolves once every event that existed at start has been seen (pending resolutions are scheduled). */
+  get caughtUp(): Promise<void> {
+    return this.subscription?.caughtUp ?? Promise.resolve();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.subscription?.close();
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+    await Promise.allSettled([...this.running]);
+  }
+
+  private onEvent(event: RecordedEvent): void {
+    if (event.type === 'PaymentRecorded') {
+      const payment = event.data as PaymentRecorded['data'];
+      if (payment.outcome.result === 'UNKNOWN') this.schedule(event, payment);
+    } else if (event.type === 'PaymentOutcomeResolved') {
+      const key = `${event.stream}\n${(event.data as { transactionId: string }).transactionId}`;
+      clearTimeout(this.timers.get(key));
+      this.timers.delete(key);
+    }
+  }
+
+  private schedule(cause: RecordedEvent, payment: PaymentRecorded['data'], delayMs = Date.parse(payment.timeOfRecord) + this.delayMs - Date.now()): void {
+    const key = `${cause.stream}\n${payment.transactionId}`;
+    if (this.stopped || this.timers.has(key)) return;
+    const timer = setTimeout(() => {
+      this.timers.delete(key);
+      const run = this.resolve(cause, payment.transactionId).catch(() => {
+        // The store refused (busy, closing): try again after another delay unless stopping.
+        this.schedule(cause, payment, this.delayMs);
+      });
+      this.running.add(run);
+      void run.finally(() => this.running.delete(run));
+    }, Math.max(0, delayMs));
+    this.timers.set(key, timer);
+  }
+
+  private async resolve(cause: RecordedEvent, transactionId: string): Promise<void> {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS && !this.stopped; attempt++) {
+      const history = await this.store.readStream(cause.stream);
+      const now = new Date().toISOString();
+      const events = decideResolveUnknown(foldOrderStream(history), {
+        type: 'ResolveUnknownPayment', transactionId, authorizationCode: randomDigits(6), now,
+      });
+      if (events.length === 0) return;
+      const data: EventData[] = events.map((e) => ({
+        id: randomUUID(), type: e.type, data: e.data,
+        metadata: { correlationId: cause.metadata.correlationId, causationId: cause.id, merchantId: e.data.merchantId, recordedAt: now, reactor: 'unknown-resolver' },
+      }));
+      try {
+        await this.store.append(cause.stream, data, { expectedRevision: revisionAfter(history) });
+      } catch (error) {
+        if (error instanceof WrongExpectedRevisionError) continue;
+        throw error;
+      }
+      await this.readModels.catchUp();
+      return;
+    }
+  }
+}
