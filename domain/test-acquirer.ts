@@ -63,7 +63,7 @@ export interface CscResponse { gatewayCode: CscGatewayCode; acquirerCode?: strin
  */
 export function cardSecurityCodeResponse(securityCode: string | undefined, brand: Brand): CscResponse {
   if (securityCode === undefined) return { gatewayCode: 'NOT_PRESENT' };
-  if (brand === 'UATP') return { gatewayCode: 'NOT_SUPPORTED' };
+  if (brand === 'UATP') return { gatewayCode: 'NOT_SUPPORTED', acquirerCode: 'U' };
   const table: Record<string, CscGatewayCode> = brand === 'AMEX'
     ? { '1000': 'MATCH', '1010': 'NOT_PROCESSED', '1020': 'NO_MATCH' }
     : { '100': 'MATCH', '101': 'NOT_PROCESSED', '102': 'NO_MATCH' };

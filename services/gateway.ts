@@ -9,6 +9,7 @@ import type { Merchants } from '../merchants.js';
 import type { EventStore } from '../store/event-store.js';
 import { MemoryEventStore } from '../store/memory.js';
 import { SqliteEventStore, openDatabase } from '../store/sqlite.js';
+import { KurrentDbEventStore } from '../store/kurrentdb.js';
 import { MemoryKeyStore, Sealer, SqliteKeyStore, type KeyStore } from '../store/sealing.js';
 import { ReadModels } from '../projections/read-models.js';
 import { tokensProjection } from '../projections/tokens.js';
@@ -39,8 +40,21 @@ export function openStores(config: EventStoreConfig): Opened {
     }
     case 'memory':
       return { store: new MemoryEventStore(), keys: new MemoryKeyStore(), readModelDb: openDatabase(':memory:') };
-    case 'kurrentdb':
-      throw new ConfigError('EVENT_STORE=kurrentdb:// is not available yet in this build (see the README, "Event stores")');
+    case 'kurrentdb': {
+      // Events in KurrentDB; read models and their checkpoints in a local SQLite file (each
+      // instance may have its own: it follows the store's $all); the card-data keys and the
+      // fingerprint secret in a key-store file that every instance on this store must share.
+      const readModelsFile = process.env.READ_MODELS_FILE ?? './data/read-models.db';
+      const keysFile = process.env.KEYS_FILE ?? './data/keys.db';
+      let store: KurrentDbEventStore;
+      try {
+        store = KurrentDbEventStore.fromUrl(config.url);
+      } catch (error) {
+        throw new ConfigError(`EVENT_STORE: ${(error as Error).message}`);
+      }
+      for (const file of [readModelsFile, keysFile]) mkdirSync(dirname(file), { recursive: true });
+      return { store, keys: new SqliteKeyStore(keysFile), readModelDb: openDatabase(readModelsFile) };
+    }
   }
 }
 
