@@ -1,5 +1,6 @@
 // The application is itself a plugin tree: errors, the gateway's stores, one plugin per operation.
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { EventStoreConfig } from './config.js';
@@ -10,6 +11,9 @@ import pay from './plugins/pay.js';
 import token from './plugins/token.js';
 import admin from './plugins/admin.js';
 import openapi from './plugins/openapi.js';
+import limits from './plugins/limits.js';
+import { sortedJson } from './lib/json.js';
+import { DEFAULT_LIMITS, type Limits } from './config.js';
 
 export interface AppOptions {
   eventStore: EventStoreConfig;
@@ -17,6 +21,17 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
   /** ADMIN_PASSWORD: enables the timeline API and page under /admin. */
   adminPassword?: string | undefined;
+  limits?: Partial<Limits>;
+}
+
+/** What Node's HTTP parser refused (malformed, too slow, headers too large), in the gateway's shape. */
+function clientErrorResponse(code: string | undefined): string {
+  const [status, reason, explanation] =
+    code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout', 'The request was not received in time (REQUEST_TIMEOUT_MS)']
+    : code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large', 'The request headers are too large']
+    : [400, 'Bad Request', 'Malformed HTTP request'];
+  const body = sortedJson({ error: { cause: 'INVALID_REQUEST', explanation }, result: 'ERROR' });
+  return `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }
 
 /** pino options: JSON lines, credentials and card data redacted wherever they might appear. */
@@ -31,14 +46,29 @@ export function loggerOptions(level: string) {
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const limitsInForce = { ...DEFAULT_LIMITS, ...options.limits };
   const app = Fastify({
     logger: options.logger ?? false,
     genReqId: () => randomUUID(),
+    bodyLimit: limitsInForce.bodyLimit,
+    // Node's own timers answer a request that is not received in time (408, clientErrorHandler).
+    serverFactory: (handler) => createServer({
+      requestTimeout: limitsInForce.requestTimeoutMs,
+      headersTimeout: limitsInForce.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, limitsInForce.requestTimeoutMs),
+    }, handler),
+    // URL parameters arrive percent-encoded: a 40-character transaction id can take 360 bytes.
+    maxParamLength: 512,
+    clientErrorHandler: (error, socket) => {
+      if (!socket.writable) return socket.destroy(error);
+      socket.end(clientErrorResponse((error as NodeJS.ErrnoException).code));
+    },
     ajv: {
       customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false, verbose: true },
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
   await app.register(errors);
+  await app.register(limits, limitsInForce);
   await app.register(openapi);
   await app.register(gateway, { eventStore: options.eventStore, merchants: options.merchants });
   await app.register(pay);

@@ -16,6 +16,29 @@ export interface Config {
   logLevel: string;
   /** Password of the admin timeline API and page (user `admin`); unset: they are disabled. */
   adminPassword: string | undefined;
+  limits: Limits;
+}
+
+/** Overload protection and request limits (see plugins/limits.ts). */
+export interface Limits {
+  /** MAX_IN_FLIGHT: requests in progress beyond which new ones get 503 SERVER_BUSY. */
+  maxInFlight: number;
+  /** MAX_EVENT_LOOP_DELAY_MS: event-loop delay beyond which new requests get 503 SERVER_BUSY (0: off). */
+  maxEventLoopDelayMs: number;
+  /** BODY_LIMIT: largest request body in bytes (413 beyond). */
+  bodyLimit: number;
+  /** REQUEST_TIMEOUT_MS: time to receive a whole request (headers and body). */
+  requestTimeoutMs: number;
+}
+
+export const DEFAULT_LIMITS: Limits = { maxInFlight: 1024, maxEventLoopDelayMs: 1000, bodyLimit: 65_536, requestTimeoutMs: 30_000 };
+
+function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number, allowZero = false): number {
+  const text = env[name];
+  if (text === undefined || text === '') return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < (allowZero ? 0 : 1)) throw new ConfigError(`${name} '${text}' is not a whole number${allowZero ? '' : ' above 0'}`);
+  return value;
 }
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -52,5 +75,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     merchantsFile: env.MERCHANTS_FILE ?? DEMO_MERCHANTS_FILE,
     logLevel,
     adminPassword: env.ADMIN_PASSWORD || undefined,
+    limits: {
+      maxInFlight: positiveInteger(env, 'MAX_IN_FLIGHT', DEFAULT_LIMITS.maxInFlight),
+      maxEventLoopDelayMs: positiveInteger(env, 'MAX_EVENT_LOOP_DELAY_MS', DEFAULT_LIMITS.maxEventLoopDelayMs, true),
+      bodyLimit: positiveInteger(env, 'BODY_LIMIT', DEFAULT_LIMITS.bodyLimit),
+      requestTimeoutMs: positiveInteger(env, 'REQUEST_TIMEOUT_MS', DEFAULT_LIMITS.requestTimeoutMs),
+    },
   };
 }

@@ -10,7 +10,7 @@ import { loadMerchants } from './merchants.js';
 export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const config = loadConfig(env);
   const merchants = loadMerchants(config.merchantsFile);
-  const app = await buildApp({ eventStore: config.eventStore, merchants, logger: loggerOptions(config.logLevel), adminPassword: config.adminPassword });
+  const app = await buildApp({ eventStore: config.eventStore, merchants, logger: loggerOptions(config.logLevel), adminPassword: config.adminPassword, limits: config.limits });
   closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'closing after an error');
     else app.log.info({ signal }, 'closing');
