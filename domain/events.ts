@@ -45,6 +45,16 @@ export interface TokenUpdated {
 }
 
 /**
+ * The token was deleted (Delete Token). Its card-number key is destroyed after this event is
+ * stored, so the sealed number in older events can never be read again (crypto-shredding);
+ * the history still replays, with masked values.
+ */
+export interface TokenDeleted {
+  type: 'TokenDeleted';
+  data: { merchantId: string; repositoryId: string; token: string; deletedAt: string };
+}
+
+/**
  * An account identifier (card number) was claimed for a token of a repository with unique-card
  * management. The stream is named from a keyed hash of the identifier, never the identifier.
  */
@@ -189,7 +199,7 @@ export interface MerchantConfigured {
   };
 }
 
-export type TokenEvent = TokenCreated | TokenUpdated;
+export type TokenEvent = TokenCreated | TokenUpdated | TokenDeleted;
 export type OrderEvent = PaymentRecorded | PaymentStarted | PaymentOutcomeResolved;
 export const ORDER_EVENT_TYPES: ReadonlySet<string> = new Set<OrderEvent['type']>(['PaymentRecorded', 'PaymentStarted', 'PaymentOutcomeResolved']);
 export type DomainEvent = TokenEvent | OrderEvent | MerchantConfigured | AccountIdentifierReserved | TransactionReferenceReserved;

@@ -1,9 +1,10 @@
 // The token aggregate: state folded from its stream, and the decider of its commands.
-import type { StoredCard, TokenCreated, TokenEvent, TokenUpdated } from './events.js';
+import type { StoredCard, TokenCreated, TokenDeleted, TokenEvent, TokenUpdated } from './events.js';
 import type { TokenGeneration } from './token-id.js';
 
 export type TokenState =
   | { status: 'NONE' }
+  | { status: 'DELETED'; repositoryId: string; token: string; deletedAt: string }
   | {
       status: 'VALID';
       merchantId: string;
@@ -29,6 +30,8 @@ export function evolveToken(state: TokenState, event: TokenEvent): TokenState {
       if (state.status !== 'VALID') return state;
       return { ...state, card: event.data.card, lastUpdated: event.data.updatedAt };
     }
+    case 'TokenDeleted':
+      return { status: 'DELETED', repositoryId: event.data.repositoryId, token: event.data.token, deletedAt: event.data.deletedAt };
     default: {
       const unreachable: never = event;
       return unreachable;
@@ -67,12 +70,24 @@ export class TokenNotFound extends Error {
   override name = 'TokenNotFound';
 }
 
-export type TokenCommand = CreateCardToken | RefreshCardToken;
+/** Delete Token: the token stops working and its card data is forgotten. */
+export interface DeleteToken {
+  type: 'DeleteToken';
+  merchantId: string;
+  now: string;
+}
+
+export type TokenCommand = CreateCardToken | RefreshCardToken | DeleteToken;
 
 export function decideToken(state: TokenState, command: CreateCardToken): TokenCreated[];
 export function decideToken(state: TokenState, command: RefreshCardToken): TokenUpdated[];
-export function decideToken(state: TokenState, command: TokenCommand): Array<TokenCreated | TokenUpdated> {
+export function decideToken(state: TokenState, command: DeleteToken): TokenDeleted[];
+export function decideToken(state: TokenState, command: TokenCommand): Array<TokenCreated | TokenUpdated | TokenDeleted> {
   switch (command.type) {
+    case 'DeleteToken': {
+      if (state.status !== 'VALID') throw new TokenNotFound('no such token');
+      return [{ type: 'TokenDeleted', data: { merchantId: command.merchantId, repositoryId: state.repositoryId, token: state.token, deletedAt: command.now } }];
+    }
     case 'RefreshCardToken': {
       if (state.status !== 'VALID') throw new TokenNotFound('no such token');
       const { expiry } = state.card;

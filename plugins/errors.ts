@@ -125,6 +125,7 @@ export const OPERATIONS = [
   'PUT /api/rest/version/3/merchant/{merchantid}/token/{tokenid}/order/{orderid}/transaction/{transactionid}',
   'POST /api/rest/version/100/merchant/{merchantId}/token',
   'GET /api/rest/version/100/merchant/{merchantId}/token/{tokenid}',
+  'DELETE /api/rest/version/100/merchant/{merchantId}/token/{tokenid}',
 ];
 
 async function errorsPlugin(app: FastifyInstance) {

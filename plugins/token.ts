@@ -4,7 +4,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { RetrieveTokenParams, TokenBody, TokenParams } from '../schemas/token.js';
 import { documented, errorResponses, TokenResponse } from '../schemas/responses.js';
-import { createToken } from '../services/tokens.js';
+import { Type } from '@sinclair/typebox';
+import { createToken, deleteToken } from '../services/tokens.js';
 import { retrieveToken } from '../services/retrieval.js';
 import { requireMerchant } from './auth.js';
 
@@ -40,6 +41,21 @@ const token: FastifyPluginAsyncTypebox = async (app) => {
     const merchant = request.merchant;
     if (!merchant) throw new Error('authenticated route without a merchant');
     return retrieveToken(app.gateway, merchant, request.params.tokenid);
+  });
+
+  app.delete('/api/rest/version/100/merchant/:merchantId/token/:tokenid', {
+    schema: {
+      summary: 'Delete Token',
+      description: 'Deletes the token: it can no longer pay or be retrieved, and its card number is forgotten for good (its key is destroyed). Its history stays, masked.',
+      tags: ['token'],
+      security: [{ basicAuth: [] }],
+      params: RetrieveTokenParams,
+      response: { 200: documented(Type.Object({ result: Type.Literal('SUCCESS') })), ...errorResponses },
+    },
+  }, async (request) => {
+    const merchant = request.merchant;
+    if (!merchant) throw new Error('authenticated route without a merchant');
+    return deleteToken(app.gateway, merchant, request.params.tokenid, request.meta());
   });
 };
 

@@ -23,7 +23,7 @@ const mmyy = (e: { month: number; year: number }) =>
 export const tokensProjection: Projection<TokenDoc> = {
   name: 'tokens',
   version: 1,
-  handles: new Set(['TokenCreated', 'TokenUpdated', 'PaymentRecorded']),
+  handles: new Set(['TokenCreated', 'TokenUpdated', 'TokenDeleted', 'PaymentRecorded']),
   keysOf(event) {
     const d = event.data as { repositoryId: string; token: string };
     return [tokenKey(d.repositoryId, d.token)];
@@ -58,6 +58,9 @@ export const tokensProjection: Projection<TokenDoc> = {
           revision: Number(event.revision),
         };
       }
+      case 'TokenDeleted':
+        // A deleted token is gone from the read model; its events keep the history.
+        return undefined;
       case 'PaymentRecorded': {
         if (!doc) return undefined;
         const d = event.data as PaymentRecorded['data'];

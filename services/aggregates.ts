@@ -4,7 +4,7 @@ import { evolveOrder, initialOrderState, type OrderState } from '../domain/order
 import { evolveToken, initialTokenState, type TokenState } from '../domain/token.js';
 import type { RecordedEvent } from '../store/event-store.js';
 
-const TOKEN_EVENTS = new Set(['TokenCreated', 'TokenUpdated']);
+const TOKEN_EVENTS = new Set(['TokenCreated', 'TokenUpdated', 'TokenDeleted']);
 
 export const foldToken = (events: readonly RecordedEvent[]): TokenState =>
   events.reduce((state, e) => (TOKEN_EVENTS.has(e.type) ? evolveToken(state, e as unknown as TokenEvent) : state), initialTokenState());

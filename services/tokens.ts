@@ -145,21 +145,22 @@ async function createOrReuse(ctx: Creation): Promise<ValidToken> {
   const reservation = streams.accountReservation(repositoryId, gateway.sealer.fingerprint(`card:${repositoryId}:${ctx.number}`));
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const claims = await gateway.store.readStream(reservation);
-    const claim = claims[0]?.data as AccountIdentifierReserved['data'] | undefined;
-    if (!claim) {
+    // The latest claim names the card's token; a claim on a deleted token is replaced.
+    const claim = claims.at(-1)?.data as AccountIdentifierReserved['data'] | undefined;
+    const history = claim ? await gateway.store.readStream(streams.token(repositoryId, claim.token)) : [];
+    const state = foldToken(history);
+    if (!claim || state.status === 'DELETED') {
       const token = newTokenId(ctx);
       if ((await gateway.store.readStream(streams.token(repositoryId, token))).length > 0) continue;
       const reserved: AccountIdentifierReserved = { type: 'AccountIdentifierReserved', data: { repositoryId, token, reservedAt: ctx.now } };
       try {
-        await gateway.store.append(reservation, toEventData([reserved], ctx.meta, ctx.now), { expectedRevision: 'no_stream' });
+        await gateway.store.append(reservation, toEventData([reserved], ctx.meta, ctx.now), { expectedRevision: revisionAfter(claims) });
       } catch (error) {
         if (error instanceof WrongExpectedRevisionError) continue; // another request claimed the card first
         throw error;
       }
       return writeToken(ctx, token, storedCard(ctx));
     }
-    const history = await gateway.store.readStream(streams.token(repositoryId, claim.token));
-    const state = foldToken(history);
     if (state.status !== 'VALID') {
       // The winner has not written its token yet; after a short wait, finish its work for it
       // (it may have stopped between the two appends).
@@ -193,4 +194,35 @@ function mergeStreet(billing: TokenBody['billing']): TokenBody['billing'] {
   const { street2, ...rest } = address;
   const street = [address.street, street2].filter((s) => s !== undefined).join(' ').slice(0, 100);
   return { ...billing, address: { ...rest, street } };
+}
+
+/**
+ * Delete Token: TokenDeleted is stored first, then the card-number key is destroyed, so the
+ * number can never be read again, not even from old events or an export.
+ */
+export async function deleteToken(gateway: Gateway, merchant: MerchantProfile, token: string, meta: RequestMeta) {
+  const stream = streams.token(merchant.repository.id, token);
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const history = await gateway.store.readStream(stream);
+    const state = foldToken(history);
+    if (state.status !== 'VALID') {
+      throw new InvalidRequest(`Value '${token}' is invalid. No such token in the merchant's token repository`, 'tokenid');
+    }
+    const now = new Date().toISOString();
+    const events = decideToken(state, { type: 'DeleteToken', merchantId: merchant.id, now });
+    try {
+      await gateway.store.append(stream, toEventData(events, meta, now), { expectedRevision: revisionAfter(history) });
+    } catch (error) {
+      if (error instanceof WrongExpectedRevisionError) continue;
+      throw error;
+    }
+    for (const e of history) {
+      const sealed = (e.data as { sourceOfFunds?: { card?: { numberSealed?: string } }; card?: { numberSealed?: string } });
+      const keyId = gateway.sealer.keyIdOf(sealed.sourceOfFunds?.card?.numberSealed ?? sealed.card?.numberSealed ?? '');
+      if (keyId) gateway.sealer.destroyKey(keyId);
+    }
+    await gateway.readModels.catchUp();
+    return { result: 'SUCCESS' };
+  }
+  throw new Busy('the token is being changed by too many requests at once');
 }
