@@ -9,6 +9,7 @@ import errors from './plugins/errors.js';
 import gateway from './plugins/gateway.js';
 import pay from './plugins/pay.js';
 import token from './plugins/token.js';
+import orders from './plugins/orders.js';
 import admin from './plugins/admin.js';
 import openapi from './plugins/openapi.js';
 import limits from './plugins/limits.js';
@@ -73,6 +74,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(gateway, { eventStore: options.eventStore, merchants: options.merchants });
   await app.register(pay);
   await app.register(token);
+  await app.register(orders);
   await app.register(admin, { password: options.adminPassword });
   return app;
 }

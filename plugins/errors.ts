@@ -126,6 +126,8 @@ export const OPERATIONS = [
   'POST /api/rest/version/100/merchant/{merchantId}/token',
   'GET /api/rest/version/100/merchant/{merchantId}/token/{tokenid}',
   'DELETE /api/rest/version/100/merchant/{merchantId}/token/{tokenid}',
+  'GET /api/rest/version/3/merchant/{merchantid}/order/{orderid}',
+  'GET /api/rest/version/3/merchant/{merchantid}/order/{orderid}/transaction/{transactionid}',
 ];
 
 async function errorsPlugin(app: FastifyInstance) {

@@ -1,6 +1,11 @@
 // Retrieve operations in the real gateway's shapes, answered from the read models (brought up to
 // date first, so writes by other processes sharing the store are seen).
 import { InvalidRequest } from '../domain/errors.js';
+import { streams } from '../domain/events.js';
+import { minorUnits, toDecimal } from '../domain/money.js';
+import { optional } from '../domain/order.js';
+import { foldOrderStream, orderView } from './order-stream.js';
+import { payResponse } from './responses.js';
 import type { MerchantProfile } from '../merchants.js';
 import { tokenKey, type TokenDoc } from '../projections/tokens.js';
 import type { Gateway } from './gateway.js';
@@ -19,4 +24,41 @@ export async function retrieveToken(gateway: Gateway, merchant: MerchantProfile,
     usage: doc.usage,
     verificationStrategy: doc.verificationStrategy,
   };
+}
+
+/** Retrieve Order: the order with every transaction, each as its pay response (final outcomes). */
+export async function retrieveOrder(gateway: Gateway, merchant: MerchantProfile, orderId: string) {
+  const state = await orderOf(gateway, merchant, orderId);
+  const view = orderView(state, state.creationTime);
+  const transactions = [...state.transactions.values()].map((payment) => payResponse(payment, view, undefined));
+  const amount = (minor: number) => toDecimal(minor, minorUnits(state.currency) ?? 2);
+  return optional({
+    amount: amount([...state.transactions.values()].reduce((sum, p) => sum + p.amount, 0)),
+    creationTime: state.creationTime,
+    currency: state.currency,
+    id: BigInt(state.orderId),
+    lastUpdatedTime: state.lastUpdatedTime,
+    merchant: merchant.id,
+    reference: state.reference,
+    result: 'SUCCESS',
+    status: state.status,
+    totalAuthorizedAmount: amount(state.totals.authorized),
+    totalCapturedAmount: amount(state.totals.captured),
+    totalRefundedAmount: amount(state.totals.refunded),
+    transaction: transactions,
+  });
+}
+
+/** Retrieve Transaction: the pay response as recorded, with the final outcome once resolved. */
+export async function retrieveTransaction(gateway: Gateway, merchant: MerchantProfile, orderId: string, transactionId: string) {
+  const state = await orderOf(gateway, merchant, orderId);
+  const payment = state.transactions.get(transactionId);
+  if (!payment) throw new InvalidRequest(`Value '${transactionId}' is invalid. No such transaction on order ${orderId}`, 'transactionid');
+  return payResponse(payment, orderView(state, state.creationTime), undefined);
+}
+
+async function orderOf(gateway: Gateway, merchant: MerchantProfile, orderId: string) {
+  const state = foldOrderStream(await gateway.store.readStream(streams.order(merchant.id, orderId)));
+  if (!state.exists) throw new InvalidRequest(`Value '${orderId}' is invalid. No such order`, 'orderid');
+  return state;
 }
