@@ -1,0 +1,45 @@
+// A rebuilt read model is byte-for-byte the live one, after a mixed workload: tokens created,
+// updated and deleted, payments approved, declined and UNKNOWN then resolved.
+import { join } from 'node:path';
+import t from 'tap';
+import { buildTestApp, cardBody, createToken, M1, payAuth, payPath, tokenAuth, tokenPath, UNIQUE } from '../helpers/app.js';
+
+t.test('rebuild after a mixed workload equals the live read models', async (t) => {
+  process.env.UNKNOWN_RESOLUTION_DELAY_MS = '0';
+  t.teardown(() => { delete process.env.UNKNOWN_RESOLUTION_DELAY_MS; });
+  const app = await buildTestApp(t, { eventStore: { kind: 'sqlite', path: join(t.testdir(), 'gateway.db') } });
+  const pay = (token: string, orderId: string, txn: string, amount: string) => app.inject({
+    method: 'PUT', url: payPath(M1.id, token, orderId, txn), headers: { authorization: payAuth(M1) },
+    payload: { apiOperation: 'PAY', transaction: { amount, currency: 'USD' } },
+  });
+  const approved = await createToken(app, M1, '5123450000000008', '1', '39');
+  const declined = await createToken(app, M1, '4508750015741019', '5', '39');
+  const unknown = await createToken(app, M1, '2223000000000007', '5', '37');
+  await pay(approved, '10000000001', '1', '10.00');
+  await pay(declined, '10000000002', '1', '10.00');
+  await pay(approved, '10000000002', '2', '10.00');
+  await pay(unknown, '10000000003', '1', '12.50');
+  await pay(unknown, '10000000004', '1', '12.51');
+  const unique = (month: string) => app.inject({ method: 'POST', url: tokenPath(UNIQUE.id), headers: { authorization: tokenAuth(UNIQUE) }, payload: cardBody('4012000033330026', month, '39') });
+  await unique('1');
+  const updated = (await unique('2')).json().token as string;
+  await app.inject({ method: 'DELETE', url: `/api/rest/version/100/merchant/${UNIQUE.id}/token/${updated}`, headers: { authorization: tokenAuth(UNIQUE) } });
+
+  // Wait for both UNKNOWN payments to be resolved (bounded).
+  for (let i = 0; i < 200; i++) {
+    const resolved = (await app.gateway.store.readAll()).filter((e) => e.type === 'PaymentOutcomeResolved').length;
+    if (resolved === 2) break;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  await app.gateway.readModels.catchUp();
+  const types = new Set((await app.gateway.store.readAll()).map((e) => e.type));
+  for (const type of ['TokenCreated', 'TokenUpdated', 'TokenDeleted', 'PaymentRecorded', 'PaymentOutcomeResolved', 'AccountIdentifierReserved']) {
+    t.ok(types.has(type), `the workload wrote ${type}`);
+  }
+  const live = app.gateway.readModels.hash();
+  const result = await app.gateway.readModels.rebuild();
+  t.equal(result.events, (await app.gateway.store.readAll()).length, 'every event replayed');
+  t.equal(app.gateway.readModels.hash(), live, 'byte for byte the same read models');
+  const order = app.gateway.readModels.get<{ status: string; totalCapturedAmount: number }>('orders', `${M1.id}/10000000003`);
+  t.equal(order?.status, 'CAPTURED', 'the resolved UNKNOWN payment counts after the rebuild');
+});
