@@ -1,0 +1,137 @@
+// The decider of Pay with token beyond the real test acquirer: the order lock (PaymentStarted),
+// merchant rules, risk and 3-D Secure markers, reversals, and ResolveUnknownPayment.
+import t from 'tap';
+import { InvalidRequest } from '../../domain/errors.js';
+import type { OrderEvent } from '../../domain/events.js';
+import { decidePay, evolveOrder, initialOrderState, type PayWithToken } from '../../domain/order.js';
+import { decideResolveUnknown } from '../../domain/order-resolution.js';
+import type { MerchantRule } from '../../domain/merchant-rules.js';
+
+const NOW = '2026-11-21T12:00:00.000Z';
+const LATER = '2026-11-21T12:00:05.000Z';
+
+const pay = (overrides: Partial<PayWithToken> = {}): PayWithToken => ({
+  type: 'PayWithToken', merchantId: 'M', orderId: '10000000001', transactionId: 'tx-1', requestFingerprint: 'fp-1',
+  repositoryId: 'R', token: '9123456789012348',
+  card: { number: '512345xxxxxx0008', brand: 'MASTERCARD', scheme: 'MASTERCARD', fundingMethod: 'CREDIT', expiry: { month: 1, year: 39 } },
+  amount: 1000, currency: 'USD', securityCode: undefined, billingStreet: undefined, orderReference: undefined,
+  transactionReference: undefined, source: undefined, frequency: undefined, cashAdvance: undefined, taxLocal: undefined,
+  acquirerMerchantId: 'M', attemptId: 'a-1',
+  ids: { authorizationCode: '123456', receipt: '100000000001', stan: '000001', acquirerTransactionId: 'ATX', batch: 20261121 },
+  now: NOW,
+  ...overrides,
+});
+
+const fold = (events: OrderEvent[]) => events.reduce(evolveOrder, initialOrderState());
+const slow: MerchantRule[] = [{ match: { reference: 'slow' }, answer: { latencyMs: 500 } }];
+
+t.test('a rule with latency: started first, then recorded by the same attempt', async (t) => {
+  const command = pay({ rules: slow, orderReference: 'slow' });
+  const start = decidePay(initialOrderState(), command);
+  if (start.kind !== 'started') throw new Error(`expected started, got ${start.kind}`);
+  t.equal(start.latencyMs, 500);
+  t.equal(start.events[0]?.data.lockExpiresAt, '2026-11-21T12:00:10.500Z', 'latency plus the 10 s margin');
+  const state = fold(start.events);
+  const record = decidePay(state, { ...command, now: '2026-11-21T12:00:00.600Z' });
+  t.equal(record.kind, 'recorded');
+  if (record.kind !== 'recorded') return;
+  t.equal(record.payment.latencyMs, 500);
+  t.equal(record.payment.rule, 0);
+  t.notOk(fold([...start.events, ...record.events]).inProgress, 'the record frees the order');
+
+  t.test('meanwhile: an identical repeat waits, another body is refused, another transaction is LOCK_FAILURE', async (t) => {
+    t.strictSame(decidePay(state, { ...command, attemptId: 'a-2', now: LATER }), { kind: 'inFlight', until: '2026-11-21T12:00:10.500Z' });
+    t.throws(() => decidePay(state, { ...command, attemptId: 'a-2', requestFingerprint: 'fp-x', now: LATER }), InvalidRequest);
+    const locked = decidePay(state, pay({ transactionId: 'tx-2', requestFingerprint: 'fp-2', attemptId: 'a-3', now: LATER }));
+    t.equal(locked.kind, 'locked');
+    if (locked.kind !== 'locked') return;
+    t.equal(locked.payment.outcome.gatewayCode, 'LOCK_FAILURE');
+    t.equal(locked.payment.outcome.result, 'FAILURE');
+    t.notOk('acquirerCode' in locked.payment.outcome);
+  });
+
+  t.test('after the lock expired: another transaction goes ahead; the abandoned one may start again', async (t) => {
+    const expired = '2026-11-21T12:00:11.000Z';
+    t.equal(decidePay(state, pay({ transactionId: 'tx-2', requestFingerprint: 'fp-2', attemptId: 'a-3', now: expired })).kind, 'recorded');
+    t.equal(decidePay(state, { ...command, attemptId: 'a-4', now: expired }).kind, 'started');
+  });
+});
+
+t.test('rules: gatewayCode, SERVER_BUSY, SERVER_FAILED, the first match wins', async (t) => {
+  const rules: MerchantRule[] = [
+    { match: { amount: '10.00' }, answer: { gatewayCode: 'INSUFFICIENT_FUNDS' } },
+    { match: { amount: { min: '10' } }, answer: { gatewayCode: 'REFERRED' } },
+    { match: { card: 'VISA' }, answer: { fault: 'SERVER_BUSY', latencyMs: 5 } },
+    { match: { reference: 'lost' }, answer: { fault: 'SERVER_FAILED' } },
+  ];
+  const first = decidePay(initialOrderState(), pay({ rules }));
+  t.equal(first.kind === 'recorded' && first.payment.outcome.gatewayCode, 'INSUFFICIENT_FUNDS');
+  const second = decidePay(initialOrderState(), pay({ rules, amount: 1001 }));
+  t.equal(second.kind === 'recorded' && second.payment.outcome.gatewayCode, 'REFERRED');
+  const visa = { ...pay().card, brand: 'VISA' as const, scheme: 'VISA' as const };
+  t.strictSame(decidePay(initialOrderState(), pay({ rules, amount: 5, card: visa })), { kind: 'busy', latencyMs: 5 });
+  const lost = decidePay(initialOrderState(), pay({ rules, amount: 5, orderReference: 'lost' }));
+  t.equal(lost.kind === 'recorded' && lost.payment.fault, 'SERVER_FAILED');
+});
+
+t.test('risk: reject before authorization, reversal after it, bypass, system rules', async (t) => {
+  const outcome = (overrides: Partial<PayWithToken>) => {
+    const decision = decidePay(initialOrderState(), pay(overrides));
+    if (decision.kind !== 'recorded') throw new Error('expected recorded');
+    return decision.payment;
+  };
+  const rejected = outcome({ orderReference: 'RISK_REJECT' });
+  t.strictSame(rejected.outcome.risk, { gatewayCode: 'REJECT', reversalTransactionResult: 'NOT_APPLICABLE' });
+  t.equal(rejected.outcome.gatewayCode, 'BLOCKED');
+  t.notOk('authorizationCode' in rejected.outcome, 'the acquirer was not asked');
+  const reversed = outcome({ orderReference: 'x RISK_REJECT_AFTER_AUTH' });
+  t.equal(reversed.outcome.authorizationCode, '123456', 'authorized, then reversed');
+  t.strictSame(reversed.totalsAfter, { authorized: 0, captured: 0, refunded: 0 });
+  t.equal(reversed.orderStatus, 'CANCELLED');
+  const failed = outcome({ orderReference: 'RISK_REJECT_REVERSAL_FAIL' });
+  t.equal(failed.outcome.risk?.reversalTransactionResult, 'FAIL');
+  t.strictSame(failed.totalsAfter, { authorized: 1000, captured: 1000, refunded: 0 }, 'the money stays captured');
+  t.equal(failed.orderStatus, 'CAPTURED');
+  const bypassed = outcome({ orderReference: 'RISK_REJECT', bypassMerchantRiskRules: true, rules: [{ answer: { risk: 'REJECT' } }] });
+  t.strictSame(bypassed.outcome.risk, { gatewayCode: 'NOT_CHECKED' });
+  t.equal(bypassed.outcome.gatewayCode, 'APPROVED');
+  const system = outcome({ orderReference: 'RISK_SYSTEM_REJECT', bypassMerchantRiskRules: true });
+  t.equal(system.outcome.risk?.gatewayCode, 'SYSTEM_REJECT');
+  const fromRule = outcome({ rules: [{ match: { amount: '99.00' }, answer: { risk: 'REVIEW' } }] });
+  t.strictSame(fromRule.outcome.risk, { gatewayCode: 'ACCEPT', reviewResult: 'NOT_REQUIRED' }, 'a merchant with risk rules: ACCEPT when none matches');
+  t.notOk('risk' in outcome({}).outcome, 'no risk rules, no marker: no risk member');
+});
+
+t.test('3-D Secure markers', async (t) => {
+  const outcome = (lastName: string) => {
+    const decision = decidePay(initialOrderState(), pay({ holder: { lastName } }));
+    if (decision.kind !== 'recorded') throw new Error('expected recorded');
+    return decision.payment.outcome;
+  };
+  t.strictSame(outcome('Smith 3DS_AUTHENTICATED').threeDSecure, { gatewayCode: 'AUTHENTICATED' });
+  t.equal(outcome('Smith 3DS_AUTHENTICATED').gatewayCode, 'APPROVED');
+  t.equal(outcome('3DS_NOT_AUTHENTICATED').gatewayCode, 'AUTHENTICATION_FAILED');
+  t.equal(outcome('3DS_NOT_ENROLLED').gatewayCode, 'NOT_ENROLLED_3D_SECURE');
+  t.equal(outcome('3DS_SIGNATURE_ERROR').gatewayCode, 'BLOCKED');
+  t.notOk('threeDSecure' in outcome('Smith 3ds_authenticated'), 'markers are upper case');
+  t.notOk('threeDSecure' in outcome('X3DS_AUTHENTICATED'), 'a marker is a word of its own');
+});
+
+t.test('ResolveUnknownPayment: by amount parity, once', async (t) => {
+  const unknownCard = { ...pay().card, expiry: { month: 5, year: 37 } };
+  for (const [amount, gatewayCode, captured] of [[1250, 'APPROVED', 1250], [1251, 'DECLINED', 0]] as const) {
+    const recorded = decidePay(initialOrderState(), pay({ card: unknownCard, amount }));
+    if (recorded.kind !== 'recorded') throw new Error('expected recorded');
+    t.equal(recorded.payment.orderStatus, 'INITIATED');
+    const state = fold(recorded.events);
+    const events = decideResolveUnknown(state, { type: 'ResolveUnknownPayment', transactionId: 'tx-1', authorizationCode: '654321', now: LATER });
+    t.equal(events.length, 1);
+    t.equal(events[0]?.data.gatewayCode, gatewayCode);
+    t.equal(events[0]?.data.totalsAfter.captured, captured);
+    const after = fold([...recorded.events, ...events]);
+    t.equal(after.exists && after.transactions.get('tx-1')?.outcome.gatewayCode, gatewayCode);
+    t.equal(after.exists && after.status, captured ? 'CAPTURED' : 'FAILED');
+    t.strictSame(decideResolveUnknown(after, { type: 'ResolveUnknownPayment', transactionId: 'tx-1', authorizationCode: '1', now: LATER }), [], 'resolved once');
+  }
+  t.strictSame(decideResolveUnknown(initialOrderState(), { type: 'ResolveUnknownPayment', transactionId: 'tx-1', authorizationCode: '1', now: LATER }), []);
+});
