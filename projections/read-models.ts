@@ -61,7 +61,10 @@ export class ReadModels {
     }
     await this.catchUp();
     this.subscription = this.store.subscribeAll({ fromPosition: this.minCheckpoint() }, {
-      onEvent: () => { void this.catchUp(); },
+      onEvent: () => {
+        // Another process's events: a failed catch-up is retried by the next event or request.
+        this.catchUp().catch((error: unknown) => process.emitWarning(`read models could not catch up: ${String(error)}`));
+      },
     });
   }
 

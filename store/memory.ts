@@ -44,14 +44,15 @@ export class MemoryEventStore implements EventStore {
     const from = options.fromRevision ?? 0n;
     const until = options.untilRevision;
     const untilTime = options.untilTime?.toISOString();
-    return (this.streams.get(stream) ?? []).filter((e) =>
-      e.revision >= from && (until === undefined || e.revision <= until) && (untilTime === undefined || e.created <= untilTime));
+    // Copies: a caller changing what it read must not rewrite history.
+    return structuredClone((this.streams.get(stream) ?? []).filter((e) =>
+      e.revision >= from && (until === undefined || e.revision <= until) && (untilTime === undefined || e.created <= untilTime)));
   }
 
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
     const from = Number(options.fromPosition ?? 0n);
     const to = options.maxCount === undefined ? undefined : from + options.maxCount;
-    return this.log.slice(from, to);
+    return structuredClone(this.log.slice(from, to));
   }
 
   subscribeAll(options: SubscribeOptions, handlers: SubscriptionHandlers): Subscription {

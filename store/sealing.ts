@@ -81,8 +81,9 @@ export class Sealer {
     const key = this.keys.get(keyId);
     if (!key) return undefined;
     const body = Buffer.from(bodyText, 'base64url');
-    const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(ivText, 'base64url'));
+    const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(ivText, 'base64url'), { authTagLength: 16 });
     decipher.setAAD(Buffer.from(keyId));
+    if (body.length < 16) return undefined;
     decipher.setAuthTag(body.subarray(body.length - 16));
     return Buffer.concat([decipher.update(body.subarray(0, body.length - 16)), decipher.final()]).toString('utf8');
   }

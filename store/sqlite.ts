@@ -87,6 +87,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   append(stream: string, events: readonly EventData[], options: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
+    if (!this.db.open) return Promise.reject(new Error('the event store is not open (closed)'));
     return new Promise<AppendResult>((resolve, reject) => {
       this.queue.push({ stream, events, expected: options.expectedRevision ?? 'any', resolve, reject });
       if (!this.flushScheduled) {
@@ -101,8 +102,8 @@ export class SqliteEventStore implements EventStore {
     this.queue = [];
     this.flushScheduled = false;
     const outcomes: Array<{ ok: true; value: AppendResult } | { ok: false; error: unknown }> = [];
-    const appendOne = this.db.transaction((item: PendingAppend, created: string) => this.write(item, created));
     try {
+      const appendOne = this.db.transaction((item: PendingAppend, created: string) => this.write(item, created));
       this.db.transaction(() => {
         const created = new Date().toISOString();
         for (const item of batch) {

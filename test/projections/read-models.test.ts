@@ -1,0 +1,407 @@
+// Read models: the tokens and orders projections folded into SQLite by ReadModels, with durable
+// checkpoints, version rebuilds, reset, and events from other processes sharing the file.
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import t, { type Test } from 'tap';
+import type { PaymentRecorded, TokenCreated } from '../../domain/events.js';
+import { streams } from '../../domain/events.js';
+import type { OrderDoc } from '../../projections/orders.js';
+import { orderKey, ordersProjection } from '../../projections/orders.js';
+import type { Projection } from '../../projections/projection.js';
+import { ReadModels } from '../../projections/read-models.js';
+import type { TokenDoc } from '../../projections/tokens.js';
+import { tokenKey, tokensProjection } from '../../projections/tokens.js';
+import type { EventData, EventStore, RecordedEvent } from '../../store/event-store.js';
+import { MemoryEventStore } from '../../store/memory.js';
+import { openDatabase, SqliteEventStore } from '../../store/sqlite.js';
+
+const MERCHANT = 'TESTMERCHANT01';
+const REPO = 'REPO01';
+const dir = t.testdir();
+let files = 0;
+const newPath = () => join(dir, `gateway-${++files}.db`);
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+async function waitFor(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(5);
+  }
+}
+
+const metadata = () => ({ correlationId: randomUUID(), merchantId: MERCHANT, recordedAt: new Date().toISOString() });
+
+function tokenCreated(token: string, overrides: Partial<TokenCreated['data']> = {}): EventData<'TokenCreated', TokenCreated['data']> {
+  return {
+    id: randomUUID(),
+    type: 'TokenCreated',
+    metadata: metadata(),
+    data: {
+      merchantId: MERCHANT,
+      repositoryId: REPO,
+      token,
+      tokenGeneration: 'RANDOM',
+      sourceOfFunds: {
+        type: 'CARD',
+        card: {
+          numberSealed: `v1.${randomUUID()}.c2VhbGVkLWl2LTEy.c2VhbGVkLWNpcGhlcnRleHQtYW5kLXRhZw`,
+          number: '512345xxxxxx0008',
+          brand: 'MASTERCARD',
+          scheme: 'MASTERCARD',
+          fundingMethod: 'CREDIT',
+          expiry: { month: 1, year: 39 },
+        },
+      },
+      verification: { strategy: 'BASIC', gatewayCode: 'BASIC_VERIFICATION_SUCCESSFUL' },
+      status: 'VALID',
+      createdAt: '2026-03-01T10:00:00.000Z',
+      ...overrides,
+    },
+  };
+}
+
+interface PaymentInput {
+  token: string; orderId: string; transactionId: string; amount: number; totalAfter: number;
+  timeOfRecord: string; orderReference?: string; transactionReference?: string; declined?: boolean;
+}
+
+function paymentRecorded(p: PaymentInput): EventData<'PaymentRecorded', PaymentRecorded['data']> {
+  return {
+    id: randomUUID(),
+    type: 'PaymentRecorded',
+    metadata: metadata(),
+    data: {
+      merchantId: MERCHANT,
+      orderId: p.orderId,
+      transactionId: p.transactionId,
+      requestFingerprint: 'n3mJ2q0bS4c1b8y0x3mZyW1nQy3hXb9m0a2cV7eQz5k',
+      repositoryId: REPO,
+      token: p.token,
+      card: { number: '512345xxxxxx0008', brand: 'MASTERCARD', scheme: 'MASTERCARD', fundingMethod: 'CREDIT', type: 'MASTERCARD', expiry: { month: 1, year: 39 } },
+      amount: p.amount,
+      currency: 'USD',
+      ...(p.orderReference ? { orderReference: p.orderReference } : {}),
+      ...(p.transactionReference ? { transactionReference: p.transactionReference } : {}),
+      source: 'INTERNET',
+      outcome: {
+        gatewayCode: p.declined ? 'DECLINED' : 'APPROVED',
+        result: p.declined ? 'FAILURE' : 'SUCCESS',
+        acquirerCode: p.declined ? '05' : '00',
+        acquirerMessage: p.declined ? 'Do not honour' : 'Approved',
+        ...(p.declined ? {} : { authorizationCode: '012345' }),
+        cardSecurityCode: { gatewayCode: 'NOT_PROCESSED' },
+        acquirer: {
+          id: 'TEST_ACQUIRER', batch: 20260301, date: '0301', merchantId: '123456789',
+          settlementDate: '2026-03-01', timeZone: '+0000', transactionId: '123456789012345',
+        },
+        receipt: '606010000001',
+        stan: '1',
+        terminal: '12345678',
+      },
+      orderStatus: p.declined ? 'FAILED' : 'CAPTURED',
+      totalsAfter: { authorized: p.totalAfter, captured: p.totalAfter, refunded: 0 },
+      timeOfRecord: p.timeOfRecord,
+    },
+  };
+}
+
+const merchantConfigured = (): EventData => ({
+  id: randomUUID(),
+  type: 'MerchantConfigured',
+  metadata: metadata(),
+  data: {
+    merchantId: MERCHANT,
+    repository: { id: REPO, tokenGeneration: 'RANDOM', tokenManagement: 'UNIQUE_TOKEN', schemeTokenization: false, schemeTokenProvisioningMode: 'ASYNCHRONOUS' },
+  },
+});
+
+const TOKEN_A = '9123456789012345';
+const TOKEN_B = '9876543210987654';
+const ORDER_1 = '10000000001';
+const ORDER_2 = '10000000002';
+
+/** A small history: a merchant, two tokens, three payments on two orders (one declined). */
+async function appendHistory(store: EventStore): Promise<void> {
+  await store.append(streams.merchant(MERCHANT), [merchantConfigured()], { expectedRevision: 'no_stream' });
+  await store.append(streams.token(REPO, TOKEN_A), [tokenCreated(TOKEN_A)], { expectedRevision: 'no_stream' });
+  await store.append(streams.token(REPO, TOKEN_B), [tokenCreated(TOKEN_B, {
+    createdAt: '2026-03-01T10:05:00.000Z',
+    sourceOfFunds: { type: 'CARD', card: { numberSealed: `v1.${randomUUID()}.aXY.Ym9keQ`, number: '450875xxxxxx1019', brand: 'VISA', scheme: 'VISA', fundingMethod: 'DEBIT', expiry: { month: 5, year: 9 } } },
+  })], { expectedRevision: 'no_stream' });
+  await store.append(streams.order(MERCHANT, ORDER_1), [paymentRecorded({
+    token: TOKEN_A, orderId: ORDER_1, transactionId: 'txn-1', amount: 2500, totalAfter: 2500,
+    timeOfRecord: '2026-03-01T11:00:00.000Z', orderReference: 'cart-1', transactionReference: 'ref-1',
+  })], { expectedRevision: 'no_stream' });
+  await store.append(streams.order(MERCHANT, ORDER_1), [paymentRecorded({
+    token: TOKEN_A, orderId: ORDER_1, transactionId: 'txn-2', amount: 500, totalAfter: 3000,
+    timeOfRecord: '2026-03-01T12:00:00.000Z', orderReference: 'ignored-later-reference',
+  })], { expectedRevision: 0n });
+  await store.append(streams.order(MERCHANT, ORDER_2), [paymentRecorded({
+    token: TOKEN_B, orderId: ORDER_2, transactionId: 'txn-1', amount: 999, totalAfter: 0,
+    timeOfRecord: '2026-03-01T13:00:00.000Z', declined: true,
+  })], { expectedRevision: 'no_stream' });
+  await store.append('unrelated-1', [{ id: randomUUID(), type: 'SomethingElse', data: { merchantId: MERCHANT }, metadata: metadata() }]);
+}
+
+/** A projection that counts the events it folds. */
+function counting<Doc>(projection: Projection<Doc>, overrides: Partial<Projection<Doc>> = {}) {
+  const counter = { evolved: 0 };
+  const wrapped: Projection = {
+    ...(projection as Projection),
+    ...(overrides as Partial<Projection>),
+    evolve(doc, event: RecordedEvent, key: string) {
+      counter.evolved++;
+      return (projection as Projection).evolve(doc, event, key);
+    },
+  };
+  return { projection: wrapped, counter };
+}
+
+/** An event store and read models on one SQLite file, as services/gateway.ts wires them. */
+function openGatewayLike(t: Test, path: string, projections: readonly Projection[], pollIntervalMs = 20) {
+  const store = new SqliteEventStore(path, { pollIntervalMs });
+  const readModels = new ReadModels(store.db, store, projections);
+  const close = async () => {
+    await readModels.stop();
+    await store.close();
+  };
+  t.teardown(close);
+  return { store, readModels, close };
+}
+
+const PROJECTIONS = [tokensProjection as Projection, ordersProjection as Projection];
+
+t.test('catchUp folds tokens and orders into their documents', async (t) => {
+  const store = new MemoryEventStore();
+  const db = openDatabase(':memory:');
+  t.teardown(() => db.close());
+  const readModels = new ReadModels(db, store, PROJECTIONS);
+  await appendHistory(store);
+  await readModels.catchUp();
+
+  const a = readModels.get<TokenDoc>('tokens', tokenKey(REPO, TOKEN_A));
+  t.same(a, {
+    merchantId: MERCHANT,
+    repositoryId: REPO,
+    token: TOKEN_A,
+    status: 'VALID',
+    sourceOfFunds: { type: 'CARD', provided: { card: { number: '512345xxxxxx0008', brand: 'MASTERCARD', scheme: 'MASTERCARD', fundingMethod: 'CREDIT', expiry: '0139' } } },
+    verificationStrategy: 'BASIC',
+    usage: { lastUpdated: '2026-03-01T10:00:00.000Z', lastUpdatedBy: MERCHANT, lastUsed: '2026-03-01T12:00:00.000Z' },
+    createdAt: '2026-03-01T10:00:00.000Z',
+    revision: 0,
+  }, 'token A: masked number, expiry MMYY, lastUsed from its last payment');
+  t.strictSame(Object.keys(a?.sourceOfFunds.provided.card ?? {}).sort(), ['brand', 'expiry', 'fundingMethod', 'number', 'scheme'], 'no sealed number in the read model');
+  t.notMatch(JSON.stringify(readModels.all('tokens')), 'numberSealed');
+  t.notMatch(JSON.stringify(readModels.all('tokens')), /v1\.[0-9a-f-]{36}\./, 'no sealed value in any token document');
+
+  const b = readModels.get<TokenDoc>('tokens', tokenKey(REPO, TOKEN_B));
+  t.equal(b?.sourceOfFunds.provided.card.expiry, '0509', 'single-digit month and year are padded');
+  t.equal(b?.sourceOfFunds.provided.card.number, '450875xxxxxx1019');
+  t.equal(b?.usage.lastUsed, '2026-03-01T13:00:00.000Z', 'a declined payment still uses the token');
+  t.equal(readModels.all('tokens').length, 2);
+
+  const order1 = readModels.get<OrderDoc>('orders', orderKey(MERCHANT, ORDER_1));
+  t.same(order1, {
+    merchantId: MERCHANT,
+    id: ORDER_1,
+    currency: 'USD',
+    reference: 'cart-1',
+    status: 'CAPTURED',
+    creationTime: '2026-03-01T11:00:00.000Z',
+    lastUpdatedTime: '2026-03-01T12:00:00.000Z',
+    totalAuthorizedAmount: 3000,
+    totalCapturedAmount: 3000,
+    totalRefundedAmount: 0,
+    transactions: [
+      { id: 'txn-1', type: 'PAYMENT', amount: 2500, currency: 'USD', result: 'SUCCESS', gatewayCode: 'APPROVED', authorizationCode: '012345', reference: 'ref-1', token: TOKEN_A, card: { number: '512345xxxxxx0008', brand: 'MASTERCARD' }, timeOfRecord: '2026-03-01T11:00:00.000Z' },
+      { id: 'txn-2', type: 'PAYMENT', amount: 500, currency: 'USD', result: 'SUCCESS', gatewayCode: 'APPROVED', authorizationCode: '012345', token: TOKEN_A, card: { number: '512345xxxxxx0008', brand: 'MASTERCARD' }, timeOfRecord: '2026-03-01T12:00:00.000Z' },
+    ],
+  }, 'order 1: totals after the last payment, both transactions in order, the first reference kept');
+
+  const order2 = readModels.get<OrderDoc>('orders', orderKey(MERCHANT, ORDER_2));
+  t.equal(order2?.status, 'FAILED');
+  t.equal(order2?.totalCapturedAmount, 0);
+  t.same(order2?.transactions.map((x) => [x.id, x.result, x.gatewayCode]), [['txn-1', 'FAILURE', 'DECLINED']]);
+  t.notOk(order2?.transactions[0] && 'authorizationCode' in order2.transactions[0], 'no authorization code on a decline');
+  t.notOk(order2 && 'reference' in order2, 'no reference when none was given');
+  t.same(readModels.all('orders').map((r) => r.key), [orderKey(MERCHANT, ORDER_1), orderKey(MERCHANT, ORDER_2)]);
+
+  const head = await store.headPosition();
+  t.equal(head, 7n, 'seven events in the history');
+  t.equal(readModels.checkpoint('tokens'), head, 'the tokens checkpoint is the last position, even past events it ignores');
+  t.equal(readModels.checkpoint('orders'), head, 'so is the orders checkpoint');
+
+  await store.append(streams.order(MERCHANT, ORDER_2), [paymentRecorded({
+    token: TOKEN_B, orderId: ORDER_2, transactionId: 'txn-2', amount: 999, totalAfter: 999, timeOfRecord: '2026-03-01T14:00:00.000Z',
+  })]);
+  await readModels.catchUp();
+  const after = readModels.get<OrderDoc>('orders', orderKey(MERCHANT, ORDER_2));
+  t.same(after?.transactions.map((x) => x.id), ['txn-1', 'txn-2'], 'a second catchUp applies only the new event');
+  t.equal(after?.totalCapturedAmount, 999);
+  t.equal(after?.creationTime, '2026-03-01T13:00:00.000Z', 'creation time stays the first payment’s');
+  t.equal(readModels.checkpoint('orders'), 8n);
+});
+
+t.test('a payment for a token without a TokenCreated leaves no token document', async (t) => {
+  const store = new MemoryEventStore();
+  const db = openDatabase(':memory:');
+  t.teardown(() => db.close());
+  const readModels = new ReadModels(db, store, PROJECTIONS);
+  await store.append(streams.order(MERCHANT, ORDER_1), [paymentRecorded({
+    token: TOKEN_A, orderId: ORDER_1, transactionId: 'txn-1', amount: 100, totalAfter: 100, timeOfRecord: '2026-03-01T11:00:00.000Z',
+  })]);
+  await readModels.catchUp();
+  t.same(readModels.all('tokens'), []);
+  t.equal(readModels.all('orders').length, 1);
+});
+
+t.test('after a restart, read models resume from their checkpoint without re-applying', async (t) => {
+  const path = newPath();
+  const first = openGatewayLike(t, path, PROJECTIONS);
+  await first.readModels.start();
+  await appendHistory(first.store);
+  await first.readModels.catchUp();
+  const tokensBefore = first.readModels.all('tokens');
+  const ordersBefore = first.readModels.all('orders');
+  const head = await first.store.headPosition();
+  t.equal(first.readModels.checkpoint('orders'), head);
+  await first.close();
+
+  const tokens = counting(tokensProjection);
+  const orders = counting(ordersProjection);
+  const second = openGatewayLike(t, path, [tokens.projection, orders.projection]);
+  t.equal(second.readModels.checkpoint('tokens'), head, 'the checkpoint is durable');
+  await second.readModels.start();
+  t.equal(tokens.counter.evolved + orders.counter.evolved, 0, 'start() re-applies nothing');
+  t.same(second.readModels.all('tokens'), tokensBefore, 'token documents unchanged');
+  t.same(second.readModels.all('orders'), ordersBefore, 'order documents unchanged');
+
+  await second.store.append(streams.order(MERCHANT, ORDER_1), [paymentRecorded({
+    token: TOKEN_A, orderId: ORDER_1, transactionId: 'txn-3', amount: 100, totalAfter: 3100, timeOfRecord: '2026-03-02T09:00:00.000Z',
+  })], { expectedRevision: 1n });
+  await second.readModels.catchUp();
+  t.equal(orders.counter.evolved, 1, 'only the new payment is folded into orders');
+  t.same(second.readModels.get<OrderDoc>('orders', orderKey(MERCHANT, ORDER_1))?.transactions.map((x) => x.id),
+    ['txn-1', 'txn-2', 'txn-3'], 'no transaction twice');
+  t.equal(second.readModels.get<TokenDoc>('tokens', tokenKey(REPO, TOKEN_A))?.usage.lastUsed, '2026-03-02T09:00:00.000Z');
+  t.equal(second.readModels.checkpoint('tokens'), head + 1n);
+});
+
+t.test("changing a projection's version rebuilds that projection at start()", async (t) => {
+  const path = newPath();
+  const first = openGatewayLike(t, path, PROJECTIONS);
+  await first.readModels.start();
+  await appendHistory(first.store);
+  await first.readModels.catchUp();
+  const tokensBefore = first.readModels.all('tokens');
+  const ordersBefore = first.readModels.all('orders');
+  // Spoil one document of each model, so that a rebuild shows (and a skipped one too).
+  first.store.db.prepare("UPDATE read_models SET doc = '{\"stale\":true}' WHERE projection = ?").run('orders');
+  first.store.db.prepare("UPDATE read_models SET doc = '{\"stale\":true}' WHERE projection = ? AND key = ?").run('tokens', tokenKey(REPO, TOKEN_B));
+  first.store.db.prepare("INSERT INTO read_models (projection, key, doc) VALUES ('orders', 'TESTMERCHANT01/orphan', '{}')").run();
+  await first.close();
+
+  const tokens = counting(tokensProjection);
+  const orders = counting(ordersProjection, { version: ordersProjection.version + 1 });
+  const second = openGatewayLike(t, path, [tokens.projection, orders.projection]);
+  await second.readModels.start();
+  t.equal(orders.counter.evolved, 3, 'every payment is folded again into the new version');
+  t.equal(tokens.counter.evolved, 0, 'the unchanged projection is left alone');
+  t.same(second.readModels.all('orders'), ordersBefore, 'orders rebuilt: spoiled and orphan documents gone');
+  t.same(second.readModels.all('tokens').find((r) => r.key === tokenKey(REPO, TOKEN_B))?.doc, '{"stale":true}', 'tokens not rebuilt');
+  t.notSame(second.readModels.all('tokens'), tokensBefore, 'so the spoiled token document is still spoiled');
+  const head = await second.store.headPosition();
+  t.equal(second.readModels.checkpoint('orders'), head);
+  const row = second.store.db.prepare('SELECT version FROM projection_checkpoints WHERE name = ?').get('orders') as { version: number };
+  t.equal(row.version, ordersProjection.version + 1, 'the new version is recorded');
+  await second.close();
+
+  const third = counting(ordersProjection, { version: ordersProjection.version + 1 });
+  const again = openGatewayLike(t, path, [tokensProjection as Projection, third.projection]);
+  await again.readModels.start();
+  t.equal(third.counter.evolved, 0, 'the same version again: no second rebuild');
+});
+
+t.test('reset() then catchUp() rebuilds documents byte for byte', async (t) => {
+  const path = newPath();
+  const { store, readModels } = openGatewayLike(t, path, PROJECTIONS);
+  await appendHistory(store);
+  await store.append(streams.order(MERCHANT, ORDER_1), [paymentRecorded({
+    token: TOKEN_A, orderId: ORDER_1, transactionId: 'txn-3', amount: 100, totalAfter: 3100, timeOfRecord: '2026-03-02T09:00:00.000Z',
+  })]);
+  await readModels.catchUp();
+  const tokensBefore = readModels.all('tokens');
+  const ordersBefore = readModels.all('orders');
+  t.equal(ordersBefore.length, 2);
+  const head = await store.headPosition();
+
+  readModels.reset(tokensProjection as Projection);
+  readModels.reset(ordersProjection as Projection);
+  t.same(readModels.all('tokens'), [], 'reset drops the documents');
+  t.same(readModels.all('orders'), []);
+  t.equal(readModels.checkpoint('tokens'), 0n, 'and the checkpoint');
+  await readModels.catchUp();
+  t.strictSame(readModels.all('tokens'), tokensBefore, 'tokens: same keys, same JSON text');
+  t.strictSame(readModels.all('orders'), ordersBefore, 'orders: same keys, same JSON text');
+  t.equal(readModels.checkpoint('orders'), head);
+
+  readModels.reset(ordersProjection as Projection);
+  t.equal(readModels.all('tokens').length, 2, 'resetting one projection leaves the other');
+  t.equal(readModels.checkpoint('tokens'), head);
+  await readModels.catchUp();
+  t.strictSame(readModels.all('orders'), ordersBefore, 'one projection rebuilt alone');
+  t.strictSame(readModels.all('tokens'), tokensBefore, 'the other not applied twice');
+});
+
+t.test('after start(), events appended by another process are picked up by the subscription', async (t) => {
+  const path = newPath();
+  const { store, readModels } = openGatewayLike(t, path, PROJECTIONS, 20);
+  await appendHistory(store);
+  await readModels.start();
+  t.equal(readModels.checkpoint('tokens'), await store.headPosition(), 'start() catches up');
+
+  const other = new SqliteEventStore(path, { pollIntervalMs: 20 });
+  t.teardown(() => other.close());
+  const tokenC = '9000000000000001';
+  await other.append(streams.token(REPO, tokenC), [tokenCreated(tokenC)], { expectedRevision: 'no_stream' });
+  await other.append(streams.order(MERCHANT, '10000000003'), [paymentRecorded({
+    token: tokenC, orderId: '10000000003', transactionId: 'txn-1', amount: 4200, totalAfter: 4200, timeOfRecord: '2026-03-03T08:00:00.000Z',
+  })], { expectedRevision: 'no_stream' });
+  const key = orderKey(MERCHANT, '10000000003');
+  await waitFor(() => readModels.get('orders', key) !== undefined && readModels.checkpoint('tokens') === 9n, 3000, 'the other process’s events');
+  t.equal(readModels.get<TokenDoc>('tokens', tokenKey(REPO, tokenC))?.usage.lastUsed, '2026-03-03T08:00:00.000Z');
+  t.equal(readModels.get<OrderDoc>('orders', key)?.totalCapturedAmount, 4200);
+  t.equal(readModels.checkpoint('orders'), await other.headPosition());
+
+  // And appends through this process's own store arrive without an explicit catchUp.
+  await store.append(streams.order(MERCHANT, '10000000003'), [paymentRecorded({
+    token: tokenC, orderId: '10000000003', transactionId: 'txn-2', amount: 800, totalAfter: 5000, timeOfRecord: '2026-03-03T09:00:00.000Z',
+  })], { expectedRevision: 0n });
+  await waitFor(() => readModels.get<OrderDoc>('orders', key)?.transactions.length === 2, 3000, 'the own store’s event');
+  await sleep(60);
+  t.same(readModels.get<OrderDoc>('orders', key)?.transactions.map((x) => x.id), ['txn-1', 'txn-2'], 'each payment once');
+  t.equal(readModels.get<OrderDoc>('orders', key)?.totalCapturedAmount, 5000);
+
+  await readModels.stop();
+  await other.append(streams.order(MERCHANT, '10000000003'), [paymentRecorded({
+    token: tokenC, orderId: '10000000003', transactionId: 'txn-3', amount: 1, totalAfter: 5001, timeOfRecord: '2026-03-03T10:00:00.000Z',
+  })], { expectedRevision: 1n });
+  await sleep(80);
+  t.equal(readModels.get<OrderDoc>('orders', key)?.transactions.length, 2, 'stop() ends the subscription');
+});
+
+t.test('two read models sharing one file never apply an event twice', async (t) => {
+  const path = newPath();
+  const a = openGatewayLike(t, path, PROJECTIONS, 20);
+  const b = openGatewayLike(t, path, PROJECTIONS, 20);
+  await a.readModels.start();
+  await b.readModels.start();
+  await appendHistory(a.store);
+  await Promise.all([a.readModels.catchUp(), b.readModels.catchUp()]);
+  await waitFor(() => b.readModels.checkpoint('orders') === 7n, 3000, 'both caught up');
+  await sleep(60);
+  t.same(a.readModels.get<OrderDoc>('orders', orderKey(MERCHANT, ORDER_1))?.transactions.map((x) => x.id), ['txn-1', 'txn-2']);
+  t.same(a.readModels.all('orders'), b.readModels.all('orders'), 'one set of documents');
+});

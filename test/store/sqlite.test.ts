@@ -1,0 +1,203 @@
+// The event store contract against the SQLite adapter (on files, with reopen), and what only
+// SQLite promises: several connections on one file behave like several processes, appends of one
+// event-loop turn commit together, WAL, durability.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import t, { type Test } from 'tap';
+import { WrongExpectedRevisionError, type RecordedEvent } from '../../store/event-store.js';
+import { SqliteEventStore } from '../../store/sqlite.js';
+import { eventStoreContract, events, expectWrongRevision, newEvent, sleep, waitFor } from './contract.js';
+
+const dir = t.testdir();
+let files = 0;
+const newPath = () => join(dir, `events-${++files}.db`);
+
+/** Open a store and close it at the end of the test. */
+function openStore(t: Test, path: string, pollIntervalMs?: number): SqliteEventStore {
+  const store = new SqliteEventStore(path, pollIntervalMs === undefined ? {} : { pollIntervalMs });
+  t.teardown(() => store.close());
+  return store;
+}
+
+t.test('contract', async (t) => {
+  eventStoreContract(t, async () => {
+    const path = newPath();
+    return { store: new SqliteEventStore(path), reopen: async () => new SqliteEventStore(path) };
+  }, { durable: true });
+});
+
+/** Commits in a WAL file: frames whose "database size after commit" field is set, up to the
+ *  first frame of an older generation (salts differ from the header's). */
+function walCommits(dbPath: string): number {
+  const walPath = `${dbPath}-wal`;
+  if (!existsSync(walPath)) return 0;
+  const wal = readFileSync(walPath);
+  if (wal.length < 32) return 0;
+  const pageSize = wal.readUInt32BE(8);
+  const salt1 = wal.readUInt32BE(16);
+  const salt2 = wal.readUInt32BE(20);
+  let commits = 0;
+  for (let offset = 32; offset + 24 + pageSize <= wal.length; offset += 24 + pageSize) {
+    if (wal.readUInt32BE(offset + 8) !== salt1 || wal.readUInt32BE(offset + 12) !== salt2) break;
+    if (wal.readUInt32BE(offset + 4) !== 0) commits++;
+  }
+  return commits;
+}
+
+t.test('appends requested in one event-loop turn are committed in one transaction', async (t) => {
+  const path = newPath();
+  const store = openStore(t, path);
+  store.db.pragma('wal_autocheckpoint = 0'); // keep every commit in the WAL file to count them
+  await store.append('batch-taken', events(1));
+
+  // The counter itself: three appends awaited one by one are three commits.
+  const c0 = walCommits(path);
+  for (let i = 0; i < 3; i++) await store.append(`one-by-one-${i}`, events(1));
+  const c1 = walCommits(path);
+  t.equal(c1 - c0, 3, 'three separate turns: three commits (the counter works)');
+
+  // Twelve appends in one turn, one of them failing: one commit.
+  const settled = await Promise.allSettled([
+    ...Array.from({ length: 11 }, (_, i) => store.append(`same-turn-${i}`, events(2), { expectedRevision: 'no_stream' })),
+    store.append('batch-taken', events(1), { expectedRevision: 'no_stream' }),
+  ]);
+  const c2 = walCommits(path);
+  t.equal(settled.filter((s) => s.status === 'fulfilled').length, 11);
+  t.type((settled[11] as PromiseRejectedResult).reason, WrongExpectedRevisionError);
+  t.equal(c2 - c1, 1, 'eleven appends and a conflict of one turn: one commit');
+  const created = new Set((await store.readAll({ fromPosition: 4n })).map((e) => e.created));
+  t.equal(created.size, 1, 'the batch shares one commit time');
+  t.equal((await store.readAll()).length, 4 + 22);
+});
+
+t.test('an append that fails halfway is rolled back alone (its savepoint), the rest of its batch commits', async (t) => {
+  const path = newPath();
+  const store = openStore(t, path);
+  const good = events(2);
+  const twice = newEvent();
+  const settled = await Promise.allSettled([
+    store.append('half-a', good, { expectedRevision: 'no_stream' }),
+    // The second insert breaks the unique event id after the first one was written.
+    store.append('half-b', [newEvent(), twice, twice], { expectedRevision: 'no_stream' }),
+    store.append('half-c', events(1), { expectedRevision: 'no_stream' }),
+  ]);
+  t.same(settled.map((s) => s.status), ['fulfilled', 'rejected', 'fulfilled']);
+  t.same(await store.readStream('half-b'), [], 'nothing of the failed append is left');
+  t.same((await store.readStream('half-a')).map((e) => e.id), good.map((e) => e.id));
+  t.equal((await store.readAll()).length, 3);
+  t.equal((await store.append('half-b', events(1), { expectedRevision: 'no_stream' })).nextExpectedRevision, 0n,
+    'the stream is still new');
+});
+
+t.test('two stores on one file behave like two processes', async (t) => {
+  const path = newPath();
+  const a = openStore(t, path, 20);
+  const b = openStore(t, path, 20);
+
+  const first = await a.append('acct-1', events(1), { expectedRevision: 'no_stream' });
+  await expectWrongRevision(t, b.append('acct-1', events(1), { expectedRevision: 'no_stream' }),
+    { stream: 'acct-1', expected: 'no_stream', actual: 0n }, "b's 'no_stream' after a's append");
+  const second = await b.append('acct-1', events(1), { expectedRevision: 0n });
+  t.equal(second.nextExpectedRevision, 1n);
+  t.ok(second.position > first.position);
+  await expectWrongRevision(t, a.append('acct-1', events(1), { expectedRevision: 0n }),
+    { stream: 'acct-1', expected: 0n, actual: 1n }, "a's stale revision after b's append");
+
+  // Both in the same turn, with the same expected revision: one of the two processes wins.
+  const settled = await Promise.allSettled([
+    a.append('acct-1', events(1), { expectedRevision: 1n }),
+    b.append('acct-1', events(1), { expectedRevision: 1n }),
+  ]);
+  t.equal(settled.filter((s) => s.status === 'fulfilled').length, 1, 'exactly one winner across processes');
+  const loser = settled.find((s) => s.status === 'rejected') as PromiseRejectedResult | undefined;
+  t.ok(loser?.reason instanceof WrongExpectedRevisionError && loser.reason.actual === 2n, 'the loser sees revision 2');
+
+  const fromA = await a.readAll();
+  t.same(await b.readAll(), fromA, 'both see one log');
+  t.same(fromA.map((e) => e.position), [1n, 2n, 3n], 'positions unique across the two writers');
+  t.equal(await a.headPosition(), await b.headPosition());
+});
+
+t.test("a subscription sees another process's appends within its poll interval", async (t) => {
+  const path = newPath();
+  const writer = openStore(t, path, 20);
+  const reader = openStore(t, path, 20);
+  await writer.append('before', events(2));
+
+  const received: RecordedEvent[] = [];
+  const sub = reader.subscribeAll({}, { onEvent: (e) => { received.push(e); } });
+  t.teardown(() => sub.close());
+  await sub.caughtUp;
+  t.equal(received.length, 2, 'catch-up sees what the other process wrote before');
+
+  const started = Date.now();
+  await writer.append('live', events(3));
+  await waitFor(() => received.length >= 5, 2000, 'the other process’s events');
+  const elapsed = Date.now() - started;
+  t.ok(elapsed < 1000, `delivered after ${elapsed} ms (poll interval 20 ms)`);
+  await writer.append('live', events(1));
+  await writer.append('other', events(1));
+  await waitFor(() => received.length >= 7, 2000, 'two more events');
+  await sleep(60);
+  t.same(received.map((e) => e.id), (await writer.readAll()).map((e) => e.id), 'in order, no duplicates, no gap');
+
+  await sub.close();
+  await writer.append('after-close', events(1));
+  await sleep(80);
+  t.equal(received.length, 7, 'a closed subscription stops polling');
+});
+
+t.test('data survives close and reopen, including appends still queued at close()', async (t) => {
+  const path = newPath();
+  const store = new SqliteEventStore(path);
+  const stored = await store.append('durable-1', events(2));
+  const queued = newEvent('Queued', { amount: 100 });
+  const pending = store.append('durable-1', [queued], { expectedRevision: 1n });
+  await store.close();
+  const result = await pending;
+  t.equal(result.nextExpectedRevision, 2n, 'an append requested before close() is committed by it');
+
+  const reopened = openStore(t, path);
+  const stream = await reopened.readStream('durable-1');
+  t.same(stream.map((e) => e.revision), [0n, 1n, 2n]);
+  t.equal(stream[2]?.id, queued.id);
+  t.same(stream[2]?.data, { amount: 100 });
+  t.equal(stream[1]?.position, stored.position);
+
+  // A plain connection, as another tool would open the file, sees the same rows.
+  const raw = new Database(path, { readonly: true });
+  t.teardown(() => raw.close());
+  t.equal((raw.prepare('SELECT COUNT(*) AS n FROM events').get() as { n: number }).n, 3);
+});
+
+/** An append's outcome, or 'unsettled' when it neither resolves nor rejects within 500 ms. */
+const settleWithin = (append: Promise<unknown>) => Promise.race([
+  append.then(() => 'resolved', (error: unknown) => (error instanceof Error ? error.message : String(error))),
+  sleep(500).then(() => 'unsettled'),
+]);
+
+t.test('an append after close() is rejected (store that has written)', async (t) => {
+  const store = new SqliteEventStore(newPath());
+  await store.append('before-close', events(1));
+  await store.close();
+  t.match(await settleWithin(store.append('after-close', events(1))), /not open/);
+});
+
+t.test('an append after close() is rejected (store that never wrote)', async (t) => {
+  const store = new SqliteEventStore(newPath());
+  await store.close();
+  t.match(await settleWithin(store.append('after-close', events(1))), /not open/);
+});
+
+t.test('the file is in WAL journal mode with synchronous FULL', async (t) => {
+  const path = newPath();
+  const store = openStore(t, path);
+  await store.append('wal', events(1));
+  t.equal(store.db.pragma('journal_mode', { simple: true }), 'wal');
+  t.equal(store.db.pragma('synchronous', { simple: true }), 2, 'synchronous = FULL');
+  t.ok(existsSync(`${path}-wal`), 'a -wal file sits next to the database');
+  const raw = new Database(path);
+  t.teardown(() => raw.close());
+  t.equal(raw.pragma('journal_mode', { simple: true }), 'wal', 'WAL is a property of the file: a fresh connection finds it');
+});
