@@ -12,7 +12,7 @@ const SLOW = {
   id: 'SLOW01',
   apiPassword: 'test-password-slow-01-0123456789abcd',
   repository: { id: 'REPO06', tokenGeneration: 'RANDOM', tokenManagement: 'UNIQUE_TOKEN', schemeTokenization: false, schemeTokenProvisioningMode: 'ASYNCHRONOUS' },
-  rules: [{ match: { reference: 'slow' }, answer: { latencyMs: 700 } }],
+  rules: [{ match: { reference: 'slow' }, answer: { latencyMs: 1500 } }],
 };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -34,6 +34,14 @@ t.test('two processes on one SQLite file', async (t) => {
   t.teardown(() => db.close());
   const typesOf = (order: string) =>
     db.prepare<[string], { type: string }>('SELECT type FROM events WHERE stream = ? ORDER BY revision').all(`order-${SLOW.id}-${order}`).map((r) => r.type);
+  /** Wait until the first request holds the order (its PaymentStarted is in the file). */
+  const started = async (order: string) => {
+    const deadline = Date.now() + 5000;
+    while (!typesOf(order).includes('PaymentStarted')) {
+      if (Date.now() > deadline) throw new Error('the first request never started');
+      await sleep(5);
+    }
+  };
   const pay = (url: string, order: string, transaction: string, body: unknown) =>
     call(url, 'PUT', payPath(SLOW.id, token, order, transaction), payAuth(SLOW), body);
   const slowBody = (amount: string) => ({ apiOperation: 'PAY', transaction: { amount, currency: 'USD' }, order: { reference: 'slow' } });
@@ -41,7 +49,7 @@ t.test('two processes on one SQLite file', async (t) => {
   await t.test('identical requests to both while the first is in flight: one record, one body', async (t) => {
     const order = orderId();
     const first = pay(a.url, order, 'tx-1', slowBody('10.00'));
-    await sleep(150);
+    await started(order);
     const repeats = await Promise.all([pay(b.url, order, 'tx-1', slowBody('10.00')), pay(a.url, order, 'tx-1', slowBody('10.00'))]);
     const all = [await first, ...repeats];
     t.strictSame(all.map((r) => r.status), [201, 201, 201]);
@@ -52,7 +60,7 @@ t.test('two processes on one SQLite file', async (t) => {
   await t.test('another transaction in the other process while one is in flight: LOCK_FAILURE', async (t) => {
     const order = orderId();
     const first = pay(a.url, order, 'tx-1', slowBody('10.00'));
-    await sleep(150);
+    await started(order);
     const second = await pay(b.url, order, 'tx-2', { apiOperation: 'PAY', transaction: { amount: '4.00', currency: 'USD' } });
     t.equal(second.status, 201);
     t.equal(second.json().response.gatewayCode, 'LOCK_FAILURE');

@@ -10,6 +10,15 @@ import { MERCHANTS_WITH_RULES, newOrderId, payAs, payBody, RULES, storedCard, ty
 const typesOf = async (app: App, merchantId: string, order: string) =>
   (await app.gateway.store.readStream(`order-${merchantId}-${order}`)).map((e) => e.type);
 
+/** Wait until the first request holds the order (its PaymentStarted is stored), however loaded the machine. */
+async function started(app: App, merchantId: string, order: string) {
+  const deadline = Date.now() + 5000;
+  while (!(await typesOf(app, merchantId, order)).includes('PaymentStarted')) {
+    if (Date.now() > deadline) throw new Error('the first request never started');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
 t.test('20 identical requests at once: identical bodies, one PaymentRecorded', async (t) => {
   const app = await buildTestApp(t, { merchants: MERCHANTS_WITH_RULES });
   const token = await storedCard(app, M1, 1, 39);
@@ -26,7 +35,7 @@ t.test('identical requests while the first is in flight (rule latency): they wai
   const order = newOrderId();
   const body = payBody('20.00', { order: { reference: 'slow' } });
   const first = payAs(app, RULES, token, body, order, 'tx-1');
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  await started(app, RULES.id, order);
   const repeats = await Promise.all(Array.from({ length: 10 }, () => payAs(app, RULES, token, body, order, 'tx-1')));
   const all = [await first, ...repeats];
   t.strictSame(new Set(all.map((r) => r.statusCode)), new Set([201]));
@@ -39,7 +48,7 @@ t.test('another transaction while one is in progress: LOCK_FAILURE, 201, nothing
   const token = await storedCard(app, RULES, 1, 39);
   const order = newOrderId();
   const first = payAs(app, RULES, token, payBody('20.00', { order: { reference: 'slow' } }), order, 'tx-1');
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  await started(app, RULES.id, order);
   const second = await payAs(app, RULES, token, payBody('5.00'), order, 'tx-2');
   t.equal(second.statusCode, 201);
   const locked = second.json();
