@@ -64,8 +64,8 @@ export type PayDecision =
   /** A merchant rule's simulated SERVER_BUSY, after `latencyMs`: nothing is recorded. */
   | { kind: 'busy'; latencyMs: number };
 
-const differentRequest = (command: PayWithToken) => new InvalidRequest(
-  `Transaction '${command.transactionId}' of order '${command.orderId}' was already recorded with a different request. ` +
+const differentRequest = (command: PayWithToken, state: 'recorded' | 'in progress' = 'recorded') => new InvalidRequest(
+  `Transaction '${command.transactionId}' of order '${command.orderId}' is ${state === 'recorded' ? 'already recorded' : 'in progress'} with a different request. ` +
   'Repeat the identical request to read its outcome, or use a new transaction id.',
 );
 
@@ -79,7 +79,7 @@ export function decidePay(state: OrderState, command: PayWithToken): PayDecision
   const ours = lock !== undefined && command.attemptId !== undefined && lock.attemptId === command.attemptId;
   if (lock && !ours && lock.lockExpiresAt > command.now) {
     if (lock.transactionId !== command.transactionId) return { kind: 'locked', payment: lockFailure(state, command) };
-    if (lock.requestFingerprint !== command.requestFingerprint) throw differentRequest(command);
+    if (lock.requestFingerprint !== command.requestFingerprint) throw differentRequest(command, 'in progress');
     return { kind: 'inFlight', until: lock.lockExpiresAt };
   }
   if (state.exists && state.currency !== command.currency) {
