@@ -233,6 +233,9 @@ export async function runHttp(options: HttpOptions): Promise<HttpResult> {
       const stats = await fire(tg.port, workload.requests(name, ledger), options.duration, options.connections);
       const window = { fromUs, toUs: monotonicUs() };
       const memory = sampler.stop();
+      if (tokengate.process.exitCode !== null || tokengate.process.signalCode !== null) {
+        throw new Error(`bench: tokengate exited (${tokengate.process.exitCode ?? tokengate.process.signalCode}) during '${name}':\n${tokengate.output().slice(-4000)}`);
+      }
       scenarios.push({
         name, description: DESCRIPTIONS[name], connections: options.connections,
         tokengate: { ...stats, ...memory, window }, ceiling: ceilingStats,
