@@ -5,7 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { EventStoreConfig } from './config.js';
 import type { Merchants } from './merchants.js';
-import errors from './plugins/errors.js';
+import errors, { renderError } from './plugins/errors.js';
 import gateway from './plugins/gateway.js';
 import pay from './plugins/pay.js';
 import token from './plugins/token.js';
@@ -58,8 +58,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       headersTimeout: limitsInForce.requestTimeoutMs,
       connectionsCheckingInterval: Math.min(1000, limitsInForce.requestTimeoutMs),
     }, handler),
-    // URL parameters arrive percent-encoded: a 40-character transaction id can take 360 bytes.
-    maxParamLength: 512,
+    // Parameters of any length reach the route, whose schema names the one too long (a 400 with
+    // its field); Node's header limit (16 KiB) bounds the URL anyway.
+    maxParamLength: 16_384,
+    // Router-level refusals (bad percent-encoding, overlong parameters) get the gateway's body too.
+    frameworkErrors: (error, request, reply) => renderError(error, request, reply),
+    // plugins/limits.ts answers requests that arrive while closing, in the gateway's shape.
+    return503OnClosing: false,
     clientErrorHandler: (error, socket) => {
       if (!socket.writable) return socket.destroy(error);
       socket.end(clientErrorResponse((error as NodeJS.ErrnoException).code));

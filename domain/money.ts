@@ -10,6 +10,8 @@ export function minorUnits(currency: string): number | undefined {
   if (NOT_PAYABLE.has(currency)) return undefined;
   const entry = currencyCodes.code(currency);
   if (!entry || typeof entry.digits !== 'number' || !Number.isInteger(entry.digits)) return undefined;
+  // Responses carry at most 3 decimals (spec, "Response decimal amounts"): CLF and UYW (4) cannot be paid in.
+  if (entry.digits > 3) return undefined;
   return entry.digits;
 }
 

@@ -71,6 +71,8 @@ export function jsonSyntaxProblem(text: string): SyntaxProblem | undefined {
     return undefined;
   } catch (error) {
     if (error && typeof error === 'object' && 'position' in error) return error as SyntaxProblem;
+    // Nesting deeper than the stack: report where the scan stood.
+    if (error instanceof RangeError) return { position: i, problem: 'nesting too deep' };
     throw error;
   }
 }

@@ -26,12 +26,26 @@ interface AjvError {
   parentSchema?: { description?: string; enum?: unknown[]; maxLength?: number; minLength?: number };
 }
 
+/** Fastify's own refusals, in words that quote nothing of the request. */
+const FRAMEWORK_ERRORS: Record<string, [number, string]> = {
+  FST_ERR_BAD_URL: [400, 'Malformed URL: a percent-encoded sequence is not valid'],
+  FST_ERR_MAX_PARAM_LENGTH: [414, 'A URL parameter is too long'],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [400, 'Unsupported Content-Type: send application/json'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'The Content-Length does not match the body'],
+  FST_ERR_CTP_BODY_TOO_LARGE: [413, 'The request body is larger than BODY_LIMIT'],
+};
+
 export const errorBody = (cause: string, fields: Record<string, string | undefined>) =>
   ({ error: { cause, ...fields }, result: 'ERROR' });
 
-const showValue = (value: unknown): string => {
-  const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
-  return text.length > 100 ? `${text.slice(0, 100)}...` : text;
+/** Field names and explanations stay within the spec's 1-1000 characters. */
+const clip = (text: string, max = 200): string => ([...text].length > max ? `${[...text].slice(0, max).join('')}...` : text);
+
+/** A scalar is quoted (shortened); a group or array never is: it may hold card data, and be huge. */
+const quoted = (value: unknown): string | undefined => {
+  if (value !== null && typeof value === 'object') return undefined;
+  const text = typeof value === 'string' ? value : String(value);
+  return clip(text, 100);
 };
 
 const TYPE_NAMES: Record<string, string> = {
@@ -46,15 +60,19 @@ export function fromValidation(error: AjvError, context: string): InvalidRequest
     return new InvalidRequest('Missing parameter', at(error.params.missingProperty), 'MISSING');
   }
   if (error.keyword === 'additionalProperties') {
-    const field = at(error.params.additionalProperty);
+    const field = clip(at(error.params.additionalProperty));
     return new InvalidRequest(`Unexpected parameter '${field}'`, field, 'UNSUPPORTED');
   }
   const field = at();
+  const schema = error.parentSchema ?? {};
   if (field === '') {
     return new InvalidRequest(error.data === undefined ? 'Request body is missing: expected a JSON object' : `The request ${context} must be a JSON object`);
   }
-  const value = SENSITIVE_FIELD.test(field) ? 'Value' : `Value '${showValue(error.data)}'`;
-  const schema = error.parentSchema ?? {};
+  // A value is quoted only where the spec expects a scalar and the field is not card data: a
+  // group sent as text, or any group, may hold a card number.
+  const expectsScalar = ['string', 'number', 'integer', 'boolean'].includes(String((schema as { type?: unknown }).type));
+  const shown = SENSITIVE_FIELD.test(field) || !expectsScalar ? undefined : quoted(error.data);
+  const value = shown === undefined ? 'Value' : `Value '${shown}'`;
   const length = typeof error.data === 'string' ? [...error.data].length : 0;
   switch (error.keyword) {
     case 'type':
@@ -110,6 +128,11 @@ export function renderError(error: FastifyError | Error, request: FastifyRequest
   if (error instanceof Busy || err.code === 'SQLITE_BUSY') {
     request.log.warn({ cause: 'SERVER_BUSY', code: err.code }, 'busy');
     return send(reply, 503, errorBody('SERVER_BUSY', { explanation: 'The gateway is busy: repeat the identical request later' }));
+  }
+  const framework = FRAMEWORK_ERRORS[err.code ?? ''];
+  if (framework) {
+    request.log.info({ cause: 'INVALID_REQUEST', code: err.code, status: framework[0] }, 'request refused');
+    return send(reply, framework[0], errorBody('INVALID_REQUEST', { explanation: framework[1] }));
   }
   const status = typeof err.statusCode === 'number' ? err.statusCode : 500;
   if (status >= 400 && status < 500) {

@@ -19,7 +19,14 @@ async function limits(app: FastifyInstance, options: Pick<Limits, 'maxInFlight' 
   const release = (request: object) => {
     if (counted.delete(request)) inFlight--;
   };
+  // While closing, requests in flight finish; new ones on kept-alive connections are told to retry.
+  let closing = false;
+  app.addHook('preClose', async () => { closing = true; });
   app.addHook('onRequest', async (request, reply) => {
+    if (closing) {
+      reply.header('connection', 'close');
+      return busy(reply, 'The gateway is shutting down: repeat the identical request once it is back');
+    }
     if (inFlight >= options.maxInFlight) {
       request.log.warn({ cause: 'SERVER_BUSY', inFlight }, 'too many requests in progress');
       return busy(reply, `The gateway has ${inFlight} requests in progress (MAX_IN_FLIGHT ${options.maxInFlight}): repeat the identical request later`);

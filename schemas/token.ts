@@ -13,8 +13,8 @@ export const RetrieveTokenParams = Strict({
 
 const Email = () => Pattern(4, 256, "^[^\\s@\"(),:;<>\\[\\]\\\\]+@[^\\s@\"(),:;<>\\[\\]\\\\]+\\.[^\\s@\"(),:;<>\\[\\]\\\\]+$", 'an email address');
 // ITU-T E.123 international notation: '+', a 1-3 digit country code, a space, the national
-// number (single spaces allowed); at most 15 digits in total (checked in the handler).
-const Telephone = () => Pattern(4, 20, '^\\+[0-9]{1,3} [0-9]+( [0-9]+)*$', 'an ITU-T E.123 telephone number such as +1 2125551234');
+// number (single spaces allowed); at most 15 digits in total (the lookahead).
+const Telephone = () => Pattern(4, 20, '^(?=(?:[^0-9]*[0-9]){1,15}[^0-9]*$)\\+[0-9]{1,3} [0-9]+( [0-9]+)*$', 'an ITU-T E.123 telephone number such as +1 2125551234, at most 15 digits');
 const PostcodeZip = () => Pattern(1, 10, '^[0-9A-Za-z -]+$', "characters 0-9 a-z A-Z ' ' '-'");
 const BankAccountNumber = (min: number, max: number) => Pattern(min, max, '^[0-9A-Za-z /-]+$', "characters 0-9 a-z A-Z ' ' '-' '/'");
 const Digits = (min: number, max: number) => Pattern(min, max, `^[0-9]{${min},${max}}$`, min === max ? `exactly ${min} digits` : `${min} to ${max} digits`);

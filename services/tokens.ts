@@ -1,5 +1,7 @@
 // Create or Update Token with a system-generated token id, for a card given in the request.
 // The card number is sealed before it reaches an event; the security code is never stored.
+import { isIP } from 'node:net';
+import { isCountryAlpha3 } from '../domain/countries.js';
 import { InvalidRequest } from '../domain/errors.js';
 import { streams, type AccountIdentifierReserved, type StoredCard } from '../domain/events.js';
 import { detectBrand, fundingMethodOf, luhnValid, mask64, schemeOf } from '../domain/card.js';
@@ -43,6 +45,7 @@ export async function createToken(gateway: Gateway, merchant: MerchantProfile, b
     throw new InvalidRequest(`Value '${body.sourceOfFunds.type}' is not supported by this tokengate release`, 'sourceOfFunds.type', 'UNSUPPORTED');
   }
   refuseNotYetSupported(body);
+  checkFormats(body);
   const provided = body.sourceOfFunds.provided?.card;
   if (!provided?.number) throw new InvalidRequest('Missing parameter', `${CARD}.number`, 'MISSING');
   if (!provided.expiry) throw new InvalidRequest('Missing parameter', `${CARD}.expiry.month`, 'MISSING');
@@ -187,12 +190,25 @@ async function createOrReuse(ctx: Creation): Promise<ValidToken> {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** Spec: street2 is merged into street in the response, truncated at 100 characters. */
+/** What the schema's patterns cannot say: IP addresses and ISO 3166 country codes. */
+function checkFormats(body: TokenBody): void {
+  const ip = body.device?.ipAddress;
+  if (ip !== undefined && isIP(ip) === 0) {
+    throw new InvalidRequest(`Value '${ip}' is invalid. Expected an IPv4 address nnn.nnn.nnn.nnn or an IPv6 address`, 'device.ipAddress');
+  }
+  for (const [country, field] of [[body.billing?.address?.country, 'billing.address.country'], [body.shipping?.address?.country, 'shipping.address.country']] as const) {
+    if (country !== undefined && !isCountryAlpha3(country)) {
+      throw new InvalidRequest(`Value '${country}' is invalid. Expected an ISO 3166-1 alpha-3 country code`, field);
+    }
+  }
+}
+
+/** Spec: street2 is merged into street in the response, truncated at 100 characters (code points). */
 function mergeStreet(billing: TokenBody['billing']): TokenBody['billing'] {
   const address = billing?.address;
   if (!address || address.street2 === undefined) return billing;
   const { street2, ...rest } = address;
-  const street = [address.street, street2].filter((s) => s !== undefined).join(' ').slice(0, 100);
+  const street = [...[address.street, street2].filter((s) => s !== undefined).join(' ')].slice(0, 100).join('');
   return { ...billing, address: { ...rest, street } };
 }
 
