@@ -1,11 +1,13 @@
 // The application is itself a plugin tree: errors, the gateway's stores, one plugin per operation.
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { EventStoreConfig } from './config.js';
 import type { Merchants } from './merchants.js';
 import errors, { renderError } from './plugins/errors.js';
+import { authGuard } from './plugins/auth.js';
 import gateway from './plugins/gateway.js';
 import pay from './plugins/pay.js';
 import token from './plugins/token.js';
@@ -23,6 +25,8 @@ export interface AppOptions {
   /** ADMIN_PASSWORD: enables the timeline API and page under /admin. */
   adminPassword?: string | undefined;
   limits?: Partial<Limits>;
+  /** Serve HTTPS; with `clientCa`, accept client certificates signed by it (certificate authentication). */
+  tls?: { cert: Buffer; key: Buffer; clientCa?: Buffer | undefined } | undefined;
 }
 
 /** What Node's HTTP parser refused (malformed, too slow, headers too large), in the gateway's shape. */
@@ -53,16 +57,26 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     genReqId: () => randomUUID(),
     bodyLimit: limitsInForce.bodyLimit,
     // Node's own timers answer a request that is not received in time (408, clientErrorHandler).
-    serverFactory: (handler) => createServer({
-      requestTimeout: limitsInForce.requestTimeoutMs,
-      headersTimeout: limitsInForce.requestTimeoutMs,
-      connectionsCheckingInterval: Math.min(1000, limitsInForce.requestTimeoutMs),
-    }, handler),
+    serverFactory: (handler) => {
+      const timeouts = {
+        requestTimeout: limitsInForce.requestTimeoutMs,
+        headersTimeout: limitsInForce.requestTimeoutMs,
+        connectionsCheckingInterval: Math.min(1000, limitsInForce.requestTimeoutMs),
+      };
+      const tls = options.tls;
+      // HTTPS asks for a client certificate but does not demand one: Basic authentication
+      // still works over it; plugins/auth.ts honours a certificate only when the CA signed it.
+      return tls
+        ? createHttpsServer({ ...timeouts, cert: tls.cert, key: tls.key, ...(tls.clientCa ? { ca: tls.clientCa, requestCert: true, rejectUnauthorized: false } : {}) }, handler)
+        : createServer(timeouts, handler);
+    },
     // Parameters of any length reach the route, whose schema names the one too long (a 400 with
     // its field); Node's header limit (16 KiB) bounds the URL anyway.
     maxParamLength: 16_384,
     // Router-level refusals (bad percent-encoding, overlong parameters) get the gateway's body too.
     frameworkErrors: (error, request, reply) => renderError(error, request, reply),
+    // Only so that Fastify names the listening address https:// (the server is the factory's).
+    ...(options.tls ? { https: {} as Record<string, never> } : {}),
     // plugins/limits.ts answers requests that arrive while closing, in the gateway's shape.
     return503OnClosing: false,
     clientErrorHandler: (error, socket) => {
@@ -75,6 +89,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
   await app.register(errors);
   await app.register(limits, limitsInForce);
+  await app.register(authGuard, { limit: limitsInForce.authFailureLimit, windowMs: 60_000 });
   await app.register(openapi);
   await app.register(gateway, { eventStore: options.eventStore, merchants: options.merchants });
   await app.register(pay);

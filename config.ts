@@ -17,10 +17,16 @@ export interface Config {
   /** Password of the admin timeline API and page (user `admin`); unset: they are disabled. */
   adminPassword: string | undefined;
   limits: Limits;
+  /** TLS_CERT_FILE, TLS_KEY_FILE (serve HTTPS) and TLS_CLIENT_CA_FILE (ask for client certificates). */
+  tls: TlsFiles | undefined;
 }
+
+export interface TlsFiles { certFile: string; keyFile: string; clientCaFile: string | undefined }
 
 /** Overload protection and request limits (see plugins/limits.ts). */
 export interface Limits {
+  /** AUTH_FAILURE_LIMIT: failed authentications from one client per minute before it is refused (429). */
+  authFailureLimit: number;
   /** MAX_IN_FLIGHT: requests in progress beyond which new ones get 503 SERVER_BUSY. */
   maxInFlight: number;
   /** MAX_EVENT_LOOP_DELAY_MS: event-loop delay beyond which new requests get 503 SERVER_BUSY (0: off). */
@@ -31,7 +37,7 @@ export interface Limits {
   requestTimeoutMs: number;
 }
 
-export const DEFAULT_LIMITS: Limits = { maxInFlight: 1024, maxEventLoopDelayMs: 1000, bodyLimit: 65_536, requestTimeoutMs: 30_000 };
+export const DEFAULT_LIMITS: Limits = { authFailureLimit: 30, maxInFlight: 1024, maxEventLoopDelayMs: 1000, bodyLimit: 65_536, requestTimeoutMs: 30_000 };
 
 function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number, allowZero = false): number {
   const text = env[name];
@@ -80,6 +86,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxEventLoopDelayMs: positiveInteger(env, 'MAX_EVENT_LOOP_DELAY_MS', DEFAULT_LIMITS.maxEventLoopDelayMs, true),
       bodyLimit: positiveInteger(env, 'BODY_LIMIT', DEFAULT_LIMITS.bodyLimit),
       requestTimeoutMs: positiveInteger(env, 'REQUEST_TIMEOUT_MS', DEFAULT_LIMITS.requestTimeoutMs),
+      authFailureLimit: positiveInteger(env, 'AUTH_FAILURE_LIMIT', DEFAULT_LIMITS.authFailureLimit),
     },
+    tls: tlsFiles(env),
   };
+}
+
+function tlsFiles(env: NodeJS.ProcessEnv): TlsFiles | undefined {
+  const certFile = env.TLS_CERT_FILE || undefined;
+  const keyFile = env.TLS_KEY_FILE || undefined;
+  const clientCaFile = env.TLS_CLIENT_CA_FILE || undefined;
+  if (!certFile && !keyFile && !clientCaFile) return undefined;
+  if (!certFile || !keyFile) throw new ConfigError('HTTPS needs both TLS_CERT_FILE and TLS_KEY_FILE');
+  return { certFile, keyFile, clientCaFile };
 }

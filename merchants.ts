@@ -42,6 +42,8 @@ const Merchant = Type.Object({
   apiPassword: Type.String({ minLength: 32 }),
   repository: Repository,
   rules: Type.Optional(Type.Array(Rule)),
+  /** SHA-256 fingerprints of the merchant's client certificates (certificate authentication). */
+  certificateFingerprints: Type.Optional(Type.Array(Type.String({ pattern: '^([0-9A-Fa-f]{2}:?){31}[0-9A-Fa-f]{2}$' }))),
 });
 
 const MerchantsFile = Type.Object({ merchants: Type.Array(Merchant, { minItems: 1 }) });
@@ -51,13 +53,21 @@ export type RepositorySettings = Static<typeof Repository>;
 
 export class Merchants {
   private readonly byId: Map<string, MerchantProfile>;
+  private readonly byCertificate: Map<string, MerchantProfile>;
   constructor(readonly list: readonly MerchantProfile[]) {
     this.byId = new Map(list.map((m) => [m.id, m]));
+    this.byCertificate = new Map(list.flatMap((m) => (m.certificateFingerprints ?? []).map((f) => [normalizeFingerprint(f), m] as const)));
   }
   get(id: string): MerchantProfile | undefined {
     return this.byId.get(id);
   }
+  /** The merchant a client certificate belongs to, by its SHA-256 fingerprint. */
+  ofCertificate(fingerprint256: string): MerchantProfile | undefined {
+    return this.byCertificate.get(normalizeFingerprint(fingerprint256));
+  }
 }
+
+export const normalizeFingerprint = (fingerprint: string) => fingerprint.replace(/:/g, '').toUpperCase();
 
 /** Parse and check a merchants document; throws ConfigError naming the first problem. */
 export function parseMerchants(json: unknown, source: string): Merchants {

@@ -1,6 +1,6 @@
 // Starts the gateway per the run contract: HOST, PORT, EVENT_STORE, MERCHANTS_FILE, LOG_LEVEL.
 // On SIGTERM/SIGINT it stops accepting, finishes requests in flight, closes the store, exits.
-import { realpathSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import closeWithGrace from 'close-with-grace';
 import { buildApp, loggerOptions } from './app.js';
@@ -10,7 +10,12 @@ import { loadMerchants } from './merchants.js';
 export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const config = loadConfig(env);
   const merchants = loadMerchants(config.merchantsFile);
-  const app = await buildApp({ eventStore: config.eventStore, merchants, logger: loggerOptions(config.logLevel), adminPassword: config.adminPassword, limits: config.limits });
+  const app = await buildApp({ eventStore: config.eventStore, merchants, logger: loggerOptions(config.logLevel), adminPassword: config.adminPassword, limits: config.limits,
+    tls: config.tls && {
+      cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile),
+      clientCa: config.tls.clientCaFile ? readFileSync(config.tls.clientCaFile) : undefined,
+    },
+  });
   closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'closing after an error');
     else app.log.info({ signal }, 'closing');

@@ -18,6 +18,13 @@ export class AuthenticationFailed extends Error {
   constructor(explanation = 'Invalid credentials.') { super(explanation); }
 }
 
+/** error.cause REQUEST_REJECTED: too many failed authentications from this client (HTTP 429). */
+export class RequestRejected extends Error {
+  override name = 'RequestRejected';
+  readonly statusCode = 429;
+  constructor() { super('too many failed authentications'); }
+}
+
 interface AjvError {
   keyword: string;
   instancePath: string;
@@ -124,6 +131,10 @@ export function renderError(error: FastifyError | Error, request: FastifyRequest
     return error.fault === 'SERVER_BUSY'
       ? send(reply, 503, errorBody('SERVER_BUSY', { explanation: error.message }))
       : send(reply, 500, errorBody('SERVER_FAILED', { supportCode: String(request.id) }));
+  }
+  if (error instanceof RequestRejected) {
+    request.log.warn({ cause: 'REQUEST_REJECTED', client: request.ip }, 'too many failed authentications');
+    return send(reply.header('retry-after', '60'), 429, errorBody('REQUEST_REJECTED', { supportCode: String(request.id) }));
   }
   if (error instanceof Busy || err.code === 'SQLITE_BUSY') {
     request.log.warn({ cause: 'SERVER_BUSY', code: err.code }, 'busy');

@@ -1,7 +1,7 @@
 // Shared test fixtures: merchants, credentials, and an app on a fresh store per test.
 import type { Test } from 'tap';
 import { buildApp } from '../../app.js';
-import type { EventStoreConfig } from '../../config.js';
+import type { EventStoreConfig, Limits } from '../../config.js';
 import { parseMerchants } from '../../merchants.js';
 
 export const MERCHANTS = {
@@ -50,11 +50,16 @@ export const cardBody = (number = '5123450000000008', month = '1', year = '39', 
   sourceOfFunds: { type: 'CARD', provided: { card: { number, expiry: { month, year }, ...extra } } },
 });
 
-export async function buildTestApp(t: Test, options: { eventStore?: EventStoreConfig; merchants?: unknown; adminPassword?: string } = {}) {
+/**
+ * An app on a fresh store. Tests send many refused credentials on purpose, so the limit of failed
+ * authentications per client is high unless a test sets it (test/http/auth-limits.test.ts does).
+ */
+export async function buildTestApp(t: Test, options: { eventStore?: EventStoreConfig; merchants?: unknown; adminPassword?: string; limits?: Partial<Limits> } = {}) {
   const app = await buildApp({
     eventStore: options.eventStore ?? { kind: 'memory' },
     merchants: parseMerchants(options.merchants ?? MERCHANTS, 'test merchants'),
     adminPassword: options.adminPassword,
+    limits: { authFailureLimit: 1_000_000, ...options.limits },
   });
   t.teardown(() => app.close());
   return app;

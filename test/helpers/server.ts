@@ -24,7 +24,7 @@ export async function startServer(env: Record<string, string>): Promise<RunningS
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 15_000);
     const check = () => {
-      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      const match = /Server listening at (https?:\/\/127\.0\.0\.1:\d+)/.exec(output);
       if (match?.[1]) { clearTimeout(timer); resolve(match[1]); }
     };
     child.stdout.on('data', check);
