@@ -6,7 +6,7 @@ import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
-import { memoryOf, memorySampler, round, startChild, waitListening, type Child } from './lib.js';
+import { memoryOf, memorySampler, round, sleep, startChild, waitListening, type Child } from './lib.js';
 import { monotonicUs, type Window } from './profile.js';
 
 export const SCENARIOS = ['pay', 'create', 'mixed', 'retries'] as const;
@@ -32,7 +32,10 @@ export interface HttpOptions {
 }
 
 export interface RunStats {
+  /** 2xx responses per second (a 503 of load shedding is not throughput). */
   rps: number;
+  /** All responses per second. */
+  rpsAll: number;
   requests: number;
   durationSec: number;
   latencyMs: { p50: number; p97_5: number; p99: number; average: number; max: number };
@@ -150,7 +153,8 @@ async function fire(port: number, requests: autocannon.Request[], duration: numb
   for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = (stat as { count?: number }).count ?? 0;
   const durationSec = Number(result.duration) || duration;
   return {
-    rps: round(result.requests.total / durationSec, 1),
+    rps: round(result['2xx'] / durationSec, 1),
+    rpsAll: round(result.requests.total / durationSec, 1),
     requests: result.requests.total,
     durationSec,
     latencyMs: {
@@ -164,9 +168,14 @@ async function fire(port: number, requests: autocannon.Request[], duration: numb
   };
 }
 
+/** One set-up request; a 503 (SERVER_BUSY: load shedding, e.g. just after start-up) is repeated, at most 20 times. */
 async function call(port: number, method: string, path: string, headers: Record<string, string>, body: string) {
-  const res = await fetch(`http://127.0.0.1:${port}${path}`, { method, headers, body });
-  return { status: res.status, text: await res.text() };
+  for (let attempt = 1; ; attempt++) {
+    const res = await fetch(`http://127.0.0.1:${port}${path}`, { method, headers, body });
+    const text = await res.text();
+    if (res.status !== 503 || attempt >= 20) return { status: res.status, text };
+    await sleep(250);
+  }
 }
 
 export async function runHttp(options: HttpOptions): Promise<HttpResult> {

@@ -30,7 +30,9 @@ t.test('a quick run yields every scenario, the durability check and the replay',
       for (const p of ['p50', 'p97_5', 'p99', 'average', 'max'] as const) t.ok(finite(run.latencyMs[p]), `${where}: latency ${p}`);
       t.equal(run.errors, 0, `${where}: no errors`);
       t.equal(run.timeouts, 0, `${where}: no timeouts`);
-      t.equal(run.non2xx, 0, `${where}: only 2xx`);
+      // tokengate may shed load (503 SERVER_BUSY) when the machine stalls it; nothing else.
+      const other = Object.keys(run.statusCodes).filter((code) => !code.startsWith('2') && !(target === 'tokengate' && code === '503'));
+      t.same(other, [], `${where}: only 2xx${target === 'tokengate' ? ' (or 503)' : ''}`);
     }
     t.ok(finite(s.ratio) && s.ratio > 0, `${s.name}: ratio to the ceiling`);
     t.ok(s.tokengate.peakRssMB > 0, `${s.name}: RSS of tokengate sampled`);
