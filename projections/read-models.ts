@@ -50,6 +50,7 @@ export class ReadModels {
       remove: db.prepare('DELETE FROM read_models WHERE projection = ? AND key = ?'),
       drop: db.prepare('DELETE FROM read_models WHERE projection = ?'),
       all: db.prepare<[string], { key: string; doc: string }>('SELECT key, doc FROM read_models WHERE projection = ? ORDER BY key'),
+      containing: db.prepare<[string, string], { key: string; doc: string }>("SELECT key, doc FROM read_models WHERE projection = ? AND instr(doc, ?) > 0 ORDER BY key"),
     };
   }
 
@@ -135,6 +136,11 @@ export class ReadModels {
     return this.stmt.all.all(projection);
   }
 
+  /** Documents of a projection whose JSON text contains `text` (a cheap pre-filter, no parsing). */
+  containing(projection: string, text: string): Array<{ key: string; doc: string }> {
+    return this.stmt.containing.all(projection, text);
+  }
+
   /** Apply every event after the checkpoints. Concurrent calls share one run. */
   catchUp(): Promise<void> {
     if (this.running) {
@@ -171,6 +177,17 @@ export class ReadModels {
    *  because another process sharing the file may have applied some of these events already. */
   private apply(events: readonly RecordedEvent[]): void {
     if (events.length === 0) return;
+    // Read models are derived and checkpointed in the same transaction: they need not wait for
+    // an fsync of their own (a power cut loses at most a catch-up, redone from the events).
+    this.db.pragma('synchronous = NORMAL');
+    try {
+      this.applyInTransaction(events);
+    } finally {
+      this.db.pragma('synchronous = FULL');
+    }
+  }
+
+  private applyInTransaction(events: readonly RecordedEvent[]): void {
     this.db.transaction(() => {
       for (const p of this.projections) {
         const stored = this.stmt.checkpoint.get(p.name);

@@ -65,7 +65,7 @@ export async function openGateway(eventStore: EventStoreConfig, merchants: Merch
   const readModels = new ReadModels(readModelDb, store, PROJECTIONS);
   await readModels.start();
   const unknownResolver = new UnknownResolver(store, readModels, resolutionDelayMs);
-  unknownResolver.start();
+  await unknownResolver.start();
   return {
     merchants, store, sealer, readModels,
     async close() {

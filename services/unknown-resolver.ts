@@ -6,7 +6,7 @@
 // may race: the loser re-reads, finds the payment resolved, and appends nothing.
 import { randomUUID } from 'node:crypto';
 import { ConfigError } from '../config.js';
-import type { PaymentRecorded } from '../domain/events.js';
+import { streams, type PaymentRecorded } from '../domain/events.js';
 import { decideResolveUnknown } from '../domain/order-resolution.js';
 import type { ReadModels } from '../projections/read-models.js';
 import { WrongExpectedRevisionError, type EventData, type EventStore, type RecordedEvent, type Subscription } from '../store/event-store.js';
@@ -40,8 +40,20 @@ export class UnknownResolver {
     private readonly delayMs: number,
   ) {}
 
-  start(): void {
-    this.subscription = this.store.subscribeAll({ fromPosition: 0n }, {
+  /**
+   * Pending work first: orders whose read model (caught up at start) still shows an UNKNOWN
+   * transaction; then every event after the read model's checkpoint, live. Reading the whole
+   * log at every start would make start-up grow with the store.
+   */
+  async start(): Promise<void> {
+    const from = this.readModels.checkpoint('orders');
+    for (const { doc } of this.readModels.containing('orders', '"result":"UNKNOWN"')) {
+      const order = JSON.parse(doc) as { merchantId: string; id: string };
+      for (const event of await this.store.readStream(streams.order(order.merchantId, order.id))) {
+        if (event.position <= from) this.onEvent(event);
+      }
+    }
+    this.subscription = this.store.subscribeAll({ fromPosition: from }, {
       onEvent: (event) => this.onEvent(event),
       onError: () => { /* the store closed under the subscription: nothing left to resolve here */ },
     });
