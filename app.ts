@@ -11,6 +11,7 @@ import { authGuard } from './plugins/auth.js';
 import gateway from './plugins/gateway.js';
 import pay from './plugins/pay.js';
 import token from './plugins/token.js';
+import session from './plugins/session.js';
 import orders from './plugins/orders.js';
 import admin from './plugins/admin.js';
 import openapi from './plugins/openapi.js';
@@ -72,7 +73,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
     // Parameters of any length reach the route, whose schema names the one too long (a 400 with
     // its field); Node's header limit (16 KiB) bounds the URL anyway.
-    maxParamLength: 16_384,
+    routerOptions: { maxParamLength: 16_384 },
     // Router-level refusals (bad percent-encoding, overlong parameters) get the gateway's body too.
     frameworkErrors: (error, request, reply) => renderError(error, request, reply),
     // Only so that Fastify names the listening address https:// (the server is the factory's).
@@ -94,6 +95,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(gateway, { eventStore: options.eventStore, merchants: options.merchants });
   await app.register(pay);
   await app.register(token);
+  await app.register(session);
   await app.register(orders);
   await app.register(admin, { password: options.adminPassword });
   return app;
