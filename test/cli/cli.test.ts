@@ -39,15 +39,15 @@ async function makeStore(t: Parameters<typeof buildTestApp>[0]) {
 t.test('every command has --help', async (t) => {
   const top = await run(['--help']);
   t.equal(top.code, 0);
-  for (const command of ['replay', 'token', 'order', 'export', 'import', 'serve']) {
+  const commands = ['replay', 'token', 'order', 'export', 'import', 'serve'];
+  const helps = await Promise.all(commands.map((command) => run([command, '--help'])));
+  commands.forEach((command, i) => {
     t.match(top.stdout, command);
-    const help = await run([command, '--help']);
-    t.equal(help.code, 0, `${command} --help`);
-    t.match(help.stdout, `Usage: tokengate ${command}`);
-  }
-  const unknown = await run(['nonsense']);
+    t.equal(helps[i]!.code, 0, `${command} --help`);
+    t.match(helps[i]!.stdout, `Usage: tokengate ${command}`);
+  });
+  const [unknown, badFlag] = await Promise.all([run(['nonsense']), run(['replay', '--until-position', 'abc', '--store', 'memory:'])]);
   t.equal(unknown.code, 2);
-  const badFlag = await run(['replay', '--until-position', 'abc', '--store', 'memory:']);
   t.equal(badFlag.code, 2);
   t.match(badFlag.stderr, 'not a whole number');
 });
