@@ -15,6 +15,8 @@ const Repository = Type.Object({
     [Type.Literal('ASYNCHRONOUS'), Type.Literal('ATTEMPT_SYNCHRONOUS'), Type.Literal('SYNCHRONOUS')],
     { default: 'ASYNCHRONOUS' },
   ),
+  /** Card numbers in token responses: 6.4 (default) or the stricter 0.4 (last 4 digits only). */
+  cardNumberMasking: Type.Optional(Type.Union([Type.Literal('6.4'), Type.Literal('0.4')])),
 });
 
 const literals = <T extends readonly string[]>(values: T) =>

@@ -16,6 +16,84 @@ export interface StoredCard {
   expiry: CardExpiry;
 }
 
+/** ACH bank account details as stored: the account number only sealed, and masked. */
+export interface StoredAch {
+  accountType: 'CONSUMER_CHECKING' | 'CONSUMER_SAVINGS' | 'CORPORATE_CHECKING';
+  bankAccountHolder: string;
+  bankAccountNumberSealed: string;
+  bankAccountNumber: string; // masked: every character but the last 4 is 'x'
+  routingNumber: string;
+  secCode: 'PPD' | 'TEL' | 'WEB';
+}
+
+/** Canadian direct debit bank account details as stored (account number sealed and masked). */
+export interface StoredDirectDebitCanada {
+  accountType?: 'CONSUMER_CHECKING' | 'CONSUMER_SAVINGS';
+  bankAccountHolder: string;
+  bankAccountNumberSealed: string;
+  bankAccountNumber: string; // masked
+  financialInstitutionNumber: string;
+  transitNumber: string;
+}
+
+/** Browser-payment (wallet) billing agreement details (spec rule 6: only billing agreements). */
+export interface StoredWallet {
+  accountEmail?: string;
+  accountHolder?: string;
+  billingAgreement: { cardinality: 'MULTIPLE' | 'SINGLE'; description?: string; id: string; name?: string };
+  payerId?: string;
+}
+
+export type StoredSourceOfFunds =
+  | { type: 'CARD'; card: StoredCard }
+  | { type: 'ACH'; ach: StoredAch }
+  | { type: 'DIRECT_DEBIT_CANADA'; directDebitCanada: StoredDirectDebitCanada }
+  | { type: 'WALLET'; wallet: StoredWallet };
+
+/** Shipping details, kept only against a token holding wallet billing-agreement details (spec rule 7). */
+export interface StoredShipping {
+  address?: Record<string, string>;
+  contact?: { firstName?: string; lastName?: string };
+  origin?: { postcodeZip?: string };
+}
+
+export type VerificationStrategy = 'ACQUIRER' | 'BASIC' | 'NONE';
+/** How the details were verified: BASIC checks, the acquirer (transaction.currency), or none (bank accounts, wallets). */
+export interface Verification { strategy: VerificationStrategy; gatewayCode: string; currency?: string }
+
+export type SchemeTokenProvider = 'AETS' | 'MDES' | 'VTS';
+export type SchemeTokenStatus = 'ACTIVE' | 'DEACTIVATED' | 'INELIGIBLE' | 'PROVISIONING' | 'SUSPENDED' | 'TOKENIZATION_UNAVAILABLE';
+export type SchemeTokenizationCode =
+  | 'SCHEME_TOKENIZATION_DECLINED' | 'SCHEME_TOKENIZATION_ERROR' | 'SCHEME_TOKENIZATION_SUCCESSFUL'
+  | 'SCHEME_TOKENIZATION_SUCCESSFUL_ADDITIONAL_AUTHENTICATION_REQUIRED';
+
+/**
+ * The scheme token of a gateway token as decided by the token service provider simulator
+ * (domain/scheme-token-simulator.ts). `nextActionAt`: when the scheme-token reactor acts next
+ * (provisioning to finish, or a lifecycle change to come); absent when nothing is pending.
+ */
+export interface SchemeTokenDetails {
+  provider?: SchemeTokenProvider;
+  status: SchemeTokenStatus;
+  statusTime: string;
+  tokenIdentifier?: string;
+  /** The provider's answer to the latest attempt, as response.gatewayCode reports it. */
+  gatewayCode?: SchemeTokenizationCode;
+  /** The simulator rule that decided, e.g. "expiry 01/35: INELIGIBLE". */
+  rule: string;
+  nextActionAt?: string;
+}
+
+export type ProvisioningMode = 'ASYNCHRONOUS' | 'ATTEMPT_SYNCHRONOUS' | 'SYNCHRONOUS';
+
+/** Where the stored details came from, when not (only) from the request itself. */
+export interface TokenOrigin {
+  sessionId?: string;
+  sourceToken?: string;
+  referenceOrderId?: string;
+  pushProvisioning?: boolean;
+}
+
 export interface TokenCreated {
   type: 'TokenCreated';
   data: {
@@ -23,24 +101,51 @@ export interface TokenCreated {
     repositoryId: string;
     token: string;
     tokenGeneration: Exclude<TokenGeneration, 'MERCHANT_SUPPLIED'>;
-    sourceOfFunds: { type: 'CARD'; card: StoredCard };
-    verification: { strategy: 'BASIC'; gatewayCode: 'BASIC_VERIFICATION_SUCCESSFUL' };
+    sourceOfFunds: StoredSourceOfFunds;
+    verification: Verification;
     status: 'VALID';
     createdAt: string;
+    shipping?: StoredShipping;
+    schemeToken?: SchemeTokenDetails;
+    provisioningMode?: ProvisioningMode;
+    origin?: TokenOrigin;
   };
 }
 
-/** A card's details changed on an existing token (unique-card management saw it again). */
+/**
+ * Details changed on an existing token (unique-account management saw the account again, or a
+ * request named it in sourceOfFunds.token). Only the members that changed are present.
+ */
 export interface TokenUpdated {
   type: 'TokenUpdated';
   data: {
     merchantId: string;
     repositoryId: string;
     token: string;
-    card: StoredCard;
+    card?: StoredCard;
+    ach?: StoredAch;
+    directDebitCanada?: StoredDirectDebitCanada;
+    wallet?: StoredWallet;
+    shipping?: StoredShipping;
+    verification?: Verification;
+    /** A new scheme token is requested when the card number changed. */
+    schemeToken?: SchemeTokenDetails;
     /** Dotted names of the members that changed, e.g. ["sourceOfFunds.provided.card.expiry"]. */
     changed: string[];
     updatedAt: string;
+    origin?: TokenOrigin;
+  };
+}
+
+/** The scheme token's status changed after the request (services/scheme-tokens.ts reactor). */
+export interface SchemeTokenStatusChanged {
+  type: 'SchemeTokenStatusChanged';
+  data: {
+    merchantId: string;
+    repositoryId: string;
+    token: string;
+    previousStatus: SchemeTokenStatus;
+    schemeToken: SchemeTokenDetails;
   };
 }
 
@@ -54,9 +159,37 @@ export interface TokenDeleted {
   data: { merchantId: string; repositoryId: string; token: string; deletedAt: string };
 }
 
+/** A card as a session holds it (Update Session): any member may be missing; the number and security code sealed. */
+export interface SessionCard {
+  numberSealed?: string;
+  number?: string; // masked 6.4
+  brand?: Brand;
+  scheme?: Scheme;
+  fundingMethod?: FundingMethod;
+  expiry?: CardExpiry;
+  nameOnCard?: string;
+  /**
+   * Sealed under a key of its own that is destroyed once a token request has used the session:
+   * the security code is never readable from the events after that.
+   */
+  securityCodeSealed?: string;
+}
+
+export interface SessionCreated {
+  type: 'SessionCreated';
+  data: { merchantId: string; sessionId: string; version: string; authenticationLimit?: number; createdAt: string };
+}
+
+export interface SessionUpdated {
+  type: 'SessionUpdated';
+  data: { merchantId: string; sessionId: string; previousVersion: string; version: string; card: SessionCard; updatedAt: string };
+}
+
+export type SessionEvent = SessionCreated | SessionUpdated;
+
 /**
- * An account identifier (card number) was claimed for a token of a repository with unique-card
- * management. The stream is named from a keyed hash of the identifier, never the identifier.
+ * An account identifier (card number, bank account, billing agreement id) was claimed for a token
+ * of a repository with unique-card or unique-account-identifier management. The stream is named from a keyed hash of the identifier, never the identifier.
  */
 export interface AccountIdentifierReserved {
   type: 'AccountIdentifierReserved';
@@ -199,10 +332,10 @@ export interface MerchantConfigured {
   };
 }
 
-export type TokenEvent = TokenCreated | TokenUpdated | TokenDeleted;
+export type TokenEvent = TokenCreated | TokenUpdated | TokenDeleted | SchemeTokenStatusChanged;
 export type OrderEvent = PaymentRecorded | PaymentStarted | PaymentOutcomeResolved;
 export const ORDER_EVENT_TYPES: ReadonlySet<string> = new Set<OrderEvent['type']>(['PaymentRecorded', 'PaymentStarted', 'PaymentOutcomeResolved']);
-export type DomainEvent = TokenEvent | OrderEvent | MerchantConfigured | AccountIdentifierReserved | TransactionReferenceReserved;
+export type DomainEvent = TokenEvent | OrderEvent | SessionEvent | MerchantConfigured | AccountIdentifierReserved | TransactionReferenceReserved;
 export type DomainEventType = DomainEvent['type'];
 
 /** Stream names, one helper per aggregate (architecture.md). */
@@ -212,6 +345,7 @@ export const streams = {
   order: (merchantId: string, orderId: string) => `order-${merchantId}-${orderId}`,
   /** `accountHash` is a keyed hash (HMAC) of the account identifier. */
   accountReservation: (repositoryId: string, accountHash: string) => `accountref-${repositoryId}-${accountHash}`,
+  session: (merchantId: string, sessionId: string) => `session-${merchantId}-${sessionId}`,
   /** `referenceHash` is a keyed hash (HMAC) of transaction.reference. */
   transactionReference: (merchantId: string, referenceHash: string) => `txref-${merchantId}-${referenceHash}`,
 } as const;

@@ -1,35 +1,75 @@
 // The token aggregate: state folded from its stream, and the decider of its commands.
-import type { StoredCard, TokenCreated, TokenDeleted, TokenEvent, TokenUpdated } from './events.js';
+import { InvalidRequest } from './errors.js';
+import type {
+  SchemeTokenDetails, SchemeTokenStatusChanged, StoredCard, StoredShipping, StoredSourceOfFunds, TokenCreated, TokenDeleted,
+  TokenEvent, TokenOrigin, TokenUpdated, ProvisioningMode, Verification,
+} from './events.js';
 import type { TokenGeneration } from './token-id.js';
+
+type AccountSource = Exclude<StoredSourceOfFunds, { type: 'CARD' }>;
+
+/** What every valid token has; optional members are present only when they say something. */
+interface ValidBase {
+  status: 'VALID';
+  merchantId: string;
+  repositoryId: string;
+  token: string;
+  createdAt: string;
+  lastUpdated: string;
+  /** Absent for the default, BASIC_VERIFICATION_SUCCESSFUL. */
+  verification?: Verification;
+  schemeToken?: SchemeTokenDetails;
+  shipping?: StoredShipping;
+}
+export interface CardToken extends ValidBase { card: StoredCard; account?: undefined }
+/** A token holding bank account (ACH, DIRECT_DEBIT_CANADA) or wallet billing-agreement details. */
+export interface AccountToken extends ValidBase { card?: undefined; account: AccountSource }
+export type ValidToken = CardToken | AccountToken;
 
 export type TokenState =
   | { status: 'NONE' }
   | { status: 'DELETED'; repositoryId: string; token: string; deletedAt: string }
-  | {
-      status: 'VALID';
-      merchantId: string;
-      repositoryId: string;
-      token: string;
-      card: StoredCard;
-      createdAt: string;
-      lastUpdated: string;
-    };
+  | ValidToken;
 
 export const initialTokenState = (): TokenState => ({ status: 'NONE' });
 
+export const sourceOfFundsOf = (state: ValidToken): StoredSourceOfFunds =>
+  state.card ? { type: 'CARD', card: state.card } : state.account;
+
+const present = <T extends object>(value: T): T =>
+  Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+
+function created(d: TokenCreated['data']): ValidToken {
+  const base: ValidBase = present({
+    status: 'VALID' as const, merchantId: d.merchantId, repositoryId: d.repositoryId, token: d.token,
+    createdAt: d.createdAt, lastUpdated: d.createdAt,
+    verification: d.verification.strategy === 'BASIC' ? undefined : d.verification,
+    schemeToken: d.schemeToken, shipping: d.shipping,
+  });
+  const sof = d.sourceOfFunds;
+  return sof.type === 'CARD' ? { ...base, card: sof.card } : { ...base, account: sof };
+}
+
+function updated(state: ValidToken, d: TokenUpdated['data']): ValidToken {
+  const extra = present({ verification: d.verification, schemeToken: d.schemeToken, shipping: d.shipping });
+  if (state.card) return { ...state, ...extra, lastUpdated: d.updatedAt, card: d.card ?? state.card };
+  const { account } = state;
+  const next: AccountSource =
+    d.ach && account.type === 'ACH' ? { type: 'ACH', ach: d.ach }
+    : d.directDebitCanada && account.type === 'DIRECT_DEBIT_CANADA' ? { type: 'DIRECT_DEBIT_CANADA', directDebitCanada: d.directDebitCanada }
+    : d.wallet && account.type === 'WALLET' ? { type: 'WALLET', wallet: d.wallet }
+    : account;
+  return { ...state, ...extra, lastUpdated: d.updatedAt, account: next };
+}
+
 export function evolveToken(state: TokenState, event: TokenEvent): TokenState {
   switch (event.type) {
-    case 'TokenCreated': {
-      const d = event.data;
-      return {
-        status: 'VALID', merchantId: d.merchantId, repositoryId: d.repositoryId, token: d.token,
-        card: d.sourceOfFunds.card, createdAt: d.createdAt, lastUpdated: d.createdAt,
-      };
-    }
-    case 'TokenUpdated': {
-      if (state.status !== 'VALID') return state;
-      return { ...state, card: event.data.card, lastUpdated: event.data.updatedAt };
-    }
+    case 'TokenCreated':
+      return created(event.data);
+    case 'TokenUpdated':
+      return state.status === 'VALID' ? updated(state, event.data) : state;
+    case 'SchemeTokenStatusChanged':
+      return state.status === 'VALID' ? { ...state, schemeToken: event.data.schemeToken } : state;
     case 'TokenDeleted':
       return { status: 'DELETED', repositoryId: event.data.repositoryId, token: event.data.token, deletedAt: event.data.deletedAt };
     default: {
@@ -50,6 +90,22 @@ export interface CreateCardToken {
   now: string;
 }
 
+/** Any source of funds, with the verification and scheme-token decisions already taken. */
+export interface CreateToken {
+  type: 'CreateToken';
+  merchantId: string;
+  repositoryId: string;
+  tokenGeneration: Exclude<TokenGeneration, 'MERCHANT_SUPPLIED'>;
+  token: string;
+  sourceOfFunds: StoredSourceOfFunds;
+  verification: Verification;
+  schemeToken?: SchemeTokenDetails;
+  provisioningMode?: ProvisioningMode;
+  shipping?: StoredShipping;
+  origin?: TokenOrigin;
+  now: string;
+}
+
 /** The candidate token id is already taken in the repository: generate another one. */
 export class TokenIdTaken extends Error {
   constructor(readonly token: string) {
@@ -66,6 +122,32 @@ export interface RefreshCardToken {
   now: string;
 }
 
+/**
+ * New details for an existing token: the same account seen again (unique-account management) or
+ * a request naming the token in sourceOfFunds.token. `accountChanged`: the account identifier
+ * (card or bank account number, billing agreement id) differs from the stored one; the caller
+ * reuses the stored sealed value when it does not.
+ */
+export interface UpdateTokenDetails {
+  type: 'UpdateTokenDetails';
+  merchantId: string;
+  tokenGeneration: TokenGeneration;
+  sourceOfFunds: StoredSourceOfFunds;
+  accountChanged: boolean;
+  verification?: Verification;
+  schemeToken?: SchemeTokenDetails;
+  shipping?: StoredShipping;
+  origin?: TokenOrigin;
+  now: string;
+}
+
+/** The scheme-token reactor's decision for pending work that fell due. */
+export interface ChangeSchemeTokenStatus {
+  type: 'ChangeSchemeTokenStatus';
+  merchantId: string;
+  schemeToken: SchemeTokenDetails;
+}
+
 export class TokenNotFound extends Error {
   override name = 'TokenNotFound';
 }
@@ -77,19 +159,21 @@ export interface DeleteToken {
   now: string;
 }
 
-export type TokenCommand = CreateCardToken | RefreshCardToken | DeleteToken;
+export type TokenCommand = CreateCardToken | CreateToken | RefreshCardToken | UpdateTokenDetails | ChangeSchemeTokenStatus | DeleteToken;
 
-export function decideToken(state: TokenState, command: CreateCardToken): TokenCreated[];
-export function decideToken(state: TokenState, command: RefreshCardToken): TokenUpdated[];
+export function decideToken(state: TokenState, command: CreateCardToken | CreateToken): TokenCreated[];
+export function decideToken(state: TokenState, command: RefreshCardToken | UpdateTokenDetails): TokenUpdated[];
+export function decideToken(state: TokenState, command: ChangeSchemeTokenStatus): SchemeTokenStatusChanged[];
 export function decideToken(state: TokenState, command: DeleteToken): TokenDeleted[];
-export function decideToken(state: TokenState, command: TokenCommand): Array<TokenCreated | TokenUpdated | TokenDeleted> {
+export function decideToken(state: TokenState, command: TokenCommand): TokenEvent[];
+export function decideToken(state: TokenState, command: TokenCommand): TokenEvent[] {
   switch (command.type) {
     case 'DeleteToken': {
       if (state.status !== 'VALID') throw new TokenNotFound('no such token');
       return [{ type: 'TokenDeleted', data: { merchantId: command.merchantId, repositoryId: state.repositoryId, token: state.token, deletedAt: command.now } }];
     }
     case 'RefreshCardToken': {
-      if (state.status !== 'VALID') throw new TokenNotFound('no such token');
+      if (state.status !== 'VALID' || !state.card) throw new TokenNotFound('no such token');
       const { expiry } = state.card;
       if (expiry.month === command.expiry.month && expiry.year === command.expiry.year) return [];
       return [{
@@ -104,25 +188,92 @@ export function decideToken(state: TokenState, command: TokenCommand): Array<Tok
         },
       }];
     }
-    case 'CreateCardToken': {
-      if (state.status !== 'NONE') throw new TokenIdTaken(command.token);
+    case 'UpdateTokenDetails':
+      return decideUpdate(state, command);
+    case 'ChangeSchemeTokenStatus': {
+      if (state.status !== 'VALID' || !state.schemeToken) return [];
       return [{
-        type: 'TokenCreated',
-        data: {
-          merchantId: command.merchantId,
-          repositoryId: command.repositoryId,
-          token: command.token,
-          tokenGeneration: command.tokenGeneration,
-          sourceOfFunds: { type: 'CARD', card: command.card },
-          verification: { strategy: 'BASIC', gatewayCode: 'BASIC_VERIFICATION_SUCCESSFUL' },
-          status: 'VALID',
-          createdAt: command.now,
-        },
+        type: 'SchemeTokenStatusChanged',
+        data: { merchantId: command.merchantId, repositoryId: state.repositoryId, token: state.token, previousStatus: state.schemeToken.status, schemeToken: command.schemeToken },
       }];
     }
+    case 'CreateCardToken':
+      return decideCreate(state, {
+        ...command, type: 'CreateToken', sourceOfFunds: { type: 'CARD', card: command.card },
+        verification: { strategy: 'BASIC', gatewayCode: 'BASIC_VERIFICATION_SUCCESSFUL' },
+      });
+    case 'CreateToken':
+      return decideCreate(state, command);
     default: {
       const unreachable: never = command;
       return unreachable;
     }
   }
+}
+
+function decideCreate(state: TokenState, c: CreateToken): TokenCreated[] {
+  if (state.status !== 'NONE') throw new TokenIdTaken(c.token);
+  return [{
+    type: 'TokenCreated',
+    data: {
+      merchantId: c.merchantId,
+      repositoryId: c.repositoryId,
+      token: c.token,
+      tokenGeneration: c.tokenGeneration,
+      sourceOfFunds: c.sourceOfFunds,
+      verification: c.verification,
+      status: 'VALID',
+      createdAt: c.now,
+      ...present({ shipping: c.shipping, schemeToken: c.schemeToken, provisioningMode: c.provisioningMode, origin: c.origin }),
+    },
+  }];
+}
+
+const GROUP = { CARD: 'card', ACH: 'ach', DIRECT_DEBIT_CANADA: 'directDebitCanada', WALLET: 'wallet' } as const;
+const NUMBER_MEMBER = { CARD: 'number', ACH: 'bankAccountNumber', DIRECT_DEBIT_CANADA: 'bankAccountNumber', WALLET: 'billingAgreement' } as const;
+
+/** Members of a stored group that differ (sealed values aside: they differ on every seal). */
+function changedMembers(before: object, after: object, prefix: string): string[] {
+  const a = before as Record<string, unknown>;
+  const b = after as Record<string, unknown>;
+  return [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()
+    .filter((k) => !k.endsWith('Sealed') && JSON.stringify(a[k]) !== JSON.stringify(b[k]))
+    .map((k) => `${prefix}.${k}`);
+}
+
+function decideUpdate(state: TokenState, c: UpdateTokenDetails): TokenUpdated[] {
+  if (state.status !== 'VALID') throw new TokenNotFound('no such token');
+  const before = sourceOfFundsOf(state);
+  const after = c.sourceOfFunds;
+  if (before.type !== after.type) {
+    throw new InvalidRequest(`Value '${after.type}' is invalid. Token '${state.token}' holds ${before.type} details`, 'sourceOfFunds.type');
+  }
+  const group = GROUP[after.type];
+  const prefix = `sourceOfFunds.provided.${group}`;
+  // Spec (Create or Update Token): Preserve 6.4 tokens keep their account identifier for good.
+  if (c.accountChanged && c.tokenGeneration === 'PRESERVE_6_4') {
+    throw new InvalidRequest(
+      `Value is invalid. Token repository '${state.repositoryId}' uses Preserve 6.4 token generation: the account identifier of token '${state.token}' cannot change; store the new account as a new token`,
+      `${prefix}.${NUMBER_MEMBER[after.type]}`,
+    );
+  }
+  const oldGroup = (before as Record<string, unknown>)[group] as object;
+  const newGroup = (after as Record<string, unknown>)[group] as object;
+  const changed = changedMembers(oldGroup, newGroup, prefix);
+  if (c.accountChanged && !changed.includes(`${prefix}.${NUMBER_MEMBER[after.type]}`)) changed.push(`${prefix}.${NUMBER_MEMBER[after.type]}`);
+  const shippingChanged = c.shipping !== undefined && JSON.stringify(c.shipping) !== JSON.stringify(state.shipping);
+  if (shippingChanged) changed.push('shipping');
+  if (changed.length === 0) return [];
+  return [{
+    type: 'TokenUpdated',
+    data: {
+      merchantId: c.merchantId,
+      repositoryId: state.repositoryId,
+      token: state.token,
+      [group]: newGroup,
+      ...present({ shipping: shippingChanged ? c.shipping : undefined, verification: c.verification, schemeToken: c.schemeToken, origin: c.origin }),
+      changed: changed.sort(),
+      updatedAt: c.now,
+    },
+  }];
 }

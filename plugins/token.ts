@@ -24,7 +24,7 @@ const token: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request, reply) => {
     const merchant = request.merchant;
     if (!merchant) throw new Error('authenticated route without a merchant');
-    const response = await createToken(app.gateway, merchant, request.body, request.meta());
+    const response = await createToken(app.gateway, merchant, request.body, request.meta(), request.authMethod);
     return reply.code(201).send(response);
   });
 

@@ -1,15 +1,28 @@
-// Read model of tokens: what a retrieve-token call answers, with card data masked.
-import type { PaymentRecorded, TokenCreated, TokenUpdated } from '../domain/events.js';
+// Read model of tokens: what a retrieve-token call answers, with account numbers masked (sealed
+// values never enter it). Version 2: every source of funds, scheme tokens, wallet shipping.
+import type { PaymentRecorded, SchemeTokenDetails, SchemeTokenStatusChanged, StoredShipping, StoredSourceOfFunds, TokenCreated, TokenUpdated } from '../domain/events.js';
 import type { RecordedEvent } from '../store/event-store.js';
 import type { Projection } from './projection.js';
+
+export interface CardDoc { number: string; brand: string; scheme: string; fundingMethod: string; expiry: string }
+export interface ProvidedDoc {
+  card?: CardDoc;
+  ach?: Record<string, string>;
+  directDebitCanada?: Record<string, string>;
+  wallet?: unknown;
+}
 
 export interface TokenDoc {
   merchantId: string;
   repositoryId: string;
   token: string;
   status: string;
-  sourceOfFunds: { type: 'CARD'; provided: { card: { number: string; brand: string; scheme: string; fundingMethod: string; expiry: string } } };
+  sourceOfFunds: { type: StoredSourceOfFunds['type']; provided: ProvidedDoc };
   verificationStrategy: string;
+  /** Present once a scheme token was requested; nextActionAt while the reactor has work pending. */
+  schemeToken?: SchemeTokenDetails;
+  /** Only for tokens holding wallet billing-agreement details (spec rule 7). */
+  shipping?: StoredShipping;
   usage: { lastUpdated: string; lastUpdatedBy: string; lastUsed?: string };
   createdAt: string;
   revision: number;
@@ -20,10 +33,35 @@ export const tokenKey = (repositoryId: string, token: string) => `${repositoryId
 const mmyy = (e: { month: number; year: number }) =>
   String(e.month).padStart(2, '0') + String(e.year).padStart(2, '0');
 
+/** A stored group without its sealed members. */
+const unsealed = (group: object): Record<string, string> =>
+  Object.fromEntries(Object.entries(group).filter(([k]) => !k.endsWith('Sealed'))) as Record<string, string>;
+
+function providedOf(source: StoredSourceOfFunds): ProvidedDoc {
+  switch (source.type) {
+    case 'CARD': {
+      const { card } = source;
+      return { card: { number: card.number, brand: card.brand, scheme: card.scheme, fundingMethod: card.fundingMethod, expiry: mmyy(card.expiry) } };
+    }
+    case 'ACH': return { ach: unsealed(source.ach) };
+    case 'DIRECT_DEBIT_CANADA': return { directDebitCanada: unsealed(source.directDebitCanada) };
+    case 'WALLET': return { wallet: source.wallet };
+  }
+}
+
+function updatedProvided(doc: TokenDoc, d: TokenUpdated['data']): ProvidedDoc {
+  const { provided } = doc.sourceOfFunds;
+  if (d.card && provided.card) return { card: { ...provided.card, number: d.card.number, expiry: mmyy(d.card.expiry) } };
+  if (d.ach) return { ach: unsealed(d.ach) };
+  if (d.directDebitCanada) return { directDebitCanada: unsealed(d.directDebitCanada) };
+  if (d.wallet) return { wallet: d.wallet };
+  return provided;
+}
+
 export const tokensProjection: Projection<TokenDoc> = {
   name: 'tokens',
-  version: 1,
-  handles: new Set(['TokenCreated', 'TokenUpdated', 'TokenDeleted', 'PaymentRecorded']),
+  version: 2,
+  handles: new Set(['TokenCreated', 'TokenUpdated', 'TokenDeleted', 'SchemeTokenStatusChanged', 'PaymentRecorded']),
   keysOf(event) {
     const d = event.data as { repositoryId: string; token: string };
     return [tokenKey(d.repositoryId, d.token)];
@@ -32,17 +70,15 @@ export const tokensProjection: Projection<TokenDoc> = {
     switch (event.type) {
       case 'TokenCreated': {
         const d = event.data as TokenCreated['data'];
-        const card = d.sourceOfFunds.card;
         return {
           merchantId: d.merchantId,
           repositoryId: d.repositoryId,
           token: d.token,
           status: d.status,
-          sourceOfFunds: {
-            type: 'CARD',
-            provided: { card: { number: card.number, brand: card.brand, scheme: card.scheme, fundingMethod: card.fundingMethod, expiry: mmyy(card.expiry) } },
-          },
+          sourceOfFunds: { type: d.sourceOfFunds.type, provided: providedOf(d.sourceOfFunds) },
           verificationStrategy: d.verification.strategy,
+          ...(d.schemeToken ? { schemeToken: d.schemeToken } : {}),
+          ...(d.shipping ? { shipping: d.shipping } : {}),
           usage: { lastUpdated: d.createdAt, lastUpdatedBy: d.merchantId },
           createdAt: d.createdAt,
           revision: Number(event.revision),
@@ -53,10 +89,18 @@ export const tokensProjection: Projection<TokenDoc> = {
         const d = event.data as TokenUpdated['data'];
         return {
           ...doc,
-          sourceOfFunds: { ...doc.sourceOfFunds, provided: { card: { ...doc.sourceOfFunds.provided.card, number: d.card.number, expiry: mmyy(d.card.expiry) } } },
+          sourceOfFunds: { ...doc.sourceOfFunds, provided: updatedProvided(doc, d) },
+          ...(d.verification ? { verificationStrategy: d.verification.strategy } : {}),
+          ...(d.schemeToken ? { schemeToken: d.schemeToken } : {}),
+          ...(d.shipping ? { shipping: d.shipping } : {}),
           usage: { ...doc.usage, lastUpdated: d.updatedAt, lastUpdatedBy: d.merchantId },
           revision: Number(event.revision),
         };
+      }
+      case 'SchemeTokenStatusChanged': {
+        if (!doc) return undefined;
+        const d = event.data as SchemeTokenStatusChanged['data'];
+        return { ...doc, schemeToken: d.schemeToken, revision: Number(event.revision) };
       }
       case 'TokenDeleted':
         // A deleted token is gone from the read model; its events keep the history.

@@ -26,7 +26,7 @@ const Address = (stateProvinceCode: boolean, company: boolean) => Strict({
   country: Opt(Alpha3('ISO 3166 alpha-3 country code')),
   postcodeZip: Opt(PostcodeZip()),
   stateProvince: Opt(Str(1, 20)),
-  ...(stateProvinceCode ? { stateProvinceCode: Opt(Pattern(1, 3, '^[0-9A-Za-z]{1,3}$', 'an ISO 3166-2 subdivision code')) } : {}),
+  ...(stateProvinceCode ? { stateProvinceCode: Opt(Pattern(1, 3, '^[0-9A-Z]{1,3}$', 'an ISO 3166-2 subdivision code: 1 to 3 upper-case letters or digits, such as NY')) } : {}),
   street: Opt(Str(1, 100)),
   street2: Opt(Str(1, 100)),
 });
@@ -60,7 +60,8 @@ export const TokenBody = Strict({
     origin: Opt(Strict({ postcodeZip: Opt(PostcodeZip()) })),
   })),
   sourceOfFunds: Strict({
-    type: StringEnum(SOURCE_OF_FUNDS_TYPES),
+    // Spec: with sourceOfFunds.token alone the type may be left unset (services/token-sources.ts).
+    type: Opt(StringEnum(SOURCE_OF_FUNDS_TYPES)),
     token: Opt(Pattern(1, 40, '^[0-9A-Za-z]+$', 'characters 0-9 a-z A-Z')),
     schemeTokenProvisioningIdentifier: Opt(Ascii(1, 64)),
     provided: Opt(Strict({

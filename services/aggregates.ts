@@ -1,13 +1,23 @@
 // Folding a stream's recorded events into an aggregate's state.
 import type { OrderEvent, TokenEvent } from '../domain/events.js';
 import { evolveOrder, initialOrderState, type OrderState } from '../domain/order.js';
-import { evolveToken, initialTokenState, type TokenState } from '../domain/token.js';
+import { evolveToken, initialTokenState, type CardToken, type TokenState } from '../domain/token.js';
 import type { RecordedEvent } from '../store/event-store.js';
 
-const TOKEN_EVENTS = new Set(['TokenCreated', 'TokenUpdated', 'TokenDeleted']);
+const TOKEN_EVENTS = new Set(['TokenCreated', 'TokenUpdated', 'TokenDeleted', 'SchemeTokenStatusChanged']);
 
-export const foldToken = (events: readonly RecordedEvent[]): TokenState =>
+/** Every kind of token (card, bank account, wallet billing agreement). */
+export const foldTokenState = (events: readonly RecordedEvent[]): TokenState =>
   events.reduce((state, e) => (TOKEN_EVENTS.has(e.type) ? evolveToken(state, e as unknown as TokenEvent) : state), initialTokenState());
+
+export type CardTokenState = Exclude<TokenState, { status: 'VALID' }> | CardToken;
+
+/** The token as a card that can pay: a token holding other details is no card token (NONE). */
+export const foldToken = (events: readonly RecordedEvent[]): CardTokenState => {
+  const state = foldTokenState(events);
+  if (state.status !== 'VALID') return state;
+  return state.card ? state : { status: 'NONE' };
+};
 
 export const foldOrder = (events: readonly RecordedEvent[]): OrderState =>
   events.reduce((state, e) => (e.type === 'PaymentRecorded' ? evolveOrder(state, e as unknown as OrderEvent) : state), initialOrderState());

@@ -15,6 +15,7 @@ import { ReadModels } from '../projections/read-models.js';
 import { tokensProjection } from '../projections/tokens.js';
 import { ordersProjection } from '../projections/orders.js';
 import { UnknownResolver, unknownResolutionDelayMs } from './unknown-resolver.js';
+import { SchemeTokenReactor, schemeTokenDelayMs } from './scheme-tokens.js';
 import type { Projection } from '../projections/projection.js';
 
 export const PROJECTIONS: readonly Projection[] = [tokensProjection as Projection, ordersProjection as Projection];
@@ -24,6 +25,8 @@ export interface Gateway {
   readonly store: EventStore;
   readonly sealer: Sealer;
   readonly readModels: ReadModels;
+  /** Finishes scheme tokens after the request (SCHEME_TOKEN_DELAY_MS); its delayMs is the requests' too. */
+  readonly schemeTokens: SchemeTokenReactor;
   close(): Promise<void>;
 }
 
@@ -60,15 +63,19 @@ export function openStores(config: EventStoreConfig): Opened {
 
 export async function openGateway(eventStore: EventStoreConfig, merchants: Merchants): Promise<Gateway> {
   const resolutionDelayMs = unknownResolutionDelayMs();
+  const schemeDelayMs = schemeTokenDelayMs();
   const { store, keys, readModelDb } = openStores(eventStore);
   const sealer = new Sealer(keys);
   const readModels = new ReadModels(readModelDb, store, PROJECTIONS);
   await readModels.start();
   const unknownResolver = new UnknownResolver(store, readModels, resolutionDelayMs);
   await unknownResolver.start();
+  const schemeTokens = new SchemeTokenReactor(store, readModels, schemeDelayMs);
+  await schemeTokens.start();
   return {
-    merchants, store, sealer, readModels,
+    merchants, store, sealer, readModels, schemeTokens,
     async close() {
+      await schemeTokens.stop();
       await unknownResolver.stop();
       await readModels.stop();
       await store.close();

@@ -1,14 +1,12 @@
 // Response bodies built from recorded facts, so a repeated request, a replay and a retrieval
 // answer exactly what the first request answered.
 import type { PaymentRecorded } from '../domain/events.js';
-import type { TokenState } from '../domain/token.js';
 import { minorUnits, toDecimal } from '../domain/money.js';
 import { optional } from '../domain/order.js';
 
 type Payment = PaymentRecorded['data'];
 
 const amount = (minor: number, currency: string) => toDecimal(minor, minorUnits(currency) ?? 2);
-const mmyy = (e: { month: number; year: number }) => String(e.month).padStart(2, '0') + String(e.year).padStart(2, '0');
 
 export function payResponse(payment: Payment, order: { creationTime: string; reference: string | undefined }, correlationId: string | undefined) {
   const { outcome, card, currency } = payment;
@@ -65,43 +63,5 @@ export function payResponse(payment: Payment, order: { creationTime: string; ref
       terminal: outcome.terminal,
       type: 'PAYMENT',
     }),
-  });
-}
-
-export interface TokenEchoes {
-  billing?: unknown;
-  correlationId?: string | undefined;
-  customer?: unknown;
-  device?: unknown;
-  nameOnCard?: string | undefined;
-}
-
-export function tokenResponse(state: Extract<TokenState, { status: 'VALID' }>, echoes: TokenEchoes, lastUsed?: string) {
-  const { card } = state;
-  return optional({
-    billing: echoes.billing,
-    correlationId: echoes.correlationId,
-    customer: echoes.customer,
-    device: echoes.device,
-    repositoryId: state.repositoryId,
-    response: { gatewayCode: 'BASIC_VERIFICATION_SUCCESSFUL' },
-    result: 'SUCCESS',
-    sourceOfFunds: {
-      provided: {
-        card: optional({
-          brand: card.brand,
-          expiry: mmyy(card.expiry),
-          fundingMethod: card.fundingMethod,
-          nameOnCard: echoes.nameOnCard,
-          number: card.number,
-          scheme: card.scheme,
-        }),
-      },
-      type: 'CARD',
-    },
-    status: 'VALID',
-    token: state.token,
-    usage: optional({ lastUpdated: state.lastUpdated, lastUpdatedBy: state.merchantId, lastUsed }),
-    verificationStrategy: 'BASIC',
   });
 }

@@ -6,6 +6,8 @@ import { minorUnits, toDecimal } from '../domain/money.js';
 import { optional } from '../domain/order.js';
 import { foldOrderStream, orderView } from './order-stream.js';
 import { payResponse } from './responses.js';
+import { schemeTokenView } from './token-responses.js';
+import { maskCardNumber } from '../domain/accounts.js';
 import type { MerchantProfile } from '../merchants.js';
 import { tokenKey, type TokenDoc } from '../projections/tokens.js';
 import type { Gateway } from './gateway.js';
@@ -15,15 +17,21 @@ export async function retrieveToken(gateway: Gateway, merchant: MerchantProfile,
   const doc = gateway.readModels.get<TokenDoc>('tokens', tokenKey(merchant.repository.id, token));
   // Only this merchant's repository is consulted: nothing is said of tokens elsewhere.
   if (!doc) throw new InvalidRequest(`Value '${token}' is invalid. No such token in the merchant's token repository`, 'tokenid');
-  return {
+  const { card } = doc.sourceOfFunds.provided;
+  const masking = merchant.repository.cardNumberMasking ?? '6.4';
+  const provided = card ? { ...doc.sourceOfFunds.provided, card: { ...card, number: maskCardNumber(card.number, masking) } } : doc.sourceOfFunds.provided;
+  return optional({
     repositoryId: doc.repositoryId,
     result: 'SUCCESS',
-    sourceOfFunds: doc.sourceOfFunds,
+    // The current scheme token, as the scheme-token reactor last recorded it.
+    schemeToken: schemeTokenView(doc.schemeToken),
+    shipping: doc.sourceOfFunds.type === 'WALLET' ? doc.shipping : undefined,
+    sourceOfFunds: { ...doc.sourceOfFunds, provided },
     status: doc.status,
     token: doc.token,
     usage: doc.usage,
     verificationStrategy: doc.verificationStrategy,
-  };
+  });
 }
 
 /** Retrieve Order: the order with every transaction, each as its pay response (final outcomes). */

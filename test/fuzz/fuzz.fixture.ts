@@ -28,7 +28,7 @@ function timeLimitMs(): number {
   return process.env.FUZZ_RUNS ? 15 * 60_000 : 60_000;
 }
 
-/** FUZZ_SEED replays a failure; otherwise every property draws its own seed (always reported). */
+/** FUZZ_SEED replays a failure (FUZZ_PATH too: its counterexample at once); otherwise every property draws its own seed (always reported). */
 function seed(): number {
   const fixed = Number(process.env.FUZZ_SEED);
   return Number.isInteger(fixed) ? fixed : (Date.now() ^ Math.floor(Math.random() * 0x7fffffff)) | 0;
@@ -50,6 +50,8 @@ export async function fuzz<T>(
   const started = performance.now();
   const details = await fc.check(fc.asyncProperty(arbitrary, predicate), {
     numRuns, seed: s,
+    // FUZZ_PATH (with FUZZ_SEED) replays one reported counterexample directly.
+    ...(process.env.FUZZ_PATH && process.env.FUZZ_SEED ? { path: process.env.FUZZ_PATH } : {}),
     // Shrinking replays the request against an app that remembers: off unless FUZZ_SHRINK is set.
     endOnFailure: process.env.FUZZ_SHRINK === undefined,
     interruptAfterTimeLimit: timeLimitMs(),
@@ -60,7 +62,7 @@ export async function fuzz<T>(
     // control characters are escaped so that the report stays readable text.
     const error = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
     const report = clip(`${error}\n\n${fc.defaultReportMessage(details) ?? 'failed'}`).replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-    t.fail(`${name}: property failed after ${details.numRuns} runs (seed ${s}; replay with FUZZ_SEED=${s})`, {
+    t.fail(`${name}: property failed after ${details.numRuns} runs (seed ${s}; replay with FUZZ_SEED=${s} FUZZ_PATH=${details.counterexamplePath ?? ''})`, {
       diagnostic: true, report, seed: s, path: details.counterexamplePath, ...(options.todo ? { todo: options.todo } : {}),
     });
   } else {
@@ -395,6 +397,8 @@ export interface FieldSpec {
   sensitive?: boolean;
   /** Not in valid bodies: a valid value is refused as UNSUPPORTED naming this field. */
   unsupportedAs?: string;
+  /** Not in valid bodies: a valid value (alone) is refused naming this field with this validation type. */
+  refusedAs?: { field: string; validationType: string };
   /** Not in valid bodies (groups whose presence changes the request's meaning). */
   notInValid?: boolean;
 }
@@ -490,6 +494,9 @@ export function leafMutations<R extends { body: JsonObject }>(spec: FieldSpec): 
   if (spec.unsupportedAs) {
     options.push(set('not supported yet', spec.valid, { status: [400], fields: [spec.unsupportedAs], validationTypes: ['UNSUPPORTED'] }));
   }
+  if (spec.refusedAs) {
+    options.push(set('refused alone', spec.valid, { status: [400], fields: [spec.refusedAs.field], validationTypes: [spec.refusedAs.validationType] }));
+  }
   return fc.oneof(...options);
 }
 
@@ -534,7 +541,7 @@ export function groupsOf(specs: readonly FieldSpec[]): Map<string, string[]> {
 
 /** Build a valid body from the specs: required members always, optional ones at random. */
 export function validBody(specs: readonly FieldSpec[], overrides: Record<string, fc.Arbitrary<string | boolean>> = {}): fc.Arbitrary<JsonObject> {
-  const usable = specs.filter((s) => !s.unsupportedAs && !s.notInValid);
+  const usable = specs.filter((s) => !s.unsupportedAs && !s.refusedAs && !s.notInValid);
   return fc.tuple(...usable.map((s) => fc.tuple(fc.constant(s), overrides[s.path] ?? s.valid, s.required ? fc.constant(true) : fc.boolean()))).map((leaves) => {
     const body: JsonObject = {};
     for (const [spec, value, present] of leaves) if (present) setAt(body, split(spec.path), value);

@@ -80,7 +80,7 @@ export function tokenSpecs(): FieldSpec[] {
     country(`${base}.country`),
     { path: `${base}.postcodeZip`, ...chars(`${ALNUM_CHARS} -`, 1, 10) } as FieldSpec,
     textField(`${base}.stateProvince`, 1, 20),
-    ...(stateProvinceCode ? [{ path: `${base}.stateProvinceCode`, ...chars(ALNUM_CHARS, 1, 3) } as FieldSpec] : []),
+    ...(stateProvinceCode ? [{ path: `${base}.stateProvinceCode`, ...chars('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ', 1, 3) } as FieldSpec] : []),
     textField(`${base}.street`, 1, 100),
     textField(`${base}.street2`, 1, 100),
   ];
@@ -96,21 +96,21 @@ export function tokenSpecs(): FieldSpec[] {
     textField('customer.taxRegistrationId', 1, 30),
     { path: 'device.ipAddress', type: 'string', min: 7, max: 45, valid: fc.oneof(ipv4.filter((s) => s.length >= 7), ipv6), fill: DIGIT },
     { path: 'posTerminal.serialNumber', ...ascii(1, 16) } as FieldSpec,
-    textField('referenceOrderId', 1, 40, { unsupportedAs: 'referenceOrderId' }),
+    // With card details in the body: refused (the card comes from the order).
+    textField('referenceOrderId', 1, 40, { refusedAs: { field: `${CARD}`, validationType: 'UNSUPPORTED' } }),
     textField('responseControls.sensitiveData', 1, 50),
     enumField('schemeTokenProvisioningMode', ['ASYNCHRONOUS', 'ATTEMPT_SYNCHRONOUS', 'SYNCHRONOUS']),
-    { path: 'session.id', ...ascii(31, 35), unsupportedAs: 'session' } as FieldSpec,
-    { path: 'session.version', ...ascii(10, 10), unsupportedAs: 'session' } as FieldSpec,
+    // A session id of no session of the merchant; a version without a session.
+    { path: 'session.id', ...ascii(31, 35), refusedAs: { field: 'session.id', validationType: 'INVALID' } } as FieldSpec,
+    { path: 'session.version', ...ascii(10, 10), refusedAs: { field: 'session.id', validationType: 'MISSING' } } as FieldSpec,
     ...address('shipping.address', false, false),
     textField('shipping.contact.firstName', 1, 50),
     textField('shipping.contact.lastName', 1, 50),
     { path: 'shipping.origin.postcodeZip', ...chars(`${ALNUM_CHARS} -`, 1, 10) } as FieldSpec,
-    enumField('sourceOfFunds.type', ['CARD'], {
-      required: true,
-      semantic: fc.constantFrom('ACH', 'DIRECT_DEBIT_CANADA', 'WALLET').map((value) => ({ value, validationType: 'UNSUPPORTED' })),
-    }),
-    { path: 'sourceOfFunds.token', ...chars(ALNUM_CHARS, 1, 40), unsupportedAs: 'sourceOfFunds.token' } as FieldSpec,
-    { path: 'sourceOfFunds.schemeTokenProvisioningIdentifier', ...ascii(1, 64), unsupportedAs: 'sourceOfFunds.schemeTokenProvisioningIdentifier' } as FieldSpec,
+    enumField('sourceOfFunds.type', ['CARD'], { required: true }),
+    // A token of no token of the repository; push provisioning with card details in the body.
+    { path: 'sourceOfFunds.token', ...chars(ALNUM_CHARS, 1, 40), refusedAs: { field: 'sourceOfFunds.token', validationType: 'INVALID' } } as FieldSpec,
+    { path: 'sourceOfFunds.schemeTokenProvisioningIdentifier', ...ascii(1, 64), refusedAs: { field: CARD, validationType: 'UNSUPPORTED' } } as FieldSpec,
     {
       path: `${CARD}.expiry.month`, type: 'string', min: 1, max: 2, required: true, valid: month, fill: DIGIT,
       badFormat: fc.constantFrom('0', '00', '13', '19', '99', '1a', ' 1', '1 ', '\u0661', '\uff11', '-1', '+1', '1.', 'I'),
@@ -127,7 +127,7 @@ export function tokenSpecs(): FieldSpec[] {
       semantic: digits(11, 18).map((p) => ({ value: p + String((Number(luhnDigit(p)) + 1 + (p.length % 9)) % 10), validationType: 'INVALID' })),
     },
     { path: `${CARD}.securityCode`, type: 'string', min: 3, max: 4, valid: digits(3, 4), fill: DIGIT, badFormat: withBadChar(digits(2, 3), NOT_DIGIT), sensitive: true },
-    // Bank accounts and wallets: not stored by this release; their members are still validated.
+    // Bank accounts and wallets (test/http/token-sources.test.ts): here beside a card, validated, not stored.
     enumField('sourceOfFunds.provided.ach.accountType', ['CONSUMER_CHECKING', 'CONSUMER_SAVINGS', 'CORPORATE_CHECKING'], notInValid),
     textField('sourceOfFunds.provided.ach.bankAccountHolder', 1, 28, notInValid),
     { path: 'sourceOfFunds.provided.ach.bankAccountNumber', ...chars(`${ALNUM_CHARS} -/`, 1, 17), sensitive: true, ...notInValid } as FieldSpec,
@@ -146,7 +146,8 @@ export function tokenSpecs(): FieldSpec[] {
     textField('sourceOfFunds.provided.wallet.billingAgreement.name', 1, 255, notInValid),
     textField('sourceOfFunds.provided.wallet.payerId', 1, 13, notInValid),
     { path: 'subMerchant.identifier', ...chars(`${ALNUM_CHARS}-_ &+!$.`, 1, 100), required: true } as FieldSpec,
-    { path: 'transaction.currency', type: 'string', min: 3, max: 3, valid: fc.constantFrom('USD', 'EUR', 'JPY'), fill: UPPER, badFormat: alpha3BadFormat, unsupportedAs: 'transaction.currency' },
+    // Acquirer verification (its outcomes are the token-verification tests'): kept out of valid bodies.
+    { path: 'transaction.currency', type: 'string', min: 3, max: 3, valid: fc.constantFrom('USD', 'EUR', 'JPY'), fill: UPPER, badFormat: alpha3BadFormat, notInValid: true },
   ];
 }
 

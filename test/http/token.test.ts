@@ -133,10 +133,10 @@ t.test('missing expiry, card number or sourceOfFunds.type is MISSING', async (t)
   t.equal(await app.gateway.store.headPosition(), 0n, 'no token created');
 });
 
-t.test('a source of funds other than CARD is UNSUPPORTED', async (t) => {
+t.test('a source of funds without its details is MISSING them', async (t) => {
   const app = await buildTestApp(t);
-  for (const type of ['ACH', 'DIRECT_DEBIT_CANADA', 'WALLET']) {
-    expectInvalid(t, await create(app, { sourceOfFunds: { type } }), { field: 'sourceOfFunds.type', validationType: 'UNSUPPORTED' }, type);
+  for (const [type, group] of [['ACH', 'ach'], ['DIRECT_DEBIT_CANADA', 'directDebitCanada'], ['WALLET', 'wallet']]) {
+    expectInvalid(t, await create(app, { sourceOfFunds: { type } }), { field: `sourceOfFunds.provided.${group}`, validationType: 'MISSING' }, String(type));
   }
   t.equal(await app.gateway.store.headPosition(), 0n, 'no token created');
 });

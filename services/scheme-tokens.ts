@@ -1,0 +1,159 @@
+// Scheme tokens: the decision a create request takes (by provisioning mode), and the reactor that
+// records every later change as SchemeTokenStatusChanged: ASYNCHRONOUS provisioning finishing,
+// ATTEMPT_SYNCHRONOUS retries, and lifecycle changes of the simulator (SUSPENDED, DEACTIVATED).
+// Pending work is written into the events (schemeToken.nextActionAt), so after a restart the
+// reactor finds it in the tokens read model and carries on; several processes sharing a store may
+// race, and the loser re-reads, finds the work done, and appends nothing.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { ConfigError } from '../config.js';
+import { detectBrand } from '../domain/card.js';
+import type { ProvisioningMode, SchemeTokenDetails, SchemeTokenProvider } from '../domain/events.js';
+import { decideSchemeTokenAtCreation, decideSchemeTokenDue, pushProvisionedSchemeToken, type SchemeTokenRefused, type SchemeTokenStored } from '../domain/scheme-token.js';
+import { decideToken } from '../domain/token.js';
+import type { MerchantProfile } from '../merchants.js';
+import type { ReadModels } from '../projections/read-models.js';
+import { WrongExpectedRevisionError, type EventStore, type RecordedEvent, type Subscription } from '../store/event-store.js';
+import { foldTokenState, revisionAfter } from './aggregates.js';
+import type { Resolution } from './token-sources.js';
+
+export const DEFAULT_SCHEME_TOKEN_DELAY_MS = 2000;
+const MAX_ATTEMPTS = 10;
+const TOKEN_EVENTS = new Set(['TokenCreated', 'TokenUpdated', 'SchemeTokenStatusChanged', 'TokenDeleted']);
+
+/** SCHEME_TOKEN_DELAY_MS: whole milliseconds, at most one day. */
+export function schemeTokenDelayMs(env: NodeJS.ProcessEnv = process.env): number {
+  const text = env.SCHEME_TOKEN_DELAY_MS;
+  if (text === undefined || text === '') return DEFAULT_SCHEME_TOKEN_DELAY_MS;
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value > 86_400_000) {
+    throw new ConfigError(`SCHEME_TOKEN_DELAY_MS '${text}' is not a number of milliseconds from 0 to 86400000`);
+  }
+  return value;
+}
+
+const PREFIX: Record<SchemeTokenProvider, string> = { MDES: 'DWSPMC', VTS: 'VTS', AETS: 'AETS' };
+/** A provider-assigned identifier (spec: schemeToken.tokenIdentifier, 1-64). */
+export const newTokenIdentifier = (provider: SchemeTokenProvider | undefined) =>
+  `${provider ? PREFIX[provider] : 'TSP'}${randomBytes(16).toString('hex').toUpperCase()}`;
+
+/**
+ * The scheme-token decision of a create request: push provisioning always (ACTIVE at once);
+ * otherwise card tokens of a repository configured for scheme tokenization, in the request's
+ * schemeTokenProvisioningMode or the repository's.
+ */
+export function schemeDecision(merchant: MerchantProfile, mode: ProvisioningMode | undefined, resolution: Resolution, now: string, delayMs: number): SchemeTokenRefused | SchemeTokenStored | undefined {
+  const { details } = resolution;
+  if (details.type !== 'CARD') return undefined;
+  const card = { brand: detectBrand(details.number), expiry: details.expiry };
+  if (resolution.pushProvisioned) {
+    const schemeToken = pushProvisionedSchemeToken(card, '', now);
+    return { kind: 'stored', schemeToken: { ...schemeToken, tokenIdentifier: newTokenIdentifier(schemeToken.provider) } };
+  }
+  if (!merchant.repository.schemeTokenization) return undefined;
+  const decision = decideSchemeTokenAtCreation({
+    card, mode: mode ?? merchant.repository.schemeTokenProvisioningMode, deviceAccount: resolution.deviceAccount,
+    tokenIdentifier: '', now, delayMs,
+  });
+  return withIdentifier(decision);
+}
+
+function withIdentifier<T extends { schemeToken: SchemeTokenDetails }>(decision: T): T {
+  const { schemeToken } = decision;
+  if (schemeToken.tokenIdentifier === undefined) return decision;
+  return { ...decision, schemeToken: { ...schemeToken, tokenIdentifier: newTokenIdentifier(schemeToken.provider) } };
+}
+
+interface PendingDoc { merchantId: string; repositoryId: string; token: string }
+
+export class SchemeTokenReactor {
+  private subscription: Subscription | undefined;
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly running = new Set<Promise<void>>();
+  private stopped = false;
+
+  constructor(private readonly store: EventStore, private readonly readModels: ReadModels, readonly delayMs: number) {}
+
+  /** Pending work first (tokens whose read model shows a nextActionAt), then new events, live. */
+  async start(): Promise<void> {
+    const from = this.readModels.checkpoint('tokens');
+    for (const { doc } of this.readModels.containing('tokens', '"nextActionAt"')) {
+      const token = JSON.parse(doc) as PendingDoc;
+      const stream = `token-${token.repositoryId}-${token.token}`;
+      this.scheduleFrom(stream, foldTokenState(await this.store.readStream(stream)));
+    }
+    this.subscription = this.store.subscribeAll({ fromPosition: from }, {
+      onEvent: (event) => this.onEvent(event),
+      onError: () => { /* the store closed under the subscription: nothing left to do here */ },
+    });
+  }
+
+  get caughtUp(): Promise<void> {
+    return this.subscription?.caughtUp ?? Promise.resolve();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.subscription?.close();
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+    await Promise.allSettled([...this.running]);
+  }
+
+  private scheduleFrom(stream: string, state: ReturnType<typeof foldTokenState>): void {
+    const at = state.status === 'VALID' ? state.schemeToken?.nextActionAt : undefined;
+    if (at) this.schedule(stream, Date.parse(at) - Date.now());
+  }
+
+  private onEvent(event: RecordedEvent): void {
+    if (!TOKEN_EVENTS.has(event.type)) return;
+    const schemeToken = (event.data as { schemeToken?: SchemeTokenDetails }).schemeToken;
+    if (schemeToken?.nextActionAt) this.schedule(event.stream, Date.parse(schemeToken.nextActionAt) - Date.now(), true);
+    else if (event.type === 'SchemeTokenStatusChanged' || event.type === 'TokenDeleted' || schemeToken) this.cancel(event.stream);
+  }
+
+  private cancel(stream: string): void {
+    clearTimeout(this.timers.get(stream));
+    this.timers.delete(stream);
+  }
+
+  private schedule(stream: string, delayMs: number, replace = false): void {
+    if (this.stopped || (this.timers.has(stream) && !replace)) return;
+    this.cancel(stream);
+    const timer = setTimeout(() => {
+      this.timers.delete(stream);
+      const run = this.act(stream).catch(() => {
+        // The store refused (busy, closing): try again after another delay unless stopping.
+        this.schedule(stream, this.delayMs);
+      });
+      this.running.add(run);
+      void run.finally(() => this.running.delete(run));
+    }, Math.max(0, delayMs));
+    this.timers.set(stream, timer);
+  }
+
+  private async act(stream: string): Promise<void> {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS && !this.stopped; attempt++) {
+      const history = await this.store.readStream(stream);
+      const state = foldTokenState(history);
+      if (state.status !== 'VALID' || !state.card || !state.schemeToken?.nextActionAt) return;
+      const now = new Date().toISOString();
+      const { schemeToken } = state;
+      const next = decideSchemeTokenDue(schemeToken, state.card, { tokenIdentifier: schemeToken.tokenIdentifier ?? newTokenIdentifier(schemeToken.provider), now, delayMs: this.delayMs });
+      if (!next) { this.scheduleFrom(stream, state); return; }
+      const events = decideToken(state, { type: 'ChangeSchemeTokenStatus', merchantId: state.merchantId, schemeToken: next });
+      const cause = history.at(-1);
+      const data = events.map((e) => ({
+        id: randomUUID(), type: e.type, data: e.data,
+        metadata: { correlationId: cause?.metadata.correlationId ?? '', causationId: cause?.id ?? '', merchantId: state.merchantId, recordedAt: now, reactor: 'scheme-tokens' },
+      }));
+      try {
+        await this.store.append(stream, data, { expectedRevision: revisionAfter(history) });
+      } catch (error) {
+        if (error instanceof WrongExpectedRevisionError) continue;
+        throw error;
+      }
+      await this.readModels.catchUp();
+      return;
+    }
+  }
+}

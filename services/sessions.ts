@@ -1,0 +1,137 @@
+// Create Session and Update Session (version 100), and reading a session for a token request.
+// Sessions are event-sourced in `session-<merchantId>-<sessionId>`. The card number is sealed
+// under a key of the session; the security code under a key of its own, destroyed once a token
+// request has used the session (so no event ever holds a readable security code after use).
+import { randomBytes } from 'node:crypto';
+import { detectBrand, fundingMethodOf, luhnValid, mask64, schemeOf } from '../domain/card.js';
+import { InvalidRequest } from '../domain/errors.js';
+import { streams, type CardExpiry, type SessionCard, type SessionEvent } from '../domain/events.js';
+import { decideCreateSession, decideUpdateSession, evolveSession, initialSessionState, SessionIdTaken, type SessionState } from '../domain/session.js';
+import type { MerchantProfile } from '../merchants.js';
+import type { CreateSessionBody, SessionBody } from '../schemas/session.js';
+import { WrongExpectedRevisionError, type RecordedEvent } from '../store/event-store.js';
+import { revisionAfter } from './aggregates.js';
+import { Busy, randomDigits, toEventData, type RequestMeta } from './context.js';
+import type { Gateway } from './gateway.js';
+
+const MAX_ATTEMPTS = 10;
+const SESSION_EVENTS = new Set(['SessionCreated', 'SessionUpdated']);
+
+export const foldSession = (events: readonly RecordedEvent[]): SessionState =>
+  events.reduce((s, e) => (SESSION_EVENTS.has(e.type) ? evolveSession(s, e as unknown as SessionEvent) : s), initialSessionState());
+
+/** 31 characters, like the real gateway's: SESSION and 24 digits. */
+const newSessionId = () => `SESSION${randomDigits(24)}`;
+/** 10 hexadecimal characters (spec: session.version exactly 10). */
+const newVersion = () => randomBytes(5).toString('hex');
+
+export async function createSession(gateway: Gateway, merchant: MerchantProfile, body: CreateSessionBody | undefined, meta: RequestMeta) {
+  const authenticationLimit = body?.session?.authenticationLimit;
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const sessionId = newSessionId();
+    const now = new Date().toISOString();
+    try {
+      const events = decideCreateSession(initialSessionState(), { type: 'CreateSession', merchantId: merchant.id, sessionId, version: newVersion(), ...(authenticationLimit === undefined ? {} : { authenticationLimit }), now });
+      await gateway.store.append(streams.session(merchant.id, sessionId), toEventData(events, meta, now), { expectedRevision: 'no_stream' });
+      const data = events[0]!.data;
+      return {
+        correlationId: body?.correlationId,
+        merchant: merchant.id,
+        result: 'SUCCESS',
+        session: { ...(authenticationLimit === undefined ? {} : { authenticationLimit }), id: sessionId, updateStatus: 'NO_UPDATE', version: data.version },
+      };
+    } catch (error) {
+      if (error instanceof WrongExpectedRevisionError || error instanceof SessionIdTaken) continue;
+      throw error;
+    }
+  }
+  throw new Busy('no free session id');
+}
+
+/** The card fields of an Update Session request, the number and security code sealed. */
+function sessionCard(gateway: Gateway, state: Extract<SessionState, { status: 'OPEN' }>, card: NonNullable<NonNullable<SessionBody['sourceOfFunds']>['provided']>['card']): SessionCard {
+  if (!card) return {};
+  const out: SessionCard = {};
+  if (card.number !== undefined) {
+    if (!luhnValid(card.number)) throw new InvalidRequest('Value is invalid. The card number fails the Luhn check', 'sourceOfFunds.provided.card.number');
+    // The session's number key is reused while it exists.
+    const held = state.card.numberSealed;
+    const key = held && gateway.sealer.open(held) !== undefined ? gateway.sealer.keyIdOf(held) ?? gateway.sealer.newKey() : gateway.sealer.newKey();
+    const brand = detectBrand(card.number);
+    Object.assign(out, { numberSealed: gateway.sealer.seal(key, card.number), number: mask64(card.number), brand, scheme: schemeOf(brand), fundingMethod: fundingMethodOf(brand) });
+  }
+  if (card.expiry) out.expiry = { month: Number(card.expiry.month), year: Number(card.expiry.year) };
+  if (card.nameOnCard !== undefined) out.nameOnCard = card.nameOnCard;
+  if (card.securityCode !== undefined) out.securityCodeSealed = gateway.sealer.seal(gateway.sealer.newKey(), card.securityCode);
+  return out;
+}
+
+export async function updateSession(gateway: Gateway, merchant: MerchantProfile, sessionId: string, body: SessionBody, meta: RequestMeta) {
+  const stream = streams.session(merchant.id, sessionId);
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const history = await gateway.store.readStream(stream);
+    const state = foldSession(history);
+    if (state.status !== 'OPEN') throw new InvalidRequest(`Value '${sessionId}' is invalid. No such session for this merchant`, 'sessionId');
+    const card = sessionCard(gateway, state, body.sourceOfFunds?.provided?.card);
+    const now = new Date().toISOString();
+    const events = decideUpdateSession(state, { type: 'UpdateSession', merchantId: merchant.id, version: newVersion(), card, now });
+    try {
+      await gateway.store.append(stream, toEventData(events, meta, now), { expectedRevision: revisionAfter(history) });
+    } catch (error) {
+      if (error instanceof WrongExpectedRevisionError) continue;
+      throw error;
+    }
+    // A replaced security code is forgotten at once.
+    if (card.securityCodeSealed && state.card.securityCodeSealed) destroy(gateway, state.card.securityCodeSealed);
+    const held = events[0]!.data.card;
+    return {
+      correlationId: body.correlationId,
+      merchant: merchant.id,
+      result: 'SUCCESS',
+      session: { id: sessionId, updateStatus: 'SUCCESS', version: events[0]!.data.version },
+      sourceOfFunds: { provided: { card: sessionCardView(held) }, type: 'CARD' },
+      version: '100',
+    };
+  }
+  throw new Busy('the session is being changed by too many requests at once');
+}
+
+function sessionCardView(card: SessionCard) {
+  const expiry = card.expiry ? { month: String(card.expiry.month), year: String(card.expiry.year).padStart(2, '0') } : undefined;
+  const view = {
+    brand: card.brand, expiry, fundingMethod: card.fundingMethod, nameOnCard: card.nameOnCard, number: card.number, scheme: card.scheme,
+    securityCode: card.securityCodeSealed ? 'xxx' : undefined,
+  };
+  return Object.fromEntries(Object.entries(view).filter(([, v]) => v !== undefined));
+}
+
+const destroy = (gateway: Gateway, sealed: string) => {
+  const keyId = gateway.sealer.keyIdOf(sealed);
+  if (keyId) gateway.sealer.destroyKey(keyId);
+};
+
+/** Card fields a session holds, in clear, for a token request (spec: session.id, session.version). */
+export interface SessionCardFields { number?: string; expiry?: CardExpiry; nameOnCard?: string; securityCode?: string }
+
+export async function sessionForToken(gateway: Gateway, merchant: MerchantProfile, session: { id?: string; version?: string }) {
+  if (session.id === undefined) {
+    if (session.version !== undefined) throw new InvalidRequest('Missing parameter', 'session.id', 'MISSING');
+    return undefined;
+  }
+  const state = foldSession(await gateway.store.readStream(streams.session(merchant.id, session.id)));
+  if (state.status !== 'OPEN') throw new InvalidRequest(`Value '${session.id}' is invalid. No such session for this merchant`, 'session.id');
+  // Spec: a session.version that differs from the stored one fails the operation.
+  if (session.version !== undefined && session.version !== state.version) {
+    throw new InvalidRequest(`Value '${session.version}' is invalid. The session was updated since this version: its version is now another one`, 'session.version');
+  }
+  const { card } = state;
+  const fields: SessionCardFields = {
+    number: card.numberSealed ? gateway.sealer.open(card.numberSealed) : undefined,
+    expiry: card.expiry,
+    nameOnCard: card.nameOnCard,
+    securityCode: card.securityCodeSealed ? gateway.sealer.open(card.securityCodeSealed) : undefined,
+  };
+  /** After the token request: the security code is destroyed (used once). */
+  const used = () => { if (card.securityCodeSealed) destroy(gateway, card.securityCodeSealed); };
+  return { sessionId: session.id, fields, used };
+}

@@ -1,0 +1,261 @@
+// Writing tokens: a new token (UNIQUE_TOKEN), the token of an account identifier (UNIQUE_CARD,
+// UNIQUE_ACCOUNT_IDENTIFIER: a reservation stream per identifier, created with no_stream or the
+// read revision, so simultaneous requests in any number of processes make one token), and the
+// token a request names in sourceOfFunds.token. Account numbers are sealed before any event.
+import { accountKey, maskBankAccount, sameAccount, type AccountIdentifier } from '../domain/accounts.js';
+import { detectBrand, fundingMethodOf, mask64, schemeOf } from '../domain/card.js';
+import { InvalidRequest } from '../domain/errors.js';
+import {
+  streams, type AccountIdentifierReserved, type ProvisioningMode, type StoredShipping, type StoredSourceOfFunds, type TokenOrigin, type Verification,
+} from '../domain/events.js';
+import type { SchemeTokenRefused, SchemeTokenStored } from '../domain/scheme-token.js';
+import { generateToken } from '../domain/token-id.js';
+import { decideToken, evolveToken, initialTokenState, sourceOfFundsOf, TokenIdTaken, type TokenState, type ValidToken } from '../domain/token.js';
+import type { MerchantProfile } from '../merchants.js';
+import { WrongExpectedRevisionError, type RecordedEvent } from '../store/event-store.js';
+import { foldTokenState, revisionAfter } from './aggregates.js';
+import { Busy, randomDigits, toEventData, type RequestMeta } from './context.js';
+import type { Gateway } from './gateway.js';
+import type { SourceDetails } from './token-sources.js';
+
+const MAX_ATTEMPTS = 10;
+const ACCOUNT_FIELD = {
+  CARD: 'sourceOfFunds.provided.card.number',
+  ACH: 'sourceOfFunds.provided.ach.bankAccountNumber',
+  DIRECT_DEBIT_CANADA: 'sourceOfFunds.provided.directDebitCanada.bankAccountNumber',
+  WALLET: 'sourceOfFunds.provided.wallet.billingAgreement.id',
+} as const;
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** What a request would store, every decision taken except the token id. */
+export interface TokenPlan {
+  details: SourceDetails;
+  verification: Verification;
+  /** The scheme-token decision for a new card (or a changed card number); absent: none attempted. */
+  scheme?: SchemeTokenRefused | SchemeTokenStored;
+  provisioningMode?: ProvisioningMode;
+  shipping?: StoredShipping;
+  origin?: TokenOrigin;
+}
+
+export type WriteOutcome =
+  | { kind: 'stored'; state: ValidToken; schemeDecided: boolean }
+  | { kind: 'refused'; refusal: SchemeTokenRefused };
+
+export interface WriteContext { gateway: Gateway; merchant: MerchantProfile; meta: RequestMeta; now: string }
+
+export function accountOf(details: SourceDetails): AccountIdentifier {
+  switch (details.type) {
+    case 'CARD': return { type: 'CARD', number: details.number };
+    case 'ACH': return { type: 'ACH', routingNumber: details.ach.routingNumber, bankAccountNumber: details.ach.bankAccountNumber };
+    case 'DIRECT_DEBIT_CANADA': {
+      const d = details.directDebitCanada;
+      return { type: 'DIRECT_DEBIT_CANADA', financialInstitutionNumber: d.financialInstitutionNumber, transitNumber: d.transitNumber, bankAccountNumber: d.bankAccountNumber };
+    }
+    case 'WALLET': return { type: 'WALLET', billingAgreementId: details.wallet.billingAgreement.id };
+  }
+}
+
+/** The account identifier a token holds, opened from its sealed value (undefined once shredded). */
+export function heldAccount(gateway: Gateway, state: ValidToken): AccountIdentifier | undefined {
+  if (state.card) {
+    const number = gateway.sealer.open(state.card.numberSealed);
+    return number === undefined ? undefined : { type: 'CARD', number };
+  }
+  const account = state.account;
+  if (account.type === 'WALLET') return { type: 'WALLET', billingAgreementId: account.wallet.billingAgreement.id };
+  const group = account.type === 'ACH' ? account.ach : account.directDebitCanada;
+  const number = gateway.sealer.open(group.bankAccountNumberSealed);
+  if (number === undefined) return undefined;
+  return account.type === 'ACH'
+    ? { type: 'ACH', routingNumber: account.ach.routingNumber, bankAccountNumber: number }
+    : { type: 'DIRECT_DEBIT_CANADA', financialInstitutionNumber: account.directDebitCanada.financialInstitutionNumber, transitNumber: account.directDebitCanada.transitNumber, bankAccountNumber: number };
+}
+
+const holds = (gateway: Gateway, state: ValidToken, account: AccountIdentifier) => {
+  const held = heldAccount(gateway, state);
+  return held !== undefined && sameAccount(held, account);
+};
+
+/**
+ * The details as stored: account numbers sealed under a new key of their own, or, when `reuse`
+ * holds the same account, under its existing sealed value (so an unchanged number is no change).
+ */
+export function storedSource(gateway: Gateway, details: SourceDetails, reuse?: StoredSourceOfFunds): StoredSourceOfFunds {
+  const sealed = (plain: string, previous: string | undefined) =>
+    previous !== undefined && gateway.sealer.open(previous) === plain ? previous : gateway.sealer.seal(gateway.sealer.newKey(), plain);
+  switch (details.type) {
+    case 'CARD': {
+      const brand = detectBrand(details.number);
+      const previous = reuse?.type === 'CARD' ? reuse.card.numberSealed : undefined;
+      return {
+        type: 'CARD',
+        card: { numberSealed: sealed(details.number, previous), number: mask64(details.number), brand, scheme: schemeOf(brand), fundingMethod: fundingMethodOf(brand), expiry: details.expiry },
+      };
+    }
+    case 'ACH': {
+      const { bankAccountNumber, ...rest } = details.ach;
+      const previous = reuse?.type === 'ACH' ? reuse.ach.bankAccountNumberSealed : undefined;
+      return { type: 'ACH', ach: { ...rest, bankAccountNumberSealed: sealed(bankAccountNumber, previous), bankAccountNumber: maskBankAccount(bankAccountNumber) } };
+    }
+    case 'DIRECT_DEBIT_CANADA': {
+      const { bankAccountNumber, ...rest } = details.directDebitCanada;
+      const previous = reuse?.type === 'DIRECT_DEBIT_CANADA' ? reuse.directDebitCanada.bankAccountNumberSealed : undefined;
+      return { type: 'DIRECT_DEBIT_CANADA', directDebitCanada: { ...rest, bankAccountNumberSealed: sealed(bankAccountNumber, previous), bankAccountNumber: maskBankAccount(bankAccountNumber) } };
+    }
+    case 'WALLET':
+      return { type: 'WALLET', wallet: details.wallet };
+  }
+}
+
+const stored = (s: SchemeTokenRefused | SchemeTokenStored | undefined) => (s?.kind === 'stored' ? s.schemeToken : undefined);
+
+/** Append TokenCreated under `token` (a stream that must not exist yet). */
+async function writeToken(ctx: WriteContext, token: string, plan: TokenPlan, source: StoredSourceOfFunds): Promise<ValidToken> {
+  const { repository } = ctx.merchant;
+  if (repository.tokenGeneration === 'MERCHANT_SUPPLIED') throw new Error('unreachable: refused before');
+  const schemeToken = stored(plan.scheme);
+  const events = decideToken(initialTokenState(), {
+    type: 'CreateToken', merchantId: ctx.merchant.id, repositoryId: repository.id, tokenGeneration: repository.tokenGeneration, token,
+    sourceOfFunds: source, verification: plan.verification, now: ctx.now,
+    ...(schemeToken ? { schemeToken, provisioningMode: plan.provisioningMode } : {}),
+    ...(plan.shipping ? { shipping: plan.shipping } : {}), ...(plan.origin ? { origin: plan.origin } : {}),
+  });
+  await ctx.gateway.store.append(streams.token(repository.id, token), toEventData(events, ctx.meta, ctx.now), { expectedRevision: 'no_stream' });
+  const state = events.reduce(evolveToken, initialTokenState() as TokenState);
+  if (state.status !== 'VALID') throw new Error('token expected to exist');
+  return state;
+}
+
+/** Preserve 6.4 keeps a card's first 6 and last 4 digits; other accounts get random tokens. */
+function newTokenId(ctx: WriteContext, details: SourceDetails): string {
+  const { tokenGeneration } = ctx.merchant.repository;
+  if (tokenGeneration === 'MERCHANT_SUPPLIED') throw new Error('unreachable: refused before');
+  return details.type === 'CARD' ? generateToken(tokenGeneration, details.number, randomDigits) : generateToken('RANDOM', '', randomDigits);
+}
+
+/** UNIQUE_TOKEN: every request stores the details under a new token. */
+export async function createNew(ctx: WriteContext, plan: TokenPlan): Promise<WriteOutcome> {
+  if (plan.scheme?.kind === 'refused') return { kind: 'refused', refusal: plan.scheme };
+  const source = storedSource(ctx.gateway, plan.details);
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    try {
+      return { kind: 'stored', state: await writeToken(ctx, newTokenId(ctx, plan.details), plan, source), schemeDecided: plan.scheme !== undefined };
+    } catch (error) {
+      // The generated id is taken by another token of this repository: draw another.
+      if (error instanceof WrongExpectedRevisionError || error instanceof TokenIdTaken) continue;
+      throw error;
+    }
+  }
+  throw new Busy(`no free token id after ${MAX_ATTEMPTS} attempts`);
+}
+
+const reservationOf = (ctx: WriteContext, account: AccountIdentifier) =>
+  streams.accountReservation(ctx.merchant.repository.id, ctx.gateway.sealer.fingerprint(accountKey(ctx.merchant.repository.id, account)));
+
+const claimData = (claims: readonly RecordedEvent[]) => claims.at(-1)?.data as AccountIdentifierReserved['data'] | undefined;
+
+async function claim(ctx: WriteContext, reservation: string, claims: readonly RecordedEvent[], token: string): Promise<boolean> {
+  const reserved: AccountIdentifierReserved = { type: 'AccountIdentifierReserved', data: { repositoryId: ctx.merchant.repository.id, token, reservedAt: ctx.now } };
+  try {
+    await ctx.gateway.store.append(reservation, toEventData([reserved], ctx.meta, ctx.now), { expectedRevision: revisionAfter(claims) });
+    return true;
+  } catch (error) {
+    if (error instanceof WrongExpectedRevisionError) return false; // another request claimed it first
+    throw error;
+  }
+}
+
+/** Append the update of `state` decided for `plan`; false on a conflict (re-read and retry). */
+async function update(ctx: WriteContext, history: readonly RecordedEvent[], state: ValidToken, plan: TokenPlan, accountChanged: boolean): Promise<ValidToken | false> {
+  const schemeToken = accountChanged ? stored(plan.scheme) : undefined;
+  const events = decideToken(state, {
+    type: 'UpdateTokenDetails', merchantId: ctx.merchant.id, tokenGeneration: ctx.merchant.repository.tokenGeneration,
+    sourceOfFunds: storedSource(ctx.gateway, plan.details, sourceOfFundsOf(state)), accountChanged,
+    ...(plan.verification.strategy === 'ACQUIRER' ? { verification: plan.verification } : {}),
+    ...(schemeToken ? { schemeToken } : {}), ...(plan.shipping ? { shipping: plan.shipping } : {}), ...(plan.origin ? { origin: plan.origin } : {}),
+    now: ctx.now,
+  });
+  if (events.length === 0) return state;
+  try {
+    await ctx.gateway.store.append(streams.token(state.repositoryId, state.token), toEventData(events, ctx.meta, ctx.now), { expectedRevision: revisionAfter(history) });
+  } catch (error) {
+    if (error instanceof WrongExpectedRevisionError) return false;
+    throw error;
+  }
+  const after = events.reduce(evolveToken, state as TokenState);
+  if (after.status !== 'VALID') throw new Error('token expected to stay valid');
+  return after;
+}
+
+/**
+ * UNIQUE_CARD / UNIQUE_ACCOUNT_IDENTIFIER (spec rule 3): an account identifier already stored
+ * returns its token, updated (TokenUpdated) when its details changed. The latest claim of the
+ * reservation names the token; a claim on a deleted token, or on a token that has since changed
+ * to another account, is replaced.
+ */
+export async function createOrReuse(ctx: WriteContext, plan: TokenPlan): Promise<WriteOutcome> {
+  const { gateway } = ctx;
+  const account = accountOf(plan.details);
+  const reservation = reservationOf(ctx, account);
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const claims = await gateway.store.readStream(reservation);
+    const claimed = claimData(claims);
+    const history = claimed ? await gateway.store.readStream(streams.token(ctx.merchant.repository.id, claimed.token)) : [];
+    const state = foldTokenState(history);
+    if (!claimed || state.status === 'DELETED' || (state.status === 'VALID' && !holds(gateway, state, account))) {
+      if (plan.scheme?.kind === 'refused') return { kind: 'refused', refusal: plan.scheme };
+      const token = newTokenId(ctx, plan.details);
+      if ((await gateway.store.readStream(streams.token(ctx.merchant.repository.id, token))).length > 0) continue;
+      if (!(await claim(ctx, reservation, claims, token))) continue;
+      return { kind: 'stored', state: await writeToken(ctx, token, plan, storedSource(gateway, plan.details)), schemeDecided: plan.scheme !== undefined };
+    }
+    if (state.status !== 'VALID') {
+      // The winner has not written its token yet; after a short wait, finish its work for it
+      // (it may have stopped between the two appends).
+      if (attempt < MAX_ATTEMPTS / 2) { await sleep(5 * (attempt + 1)); continue; }
+      if (plan.scheme?.kind === 'refused') return { kind: 'refused', refusal: plan.scheme };
+      try {
+        return { kind: 'stored', state: await writeToken(ctx, claimed.token, plan, storedSource(gateway, plan.details)), schemeDecided: plan.scheme !== undefined };
+      } catch (error) {
+        if (error instanceof WrongExpectedRevisionError || error instanceof TokenIdTaken) continue;
+        throw error;
+      }
+    }
+    const after = await update(ctx, history, state, plan, false);
+    if (after) return { kind: 'stored', state: after, schemeDecided: false };
+  }
+  throw new Busy('the account is being stored by too many requests at once');
+}
+
+/**
+ * The token named in sourceOfFunds.token gets the request's details. A new account identifier is
+ * refused under Preserve 6.4 (the decider), and in a unique-account repository when another token
+ * holds it; otherwise it is claimed for this token before the update.
+ */
+export async function updateNamed(ctx: WriteContext, plan: TokenPlan, token: string): Promise<WriteOutcome> {
+  const { gateway, merchant } = ctx;
+  const account = accountOf(plan.details);
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const history = await gateway.store.readStream(streams.token(merchant.repository.id, token));
+    const state = foldTokenState(history);
+    if (state.status !== 'VALID') throw new InvalidRequest(`Value '${token}' is invalid. No such token in the merchant's token repository`, 'sourceOfFunds.token');
+    const accountChanged = !holds(gateway, state, account);
+    if (accountChanged && plan.scheme?.kind === 'refused') return { kind: 'refused', refusal: plan.scheme };
+    if (accountChanged && merchant.repository.tokenManagement !== 'UNIQUE_TOKEN' && merchant.repository.tokenGeneration !== 'PRESERVE_6_4') {
+      const reservation = reservationOf(ctx, account);
+      const claims = await gateway.store.readStream(reservation);
+      const claimed = claimData(claims);
+      if (claimed && claimed.token !== token) {
+        const other = foldTokenState(await gateway.store.readStream(streams.token(merchant.repository.id, claimed.token)));
+        if (other.status === 'VALID' && holds(gateway, other, account)) {
+          throw new InvalidRequest(`Value is invalid. This account is already stored against token '${claimed.token}' of the repository, which manages one token per account`, ACCOUNT_FIELD[plan.details.type]);
+        }
+      }
+      if (claimed?.token !== token && !(await claim(ctx, reservation, claims, token))) continue;
+    }
+    const after = await update(ctx, history, state, plan, accountChanged);
+    if (after) return { kind: 'stored', state: after, schemeDecided: accountChanged && plan.scheme !== undefined };
+  }
+  throw new Busy('the token is being changed by too many requests at once');
+}
