@@ -95,18 +95,27 @@ export function storedSource(gateway: Gateway, details: SourceDetails, reuse?: S
     }
     case 'ACH': {
       const { bankAccountNumber, ...rest } = details.ach;
-      const previous = reuse?.type === 'ACH' ? reuse.ach.bankAccountNumberSealed : undefined;
-      return { type: 'ACH', ach: { ...rest, bankAccountNumberSealed: sealed(bankAccountNumber, previous), bankAccountNumber: maskBankAccount(bankAccountNumber) } };
+      return { type: 'ACH', ach: { ...rest, ...bankAccount(gateway, bankAccountNumber, reuse?.type === 'ACH' ? reuse.ach : undefined) } };
     }
     case 'DIRECT_DEBIT_CANADA': {
       const { bankAccountNumber, ...rest } = details.directDebitCanada;
-      const previous = reuse?.type === 'DIRECT_DEBIT_CANADA' ? reuse.directDebitCanada.bankAccountNumberSealed : undefined;
-      return { type: 'DIRECT_DEBIT_CANADA', directDebitCanada: { ...rest, bankAccountNumberSealed: sealed(bankAccountNumber, previous), bankAccountNumber: maskBankAccount(bankAccountNumber) } };
+      return { type: 'DIRECT_DEBIT_CANADA', directDebitCanada: { ...rest, ...bankAccount(gateway, bankAccountNumber, reuse?.type === 'DIRECT_DEBIT_CANADA' ? reuse.directDebitCanada : undefined) } };
     }
     case 'WALLET':
       return { type: 'WALLET', wallet: details.wallet };
   }
 }
+
+/** A bank account number as stored; the same account written with other separators stays as stored. */
+function bankAccount(gateway: Gateway, plain: string, previous: { bankAccountNumberSealed: string; bankAccountNumber: string } | undefined) {
+  const opened = previous ? gateway.sealer.open(previous.bankAccountNumberSealed) : undefined;
+  if (previous && opened !== undefined && normalized(opened) === normalized(plain)) {
+    return { bankAccountNumberSealed: previous.bankAccountNumberSealed, bankAccountNumber: previous.bankAccountNumber };
+  }
+  return { bankAccountNumberSealed: gateway.sealer.seal(gateway.sealer.newKey(), plain), bankAccountNumber: maskBankAccount(plain) };
+}
+
+const normalized = (accountNumber: string) => accountNumber.replace(/[ /-]/g, '').toUpperCase();
 
 const stored = (s: SchemeTokenRefused | SchemeTokenStored | undefined) => (s?.kind === 'stored' ? s.schemeToken : undefined);
 
