@@ -7,10 +7,11 @@ import t, { type Test } from 'tap';
 import { payAuth, payPath } from '../helpers/app.js';
 import {
   anyOf, badAuthorization, codePoints, corruption, deepNest, describe, expectRefusal, fuzz, luhnValid, malformedContentType,
-  object, overlaps, runs, sendChecked, sensitiveValues, setAt, sortedKeys, toText, wellFormedContentType, type JsonObject, type Outcome, type Sent,
+  clone, getAt, object, overlaps, runs, sendChecked, sensitiveValues, setAt, sortedKeys, toText, validBody, wellFormedContentType,
+  type JsonObject, type Outcome, type Sent,
 } from './fuzz.fixture.js';
 import {
-  EDGE_VALUES, applied, bodyMutation, ruleMutation, tokenSecrets, tokenSent, tokenWorld, urlMutation, validToken,
+  EDGE_VALUES, TOKEN_SPECS, applied, bodyMutation, ruleMutation, tokenSecrets, tokenSent, tokenWorld, urlMutation, validToken,
   type TokenMutation, type TokenRequest, type TokenWorld,
 } from './token.fixture.js';
 
@@ -91,6 +92,49 @@ t.test('valid create requests are 201, mask the card, and the token pays', async
       throw new Error(`the new token does not pay\n${describe(paySentReq)}\n=> ${paid.res.statusCode} ${paid.res.body}`);
     }
   }, runs(120));
+});
+
+/** A valid body storing a bank account or a billing agreement instead of a card, optional top-level fields at random. */
+function validOtherSource(world: TokenWorld): fc.Arbitrary<TokenRequest & { kind: string }> {
+  const group = (prefix: string, all: boolean) => {
+    const specs = TOKEN_SPECS.filter((s) => s.path.startsWith(`${prefix}.`));
+    return validBody(specs.map((s) => ({ ...s, notInValid: false, ...(all ? { required: true } : {}) })));
+  };
+  const common = validBody(TOKEN_SPECS.filter((s) => !s.path.startsWith('sourceOfFunds.') && !s.path.startsWith('shipping.')));
+  return fc.tuple(
+    fc.constantFrom(...world.storers),
+    fc.constantFrom('ACH', 'DIRECT_DEBIT_CANADA', 'WALLET'),
+    common,
+    group('sourceOfFunds.provided.ach', true),
+    group('sourceOfFunds.provided.directDebitCanada', false),
+    group('sourceOfFunds.provided.wallet', false).filter((b) => getAt(b, ['sourceOfFunds', 'provided', 'wallet', 'billingAgreement']) !== undefined),
+  ).map(([m, kind, base, ach, ddc, wallet]) => {
+    const source = kind === 'ACH' ? ach : kind === 'DIRECT_DEBIT_CANADA' ? ddc : wallet;
+    const body = clone(base) as JsonObject;
+    setAt(body, ['sourceOfFunds', 'type'], kind);
+    setAt(body, ['sourceOfFunds', 'provided'], clone(getAt(source, ['sourceOfFunds', 'provided']) ?? null));
+    return { merchantId: m.id, password: m.password, body, kind };
+  });
+}
+
+t.test('valid ACH, DIRECT_DEBIT_CANADA and WALLET create requests are 201 and never echo the account number', async (t) => {
+  const world = await tokenWorld(t);
+  await fuzz(t, 'valid other sources', validOtherSource(world), async (generated) => {
+    const r = applied(generated, []);
+    const sent = tokenSent(r);
+    const out = await sendChecked(world.app, sent, tokenSecrets(r));
+    const fail = (problem: string): never => { throw new Error(`${generated.kind}: ${problem}\n${describe(sent)}\n=> ${out.res.statusCode} ${out.res.body.slice(0, 3000)}`); };
+    if (out.res.statusCode !== 201) fail('a valid create request was not answered 201');
+    const body = JSON.parse(out.res.body) as Record<string, any>;
+    if (sortedKeys(body) !== out.res.body) fail('the 201 body is not compact JSON with sorted keys');
+    if (body.sourceOfFunds?.type !== generated.kind) fail(`sourceOfFunds.type ${String(body.sourceOfFunds?.type)}`);
+    if (typeof body.token !== 'string' || !/^[0-9A-Za-z]{1,40}$/.test(body.token)) fail(`token ${String(body.token)}`);
+    // The account number comes back masked: whatever precedes its last 4 characters is hidden.
+    const group = generated.kind === 'ACH' ? 'ach' : 'directDebitCanada';
+    const account = getAt(r.body, ['sourceOfFunds', 'provided', group, 'bankAccountNumber']) as string | undefined;
+    const shown = getAt(body as JsonObject, ['sourceOfFunds', 'provided', group, 'bankAccountNumber']);
+    if (account !== undefined && /[^x]/.test([...account].slice(0, -4).join('')) && shown === account) fail('the bank account number is echoed unmasked');
+  }, runs(100));
 });
 
 async function refusalProperty(t: Test, name: string, world: TokenWorld, arbitrary: fc.Arbitrary<{ r: TokenRequest; ms: TokenMutation[] }>, numRuns: number, todo?: string) {
