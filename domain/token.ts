@@ -1,83 +1,13 @@
-// The token aggregate: state folded from its stream, and the decider of its commands.
+// The token aggregate's decider (its state and evolve: domain/token-state.ts, re-exported here).
 import { InvalidRequest } from './errors.js';
 import type {
   SchemeTokenDetails, SchemeTokenStatusChanged, StoredCard, StoredShipping, StoredSourceOfFunds, TokenCreated, TokenDeleted,
   TokenEvent, TokenOrigin, TokenUpdated, ProvisioningMode, Verification,
 } from './events.js';
 import type { TokenGeneration } from './token-id.js';
+import { present, sourceOfFundsOf, type TokenState } from './token-state.js';
 
-type AccountSource = Exclude<StoredSourceOfFunds, { type: 'CARD' }>;
-
-/** What every valid token has; optional members are present only when they say something. */
-interface ValidBase {
-  status: 'VALID';
-  merchantId: string;
-  repositoryId: string;
-  token: string;
-  createdAt: string;
-  lastUpdated: string;
-  /** Absent for the default, BASIC_VERIFICATION_SUCCESSFUL. */
-  verification?: Verification;
-  schemeToken?: SchemeTokenDetails;
-  shipping?: StoredShipping;
-}
-export interface CardToken extends ValidBase { card: StoredCard; account?: undefined }
-/** A token holding bank account (ACH, DIRECT_DEBIT_CANADA) or wallet billing-agreement details. */
-export interface AccountToken extends ValidBase { card?: undefined; account: AccountSource }
-export type ValidToken = CardToken | AccountToken;
-
-export type TokenState =
-  | { status: 'NONE' }
-  | { status: 'DELETED'; repositoryId: string; token: string; deletedAt: string }
-  | ValidToken;
-
-export const initialTokenState = (): TokenState => ({ status: 'NONE' });
-
-export const sourceOfFundsOf = (state: ValidToken): StoredSourceOfFunds =>
-  state.card ? { type: 'CARD', card: state.card } : state.account;
-
-const present = <T extends object>(value: T): T =>
-  Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
-
-function created(d: TokenCreated['data']): ValidToken {
-  const base: ValidBase = present({
-    status: 'VALID' as const, merchantId: d.merchantId, repositoryId: d.repositoryId, token: d.token,
-    createdAt: d.createdAt, lastUpdated: d.createdAt,
-    verification: d.verification.strategy === 'BASIC' ? undefined : d.verification,
-    schemeToken: d.schemeToken, shipping: d.shipping,
-  });
-  const sof = d.sourceOfFunds;
-  return sof.type === 'CARD' ? { ...base, card: sof.card } : { ...base, account: sof };
-}
-
-function updated(state: ValidToken, d: TokenUpdated['data']): ValidToken {
-  const extra = present({ verification: d.verification, schemeToken: d.schemeToken, shipping: d.shipping });
-  if (state.card) return { ...state, ...extra, lastUpdated: d.updatedAt, card: d.card ?? state.card };
-  const { account } = state;
-  const next: AccountSource =
-    d.ach && account.type === 'ACH' ? { type: 'ACH', ach: d.ach }
-    : d.directDebitCanada && account.type === 'DIRECT_DEBIT_CANADA' ? { type: 'DIRECT_DEBIT_CANADA', directDebitCanada: d.directDebitCanada }
-    : d.wallet && account.type === 'WALLET' ? { type: 'WALLET', wallet: d.wallet }
-    : account;
-  return { ...state, ...extra, lastUpdated: d.updatedAt, account: next };
-}
-
-export function evolveToken(state: TokenState, event: TokenEvent): TokenState {
-  switch (event.type) {
-    case 'TokenCreated':
-      return created(event.data);
-    case 'TokenUpdated':
-      return state.status === 'VALID' ? updated(state, event.data) : state;
-    case 'SchemeTokenStatusChanged':
-      return state.status === 'VALID' ? { ...state, schemeToken: event.data.schemeToken } : state;
-    case 'TokenDeleted':
-      return { status: 'DELETED', repositoryId: event.data.repositoryId, token: event.data.token, deletedAt: event.data.deletedAt };
-    default: {
-      const unreachable: never = event;
-      return unreachable;
-    }
-  }
-}
+export { evolveToken, initialTokenState, sourceOfFundsOf, type AccountSource, type AccountToken, type CardToken, type TokenState, type ValidToken } from './token-state.js';
 
 export interface CreateCardToken {
   type: 'CreateCardToken';

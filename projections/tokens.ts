@@ -76,7 +76,7 @@ export const tokensProjection: Projection<TokenDoc> = {
           token: d.token,
           status: d.status,
           sourceOfFunds: { type: d.sourceOfFunds.type, provided: providedOf(d.sourceOfFunds) },
-          verificationStrategy: d.verification.strategy,
+          verificationStrategy: d.verification?.strategy ?? 'BASIC',
           ...(d.schemeToken ? { schemeToken: d.schemeToken } : {}),
           ...(d.shipping ? { shipping: d.shipping } : {}),
           usage: { lastUpdated: d.createdAt, lastUpdatedBy: d.merchantId },
