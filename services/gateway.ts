@@ -37,7 +37,10 @@ export function openStores(config: EventStoreConfig): Opened {
     case 'sqlite': {
       if (config.path !== ':memory:') mkdirSync(dirname(config.path), { recursive: true });
       const store = new SqliteEventStore(config.path);
-      const keys = config.path === ':memory:' ? new MemoryKeyStore() : new SqliteKeyStore(`${config.path}.keys`);
+      if (config.path === ':memory:') return { store, keys: new MemoryKeyStore(), readModelDb: store.db };
+      // New keys are written in batches, always before the events that reference them.
+      const keys = new SqliteKeyStore(`${config.path}.keys`, true);
+      store.beforeCommit = () => keys.flush();
       // Read models live in the same file as the events (one connection, one WAL).
       return { store, keys, readModelDb: store.db };
     }

@@ -8,6 +8,8 @@ import { openDatabase } from './sqlite.js';
 
 export interface KeyStore {
   get(keyId: string): Buffer | undefined;
+  /** Make every key put so far durable (a no-op where puts are durable at once). */
+  flush?(): void;
   /** Store a new key; the key is durable when this returns. */
   put(keyId: string, key: Buffer): void;
   destroy(keyId: string): void;
@@ -26,7 +28,16 @@ export class MemoryKeyStore implements KeyStore {
 export class SqliteKeyStore implements KeyStore {
   private readonly db: Database.Database;
   private readonly stmt;
-  constructor(path: string) {
+  private readonly pending = new Map<string, Buffer>();
+  private flushScheduled = false;
+
+  /**
+   * Keys in their own SQLite file (for `sqlite:<path>`, the file `<path>.keys`). With `batched`,
+   * new keys of one event-loop turn are written in one transaction (one fsync), by `flush()`,
+   * which the event store calls before committing the events that reference them; without it,
+   * each key is on disk when `put` returns.
+   */
+  constructor(path: string, private readonly batched = false) {
     this.db = openDatabase(path);
     this.db.exec('CREATE TABLE IF NOT EXISTS keys (key_id TEXT PRIMARY KEY, key BLOB NOT NULL)');
     this.stmt = {
@@ -35,10 +46,31 @@ export class SqliteKeyStore implements KeyStore {
       destroy: this.db.prepare('DELETE FROM keys WHERE key_id = ?'),
     };
   }
-  get(keyId: string) { return this.stmt.get.get(keyId)?.key; }
-  put(keyId: string, key: Buffer) { this.stmt.put.run(keyId, key); }
-  destroy(keyId: string) { this.stmt.destroy.run(keyId); }
-  close() { if (this.db.open) this.db.close(); }
+  get(keyId: string) { return this.pending.get(keyId) ?? this.stmt.get.get(keyId)?.key; }
+  put(keyId: string, key: Buffer) {
+    if (!this.batched) { this.stmt.put.run(keyId, key); return; }
+    this.pending.set(keyId, key);
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => {
+        try { this.flush(); } catch (error) { process.emitWarning(`keys could not be stored: ${String(error)}`); }
+      });
+    }
+  }
+  /** Write every pending key in one transaction; throws if they cannot be stored. */
+  flush() {
+    this.flushScheduled = false;
+    if (this.pending.size === 0 || !this.db.open) return;
+    const entries = [...this.pending];
+    this.db.transaction(() => { for (const [keyId, key] of entries) this.stmt.put.run(keyId, key); })();
+    for (const [keyId] of entries) this.pending.delete(keyId);
+  }
+  destroy(keyId: string) { this.pending.delete(keyId); this.stmt.destroy.run(keyId); }
+  close() {
+    if (!this.db.open) return;
+    this.flush();
+    this.db.close();
+  }
 }
 
 const FINGERPRINT_KEY_ID = 'hmac:fingerprints';
@@ -50,6 +82,7 @@ export class Sealer {
     let key = keys.get(FINGERPRINT_KEY_ID);
     if (!key) {
       keys.put(FINGERPRINT_KEY_ID, randomBytes(32));
+      keys.flush?.();
       // Re-read: another process sharing the key store may have won the race.
       key = keys.get(FINGERPRINT_KEY_ID) as Buffer;
     }

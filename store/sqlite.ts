@@ -97,10 +97,22 @@ export class SqliteEventStore implements EventStore {
     });
   }
 
+  /**
+   * Called before each commit of events; if it throws, the batch is refused. The key store's
+   * flush goes here, so a card's key is on disk before the event that references it.
+   */
+  beforeCommit: (() => void) | undefined;
+
   private flush(): void {
     const batch = this.queue;
     this.queue = [];
     this.flushScheduled = false;
+    try {
+      this.beforeCommit?.();
+    } catch (error) {
+      for (const item of batch) item.reject(error);
+      return;
+    }
     const outcomes: Array<{ ok: true; value: AppendResult } | { ok: false; error: unknown }> = [];
     try {
       const appendOne = this.db.transaction((item: PendingAppend, created: string) => this.write(item, created));
