@@ -37,7 +37,7 @@ export interface Limits {
   requestTimeoutMs: number;
 }
 
-export const DEFAULT_LIMITS: Limits = { authFailureLimit: 30, maxInFlight: 1024, maxEventLoopDelayMs: 1000, bodyLimit: 65_536, requestTimeoutMs: 30_000 };
+export const DEFAULT_LIMITS: Limits = { authFailureLimit: 30, maxInFlight: 1024, maxEventLoopDelayMs: 0, bodyLimit: 65_536, requestTimeoutMs: 30_000 };
 
 function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number, allowZero = false): number {
   const text = env[name];
