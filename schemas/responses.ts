@@ -53,17 +53,25 @@ export const PayResponse = Obj({
 
 export const TokenResponse = Obj({
   billing: O(Type.Unknown()), correlationId: O(S()), customer: O(Type.Unknown()), device: O(Type.Unknown()),
+  referenceOrderId: O(S()), shipping: O(Type.Unknown({ description: 'only for wallet billing-agreement tokens' })),
   repositoryId: S(),
-  response: O(Obj({ gatewayCode: S('BASIC_VERIFICATION_SUCCESSFUL, ...') })),
-  result: S(),
+  response: O(Obj({ gatewayCode: S('BASIC_VERIFICATION_SUCCESSFUL, EXTERNAL_VERIFICATION_*, NO_VERIFICATION_PERFORMED, SCHEME_TOKENIZATION_*') })),
+  result: S('SUCCESS, FAILURE, PENDING, UNKNOWN'),
+  schemeToken: O(Obj({ provider: O(S()), status: S('ACTIVE, DEACTIVATED, INELIGIBLE, PROVISIONING, SUSPENDED, TOKENIZATION_UNAVAILABLE'), statusTime: O(S('YYYY-MM-DDThh:mm:ss.SSSZ')), tokenIdentifier: O(S()) })),
+  schemeTokenProvisioningMode: O(S()),
   sourceOfFunds: Obj({
-    provided: Obj({ card: Obj({ brand: S(), expiry: S('MMYY'), fundingMethod: S(), nameOnCard: O(S()), number: S('masked 6.4'), scheme: S() }) }),
-    type: S(),
+    provided: Obj({
+      card: O(Obj({ brand: S(), deviceSpecificNumber: O(S()), expiry: S('MMYY'), fundingMethod: S(), nameOnCard: O(S()), number: S('masked 6.4 (or the merchant\'s stricter masking); clear only with UNMASK over certificate authentication'), scheme: S() })),
+      ach: O(Obj({ accountIdentifier: O(S()), accountType: O(S()), bankAccountHolder: O(S()), bankAccountNumber: O(S('masked')), routingNumber: O(S()), secCode: O(S()) })),
+      directDebitCanada: O(Obj({ accountType: O(S()), bankAccountHolder: S(), bankAccountNumber: S('masked'), financialInstitutionNumber: S(), transitNumber: S() })),
+      wallet: O(Obj({ accountEmail: O(S()), accountHolder: O(S()), billingAgreement: O(Obj({ cardinality: S(), description: O(S()), id: S(), name: O(S()) })), payerId: O(S()) })),
+    }),
+    type: S('ACH, CARD, DIRECT_DEBIT_CANADA, WALLET'),
   }),
   status: S(), token: S(),
   usage: Obj({ lastUpdated: S(), lastUpdatedBy: S(), lastUsed: O(S()) }),
   verificationStrategy: O(S()),
-}, { description: 'The stored token, card number masked' });
+}, { description: 'The stored token, account numbers masked' });
 
 /** Error responses of a gateway operation. */
 export const errorResponses = {
