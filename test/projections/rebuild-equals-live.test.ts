@@ -1,13 +1,16 @@
 // A rebuilt read model is byte-for-byte the live one, after a mixed workload: tokens created,
-// updated and deleted, payments approved, declined and UNKNOWN then resolved.
+// updated and deleted, payments approved, declined and UNKNOWN then resolved, scheme tokens
+// provisioned later and then suspended by the issuer.
 import { join } from 'node:path';
 import t from 'tap';
 import { buildTestApp, cardBody, createToken, M1, payAuth, payPath, tokenAuth, tokenPath, UNIQUE } from '../helpers/app.js';
+import { ALL_MERCHANTS, SCHEME } from '../http/token-api.fixture.js';
 
 t.test('rebuild after a mixed workload equals the live read models', async (t) => {
   process.env.UNKNOWN_RESOLUTION_DELAY_MS = '0';
-  t.teardown(() => { delete process.env.UNKNOWN_RESOLUTION_DELAY_MS; });
-  const app = await buildTestApp(t, { eventStore: { kind: 'sqlite', path: join(t.testdir(), 'gateway.db') } });
+  process.env.SCHEME_TOKEN_DELAY_MS = '50';
+  t.teardown(() => { delete process.env.UNKNOWN_RESOLUTION_DELAY_MS; delete process.env.SCHEME_TOKEN_DELAY_MS; });
+  const app = await buildTestApp(t, { eventStore: { kind: 'sqlite', path: join(t.testdir(), 'gateway.db') }, merchants: ALL_MERCHANTS });
   const pay = (token: string, orderId: string, txn: string, amount: string) => app.inject({
     method: 'PUT', url: payPath(M1.id, token, orderId, txn), headers: { authorization: payAuth(M1) },
     payload: { apiOperation: 'PAY', transaction: { amount, currency: 'USD' } },
@@ -25,15 +28,21 @@ t.test('rebuild after a mixed workload equals the live read models', async (t) =
   const updated = (await unique('2')).json().token as string;
   await app.inject({ method: 'DELETE', url: `/api/rest/version/100/merchant/${UNIQUE.id}/token/${updated}`, headers: { authorization: tokenAuth(UNIQUE) } });
 
-  // Wait for both UNKNOWN payments to be resolved (bounded).
-  for (let i = 0; i < 200; i++) {
-    const resolved = (await app.gateway.store.readAll()).filter((e) => e.type === 'PaymentOutcomeResolved').length;
-    if (resolved === 2) break;
+  // Scheme tokens: provisioned asynchronously, then (04/35) suspended by the issuer.
+  await createToken(app, SCHEME as typeof M1, '5123450000000008', '1', '39');
+  await createToken(app, SCHEME as typeof M1, '4508750015741019', '4', '35');
+
+  // Wait for the reactors: both UNKNOWN payments resolved, three scheme-token changes (bounded).
+  for (let i = 0; i < 300; i++) {
+    const events = await app.gateway.store.readAll();
+    const resolved = events.filter((e) => e.type === 'PaymentOutcomeResolved').length;
+    const schemeChanges = events.filter((e) => e.type === 'SchemeTokenStatusChanged').length;
+    if (resolved === 2 && schemeChanges >= 3) break;
     await new Promise((r) => setTimeout(r, 10));
   }
   await app.gateway.readModels.catchUp();
   const types = new Set((await app.gateway.store.readAll()).map((e) => e.type));
-  for (const type of ['TokenCreated', 'TokenUpdated', 'TokenDeleted', 'PaymentRecorded', 'PaymentOutcomeResolved', 'AccountIdentifierReserved']) {
+  for (const type of ['TokenCreated', 'TokenUpdated', 'TokenDeleted', 'PaymentRecorded', 'PaymentOutcomeResolved', 'AccountIdentifierReserved', 'SchemeTokenStatusChanged']) {
     t.ok(types.has(type), `the workload wrote ${type}`);
   }
   const live = app.gateway.readModels.hash();
