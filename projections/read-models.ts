@@ -20,7 +20,7 @@ CREATE TABLE IF NOT EXISTS read_models (
   PRIMARY KEY (projection, key)
 ) WITHOUT ROWID;`;
 
-const PAGE = 10_000;
+const PAGE = 5_000;
 
 export interface RebuildOptions {
   untilPosition?: bigint;
