@@ -1,6 +1,5 @@
-// Folding a stream's recorded events into an aggregate's state.
-import type { OrderEvent, TokenEvent } from '../domain/events.js';
-import { evolveOrder, initialOrderState, type OrderState } from '../domain/order.js';
+// Folding a stream's recorded events into a token's state (orders: services/order-stream.ts).
+import type { TokenEvent } from '../domain/events.js';
 import { evolveToken, initialTokenState, type CardToken, type TokenState } from '../domain/token.js';
 import type { RecordedEvent } from '../store/event-store.js';
 
@@ -18,9 +17,6 @@ export const foldToken = (events: readonly RecordedEvent[]): CardTokenState => {
   if (state.status !== 'VALID') return state;
   return state.card ? state : { status: 'NONE' };
 };
-
-export const foldOrder = (events: readonly RecordedEvent[]): OrderState =>
-  events.reduce((state, e) => (e.type === 'PaymentRecorded' ? evolveOrder(state, e as unknown as OrderEvent) : state), initialOrderState());
 
 /** The expected revision for an append after reading `events` of a stream. */
 export const revisionAfter = (events: readonly RecordedEvent[]): 'no_stream' | bigint =>

@@ -1,5 +1,5 @@
-// Folding an order stream into the order's state (every order event, unlike foldOrder of
-// aggregates.ts, which predates PaymentStarted and PaymentOutcomeResolved).
+// Folding an order stream into the order's state (PaymentStarted, PaymentRecorded,
+// PaymentOutcomeResolved).
 import { ORDER_EVENT_TYPES, type OrderEvent } from '../domain/events.js';
 import { evolveOrder, initialOrderState, type OrderState } from '../domain/order-state.js';
 import type { RecordedEvent } from '../store/event-store.js';
