@@ -22,6 +22,11 @@ export const Opt = <T extends TSchema>(schema: T) => Type.Optional(schema);
 export const RequestDecimal = () =>
   Pattern(1, 14, '^[0-9]+(\\.[0-9]+)?$', 'a decimal number such as 100.00');
 
+export const Digits = (min: number, max: number) =>
+  Pattern(min, max, `^[0-9]{${min},${max}}$`, min === max ? `exactly ${min} digits` : `${min} to ${max} digits`);
+
+export const Ascii = (min: number, max: number) => Pattern(min, max, '^[\\x20-\\x7e]*$', 'ASCII text');
+
 export const Alpha3 = (what: string) => Pattern(3, 3, '^[A-Z]{3}$', `three upper-case letters A-Z (${what})`);
 
 const OCTET = '(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])';

@@ -1,9 +1,20 @@
 // Create or Update Token (system-generated), API version 100 (spec: "Create token: request body").
 import type { Static } from '@sinclair/typebox';
-import { Alpha3, IPV4_PATTERN, Opt, Pattern, Str, Strict, StringEnum } from './common.js';
+import { Alpha3, Ascii, Digits, IPV4_PATTERN, Opt, Pattern, Str, Strict, StringEnum } from './common.js';
 import { MerchantIdParam } from './pay.js';
 
 export const TokenParams = Strict({ merchantId: MerchantIdParam });
+
+/** sourceOfFunds.provided.card of a token request, and of a session (Update Session). */
+export const ProvidedCard = () => Strict({
+  expiry: Opt(Strict({
+    month: Pattern(1, 2, '^(0?[1-9]|1[0-2])$', 'a month 1-12'),
+    year: Digits(2, 2),
+  })),
+  nameOnCard: Opt(Str(1, 256)),
+  number: Opt(Digits(9, 19)),
+  securityCode: Opt(Digits(3, 4)),
+});
 
 /** Spec: {tokenid} alphanumeric 1-40; 'generated' is invalid for retrieve operations. */
 export const RetrieveTokenParams = Strict({
@@ -17,8 +28,6 @@ const Email = () => Pattern(4, 256, "^[^\\s@\"(),:;<>\\[\\]\\\\]+@[^\\s@\"(),:;<
 const Telephone = () => Pattern(4, 20, '^(?=(?:[^0-9]*[0-9]){1,15}[^0-9]*$)\\+[0-9]{1,3} [0-9]+( [0-9]+)*$', 'an ITU-T E.123 telephone number such as +1 2125551234, at most 15 digits');
 const PostcodeZip = () => Pattern(1, 10, '^[0-9A-Za-z -]+$', "characters 0-9 a-z A-Z ' ' '-'");
 const BankAccountNumber = (min: number, max: number) => Pattern(min, max, '^[0-9A-Za-z /-]+$', "characters 0-9 a-z A-Z ' ' '-' '/'");
-const Digits = (min: number, max: number) => Pattern(min, max, `^[0-9]{${min},${max}}$`, min === max ? `exactly ${min} digits` : `${min} to ${max} digits`);
-const Ascii = (min: number, max: number) => Pattern(min, max, '^[\\x20-\\x7e]*$', 'ASCII text');
 
 const Address = (stateProvinceCode: boolean, company: boolean) => Strict({
   city: Opt(Str(1, 100)),
@@ -65,15 +74,7 @@ export const TokenBody = Strict({
     token: Opt(Pattern(1, 40, '^[0-9A-Za-z]+$', 'characters 0-9 a-z A-Z')),
     schemeTokenProvisioningIdentifier: Opt(Ascii(1, 64)),
     provided: Opt(Strict({
-      card: Opt(Strict({
-        expiry: Opt(Strict({
-          month: Pattern(1, 2, '^(0?[1-9]|1[0-2])$', 'a month 1-12'),
-          year: Digits(2, 2),
-        })),
-        nameOnCard: Opt(Str(1, 256)),
-        number: Opt(Digits(9, 19)),
-        securityCode: Opt(Digits(3, 4)),
-      })),
+      card: Opt(ProvidedCard()),
       ach: Opt(Strict({
         accountType: Opt(StringEnum(['CONSUMER_CHECKING', 'CONSUMER_SAVINGS', 'CORPORATE_CHECKING'] as const)),
         bankAccountHolder: Opt(Str(1, 28)),
