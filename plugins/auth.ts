@@ -69,6 +69,12 @@ export const authGuard = fp(async (app: FastifyInstance, options: { limit: numbe
   app.decorateRequest('authMethod', null);
 }, { name: 'auth-guard', fastify: '5.x' });
 
+/** The merchant a route's request authenticated as (the hook of requireMerchant ran first). */
+export function merchantOf(request: FastifyRequest): MerchantProfile {
+  if (!request.merchant) throw new Error('authenticated route without a merchant');
+  return request.merchant;
+}
+
 /** The merchant whose listed client certificate this TLS connection presented, if any. */
 function certificateMerchant(request: FastifyRequest, merchants: Merchants): MerchantProfile | undefined {
   const socket = request.raw.socket as Partial<TLSSocket>;

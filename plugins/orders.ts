@@ -5,7 +5,7 @@ import { Type } from '@sinclair/typebox';
 import { PayParams } from '../schemas/pay.js';
 import { documented, errorResponses, PayResponse } from '../schemas/responses.js';
 import { retrieveOrder, retrieveTransaction } from '../services/retrieval.js';
-import { requireMerchant } from './auth.js';
+import { merchantOf, requireMerchant } from './auth.js';
 
 const OrderParams = Type.Pick(PayParams, ['merchantid', 'orderid'], { additionalProperties: false });
 const TransactionParams = Type.Pick(PayParams, ['merchantid', 'orderid', 'transactionid'], { additionalProperties: false });
@@ -22,8 +22,7 @@ const orders: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: documented(Type.Object({ transaction: Type.Array(PayResponse) }, { additionalProperties: true })), ...errorResponses },
     },
   }, async (request) => {
-    if (!request.merchant) throw new Error('authenticated route without a merchant');
-    return retrieveOrder(app.gateway, request.merchant, request.params.orderid);
+    return retrieveOrder(app.gateway, merchantOf(request), request.params.orderid);
   });
   app.get('/api/rest/version/3/merchant/:merchantid/order/:orderid/transaction/:transactionid', {
     schema: {
@@ -35,8 +34,7 @@ const orders: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: documented(PayResponse), ...errorResponses },
     },
   }, async (request) => {
-    if (!request.merchant) throw new Error('authenticated route without a merchant');
-    return retrieveTransaction(app.gateway, request.merchant, request.params.orderid, request.params.transactionid);
+    return retrieveTransaction(app.gateway, merchantOf(request), request.params.orderid, request.params.transactionid);
   });
 };
 

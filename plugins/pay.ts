@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { PayBody, PayParams } from '../schemas/pay.js';
 import { documented, errorResponses, PayResponse } from '../schemas/responses.js';
 import { payWithToken } from '../services/payments.js';
-import { requireMerchant } from './auth.js';
+import { merchantOf, requireMerchant } from './auth.js';
 
 const pay: FastifyPluginAsyncTypebox = async (app) => {
   await requireMerchant(app, app.gateway.merchants, 'pay', 'merchantid');
@@ -19,8 +19,7 @@ const pay: FastifyPluginAsyncTypebox = async (app) => {
       response: { 201: documented(PayResponse), ...errorResponses },
     },
   }, async (request, reply) => {
-    const merchant = request.merchant;
-    if (!merchant) throw new Error('authenticated route without a merchant');
+    const merchant = merchantOf(request);
     const response = await payWithToken(app.gateway, merchant, request.params, request.body, request.meta());
     return reply.code(201).send(response);
   });

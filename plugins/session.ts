@@ -6,7 +6,7 @@ import { Type } from '@sinclair/typebox';
 import { CreateSessionBody, SessionBody, SessionIdParams, SessionParams } from '../schemas/session.js';
 import { documented, errorResponses } from '../schemas/responses.js';
 import { createSession, updateSession } from '../services/sessions.js';
-import { requireMerchant } from './auth.js';
+import { merchantOf, requireMerchant } from './auth.js';
 
 const SessionResponse = Type.Object({
   merchant: Type.String(), result: Type.String(),
@@ -25,8 +25,7 @@ const session: FastifyPluginAsyncTypebox = async (app) => {
       response: { 201: documented(SessionResponse), ...errorResponses },
     },
   }, async (request, reply) => {
-    if (!request.merchant) throw new Error('authenticated route without a merchant');
-    return reply.code(201).send(await createSession(app.gateway, request.merchant, request.body, request.meta()));
+    return reply.code(201).send(await createSession(app.gateway, merchantOf(request), request.body, request.meta()));
   });
 
   app.put('/api/rest/version/100/merchant/:merchantId/session/:sessionId', {
@@ -38,8 +37,7 @@ const session: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: documented(SessionResponse), ...errorResponses },
     },
   }, async (request) => {
-    if (!request.merchant) throw new Error('authenticated route without a merchant');
-    return updateSession(app.gateway, request.merchant, request.params.sessionId, request.body, request.meta());
+    return updateSession(app.gateway, merchantOf(request), request.params.sessionId, request.body, request.meta());
   });
 };
 

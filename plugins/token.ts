@@ -7,7 +7,7 @@ import { documented, errorResponses, TokenResponse } from '../schemas/responses.
 import { Type } from '@sinclair/typebox';
 import { createToken, deleteToken } from '../services/tokens.js';
 import { retrieveToken } from '../services/retrieval.js';
-import { requireMerchant } from './auth.js';
+import { merchantOf, requireMerchant } from './auth.js';
 
 const token: FastifyPluginAsyncTypebox = async (app) => {
   await requireMerchant(app, app.gateway.merchants, 'token', 'merchantId');
@@ -22,8 +22,7 @@ const token: FastifyPluginAsyncTypebox = async (app) => {
       response: { 201: documented(TokenResponse), ...errorResponses },
     },
   }, async (request, reply) => {
-    const merchant = request.merchant;
-    if (!merchant) throw new Error('authenticated route without a merchant');
+    const merchant = merchantOf(request);
     const response = await createToken(app.gateway, merchant, request.body, request.meta(), request.authMethod);
     return reply.code(201).send(response);
   });
@@ -38,8 +37,7 @@ const token: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: documented(TokenResponse), ...errorResponses },
     },
   }, async (request) => {
-    const merchant = request.merchant;
-    if (!merchant) throw new Error('authenticated route without a merchant');
+    const merchant = merchantOf(request);
     return retrieveToken(app.gateway, merchant, request.params.tokenid);
   });
 
@@ -53,8 +51,7 @@ const token: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: documented(Type.Object({ result: Type.Literal('SUCCESS') })), ...errorResponses },
     },
   }, async (request) => {
-    const merchant = request.merchant;
-    if (!merchant) throw new Error('authenticated route without a merchant');
+    const merchant = merchantOf(request);
     return deleteToken(app.gateway, merchant, request.params.tokenid, request.meta());
   });
 };
