@@ -318,24 +318,10 @@ export interface TransactionReferenceReserved {
   data: { merchantId: string; orderId: string; transactionId: string; reservedAt: string };
 }
 
-export interface MerchantConfigured {
-  type: 'MerchantConfigured';
-  data: {
-    merchantId: string;
-    repository: {
-      id: string;
-      tokenGeneration: TokenGeneration;
-      tokenManagement: string;
-      schemeTokenization: boolean;
-      schemeTokenProvisioningMode: string;
-    };
-  };
-}
-
 export type TokenEvent = TokenCreated | TokenUpdated | TokenDeleted | SchemeTokenStatusChanged;
 export type OrderEvent = PaymentRecorded | PaymentStarted | PaymentOutcomeResolved;
 export const ORDER_EVENT_TYPES: ReadonlySet<string> = new Set<OrderEvent['type']>(['PaymentRecorded', 'PaymentStarted', 'PaymentOutcomeResolved']);
-export type DomainEvent = TokenEvent | OrderEvent | SessionEvent | MerchantConfigured | AccountIdentifierReserved | TransactionReferenceReserved;
+export type DomainEvent = TokenEvent | OrderEvent | SessionEvent | AccountIdentifierReserved | TransactionReferenceReserved;
 export type DomainEventType = DomainEvent['type'];
 
 /** Stream names, one helper per aggregate (architecture.md). */
