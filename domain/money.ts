@@ -6,7 +6,16 @@ import currencyCodes from 'currency-codes';
 export const MAX_AMOUNT = 1_000_000_000_000;
 
 /** The number of minor-unit digits of an ISO 4217 currency, or undefined when unsupported. */
+const MINOR_UNITS = new Map<string, number | undefined>();
+
 export function minorUnits(currency: string): number | undefined {
+  // Cached for the 26^3 possible codes only: arbitrary text is looked up, never kept.
+  if (!/^[A-Z]{3}$/.test(currency)) return lookUpMinorUnits(currency);
+  if (!MINOR_UNITS.has(currency)) MINOR_UNITS.set(currency, lookUpMinorUnits(currency));
+  return MINOR_UNITS.get(currency);
+}
+
+function lookUpMinorUnits(currency: string): number | undefined {
   if (NOT_PAYABLE.has(currency)) return undefined;
   const entry = currencyCodes.code(currency);
   if (!entry || typeof entry.digits !== 'number' || !Number.isInteger(entry.digits)) return undefined;

@@ -35,6 +35,7 @@ export class ReadModels {
   private running: Promise<void> | undefined;
   private again = false;
   private subscription: Subscription | undefined;
+  private readonly knownCheckpoints = new Map<string, bigint>();
 
   constructor(
     private readonly db: Database.Database,
@@ -81,6 +82,7 @@ export class ReadModels {
       this.stmt.drop.run(projection.name);
       this.stmt.setCheckpoint.run(projection.name, projection.version, 0);
     })();
+    this.knownCheckpoints.set(projection.name, 0n);
   }
 
   /**
@@ -164,10 +166,19 @@ export class ReadModels {
     return this.running;
   }
 
+  /**
+   * Where the next catch-up reads from: the lowest checkpoint this process last wrote or read.
+   * A stale (lower) value is harmless: apply() re-reads the checkpoints in its transaction and
+   * skips what another process already applied; it saves two queries per request.
+   */
   private minCheckpoint(): bigint {
     let min: bigint | undefined;
     for (const p of this.projections) {
-      const position = this.checkpoint(p.name);
+      let position = this.knownCheckpoints.get(p.name);
+      if (position === undefined) {
+        position = this.checkpoint(p.name);
+        this.knownCheckpoints.set(p.name, position);
+      }
       if (min === undefined || position < min) min = position;
     }
     return min ?? 0n;
@@ -208,6 +219,7 @@ export class ReadModels {
           else this.stmt.put.run(p.name, key, JSON.stringify(doc));
         }
         this.stmt.setCheckpoint.run(p.name, p.version, Number(position));
+        this.knownCheckpoints.set(p.name, position);
       }
     }).immediate();
   }
