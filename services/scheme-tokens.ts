@@ -11,9 +11,9 @@ import type { ProvisioningMode, SchemeTokenDetails, SchemeTokenProvider } from '
 import { decideSchemeTokenAtCreation, decideSchemeTokenDue, pushProvisionedSchemeToken, type SchemeTokenRefused, type SchemeTokenStored } from '../domain/scheme-token.js';
 import { decideToken } from '../domain/token.js';
 import type { MerchantProfile } from '../merchants.js';
-import type { ReadModels } from '../projections/read-models.js';
-import { WrongExpectedRevisionError, type EventStore, type RecordedEvent, type Subscription } from '../store/event-store.js';
+import { WrongExpectedRevisionError, type RecordedEvent } from '../store/event-store.js';
 import { foldTokenState, revisionAfter } from './aggregates.js';
+import { Reactor } from './reactor.js';
 import type { Resolution } from './token-sources.js';
 
 export const DEFAULT_SCHEME_TOKEN_DELAY_MS = 2000;
@@ -65,14 +65,7 @@ function withIdentifier<T extends { schemeToken: SchemeTokenDetails }>(decision:
 
 interface PendingDoc { merchantId: string; repositoryId: string; token: string }
 
-export class SchemeTokenReactor {
-  private subscription: Subscription | undefined;
-  private readonly timers = new Map<string, NodeJS.Timeout>();
-  private readonly running = new Set<Promise<void>>();
-  private stopped = false;
-
-  constructor(private readonly store: EventStore, private readonly readModels: ReadModels, readonly delayMs: number) {}
-
+export class SchemeTokenReactor extends Reactor {
   /** Pending work first (tokens whose read model shows a nextActionAt), then new events, live. */
   async start(): Promise<void> {
     const from = this.readModels.checkpoint('tokens');
@@ -81,54 +74,19 @@ export class SchemeTokenReactor {
       const stream = `token-${token.repositoryId}-${token.token}`;
       this.scheduleFrom(stream, foldTokenState(await this.store.readStream(stream)));
     }
-    this.subscription = this.store.subscribeAll({ fromPosition: from }, {
-      onEvent: (event) => this.onEvent(event),
-      onError: () => { /* the store closed under the subscription: nothing left to do here */ },
-    });
-  }
-
-  get caughtUp(): Promise<void> {
-    return this.subscription?.caughtUp ?? Promise.resolve();
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    await this.subscription?.close();
-    for (const timer of this.timers.values()) clearTimeout(timer);
-    this.timers.clear();
-    await Promise.allSettled([...this.running]);
+    this.follow(from, (event) => this.onEvent(event));
   }
 
   private scheduleFrom(stream: string, state: ReturnType<typeof foldTokenState>): void {
     const at = state.status === 'VALID' ? state.schemeToken?.nextActionAt : undefined;
-    if (at) this.schedule(stream, Date.parse(at) - Date.now());
+    if (at) this.schedule(stream, Date.parse(at) - Date.now(), () => this.act(stream));
   }
 
   private onEvent(event: RecordedEvent): void {
     if (!TOKEN_EVENTS.has(event.type)) return;
     const schemeToken = (event.data as { schemeToken?: SchemeTokenDetails }).schemeToken;
-    if (schemeToken?.nextActionAt) this.schedule(event.stream, Date.parse(schemeToken.nextActionAt) - Date.now(), true);
+    if (schemeToken?.nextActionAt) this.schedule(event.stream, Date.parse(schemeToken.nextActionAt) - Date.now(), () => this.act(event.stream), true);
     else if (event.type === 'SchemeTokenStatusChanged' || event.type === 'TokenDeleted' || schemeToken) this.cancel(event.stream);
-  }
-
-  private cancel(stream: string): void {
-    clearTimeout(this.timers.get(stream));
-    this.timers.delete(stream);
-  }
-
-  private schedule(stream: string, delayMs: number, replace = false): void {
-    if (this.stopped || (this.timers.has(stream) && !replace)) return;
-    this.cancel(stream);
-    const timer = setTimeout(() => {
-      this.timers.delete(stream);
-      const run = this.act(stream).catch(() => {
-        // The store refused (busy, closing): try again after another delay unless stopping.
-        this.schedule(stream, this.delayMs);
-      });
-      this.running.add(run);
-      void run.finally(() => this.running.delete(run));
-    }, Math.max(0, delayMs));
-    this.timers.set(stream, timer);
   }
 
   private async act(stream: string): Promise<void> {

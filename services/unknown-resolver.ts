@@ -1,6 +1,6 @@
 // The reactor that makes UNKNOWN final (spec: "the code is updated if the outcome is learned
-// later"). It follows the store's $all from the start, so after a restart it finds every payment
-// answered UNKNOWN without a PaymentOutcomeResolved; each is resolved UNKNOWN_RESOLUTION_DELAY_MS
+// later"). At start it finds, through the orders read model, every payment answered UNKNOWN
+// without a PaymentOutcomeResolved, then follows the log; each is resolved UNKNOWN_RESOLUTION_DELAY_MS
 // after its timeOfRecord (at once when that is past) by appending PaymentOutcomeResolved to the
 // order stream with the stream's revision as the expected one. Several processes sharing a store
 // may race: the loser re-reads, finds the payment resolved, and appends nothing.
@@ -8,11 +8,11 @@ import { randomUUID } from 'node:crypto';
 import { ConfigError } from '../config.js';
 import { streams, type PaymentRecorded } from '../domain/events.js';
 import { decideResolveUnknown } from '../domain/order-resolution.js';
-import type { ReadModels } from '../projections/read-models.js';
-import { WrongExpectedRevisionError, type EventData, type EventStore, type RecordedEvent, type Subscription } from '../store/event-store.js';
+import { WrongExpectedRevisionError, type EventData, type RecordedEvent } from '../store/event-store.js';
 import { revisionAfter } from './aggregates.js';
 import { randomDigits } from './context.js';
 import { foldOrderStream } from './order-stream.js';
+import { Reactor } from './reactor.js';
 
 export const DEFAULT_UNKNOWN_RESOLUTION_DELAY_MS = 5000;
 const MAX_ATTEMPTS = 10;
@@ -28,18 +28,7 @@ export function unknownResolutionDelayMs(env: NodeJS.ProcessEnv = process.env): 
   return value;
 }
 
-export class UnknownResolver {
-  private subscription: Subscription | undefined;
-  private readonly timers = new Map<string, NodeJS.Timeout>();
-  private readonly running = new Set<Promise<void>>();
-  private stopped = false;
-
-  constructor(
-    private readonly store: EventStore,
-    private readonly readModels: ReadModels,
-    private readonly delayMs: number,
-  ) {}
-
+export class UnknownResolver extends Reactor {
   /**
    * Pending work first: orders whose read model (caught up at start) still shows an UNKNOWN
    * transaction; then every event after the read model's checkpoint, live. Reading the whole
@@ -53,49 +42,20 @@ export class UnknownResolver {
         if (event.position <= from) this.onEvent(event);
       }
     }
-    this.subscription = this.store.subscribeAll({ fromPosition: from }, {
-      onEvent: (event) => this.onEvent(event),
-      onError: () => { /* the store closed under the subscription: nothing left to resolve here */ },
-    });
-  }
-
-  /** Resolves once every event that existed at start has been seen (pending resolutions are scheduled). */
-  get caughtUp(): Promise<void> {
-    return this.subscription?.caughtUp ?? Promise.resolve();
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    await this.subscription?.close();
-    for (const timer of this.timers.values()) clearTimeout(timer);
-    this.timers.clear();
-    await Promise.allSettled([...this.running]);
+    this.follow(from, (event) => this.onEvent(event));
   }
 
   private onEvent(event: RecordedEvent): void {
+    const transactionId = (event.data as { transactionId?: string }).transactionId ?? '';
+    const key = `${event.stream}\n${transactionId}`;
     if (event.type === 'PaymentRecorded') {
       const payment = event.data as PaymentRecorded['data'];
-      if (payment.outcome.result === 'UNKNOWN') this.schedule(event, payment);
+      if (payment.outcome.result !== 'UNKNOWN') return;
+      const due = Date.parse(payment.timeOfRecord) + this.delayMs - Date.now();
+      this.schedule(key, due, () => this.resolve(event, transactionId));
     } else if (event.type === 'PaymentOutcomeResolved') {
-      const key = `${event.stream}\n${(event.data as { transactionId: string }).transactionId}`;
-      clearTimeout(this.timers.get(key));
-      this.timers.delete(key);
+      this.cancel(key);
     }
-  }
-
-  private schedule(cause: RecordedEvent, payment: PaymentRecorded['data'], delayMs = Date.parse(payment.timeOfRecord) + this.delayMs - Date.now()): void {
-    const key = `${cause.stream}\n${payment.transactionId}`;
-    if (this.stopped || this.timers.has(key)) return;
-    const timer = setTimeout(() => {
-      this.timers.delete(key);
-      const run = this.resolve(cause, payment.transactionId).catch(() => {
-        // The store refused (busy, closing): try again after another delay unless stopping.
-        this.schedule(cause, payment, this.delayMs);
-      });
-      this.running.add(run);
-      void run.finally(() => this.running.delete(run));
-    }, Math.max(0, delayMs));
-    this.timers.set(key, timer);
   }
 
   private async resolve(cause: RecordedEvent, transactionId: string): Promise<void> {
