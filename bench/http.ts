@@ -2,11 +2,14 @@
 // (bench/ceiling.mjs: bare Fastify, canned bodies of the same size), with autocannon as a library.
 // The load generator keeps a ledger of what tokengate acknowledged, checked against the SQLite
 // file once the server has stopped ("every acknowledged event durable").
+// With `prism`, a third target: Prism (@stoplight/prism-cli, through npx, not a dependency) mocking
+// the OpenAPI document tokengate serves, on the same requests: the stateless mock to beat.
+import { execFile } from 'node:child_process';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
-import { memoryOf, memorySampler, round, sleep, startChild, waitListening, type Child } from './lib.js';
+import { freePort, memoryOf, memorySampler, round, sleep, startChild, startCommand, waitListening, type Child } from './lib.js';
 import { monotonicUs, type Window } from './profile.js';
 
 export const SCENARIOS = ['pay', 'create', 'mixed', 'retries'] as const;
@@ -28,8 +31,13 @@ export interface HttpOptions {
   scenarios: readonly ScenarioName[];
   /** Directory for --cpu-prof of the tokengate process, when profiling. */
   profileDir: string | undefined;
+  /** Also measure Prism mocking tokengate's OpenAPI document (npx @stoplight/prism-cli). */
+  prism?: boolean;
   log: (line: string) => void;
 }
+
+/** The npx package spec of Prism (major 5, current when this was written). */
+export const PRISM_PACKAGE = '@stoplight/prism-cli@5';
 
 export interface RunStats {
   /** 2xx responses per second (a 503 of load shedding is not throughput). */
@@ -53,6 +61,25 @@ export interface ScenarioResult {
   ceiling: RunStats;
   /** tokengate req/s divided by the ceiling's. */
   ratio: number;
+  /** Prism on the same requests (with --prism). */
+  prism?: RunStats;
+  /** tokengate req/s divided by Prism's (2xx responses per second both; with --prism). */
+  prismRatio?: number;
+}
+
+export interface PrismInfo {
+  package: string;
+  version: string | undefined;
+  /** From spawning npx until Prism answered HTTP (includes npx's install on a first run). */
+  startMs: number;
+  /** The OpenAPI document it mocks, as tokengate served it. */
+  documentBytes: number;
+  /** One request of each route before the runs: what Prism answers to tokengate's requests (body
+   *  cut at 600 characters, `bytes` its full length), and to a pay without credentials or with a
+   *  body the schema rejects (tokengate: 401, 400). */
+  probe: Record<'pay' | 'create' | 'payNoAuth' | 'payInvalid', { status: number; bytes: number; body: string }>;
+  /** null: it ended on the signal. */
+  exitCode: number | null;
 }
 
 export interface Durability {
@@ -70,6 +97,7 @@ export interface HttpResult {
   tokengateHwmMB: number;
   tokengateExitCode: number | null;
   profileFile: string | undefined;
+  prism?: PrismInfo;
 }
 
 const MERCHANT = {
@@ -223,6 +251,12 @@ export async function runHttp(options: HttpOptions): Promise<HttpResult> {
     const cl = await waitListening(ceiling, 30_000);
     log(`ceiling pid ${ceiling.pid} on port ${cl.port}; bodies: pay ${paid.text.length} B, token ${tokenSample.length} B`);
 
+    let prism: { child: Child; port: number; info: PrismInfo } | undefined;
+    if (options.prism) {
+      prism = await startPrism(tg.port, workDir, seed.token, log);
+      children.push(prism.child);
+    }
+
     const workload = new Workload(pool, seed);
     const ceilingLedger = new Ledger();
     if (options.warmup > 0) {
@@ -231,11 +265,12 @@ export async function runHttp(options: HttpOptions): Promise<HttpResult> {
       log(`warm-up: ${warmup} for ${options.warmup} s on each`);
       await fire(cl.port, workload.requests(warmup, ceilingLedger), options.warmup, options.connections);
       await fire(tg.port, workload.requests(warmup, ledger), options.warmup, options.connections);
+      if (prism) await fire(prism.port, workload.requests(warmup, new Ledger()), options.warmup, options.connections);
     }
 
     const scenarios: ScenarioResult[] = [];
     for (const name of options.scenarios) {
-      log(`${name}: ${options.duration} s × ${options.connections} connections, ceiling then tokengate`);
+      log(`${name}: ${options.duration} s × ${options.connections} connections, ceiling then tokengate${prism ? ' then Prism' : ''}`);
       const ceilingStats = await fire(cl.port, workload.requests(name, ceilingLedger), options.duration, options.connections);
       const sampler = memorySampler(tokengate.pid);
       const fromUs = monotonicUs();
@@ -245,25 +280,100 @@ export async function runHttp(options: HttpOptions): Promise<HttpResult> {
       if (tokengate.process.exitCode !== null || tokengate.process.signalCode !== null) {
         throw new Error(`bench: tokengate exited (${tokengate.process.exitCode ?? tokengate.process.signalCode}) during '${name}':\n${tokengate.output().slice(-4000)}`);
       }
+      // Prism's own ledger: its answers acknowledge nothing that tokengate's store should hold.
+      const prismStats = prism ? await fire(prism.port, workload.requests(name, new Ledger()), options.duration, options.connections) : undefined;
+      if (prism && (prism.child.process.exitCode !== null || prism.child.process.signalCode !== null)) {
+        throw new Error(`bench: Prism exited during '${name}':\n${prism.child.output().slice(-4000)}`);
+      }
       scenarios.push({
         name, description: DESCRIPTIONS[name], connections: options.connections,
         tokengate: { ...stats, ...memory, window }, ceiling: ceilingStats,
         ratio: ceilingStats.rps > 0 ? round(stats.rps / ceilingStats.rps, 3) : 0,
+        ...(prismStats ? { prism: prismStats, prismRatio: prismStats.rps > 0 ? round(stats.rps / prismStats.rps, 3) : 0 } : {}),
       });
     }
 
     const tokengateHwmMB = memoryOf(tokengate.pid)?.hwmMB ?? 0;
     await ceiling.stop();
+    if (prism) {
+      prism.info.exitCode = await prism.child.stop(5_000);
+      log(`Prism stopped (exit ${prism.info.exitCode})`);
+    }
     const tokengateExitCode = await tokengate.stop();
     log(`tokengate stopped (exit ${tokengateExitCode}); checking the store`);
     const durability = checkDurability(dbPath, ledger, seed.orderId);
     const profileFile = options.profileDir
       ? readdirSync(options.profileDir).filter((f) => f.endsWith('.cpuprofile')).map((f) => join(options.profileDir ?? '', f))[0]
       : undefined;
-    return { scenarios, durability, tokengateHwmMB, tokengateExitCode, profileFile };
+    return { scenarios, durability, tokengateHwmMB, tokengateExitCode, profileFile, ...(prism ? { prism: prism.info } : {}) };
   } finally {
     for (const child of children) await child.stop(5_000);
   }
+}
+
+const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
+
+/**
+ * Prism mocking the OpenAPI document tokengate serves: the document written to the work folder,
+ * `npx --yes @stoplight/prism-cli@5 mock` on a free loopback port (its own process group, so that
+ * stopping it stops the server npx starts), ready once it answers HTTP (at most 180 s: npx may
+ * have to install it first). Logs at warn, as tokengate runs in the bench (info logs every request).
+ */
+async function startPrism(tgPort: number, workDir: string, token: string, log: (line: string) => void) {
+  const res = await fetch(`http://127.0.0.1:${tgPort}/openapi.json`);
+  const document = await res.text();
+  if (res.status !== 200) throw new Error(`bench: GET /openapi.json answered ${res.status}: ${document.slice(0, 500)}`);
+  const file = join(workDir, 'openapi.json');
+  writeFileSync(file, document);
+  const port = await freePort();
+  const started = performance.now();
+  const child = startCommand(npx, ['--yes', PRISM_PACKAGE, 'mock', '-h', '127.0.0.1', '-p', String(port), '-v', 'warn', file], {}, workDir, true);
+  try {
+    const deadline = started + 180_000;
+    for (;;) {
+      if (child.process.exitCode !== null || child.process.signalCode !== null) {
+        throw new Error(`bench: Prism exited (${child.process.exitCode ?? child.process.signalCode}) before listening:\n${child.output().slice(-4000)}`);
+      }
+      if (performance.now() > deadline) throw new Error(`bench: Prism did not listen within 180 s:\n${child.output().slice(-4000)}`);
+      try {
+        await (await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(1_000) })).arrayBuffer();
+        break;
+      } catch {
+        await sleep(100);
+      }
+    }
+    const startMs = Math.round(performance.now() - started);
+    const probe = async (method: string, path: string, headers: Record<string, string>, body: string) => {
+      const r = await fetch(`http://127.0.0.1:${port}${path}`, { method, headers, body });
+      const text = await r.text();
+      return { status: r.status, bytes: Buffer.byteLength(text), body: text.slice(0, 600) };
+    };
+    const { authorization: _dropped, ...noAuth } = PAY_HEADERS;
+    const info: PrismInfo = {
+      package: PRISM_PACKAGE, version: await prismVersion(workDir), startMs, documentBytes: document.length,
+      probe: {
+        pay: await probe('PUT', payPath(token, '10000000000'), PAY_HEADERS, PAY_BODY),
+        create: await probe('POST', TOKEN_PATH, TOKEN_HEADERS, TOKEN_BODY),
+        payNoAuth: await probe('PUT', payPath(token, '10000000000'), noAuth, PAY_BODY),
+        payInvalid: await probe('PUT', payPath(token, '10000000000'), PAY_HEADERS, JSON.stringify({ apiOperation: 42 })),
+      },
+      exitCode: null,
+    };
+    log(`Prism ${info.version ?? '?'} (group ${child.pid}) on port ${port} after ${startMs} ms; ` +
+      `probe: pay ${info.probe.pay.status} (${info.probe.pay.bytes} B), create ${info.probe.create.status} (${info.probe.create.bytes} B), ` +
+      `no credentials ${info.probe.payNoAuth.status}, invalid body ${info.probe.payInvalid.status}`);
+    return { child, port, info };
+  } catch (error) {
+    await child.stop(5_000);
+    throw error;
+  }
+}
+
+function prismVersion(cwd: string): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    execFile(npx, ['--yes', PRISM_PACKAGE, '--version'], { cwd, timeout: 60_000 }, (error, stdout) =>
+      resolve(error ? undefined : stdout.trim().split('\n').pop()?.trim() || undefined));
+  });
 }
 
 /** After the server stopped: every acknowledged payment and token is in the file, and nothing more

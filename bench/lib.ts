@@ -2,6 +2,7 @@
 // the port, stop), memory of a process from /proc, formatting.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { createServer } from 'node:net';
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,8 +29,20 @@ export interface Child {
 }
 
 export function startChild(args: string[], env: Record<string, string>, cwd: string): Child {
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-  if (child.pid === undefined) throw new Error(`bench: could not start ${args.join(' ')}`);
+  return startCommand(process.execPath, args, env, cwd);
+}
+
+/**
+ * Any command as a child. With `group`, the child leads its own process group and stop() signals
+ * the whole group (for `npx …`, whose server is a grandchild).
+ */
+export function startCommand(command: string, args: string[], env: Record<string, string>, cwd: string, group = false): Child {
+  const child = spawn(command, args, { env: { ...process.env, ...env }, cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: group });
+  if (child.pid === undefined) throw new Error(`bench: could not start ${command} ${args.join(' ')}`);
+  const pid = child.pid;
+  const signal = (name: NodeJS.Signals) => {
+    try { if (group) process.kill(-pid, name); else child.kill(name); } catch { /* already gone */ }
+  };
   let output = '';
   const keep = (chunk: Buffer) => {
     output += String(chunk);
@@ -43,14 +56,30 @@ export function startChild(args: string[], env: Record<string, string>, cwd: str
     pid: child.pid,
     output: () => output,
     async stop(graceMs = 15_000) {
-      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      if (child.exitCode !== null || child.signalCode !== null) {
+        if (group) signal('SIGKILL');
+        return child.exitCode;
+      }
+      signal('SIGTERM');
+      const timer = setTimeout(() => signal('SIGKILL'), graceMs);
       const [code] = await exited;
       clearTimeout(timer);
+      if (group) signal('SIGKILL'); // whatever of the group outlived its leader
       return code;
     },
   };
+}
+
+/** A free TCP port on the loopback interface (the kernel's pick, released for the child to take). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (!port) throw new Error('bench: no free port');
+  return port;
 }
 
 /** The TCP port a process listens on, from /proc (the socket inodes of its fds in LISTEN state). */

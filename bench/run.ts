@@ -7,6 +7,7 @@
 //   --events N         events written for the replay (env BENCH_EVENTS, default 1000000)
 //   --only http|replay run one half only (default both)
 //   --no-cold-start    skip the replay's start-up that builds the read models
+//   --prism            also measure Prism (npx @stoplight/prism-cli@5) mocking tokengate's /openapi.json
 //   --profile          run tokengate under --cpu-prof during the pay scenario, summarize the profile
 //   --quick            a tiny run: 2 s per scenario, 10 connections, 0.5 s warm-up, 20,000 events
 //   --out DIR          where the JSON result goes (default bench/results)
@@ -16,7 +17,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
-import { runHttp, SCENARIOS, type HttpResult, type ScenarioName } from './http.js';
+import { runHttp, SCENARIOS, type HttpResult, type RunStats, type ScenarioName } from './http.js';
 import { projectRoot, round, table } from './lib.js';
 import { summarizeProfile, type ProfileSummary } from './profile.js';
 import { runReplay, type ReplayResult } from './replay.js';
@@ -31,6 +32,8 @@ export interface BenchOptions {
   replay: boolean;
   coldStart: boolean;
   profile: boolean;
+  /** Prism as a third target of the HTTP scenarios. */
+  prism: boolean;
   quick: boolean;
   outDir: string;
   keep: boolean;
@@ -72,6 +75,7 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv = proc
     replay: true,
     coldStart: true,
     profile: false,
+    prism: false,
     quick,
     outDir: join(root, 'bench', 'results'),
     keep: false,
@@ -104,6 +108,7 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv = proc
       }
       case '--no-cold-start': options.coldStart = false; break;
       case '--profile': options.profile = true; break;
+      case '--prism': options.prism = true; break;
       case '--out': options.outDir = resolve(value() ?? ''); break;
       case '--keep': options.keep = true; break;
       case '--silent': options.print = false; break;
@@ -172,8 +177,19 @@ function report(result: BenchResult): string {
           s.tokengate.errors + s.tokengate.timeouts, s.tokengate.non2xx, s.tokengate.peakRssMB, `${round(s.ratio * 100, 1)}%`],
         ['', 'ceiling', s.ceiling.rps, s.ceiling.latencyMs.p50, s.ceiling.latencyMs.p97_5, s.ceiling.latencyMs.p99,
           s.ceiling.errors + s.ceiling.timeouts, s.ceiling.non2xx, '', ''],
+        ...(s.prism ? [['', 'prism', s.prism.rps, s.prism.latencyMs.p50, s.prism.latencyMs.p97_5, s.prism.latencyMs.p99,
+          s.prism.errors + s.prism.timeouts, s.prism.non2xx, '', `${round((s.prismRatio ?? 0) * 100, 1)}%`]] : []),
       ]),
     ]));
+    if (http.prism) {
+      const p = http.prism;
+      const codes = (stats: RunStats | undefined) => Object.entries(stats?.statusCodes ?? {}).map(([code, n]) => `${code}×${n}`).join(' ');
+      lines.push(`ratio: tokengate's req/s (2xx) as a % of the ceiling's (tokengate row) and of Prism's (prism row)`,
+        `Prism ${p.version ?? '?'} (${p.package}, stateless mock of /openapi.json, ${p.documentBytes} B), up in ${p.startMs} ms; ` +
+        `probe: pay ${p.probe.pay.status} (${p.probe.pay.bytes} B), create ${p.probe.create.status} (${p.probe.create.bytes} B), ` +
+        `no credentials ${p.probe.payNoAuth.status}, invalid body ${p.probe.payInvalid.status}; status codes: ` +
+        http.scenarios.map((s) => `${s.name} ${codes(s.prism)}`).join('; '));
+    }
     const d = http.durability;
     lines.push('', `durability: ${d.ok ? 'OK' : 'FAILED'} — payments recorded ${d.payments.recorded}, acknowledged ${d.payments.acknowledged}, ` +
       `issued ${d.payments.issued}, missing ${d.payments.missing}; tokens recorded ${d.tokens.recorded}, acknowledged ${d.tokens.acknowledged}, ` +
@@ -231,7 +247,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
     if (options.http) {
       http = await runHttp({
         root, workDir: join(workDir, 'http'), duration: options.duration, connections: options.connections,
-        warmup: options.warmup, scenarios: options.scenarios, profileDir, log,
+        warmup: options.warmup, scenarios: options.scenarios, profileDir, prism: options.prism, log,
       });
       if (http.profileFile) {
         profile = summarizeProfile(http.profileFile, http.scenarios[0]?.tokengate.window);
