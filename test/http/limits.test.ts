@@ -63,3 +63,20 @@ t.test('malformed HTTP and headers that never finish get gateway-shaped answers 
   t.match(slow, /^HTTP\/1\.1 408 /, 'a request whose headers never finish times out');
   t.match(slow, 'REQUEST_TIMEOUT_MS');
 });
+
+t.test('beyond MAX_EVENT_LOOP_DELAY_MS of event-loop delay, requests get 503 SERVER_BUSY', async (t) => {
+  const app = await build(t, { maxEventLoopDelayMs: 50 });
+  await app.ready();
+  // Block the event loop long enough for under-pressure's next sample (every second) to see it.
+  const until = Date.now() + 1300;
+  while (Date.now() < until) { /* busy */ }
+  let busy: Awaited<ReturnType<typeof app.inject>> | undefined;
+  for (let i = 0; i < 40 && !busy; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    const res = await app.inject({ method: 'POST', url: tokenPath(M1.id), headers: { authorization: tokenAuth(M1) }, payload: cardBody() });
+    if (res.statusCode === 503) busy = res;
+  }
+  t.ok(busy, 'a request during the measured delay is refused');
+  t.equal(busy?.json().error.cause, 'SERVER_BUSY');
+  t.match(busy?.json().error.explanation, 'eventLoopDelay');
+});
