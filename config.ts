@@ -100,3 +100,17 @@ function tlsFiles(env: NodeJS.ProcessEnv): TlsFiles | undefined {
   if (!certFile || !keyFile) throw new ConfigError('HTTPS needs both TLS_CERT_FILE and TLS_KEY_FILE');
   return { certFile, keyFile, clientCaFile };
 }
+
+/**
+ * A delay in whole milliseconds from the environment, 0 to one day (UNKNOWN_RESOLUTION_DELAY_MS,
+ * SCHEME_TOKEN_DELAY_MS).
+ */
+export function delayFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const text = env[name];
+  if (text === undefined || text === '') return fallback;
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value > 86_400_000) {
+    throw new ConfigError(`${name} '${text}' is not a number of milliseconds from 0 to 86400000`);
+  }
+  return value;
+}

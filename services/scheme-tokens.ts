@@ -5,7 +5,7 @@
 // reactor finds it in the tokens read model and carries on; several processes sharing a store may
 // race, and the loser re-reads, finds the work done, and appends nothing.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { ConfigError } from '../config.js';
+import { delayFromEnv } from '../config.js';
 import { detectBrand } from '../domain/card.js';
 import type { ProvisioningMode, SchemeTokenDetails, SchemeTokenProvider } from '../domain/events.js';
 import { decideSchemeTokenAtCreation, decideSchemeTokenDue, pushProvisionedSchemeToken, type SchemeTokenRefused, type SchemeTokenStored } from '../domain/scheme-token.js';
@@ -22,13 +22,7 @@ const TOKEN_EVENTS = new Set(['TokenCreated', 'TokenUpdated', 'SchemeTokenStatus
 
 /** SCHEME_TOKEN_DELAY_MS: whole milliseconds, at most one day. */
 export function schemeTokenDelayMs(env: NodeJS.ProcessEnv = process.env): number {
-  const text = env.SCHEME_TOKEN_DELAY_MS;
-  if (text === undefined || text === '') return DEFAULT_SCHEME_TOKEN_DELAY_MS;
-  const value = Number(text);
-  if (!/^\d+$/.test(text) || value > 86_400_000) {
-    throw new ConfigError(`SCHEME_TOKEN_DELAY_MS '${text}' is not a number of milliseconds from 0 to 86400000`);
-  }
-  return value;
+  return delayFromEnv(env, 'SCHEME_TOKEN_DELAY_MS', DEFAULT_SCHEME_TOKEN_DELAY_MS);
 }
 
 const PREFIX: Record<SchemeTokenProvider, string> = { MDES: 'DWSPMC', VTS: 'VTS', AETS: 'AETS' };

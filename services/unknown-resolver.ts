@@ -5,7 +5,7 @@
 // order stream with the stream's revision as the expected one. Several processes sharing a store
 // may race: the loser re-reads, finds the payment resolved, and appends nothing.
 import { randomUUID } from 'node:crypto';
-import { ConfigError } from '../config.js';
+import { delayFromEnv } from '../config.js';
 import { streams, type PaymentRecorded } from '../domain/events.js';
 import { decideResolveUnknown } from '../domain/order-resolution.js';
 import { WrongExpectedRevisionError, type EventData, type RecordedEvent } from '../store/event-store.js';
@@ -19,13 +19,7 @@ const MAX_ATTEMPTS = 10;
 
 /** UNKNOWN_RESOLUTION_DELAY_MS: whole milliseconds, at most one day. */
 export function unknownResolutionDelayMs(env: NodeJS.ProcessEnv = process.env): number {
-  const text = env.UNKNOWN_RESOLUTION_DELAY_MS;
-  if (text === undefined || text === '') return DEFAULT_UNKNOWN_RESOLUTION_DELAY_MS;
-  const value = Number(text);
-  if (!/^\d+$/.test(text) || value > 86_400_000) {
-    throw new ConfigError(`UNKNOWN_RESOLUTION_DELAY_MS '${text}' is not a number of milliseconds from 0 to 86400000`);
-  }
-  return value;
+  return delayFromEnv(env, 'UNKNOWN_RESOLUTION_DELAY_MS', DEFAULT_UNKNOWN_RESOLUTION_DELAY_MS);
 }
 
 export class UnknownResolver extends Reactor {
