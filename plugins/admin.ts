@@ -13,7 +13,7 @@ import { InvalidRequest } from '../domain/errors.js';
 import { orderHistory, tokenHistory, type AsOf } from '../services/history.js';
 import { matches, timelinePage, toTimelineEvent, type TimelineFilter } from '../services/timeline.js';
 import { Opt, Pattern, Str } from '../schemas/common.js';
-import { AuthenticationFailed } from './errors.js';
+import { AuthenticationFailed, errorBody } from './errors.js';
 
 export interface AdminOptions { password: string | undefined }
 
@@ -98,7 +98,7 @@ const admin: FastifyPluginAsyncTypebox<AdminOptions> = async (app, options) => {
     schema: { params: Type.Object({ repositoryId: Str(1, 16), token: Pattern(1, 40, '^[0-9A-Za-z]+$', 'characters 0-9 a-z A-Z') }), querystring: AsOfQuery },
   }, async (request, reply) => {
     const result = await tokenHistory(app.gateway.store, request.params.repositoryId, request.params.token, asOfFrom(request.query));
-    if (result.entries.length === 0) return reply.code(404).send({ error: { cause: 'INVALID_REQUEST', explanation: 'No such token at that point' }, result: 'ERROR' });
+    if (result.entries.length === 0) return reply.code(404).send(errorBody('INVALID_REQUEST', { explanation: 'No such token at that point' }));
     return { events: result.entries, state: result.doc ?? null };
   });
 
@@ -106,7 +106,7 @@ const admin: FastifyPluginAsyncTypebox<AdminOptions> = async (app, options) => {
     schema: { params: Type.Object({ merchantId: Str(1, 40), orderId: Pattern(1, 16, '^[0-9]+$', 'an order id') }), querystring: AsOfQuery },
   }, async (request, reply) => {
     const result = await orderHistory(app.gateway.store, request.params.merchantId, request.params.orderId, asOfFrom(request.query));
-    if (result.entries.length === 0) return reply.code(404).send({ error: { cause: 'INVALID_REQUEST', explanation: 'No such order at that point' }, result: 'ERROR' });
+    if (result.entries.length === 0) return reply.code(404).send(errorBody('INVALID_REQUEST', { explanation: 'No such order at that point' }));
     return { events: result.entries, state: result.doc ?? null };
   });
 };

@@ -53,19 +53,24 @@ export function providedView(source: StoredSourceOfFunds, view: Presentation, na
   }
 }
 
+/** What a token response repeats of the request, success or failure (never stored). */
+const echoed = (echoes: TokenEchoes) => ({
+  billing: echoes.billing,
+  correlationId: echoes.correlationId,
+  customer: echoes.customer,
+  device: echoes.device,
+  referenceOrderId: echoes.referenceOrderId,
+  schemeTokenProvisioningMode: echoes.schemeTokenProvisioningMode,
+});
+
 export function tokenResponse(state: ValidToken, outcome: { gatewayCode: string; verificationStrategy: string }, echoes: TokenEchoes, view: Presentation, lastUsed?: string) {
   const source = sourceOfFundsOf(state);
   return optional({
-    billing: echoes.billing,
-    correlationId: echoes.correlationId,
-    customer: echoes.customer,
-    device: echoes.device,
-    referenceOrderId: echoes.referenceOrderId,
+    ...echoed(echoes),
     repositoryId: state.repositoryId,
     response: { gatewayCode: outcome.gatewayCode },
     result: 'SUCCESS',
     schemeToken: schemeTokenView(state.schemeToken),
-    schemeTokenProvisioningMode: echoes.schemeTokenProvisioningMode,
     // Spec rule 7: shipping only for a token holding wallet billing-agreement details.
     shipping: source.type === 'WALLET' ? shippingView(state.shipping) : undefined,
     sourceOfFunds: { provided: providedView(source, view, echoes.nameOnCard), type: source.type },
@@ -84,16 +89,11 @@ const shippingView = (shipping: StoredShipping | undefined) => (shipping && Obje
  */
 export function failureResponse(source: StoredSourceOfFunds, outcome: { gatewayCode: string; verificationStrategy: string; schemeToken?: SchemeTokenDetails }, repositoryId: string, echoes: TokenEchoes, view: Presentation) {
   return optional({
-    billing: echoes.billing,
-    correlationId: echoes.correlationId,
-    customer: echoes.customer,
-    device: echoes.device,
-    referenceOrderId: echoes.referenceOrderId,
+    ...echoed(echoes),
     repositoryId,
     response: { gatewayCode: outcome.gatewayCode },
     result: 'FAILURE',
     schemeToken: schemeTokenView(outcome.schemeToken),
-    schemeTokenProvisioningMode: echoes.schemeTokenProvisioningMode,
     sourceOfFunds: { provided: providedView(source, { masking: view.masking }, echoes.nameOnCard), type: source.type },
     verificationStrategy: outcome.verificationStrategy,
   });
