@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { EventStore, RecordedEvent, Subscription } from '../store/event-store.js';
+import type { CommitListener } from '../store/sqlite.js';
 import type { Projection } from './projection.js';
 
 const SCHEMA = `
@@ -184,6 +185,31 @@ export class ReadModels {
     return min ?? 0n;
   }
 
+  /**
+   * Apply events inside the store's own commit (SqliteEventStore.commitListener, same connection):
+   * the documents and checkpoints commit with the events, in one fsync, and the catch-up after
+   * the append finds nothing left to read. Only when every checkpoint is right before these
+   * events; otherwise (events of another process not yet applied) the next catch-up applies them.
+   */
+  applyWithinCommit(events: readonly RecordedEvent[]): void {
+    const first = events[0];
+    if (first === undefined) return;
+    for (const p of this.projections) {
+      const stored = BigInt(this.stmt.checkpoint.get(p.name)?.position ?? 0);
+      if (stored !== first.position - 1n) return;
+    }
+    this.applyRows(events);
+  }
+
+  /** What a SqliteEventStore on this same connection calls at each commit (see applyWithinCommit). */
+  commitListener(): CommitListener {
+    return {
+      written: (events) => this.applyWithinCommit(events),
+      // The store's transaction did not commit: the checkpoints this process believes may be ahead.
+      rolledBack: () => this.knownCheckpoints.clear(),
+    };
+  }
+
   /** One transaction: documents and checkpoints together, re-reading checkpoints inside it
    *  because another process sharing the file may have applied some of these events already. */
   private apply(events: readonly RecordedEvent[]): void {
@@ -199,28 +225,30 @@ export class ReadModels {
   }
 
   private applyInTransaction(events: readonly RecordedEvent[]): void {
-    this.db.transaction(() => {
-      for (const p of this.projections) {
-        const stored = this.stmt.checkpoint.get(p.name);
-        let position = BigInt(stored?.position ?? 0);
-        const cache = new Map<string, unknown>();
-        for (const event of events) {
-          if (event.position <= position) continue;
-          position = event.position;
-          if (!p.handles.has(event.type)) continue;
-          for (const key of p.keysOf(event)) {
-            const before = cache.has(key) ? cache.get(key) : this.get(p.name, key);
-            const after = p.evolve(before, event, key);
-            cache.set(key, after);
-          }
+    this.db.transaction(() => this.applyRows(events)).immediate();
+  }
+
+  private applyRows(events: readonly RecordedEvent[]): void {
+    for (const p of this.projections) {
+      const stored = this.stmt.checkpoint.get(p.name);
+      let position = BigInt(stored?.position ?? 0);
+      const cache = new Map<string, unknown>();
+      for (const event of events) {
+        if (event.position <= position) continue;
+        position = event.position;
+        if (!p.handles.has(event.type)) continue;
+        for (const key of p.keysOf(event)) {
+          const before = cache.has(key) ? cache.get(key) : this.get(p.name, key);
+          const after = p.evolve(before, event, key);
+          cache.set(key, after);
         }
-        for (const [key, doc] of cache) {
-          if (doc === undefined) this.stmt.remove.run(p.name, key);
-          else this.stmt.put.run(p.name, key, JSON.stringify(doc));
-        }
-        this.stmt.setCheckpoint.run(p.name, p.version, Number(position));
-        this.knownCheckpoints.set(p.name, position);
       }
-    }).immediate();
+      for (const [key, doc] of cache) {
+        if (doc === undefined) this.stmt.remove.run(p.name, key);
+        else this.stmt.put.run(p.name, key, JSON.stringify(doc));
+      }
+      this.stmt.setCheckpoint.run(p.name, p.version, Number(position));
+      this.knownCheckpoints.set(p.name, position);
+    }
   }
 }

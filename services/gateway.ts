@@ -71,6 +71,10 @@ export async function openGateway(eventStore: EventStoreConfig, merchants: Merch
   const sealer = new Sealer(keys);
   const readModels = new ReadModels(readModelDb, store, PROJECTIONS);
   await readModels.start();
+  if (store instanceof SqliteEventStore && store.db === readModelDb) {
+    // Same connection: the read models commit with the events (one transaction, one fsync).
+    store.commitListener = readModels.commitListener();
+  }
   const unknownResolver = new UnknownResolver(store, readModels, resolutionDelayMs);
   await unknownResolver.start();
   const schemeTokens = new SchemeTokenReactor(store, readModels, schemeDelayMs);

@@ -3,6 +3,12 @@
 // written in one transaction (one fsync), each with its own savepoint, so one append's conflict
 // does not undo another's. Several processes may share the file: every write transaction is
 // BEGIN IMMEDIATE, and subscriptions poll for events appended by the other processes.
+//
+// What this process wrote or read recently is kept in memory (a stream cache, most recently used
+// first, and the tail of the log): a pay reads its token and order streams, and the read models
+// read the events just appended, without a query. Both are valid only while no other connection
+// has written to the file: SQLite's `PRAGMA data_version` changes when one has, and every read
+// checks it first (and drops both when it changed).
 import Database from 'better-sqlite3';
 import {
   checkExpectedRevision, IdempotencyConflictError,
@@ -37,9 +43,27 @@ interface PendingAppend {
   reject: (error: unknown) => void;
 }
 
+/** What one append wrote (empty on an idempotent repeat). */
+interface Written { result: AppendResult; recorded: RecordedEvent[] }
+
+/** Told of every batch this store commits (the read models, applied in the same transaction). */
+export interface CommitListener {
+  /**
+   * Inside the batch's transaction, after its writes, with every event it wrote in log order. It
+   * runs in a savepoint of its own: if it throws, what it wrote is undone, the events still commit.
+   */
+  written(events: readonly RecordedEvent[]): void;
+  /** What written() wrote did not commit (the listener throw, or the whole transaction failed). */
+  rolledBack(): void;
+}
+
 export interface SqliteStoreOptions {
   /** How often subscriptions look for events appended by other processes (ms). */
   pollIntervalMs?: number;
+  /** Streams kept in memory, most recently used (default 2,000; 0: none). */
+  cachedStreams?: number;
+  /** Events of the log's tail kept in memory for readAll (default 1,000, at times up to twice that; 0: none). */
+  cachedTail?: number;
 }
 
 /** Open a SQLite database with the pragmas every file of tokengate uses. */
@@ -51,7 +75,7 @@ export function openDatabase(path: string): Database.Database {
   return db;
 }
 
-const toRecorded = (row: Row): RecordedEvent => ({
+export const toRecorded = (row: Row): RecordedEvent => ({
   id: row.event_id,
   type: row.type,
   data: JSON.parse(row.data) as unknown,
@@ -62,6 +86,24 @@ const toRecorded = (row: Row): RecordedEvent => ({
   created: row.created,
 });
 
+/** Events in the caches are shared by every reader: nobody may change them (a change throws). */
+function frozen<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const member of Object.values(value)) frozen(member);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+const matches = (expected: ExpectedRevision, current: bigint): boolean =>
+  expected === 'any' ||
+  (expected === 'no_stream' && current === -1n) ||
+  (expected === 'stream_exists' && current >= 0n) ||
+  (typeof expected === 'bigint' && expected === current);
+
+const isUniqueViolation = (error: unknown): boolean =>
+  error instanceof Database.SqliteError && error.code === 'SQLITE_CONSTRAINT_UNIQUE';
+
 export class SqliteEventStore implements EventStore {
   readonly kind = 'sqlite';
   readonly db: Database.Database;
@@ -70,11 +112,20 @@ export class SqliteEventStore implements EventStore {
   private flushScheduled = false;
   private readonly pollIntervalMs: number;
   private readonly stmt;
+  /** Whole streams, in least recently used order (a Map iterates in insertion order). */
+  private readonly streams = new Map<string, RecordedEvent[]>();
+  private readonly maxStreams: number;
+  /** The log's last events, contiguous, the last one at the head of the log. */
+  private tail: RecordedEvent[] = [];
+  private readonly maxTail: number;
+  private dataVersion = -1;
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.db = openDatabase(path);
     this.db.exec(SCHEMA);
     this.pollIntervalMs = options.pollIntervalMs ?? 100;
+    this.maxStreams = options.cachedStreams ?? 2_000;
+    this.maxTail = options.cachedTail ?? 1_000;
     this.stmt = {
       currentRevision: this.db.prepare<[string], { revision: number | null }>('SELECT MAX(revision) AS revision FROM events WHERE stream = ?'),
       byEventId: this.db.prepare<[string], { stream: string; revision: number; position: number }>('SELECT stream, revision, position FROM events WHERE event_id = ?'),
@@ -83,6 +134,7 @@ export class SqliteEventStore implements EventStore {
         'SELECT * FROM events WHERE stream = ? AND revision >= ? AND revision <= ? AND created <= ? ORDER BY revision'),
       readAll: this.db.prepare<[number, number], Row>('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?'),
       head: this.db.prepare<[], { position: number | null }>('SELECT MAX(position) AS position FROM events'),
+      dataVersion: this.db.prepare<[], number>('PRAGMA data_version').pluck(),
     };
   }
 
@@ -103,6 +155,21 @@ export class SqliteEventStore implements EventStore {
    */
   beforeCommit: (() => void) | undefined;
 
+  /** See CommitListener. */
+  commitListener: CommitListener | undefined;
+
+  /**
+   * Drop what is cached when another connection has written to the file since the last look.
+   * Our own commits do not change our connection's data_version.
+   */
+  private checkCache(): void {
+    const version = this.stmt.dataVersion.get() as number;
+    if (version === this.dataVersion) return;
+    this.dataVersion = version;
+    this.streams.clear();
+    this.tail = [];
+  }
+
   private flush(): void {
     const batch = this.queue;
     this.queue = [];
@@ -113,61 +180,163 @@ export class SqliteEventStore implements EventStore {
       for (const item of batch) item.reject(error);
       return;
     }
-    const outcomes: Array<{ ok: true; value: AppendResult } | { ok: false; error: unknown }> = [];
+    const outcomes: Array<{ ok: true; value: Written } | { ok: false; error: unknown }> = [];
     try {
-      const appendOne = this.db.transaction((item: PendingAppend, created: string) => this.write(item, created));
+      const appendOne = this.db.transaction((item: PendingAppend, created: string, heads: Map<string, bigint>, fast: boolean) =>
+        this.write(item, created, heads, fast));
       this.db.transaction(() => {
+        this.checkCache();
         const created = new Date().toISOString();
+        // Revisions written by earlier appends of this batch (the cache learns them at commit).
+        const heads = new Map<string, bigint>();
         for (const item of batch) {
+          let written: Written;
           try {
-            outcomes.push({ ok: true, value: appendOne(item, created) });
+            try {
+              written = appendOne(item, created, heads, true);
+            } catch (error) {
+              // An event id or revision already taken: idempotent repeat, conflict, or a cache
+              // that did not know the stream; the careful path tells which.
+              if (!isUniqueViolation(error)) throw error;
+              written = appendOne(item, created, heads, false);
+            }
           } catch (error) {
             outcomes.push({ ok: false, error });
+            continue;
           }
+          if (written.recorded.length > 0) heads.set(item.stream, written.result.nextExpectedRevision);
+          outcomes.push({ ok: true, value: written });
         }
+        this.tellListener(outcomes);
       }).immediate();
     } catch (error) {
+      this.commitListener?.rolledBack();
       for (const item of batch) item.reject(error);
       return;
     }
+    for (const outcome of outcomes) if (outcome.ok) this.remember(outcome.value.recorded);
     batch.forEach((item, i) => {
       const outcome = outcomes[i];
-      if (outcome?.ok) item.resolve(outcome.value);
+      if (outcome?.ok) item.resolve(outcome.value.result);
       else item.reject(outcome?.error);
     });
     this.notifier.notify();
   }
 
-  private write(item: PendingAppend, created: string): AppendResult {
-    const { stream, events } = item;
-    const current = BigInt(this.stmt.currentRevision.get(stream)?.revision ?? -1);
-    const repeated = events.map((e) => this.stmt.byEventId.get(e.id));
-    if (repeated.length > 0 && repeated.every((r) => r !== undefined && r.stream === stream)) {
-      const last = repeated[repeated.length - 1];
-      return { nextExpectedRevision: current, position: BigInt(last?.position ?? 0) };
+  private tellListener(outcomes: ReadonlyArray<{ ok: true; value: Written } | { ok: false; error: unknown }>): void {
+    const listener = this.commitListener;
+    if (listener === undefined) return;
+    const events: RecordedEvent[] = [];
+    for (const outcome of outcomes) if (outcome.ok) events.push(...outcome.value.recorded);
+    if (events.length === 0) return;
+    try {
+      this.db.transaction(() => listener.written(events))();
+    } catch (error) {
+      listener.rolledBack();
+      process.emitWarning(`a commit listener failed (its writes were undone, the events are committed): ${String(error)}`);
     }
-    if (repeated.some((r) => r !== undefined)) throw new IdempotencyConflictError(stream);
-    checkExpectedRevision(stream, item.expected, current);
+  }
+
+  /**
+   * The fast path inserts at the revision the cache (or an empty stream) implies and lets the
+   * UNIQUE constraints refuse what is taken; the careful path looks the stream and the event ids
+   * up first.
+   */
+  private write(item: PendingAppend, created: string, heads: Map<string, bigint>, fast: boolean): Written {
+    const { stream, events, expected } = item;
+    let current: bigint | undefined = heads.get(stream);
+    if (current === undefined) {
+      const cached = this.streams.get(stream);
+      if (cached) current = BigInt(cached.length) - 1n;
+      else if (expected === 'no_stream') current = -1n;
+    }
+    // The fast path only appends: anything else (a repeat, a conflict) takes the careful one.
+    if (!fast || current === undefined || events.length === 0 || !matches(expected, current)) {
+      current = BigInt(this.stmt.currentRevision.get(stream)?.revision ?? -1);
+      const repeated = events.map((e) => this.stmt.byEventId.get(e.id));
+      if (repeated.length > 0 && repeated.every((r) => r !== undefined && r.stream === stream)) {
+        const last = repeated[repeated.length - 1];
+        return { result: { nextExpectedRevision: current, position: BigInt(last?.position ?? 0) }, recorded: [] };
+      }
+      if (repeated.some((r) => r !== undefined)) throw new IdempotencyConflictError(stream);
+    }
+    checkExpectedRevision(stream, expected, current);
     let revision = current;
     let position = 0n;
+    const recorded: RecordedEvent[] = [];
     for (const e of events) {
       revision += 1n;
-      const info = this.stmt.insert.run(e.id, stream, Number(revision), e.type, JSON.stringify(e.data), JSON.stringify(e.metadata), created);
+      const data = JSON.stringify(e.data);
+      const metadata = JSON.stringify(e.metadata);
+      const info = this.stmt.insert.run(e.id, stream, Number(revision), e.type, data, metadata, created);
       position = BigInt(info.lastInsertRowid);
+      // Exactly what a read of the row would give (a copy: the caller's objects stay theirs), frozen
+      // because every later reader of the cache shares it.
+      recorded.push(frozen({ id: e.id, type: e.type, data: JSON.parse(data) as unknown, metadata: JSON.parse(metadata) as RecordedEvent['metadata'], stream, revision, position, created }));
     }
     if (events.length === 0) position = BigInt(this.stmt.head.get()?.position ?? 0);
-    return { nextExpectedRevision: revision, position };
+    return { result: { nextExpectedRevision: revision, position }, recorded };
+  }
+
+  /** After a commit: the written events join their cached stream and the log's tail. */
+  private remember(recorded: readonly RecordedEvent[]): void {
+    const first = recorded[0];
+    if (first === undefined) return;
+    if (this.maxStreams > 0) {
+      const cached = this.streams.get(first.stream);
+      if (cached && BigInt(cached.length) === first.revision) {
+        cached.push(...recorded);
+        this.touch(first.stream, cached);
+      } else if (first.revision === 0n) {
+        this.touch(first.stream, [...recorded]);
+      } else if (cached) {
+        this.streams.delete(first.stream);
+      }
+    }
+    if (this.maxTail > 0) {
+      const last = this.tail.at(-1);
+      if (last !== undefined && last.position + 1n !== first.position) this.tail = [];
+      this.tail.push(...recorded);
+      if (this.tail.length > this.maxTail * 2) this.tail = this.tail.slice(-this.maxTail);
+    }
+  }
+
+  private touch(stream: string, events: RecordedEvent[]): void {
+    this.streams.delete(stream);
+    this.streams.set(stream, events);
+    if (this.streams.size > this.maxStreams) {
+      const oldest = this.streams.keys().next().value;
+      if (oldest !== undefined) this.streams.delete(oldest);
+    }
   }
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
-    const from = Number(options.fromRevision ?? 0n);
-    const until = options.untilRevision === undefined ? Number.MAX_SAFE_INTEGER : Number(options.untilRevision);
-    const untilTime = options.untilTime?.toISOString() ?? '\uffff';
-    return this.stmt.readStream.all(stream, from, until, untilTime).map(toRecorded);
+    this.checkCache();
+    let events = this.streams.get(stream);
+    if (events === undefined) {
+      events = this.stmt.readStream.all(stream, 0, Number.MAX_SAFE_INTEGER, '\uffff').map((row) => frozen(toRecorded(row)));
+      if (this.maxStreams > 0 && events.length > 0) this.touch(stream, events);
+    }
+    const { fromRevision, untilRevision, untilTime } = options;
+    if (fromRevision === undefined && untilRevision === undefined && untilTime === undefined) return events.slice();
+    const until = untilTime?.toISOString();
+    return events.filter((e) =>
+      (fromRevision === undefined || e.revision >= fromRevision) &&
+      (untilRevision === undefined || e.revision <= untilRevision) &&
+      (until === undefined || e.created <= until));
   }
 
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
-    return this.stmt.readAll.all(Number(options.fromPosition ?? 0n), options.maxCount ?? -1).map(toRecorded);
+    this.checkCache();
+    const from = options.fromPosition ?? 0n;
+    const max = options.maxCount ?? -1;
+    const first = this.tail[0];
+    const last = this.tail.at(-1);
+    if (first !== undefined && last !== undefined && from >= first.position - 1n && from <= last.position) {
+      const start = Number(from - first.position + 1n);
+      return this.tail.slice(start, max < 0 ? undefined : start + max);
+    }
+    return this.stmt.readAll.all(Number(from), max).map(toRecorded);
   }
 
   subscribeAll(options: SubscribeOptions, handlers: SubscriptionHandlers): Subscription {
@@ -181,5 +350,7 @@ export class SqliteEventStore implements EventStore {
   async close(): Promise<void> {
     if (this.queue.length > 0) this.flush();
     if (this.db.open) this.db.close();
+    this.streams.clear();
+    this.tail = [];
   }
 }

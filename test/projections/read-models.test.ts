@@ -405,3 +405,72 @@ t.test('two read models sharing one file never apply an event twice', async (t) 
   t.same(a.readModels.get<OrderDoc>('orders', orderKey(MERCHANT, ORDER_1))?.transactions.map((x) => x.id), ['txn-1', 'txn-2']);
   t.same(a.readModels.all('orders'), b.readModels.all('orders'), 'one set of documents');
 });
+
+t.test('with the commit listener, read models commit with the events: current when the append resolves, equal to a rebuild', async (t) => {
+  const path = newPath();
+  const { store, readModels } = openGatewayLike(t, path, PROJECTIONS);
+  await readModels.start();
+  store.commitListener = readModels.commitListener();
+  await appendHistory(store);
+  // No catchUp(): every checkpoint already stands at the head, in the same commits as the events.
+  const head = await store.headPosition();
+  t.equal(readModels.checkpoint('orders'), head, 'orders checkpoint at the head');
+  t.equal(readModels.checkpoint('tokens'), head, 'tokens checkpoint at the head');
+  t.same(readModels.get<OrderDoc>('orders', orderKey(MERCHANT, ORDER_1))?.transactions.map((x) => x.id), ['txn-1', 'txn-2']);
+  const live = readModels.hash();
+  await readModels.rebuild();
+  t.equal(readModels.hash(), live, 'the same documents as a replay of the log');
+
+  // A second process's events leave this process's checkpoint behind them: the listener does not
+  // apply past the gap (the events of the other process would be skipped); the catch-up does.
+  const other = new SqliteEventStore(path);
+  t.teardown(() => other.close());
+  await other.append(streams.order(MERCHANT, '9100000001'), [paymentRecorded({
+    token: TOKEN_A, orderId: '9100000001', transactionId: 'txn-1', amount: 100, totalAfter: 100, timeOfRecord: '2026-03-02T10:00:00.000Z',
+  })]);
+  await store.append(streams.order(MERCHANT, '9100000002'), [paymentRecorded({
+    token: TOKEN_B, orderId: '9100000002', transactionId: 'txn-1', amount: 200, totalAfter: 200, timeOfRecord: '2026-03-02T10:01:00.000Z',
+  })]);
+  await readModels.catchUp();
+  t.ok(readModels.get<OrderDoc>('orders', orderKey(MERCHANT, '9100000001')), "the other process's order");
+  t.ok(readModels.get<OrderDoc>('orders', orderKey(MERCHANT, '9100000002')), 'this process order');
+  t.equal(readModels.checkpoint('orders'), await store.headPosition());
+  const caughtUp = readModels.hash();
+  await readModels.rebuild();
+  t.equal(readModels.hash(), caughtUp, 'still equal to a replay');
+});
+
+t.test('a projection that throws inside the commit undoes only its own writes: the events commit, a later catch-up applies them', async (t) => {
+  const path = newPath();
+  let failures = 1;
+  const fragile: Projection<{ count: number }> = {
+    name: 'fragile',
+    version: 1,
+    handles: new Set(['PaymentRecorded']),
+    keysOf: () => ['all'],
+    evolve: (doc) => {
+      if (failures > 0) {
+        failures -= 1;
+        throw new Error('projection bug');
+      }
+      return { count: (doc?.count ?? 0) + 1 };
+    },
+  };
+  const { store, readModels } = openGatewayLike(t, path, [...PROJECTIONS, fragile as Projection]);
+  await readModels.start();
+  store.commitListener = readModels.commitListener();
+  const warnings: string[] = [];
+  const onWarning = (warning: Error) => warnings.push(warning.message);
+  process.on('warning', onWarning);
+  t.teardown(() => { process.off('warning', onWarning); });
+  await store.append(streams.order(MERCHANT, ORDER_1), [paymentRecorded({
+    token: TOKEN_A, orderId: ORDER_1, transactionId: 'txn-1', amount: 2500, totalAfter: 2500, timeOfRecord: '2026-03-01T11:00:00.000Z',
+  })]);
+  t.equal((await store.readStream(streams.order(MERCHANT, ORDER_1))).length, 1, 'the event committed');
+  t.equal(readModels.checkpoint('orders'), 0n, 'no projection advanced (one savepoint for all)');
+  await waitFor(() => warnings.length > 0, 2000, 'the warning');
+  t.match(warnings[0], /commit listener failed/);
+  await readModels.catchUp();
+  t.same(readModels.get<{ count: number }>('fragile', 'all'), { count: 1 }, 'the catch-up applied it');
+  t.equal(readModels.checkpoint('orders'), 1n);
+});

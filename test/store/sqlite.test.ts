@@ -27,6 +27,70 @@ t.test('contract', async (t) => {
   }, { durable: true });
 });
 
+t.test('contract, without the stream cache and the cached tail of the log', async (t) => {
+  const options = { cachedStreams: 0, cachedTail: 0 };
+  eventStoreContract(t, async () => {
+    const path = newPath();
+    return { store: new SqliteEventStore(path, options), reopen: async () => new SqliteEventStore(path, options) };
+  }, { durable: true });
+});
+
+t.test("what one connection keeps in memory never hides another connection's writes", async (t) => {
+  const path = newPath();
+  const a = openStore(t, path, 20);
+  const b = openStore(t, path, 20);
+  const raw = new Database(path);
+  t.teardown(() => raw.close());
+  const ids = (list: RecordedEvent[]) => list.map((e) => `${e.stream}@${e.revision}#${e.position}`);
+
+  await a.append('cache-1', events(2), { expectedRevision: 'no_stream' });
+  t.same(ids(await a.readStream('cache-1')), ['cache-1@0#1', 'cache-1@1#2'], 'a reads its own stream (from its cache)');
+  t.same(ids(await a.readAll({ fromPosition: 1n })), ['cache-1@1#2'], "a reads the log's tail (from its cache)");
+
+  await b.append('cache-1', events(1), { expectedRevision: 1n });
+  t.same(ids(await a.readStream('cache-1')), ['cache-1@0#1', 'cache-1@1#2', 'cache-1@2#3'], "a sees b's append to a stream it had cached");
+  t.same(ids(await a.readAll({ fromPosition: 2n })), ['cache-1@2#3'], "a's readAll at its old head sees b's event");
+  await expectWrongRevision(t, a.append('cache-1', events(1), { expectedRevision: 1n }),
+    { stream: 'cache-1', expected: 1n, actual: 2n }, "a's cached revision is not trusted after b wrote");
+  t.equal((await a.append('cache-1', events(1), { expectedRevision: 2n })).nextExpectedRevision, 3n, 'a appends at the real revision');
+
+  await expectWrongRevision(t, b.append('cache-1', events(1), { expectedRevision: 2n }),
+    { stream: 'cache-1', expected: 2n, actual: 3n }, "b's revision goes stale after a's append");
+
+  // A change made outside the store altogether (another program on the file) is seen too.
+  const before = await a.readStream('cache-1');
+  raw.prepare("INSERT INTO events (event_id, stream, revision, type, data, metadata, created) VALUES ('00000000-0000-4000-8000-00000000c0de', 'cache-1', 4, 'Outside', '{}', '{\"correlationId\":\"x\",\"recordedAt\":\"2026-01-01T00:00:00.000Z\"}', '2026-01-01T00:00:00.000Z')").run();
+  const after = await a.readStream('cache-1');
+  t.equal(after.length, before.length + 1, 'a reads the row written by another program');
+  t.equal(after.at(-1)?.type, 'Outside');
+  t.same(ids(await a.readAll({ fromPosition: 4n })), ['cache-1@4#5'], "a's readAll sees it");
+});
+
+t.test('the cache keeps only whole streams and at most cachedStreams of them; results are the same without it', async (t) => {
+  const path = newPath();
+  const small = openStore(t, path);
+  const none = new SqliteEventStore(path, { cachedStreams: 0, cachedTail: 0 });
+  t.teardown(() => none.close());
+  const limited = new SqliteEventStore(path, { cachedStreams: 2, cachedTail: 3 });
+  t.teardown(() => limited.close());
+  for (let i = 0; i < 5; i++) await limited.append(`lru-${i}`, events(2));
+  await limited.append('lru-0', events(1), { expectedRevision: 1n });
+  for (let i = 0; i < 5; i++) {
+    t.same(await limited.readStream(`lru-${i}`), await none.readStream(`lru-${i}`), `lru-${i} read alike`);
+    t.same(await small.readStream(`lru-${i}`, { fromRevision: 1n, untilRevision: 1n }), await none.readStream(`lru-${i}`, { fromRevision: 1n, untilRevision: 1n }));
+  }
+  for (const from of [0n, 3n, 8n, 9n, 10n, 11n, 12n]) {
+    t.same(await limited.readAll({ fromPosition: from, maxCount: 2 }), await none.readAll({ fromPosition: from, maxCount: 2 }), `readAll from ${from} alike`);
+  }
+  // An append whose stream is not cached and whose expected revision is not 'no_stream' takes
+  // the careful path; a repeat of the same ids is still a no-op.
+  const again = events(1);
+  const first = await limited.append('lru-1', again, { expectedRevision: 'stream_exists' });
+  const repeat = await limited.append('lru-1', again, { expectedRevision: 'stream_exists' });
+  t.same(repeat, first, 'the repeat answers the original append');
+  t.equal((await none.readStream('lru-1')).length, 3, 'recorded once');
+});
+
 /** Commits in a WAL file: frames whose "database size after commit" field is set, up to the
  *  first frame of an older generation (salts differ from the header's). */
 function walCommits(dbPath: string): number {
