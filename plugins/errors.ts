@@ -172,6 +172,8 @@ async function errorsPlugin(app: FastifyInstance) {
       explanation: `No operation for ${request.method} on this path. Expected one of: ${OPERATIONS.join('; ')}`,
     }));
   });
+  // Replies of routes without a response schema (admin API, /openapi.json); a route with one
+  // writes with the serializer compiled from it (plugins/openapi.ts), the same text.
   app.setReplySerializer((payload) => sortedJson(payload));
 
   // Bodies are JSON whatever the Content-Type says (curl -d sends a form type); the parse error

@@ -1,17 +1,158 @@
-// The OpenAPI 3 document, generated from the route schemas (@fastify/swagger), served at
+// The OpenAPI document, generated from the route schemas (@fastify/swagger), served at
 // /openapi.json with a browsable reference at /documentation (@fastify/swagger-ui, assets from
-// the package: nothing is fetched from the network). Route schemas document; lib/json.ts
-// serializes (every body with sorted keys, as the real gateway writes them).
-import type { FastifyInstance } from 'fastify';
+// the package: nothing is fetched from the network). Route response schemas also serialize: each
+// is compiled with fast-json-stringify, its properties sorted (every body with sorted keys, as
+// the real gateway writes them), when that writes exactly what lib/json.ts sortedJson writes.
+import type { FastifyInstance, preSerializationHookHandler, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import fastJsonStringify from 'fast-json-stringify';
 import { sortedJson } from '../lib/json.js';
 import { ErrorBody } from '../schemas/responses.js';
 
+type JsonSchema = Record<string, unknown>;
+export type Serializer = (data: unknown) => string;
+
+/** A schema construct the compiled serializer cannot render exactly like sortedJson. */
+class Unrenderable extends Error {}
+
+const isSchema = (value: unknown): value is JsonSchema => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A string const, an enum of strings, or a string: whatever the value, written as sortedJson writes a string. */
+function isStringChoice(schema: JsonSchema): boolean {
+  if (schema.const !== undefined) return typeof schema.const === 'string' && (schema.type === undefined || schema.type === 'string');
+  if (Array.isArray(schema.enum)) return schema.enum.every((v) => typeof v === 'string') && (schema.type === undefined || schema.type === 'string');
+  return schema.type === 'string' && Object.keys(schema).every((k) => !['anyOf', 'oneOf', 'allOf', 'not', 'if'].includes(k));
+}
+
+const UNSUPPORTED = ['allOf', 'not', 'if', 'then', 'else', 'patternProperties', 'dependencies', 'dependentSchemas', 'prefixItems', 'additionalItems', 'contains', 'propertyNames', 'unevaluatedProperties'];
+
+/**
+ * The schema reduced to what fast-json-stringify needs to write a value exactly as sortedJson does:
+ * object properties in alphabetical order and all optional (a `required` member would be written
+ * first), no const or enum (fast-json-stringify writes the constant whatever the value), every
+ * value nullable (null is written `null`, not `""` or `{}`). Throws Unrenderable for what it
+ * cannot write exactly: values of any shape (Type.Unknown), unions other than of strings, objects
+ * with additional or pattern properties (written after the declared ones, unsorted), type lists.
+ */
+export function sortedSchema(schema: unknown, resolve: (id: string) => unknown, path = '', refs: ReadonlySet<string> = new Set()): JsonSchema {
+  if (!isSchema(schema)) throw new Unrenderable(`${path || '/'}: not a schema object`);
+  if (typeof schema.$ref === 'string') {
+    const id = schema.$ref.replace(/#$/, '');
+    const target = refs.has(id) ? undefined : resolve(id);
+    if (target === undefined) throw new Unrenderable(`${path || '/'}: $ref ${schema.$ref} unresolved or recursive`);
+    return sortedSchema(target, resolve, path, new Set([...refs, id]));
+  }
+  for (const keyword of UNSUPPORTED) {
+    if (schema[keyword] !== undefined) throw new Unrenderable(`${path || '/'}: ${keyword}`);
+  }
+  const union = schema.anyOf ?? schema.oneOf;
+  if (union !== undefined) {
+    if (Array.isArray(union) && union.length > 0 && union.every((branch) => isSchema(branch) && isStringChoice(branch))) {
+      return { type: 'string', nullable: true };
+    }
+    throw new Unrenderable(`${path || '/'}: a union other than of strings`);
+  }
+  if ((schema.const !== undefined || schema.enum !== undefined) && !isStringChoice(schema)) {
+    throw new Unrenderable(`${path || '/'}: a const or enum other than of strings`);
+  }
+  switch (schema.type) {
+    case 'string':
+    case 'number':
+    case 'integer':
+    case 'boolean':
+      return { type: schema.type, nullable: true };
+    case undefined:
+      if (isStringChoice(schema)) return { type: 'string', nullable: true };
+      throw new Unrenderable(`${path || '/'}: a value of any type`);
+    case 'array': {
+      if (!isSchema(schema.items)) throw new Unrenderable(`${path || '/'}: an array without one items schema`);
+      return { type: 'array', items: sortedSchema(schema.items, resolve, `${path}/items`, refs), nullable: true };
+    }
+    case 'object': {
+      const properties = isSchema(schema.properties) ? schema.properties : {};
+      const names = Object.keys(properties).sort();
+      if (schema.additionalProperties !== undefined && schema.additionalProperties !== false) {
+        throw new Unrenderable(`${path || '/'}: additionalProperties`);
+      }
+      if (names.length === 0) throw new Unrenderable(`${path || '/'}: an object without properties`);
+      const sorted: JsonSchema = {};
+      for (const name of names) sorted[name] = sortedSchema(properties[name], resolve, `${path}/${name}`, refs);
+      return { type: 'object', properties: sorted, nullable: true };
+    }
+    default:
+      throw new Unrenderable(`${path || '/'}: type ${JSON.stringify(schema.type)}`);
+  }
+}
+
+/** sortedJson as a route's serializer; text (see below) is already the body. */
+const sortedFallback: Serializer = (data) => (typeof data === 'string' ? data : sortedJson(data));
+
+/** Compiled serializers by sorted schema: every test app compiles the same few. */
+const compiledBySchema = new Map<string, Serializer>();
+
+/**
+ * The serializer of a response schema: compiled with fast-json-stringify from sortedSchema, or,
+ * when the schema holds what it cannot write exactly, sortedJson (with the reason).
+ */
+export function responseSerializer(schema: unknown, resolve: (id: string) => unknown): { serialize: Serializer; compiled: boolean; reason?: string } {
+  let sorted: JsonSchema;
+  try {
+    sorted = sortedSchema(schema, resolve);
+  } catch (error) {
+    if (error instanceof Unrenderable) return { serialize: sortedFallback, compiled: false, reason: error.message };
+    throw error;
+  }
+  const key = JSON.stringify(sorted);
+  let serialize = compiledBySchema.get(key);
+  if (serialize === undefined) {
+    const compiled = fastJsonStringify(sorted as unknown as fastJsonStringify.Schema) as Serializer;
+    serialize = (data: unknown): string => {
+      // A serializer set for one reply (below) is also given the text an error handler sends
+      // after it, if a later step fails: that text is already the body.
+      if (typeof data === 'string') return data;
+      try {
+        return compiled(data);
+      } catch {
+        // A value the schema does not describe (NaN, a missing object): as sortedJson writes it.
+        return sortedJson(data);
+      }
+    };
+    compiledBySchema.set(key, serialize);
+  }
+  return { serialize, compiled: true };
+}
+
+/** What the serializer compiler decided, by "METHOD url status": "compiled", or why sortedJson. */
+export const serializerDecisions = new Map<string, string>();
+
+/**
+ * The reply serializer (plugins/errors.ts: sortedJson, for routes without a response schema) has
+ * priority over the serializers compiled from response schemas; a route with a response schema
+ * therefore names its own for the reply's status code.
+ */
+const useResponseSchemaSerializer: preSerializationHookHandler = function (_request, reply, payload, done) {
+  const serialize = reply.getSerializationFunction(String(reply.statusCode));
+  if (serialize !== undefined) reply.serializer(serialize);
+  done(null, payload);
+};
+
 async function openapi(app: FastifyInstance) {
   app.addSchema(ErrorBody);
-  app.setSerializerCompiler(() => (data) => sortedJson(data));
+  const resolve = (id: string): unknown => (app.getSchemas() as Record<string, unknown>)[id];
+  app.setSerializerCompiler(({ schema, method, url, httpStatus }) => {
+    const { serialize, compiled, reason } = responseSerializer(schema, resolve);
+    const route = `${String(method)} ${String(url)} ${String(httpStatus)}`;
+    serializerDecisions.set(route, compiled ? 'compiled' : `sortedJson (${reason ?? ''})`);
+    if (!compiled) app.log.debug({ route, reason }, 'response schema not compiled: serialized with sortedJson');
+    return serialize;
+  });
+  app.addHook('onRoute', (route: RouteOptions) => {
+    if (route.schema?.response === undefined) return;
+    const own = route.preSerialization;
+    route.preSerialization = [...(own === undefined ? [] : Array.isArray(own) ? own : [own]), useResponseSchemaSerializer];
+  });
   await app.register(swagger, {
     openapi: {
       openapi: '3.0.3',

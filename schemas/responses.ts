@@ -1,4 +1,7 @@
-// Response bodies, for the OpenAPI document (serialization itself is lib/json.ts: sorted keys).
+// Response bodies: the OpenAPI document, and the serializers compiled from them (plugins/openapi.ts,
+// keys sorted). A compiled serializer writes only the properties its schema declares, so each
+// schema here declares every member its builder can produce (services/responses.ts,
+// services/token-responses.ts, services/retrieval.ts); test/http/serializer.test.ts checks it.
 import { Type, type TSchema } from '@sinclair/typebox';
 
 const S = (description?: string) => Type.String(description ? { description } : {});
@@ -20,8 +23,10 @@ export const ErrorBody = Obj({
 const Expiry = Obj({ month: S('1-12'), year: S('2 digits') });
 const Code = Obj({ acquirerCode: O(S()), gatewayCode: S() });
 
+const Holder = Obj({ firstName: O(S()), fullName: O(S()), lastName: O(S()), middleName: O(S()), title: O(S()) }, { description: 'echo of the request card.holder' });
+
 export const PayResponse = Obj({
-  card: Obj({ expiry: O(Expiry), number: S('masked 6.4'), token: O(S()), type: S() }),
+  card: Obj({ expiry: O(Expiry), holder: O(Holder), number: S('masked 6.4'), token: O(S()), type: S() }),
   correlationId: O(S('echo of the request value')),
   merchant: S(),
   order: Obj({
@@ -51,9 +56,23 @@ export const PayResponse = Obj({
   }),
 }, { description: 'Pay with token: the recorded outcome (also for identical repeats)' });
 
+const Address = (extra: { company?: boolean; stateProvinceCode?: boolean }) => Obj({
+  city: O(S()),
+  ...(extra.company ? { company: O(S()) } : {}),
+  country: O(S()), postcodeZip: O(S()), stateProvince: O(S()),
+  ...(extra.stateProvinceCode ? { stateProvinceCode: O(S()) } : {}),
+  street: O(S('street2 of the request is merged into it (a space between), at most 100 characters')),
+});
+
 export const TokenResponse = Obj({
-  billing: O(Type.Unknown()), correlationId: O(S()), customer: O(Type.Unknown()), device: O(Type.Unknown()),
-  referenceOrderId: O(S()), shipping: O(Type.Unknown({ description: 'only for wallet billing-agreement tokens' })),
+  billing: O(Obj({ address: O(Address({ company: true, stateProvinceCode: true })) }, { description: 'echo of the request' })),
+  correlationId: O(S()),
+  customer: O(Obj({ email: O(S()), firstName: O(S()), lastName: O(S()), mobilePhone: O(S()), phone: O(S()), taxRegistrationId: O(S()) }, { description: 'echo of the request' })),
+  device: O(Obj({ ipAddress: O(S()) }, { description: 'echo of the request' })),
+  referenceOrderId: O(S()),
+  shipping: O(Obj({
+    address: O(Address({})), contact: O(Obj({ firstName: O(S()), lastName: O(S()) })), origin: O(Obj({ postcodeZip: O(S()) })),
+  }, { description: 'only for wallet billing-agreement tokens' })),
   repositoryId: S(),
   response: O(Obj({ gatewayCode: S('BASIC_VERIFICATION_SUCCESSFUL, EXTERNAL_VERIFICATION_*, NO_VERIFICATION_PERFORMED, SCHEME_TOKENIZATION_*') })),
   result: S('SUCCESS, FAILURE, PENDING, UNKNOWN'),
@@ -68,8 +87,8 @@ export const TokenResponse = Obj({
     }),
     type: S('ACH, CARD, DIRECT_DEBIT_CANADA, WALLET'),
   }),
-  status: S(), token: S(),
-  usage: Obj({ lastUpdated: S(), lastUpdatedBy: S(), lastUsed: O(S()) }),
+  status: O(S('VALID; absent when result is FAILURE (nothing stored)')), token: O(S('absent when result is FAILURE')),
+  usage: O(Obj({ lastUpdated: S(), lastUpdatedBy: S(), lastUsed: O(S()) }, { description: 'absent when result is FAILURE' })),
   verificationStrategy: O(S()),
 }, { description: 'The stored token, account numbers masked' });
 
@@ -83,7 +102,7 @@ export const errorResponses = {
 };
 
 /**
- * A response schema that documents without typing the handler's reply: the response builders in
- * services/responses.ts are the source of truth, and the serializer is lib/json.ts.
+ * A response schema that documents and serializes without typing the handler's reply: the
+ * response builders in services/responses.ts are the source of truth, the schema follows them.
  */
 export const documented = <T extends TSchema>(schema: T) => Type.Unsafe<unknown>(schema);
