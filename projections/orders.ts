@@ -1,6 +1,6 @@
 // Read model of orders: each order with its totals and transactions (amounts in minor units).
 import type { PaymentOutcomeResolved, PaymentRecorded } from '../domain/events.js';
-import type { RecordedEvent } from '../store/event-store.js';
+import type { ProjectedEvent } from '../store/event-store.js';
 import type { Projection } from './projection.js';
 
 export interface OrderTransactionDoc {
@@ -78,7 +78,7 @@ export const ordersProjection: Projection<OrderDoc> = {
   },
 };
 
-function resolved(doc: OrderDoc | undefined, event: RecordedEvent): OrderDoc | undefined {
+function resolved(doc: OrderDoc | undefined, event: ProjectedEvent): OrderDoc | undefined {
   if (!doc) return doc;
   const d = event.data as PaymentOutcomeResolved['data'];
   const transactions = doc.transactions.map((t): OrderTransactionDoc => (t.id !== d.transactionId ? t : {

@@ -1,5 +1,5 @@
 // A projection folds events of the $all log into documents of a read model, one document per key.
-import type { RecordedEvent } from '../store/event-store.js';
+import type { ProjectedEvent } from '../store/event-store.js';
 
 export interface Projection<Doc = unknown> {
   /** Names the read model; documents live under this name. */
@@ -9,7 +9,7 @@ export interface Projection<Doc = unknown> {
   /** Event types this projection reads. */
   readonly handles: ReadonlySet<string>;
   /** The documents an event touches. */
-  keysOf(event: RecordedEvent): string[];
+  keysOf(event: ProjectedEvent): string[];
   /** The document after the event; `undefined` in, `undefined` out leaves no document. */
-  evolve(doc: Doc | undefined, event: RecordedEvent, key: string): Doc | undefined;
+  evolve(doc: Doc | undefined, event: ProjectedEvent, key: string): Doc | undefined;
 }

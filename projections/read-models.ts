@@ -4,7 +4,7 @@
 // store calls it too, so events appended by other processes arrive as well.
 import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import type { EventStore, RecordedEvent, Subscription } from '../store/event-store.js';
+import type { EventStore, ProjectedEvent, ReadAllOptions, RecordedEvent, Subscription } from '../store/event-store.js';
 import type { CommitListener } from '../store/sqlite.js';
 import type { Projection } from './projection.js';
 
@@ -101,10 +101,13 @@ export class ReadModels {
     let position = 0n;
     let events = 0;
     for (;;) {
-      const page = await this.store.readAll({ fromPosition: position, maxCount: PAGE });
+      // Only time travel reads the metadata (recordedAt); a full rebuild reads what projections need.
+      const page: ReadonlyArray<ProjectedEvent & { metadata?: RecordedEvent['metadata'] }> = untilTime === undefined
+        ? await this.readForProjections({ fromPosition: position, maxCount: PAGE })
+        : await this.store.readAll({ fromPosition: position, maxCount: PAGE });
       const stop = page.findIndex((e) =>
         (options.untilPosition !== undefined && e.position > options.untilPosition) ||
-        (untilTime !== undefined && String(e.metadata.recordedAt ?? e.created) > untilTime));
+        (untilTime !== undefined && String(e.metadata?.recordedAt ?? e.created) > untilTime));
       const slice = stop < 0 ? page : page.slice(0, stop);
       this.apply(slice);
       events += slice.length;
@@ -154,9 +157,9 @@ export class ReadModels {
       try {
         do {
           this.again = false;
-          let batch: RecordedEvent[];
+          let batch: ProjectedEvent[];
           do {
-            batch = await this.store.readAll({ fromPosition: this.minCheckpoint(), maxCount: PAGE });
+            batch = await this.readForProjections({ fromPosition: this.minCheckpoint(), maxCount: PAGE });
             this.apply(batch);
           } while (batch.length === PAGE);
         } while (this.again);
@@ -165,6 +168,10 @@ export class ReadModels {
       }
     })();
     return this.running;
+  }
+
+  private readForProjections(options: ReadAllOptions): Promise<ProjectedEvent[]> {
+    return this.store.readAllForProjections ? this.store.readAllForProjections(options) : this.store.readAll(options);
   }
 
   /**
@@ -191,7 +198,7 @@ export class ReadModels {
    * the append finds nothing left to read. Only when every checkpoint is right before these
    * events; otherwise (events of another process not yet applied) the next catch-up applies them.
    */
-  applyWithinCommit(events: readonly RecordedEvent[]): void {
+  applyWithinCommit(events: readonly ProjectedEvent[]): void {
     const first = events[0];
     if (first === undefined) return;
     for (const p of this.projections) {
@@ -212,7 +219,7 @@ export class ReadModels {
 
   /** One transaction: documents and checkpoints together, re-reading checkpoints inside it
    *  because another process sharing the file may have applied some of these events already. */
-  private apply(events: readonly RecordedEvent[]): void {
+  private apply(events: readonly ProjectedEvent[]): void {
     if (events.length === 0) return;
     // Read models are derived and checkpointed in the same transaction: they need not wait for
     // an fsync of their own (a power cut loses at most a catch-up, redone from the events).
@@ -224,11 +231,11 @@ export class ReadModels {
     }
   }
 
-  private applyInTransaction(events: readonly RecordedEvent[]): void {
+  private applyInTransaction(events: readonly ProjectedEvent[]): void {
     this.db.transaction(() => this.applyRows(events)).immediate();
   }
 
-  private applyRows(events: readonly RecordedEvent[]): void {
+  private applyRows(events: readonly ProjectedEvent[]): void {
     for (const p of this.projections) {
       const stored = this.stmt.checkpoint.get(p.name);
       let position = BigInt(stored?.position ?? 0);

@@ -1,7 +1,7 @@
 // Read model of tokens: what a retrieve-token call answers, with account numbers masked (sealed
 // values never enter it). Version 2: every source of funds, scheme tokens, wallet shipping.
 import type { PaymentRecorded, SchemeTokenDetails, SchemeTokenStatusChanged, StoredShipping, StoredSourceOfFunds, TokenCreated, TokenUpdated } from '../domain/events.js';
-import type { RecordedEvent } from '../store/event-store.js';
+import type { ProjectedEvent } from '../store/event-store.js';
 import type { Projection } from './projection.js';
 
 export interface CardDoc { number: string; brand: string; scheme: string; fundingMethod: string; expiry: string }
@@ -66,7 +66,7 @@ export const tokensProjection: Projection<TokenDoc> = {
     const d = event.data as { repositoryId: string; token: string };
     return [tokenKey(d.repositoryId, d.token)];
   },
-  evolve(doc, event: RecordedEvent) {
+  evolve(doc, event: ProjectedEvent) {
     switch (event.type) {
       case 'TokenCreated': {
         const d = event.data as TokenCreated['data'];

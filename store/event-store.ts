@@ -31,6 +31,10 @@ export interface RecordedEvent<Type extends string = string, Data = unknown> ext
   created: string;
 }
 
+/** What a projection reads of an event: no id, no metadata (a store may leave them out to replay faster). */
+export type ProjectedEvent<Type extends string = string, Data = unknown> =
+  Pick<RecordedEvent<Type, Data>, 'type' | 'data' | 'stream' | 'revision' | 'position' | 'created'>;
+
 export interface AppendResult {
   /** Revision of the stream's last event after the append. */
   nextExpectedRevision: bigint;
@@ -78,6 +82,8 @@ export interface EventStore {
   /** Events of a stream in revision order; an empty array for a stream that does not exist. */
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  /** readAll for folding read models, where a store can read less (SQLite: no ids, metadata not parsed). */
+  readAllForProjections?(options?: ReadAllOptions): Promise<ProjectedEvent[]>;
   /** Catch up from a position, then receive events as they are appended (by any process). */
   subscribeAll(options: SubscribeOptions, handlers: SubscriptionHandlers): Subscription;
   /** The position of the last event in the log (0n when empty). */

@@ -12,7 +12,7 @@
 import Database from 'better-sqlite3';
 import {
   checkExpectedRevision, IdempotencyConflictError,
-  type AppendResult, type EventData, type EventStore, type ExpectedRevision, type ReadAllOptions,
+  type AppendResult, type EventData, type EventStore, type ExpectedRevision, type ProjectedEvent, type ReadAllOptions,
   type ReadStreamOptions, type RecordedEvent, type SubscribeOptions, type SubscriptionHandlers, type Subscription,
 } from './event-store.js';
 import { Notifier, pullSubscription } from './subscription.js';
@@ -133,6 +133,8 @@ export class SqliteEventStore implements EventStore {
       readStream: this.db.prepare<[string, number, number, string], Row>(
         'SELECT * FROM events WHERE stream = ? AND revision >= ? AND revision <= ? AND created <= ? ORDER BY revision'),
       readAll: this.db.prepare<[number, number], Row>('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?'),
+      readProjected: this.db.prepare<[number, number], [number, string, number, string, string, string]>(
+        'SELECT position, stream, revision, type, data, created FROM events WHERE position > ? ORDER BY position LIMIT ?').raw(true),
       head: this.db.prepare<[], { position: number | null }>('SELECT MAX(position) AS position FROM events'),
       dataVersion: this.db.prepare<[], number>('PRAGMA data_version').pluck(),
     };
@@ -327,16 +329,34 @@ export class SqliteEventStore implements EventStore {
   }
 
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
-    this.checkCache();
     const from = options.fromPosition ?? 0n;
     const max = options.maxCount ?? -1;
+    return this.fromTail(from, max) ?? this.stmt.readAll.all(Number(from), max).map(toRecorded);
+  }
+
+  /** Without event ids and metadata: a replay of the read models parses only the data. */
+  async readAllForProjections(options: ReadAllOptions = {}): Promise<ProjectedEvent[]> {
+    const from = options.fromPosition ?? 0n;
+    const max = options.maxCount ?? -1;
+    const cached = this.fromTail(from, max);
+    if (cached) return cached;
+    const rows = this.stmt.readProjected.all(Number(from), max);
+    const events = new Array<ProjectedEvent>(rows.length);
+    for (let i = 0; i < rows.length; i++) {
+      const [position, stream, revision, type, data, created] = rows[i]!;
+      events[i] = { type, data: JSON.parse(data) as unknown, stream, revision: BigInt(revision), position: BigInt(position), created };
+    }
+    return events;
+  }
+
+  /** The events after `from` when the cached tail of the log holds them (and the head). */
+  private fromTail(from: bigint, max: number): RecordedEvent[] | undefined {
+    this.checkCache();
     const first = this.tail[0];
     const last = this.tail.at(-1);
-    if (first !== undefined && last !== undefined && from >= first.position - 1n && from <= last.position) {
-      const start = Number(from - first.position + 1n);
-      return this.tail.slice(start, max < 0 ? undefined : start + max);
-    }
-    return this.stmt.readAll.all(Number(from), max).map(toRecorded);
+    if (first === undefined || last === undefined || from < first.position - 1n || from > last.position) return undefined;
+    const start = Number(from - first.position + 1n);
+    return this.tail.slice(start, max < 0 ? undefined : start + max);
   }
 
   subscribeAll(options: SubscribeOptions, handlers: SubscriptionHandlers): Subscription {

@@ -265,3 +265,18 @@ t.test('the file is in WAL journal mode with synchronous FULL', async (t) => {
   t.teardown(() => raw.close());
   t.equal(raw.pragma('journal_mode', { simple: true }), 'wal', 'WAL is a property of the file: a fresh connection finds it');
 });
+
+t.test('readAllForProjections reads what readAll reads, without ids and metadata (from the file and from the cached tail)', async (t) => {
+  const path = newPath();
+  const writer = openStore(t, path);
+  for (let i = 0; i < 4; i++) await writer.append(`lean-${i % 2}`, events(3));
+  const fresh = openStore(t, path); // nothing cached: every read comes from the file
+  const strip = (list: RecordedEvent[]) => list.map(({ id: _id, metadata: _metadata, ...rest }) => rest);
+  for (const store of [writer, fresh]) {
+    for (const [from, max] of [[0n, undefined], [0n, 5], [4n, 3], [11n, 10], [12n, 1]] as const) {
+      const options = max === undefined ? { fromPosition: from } : { fromPosition: from, maxCount: max };
+      t.same(strip(await store.readAllForProjections(options) as RecordedEvent[]), strip(await store.readAll(options)),
+        `${store === writer ? 'cached' : 'file'}: from ${from}, max ${max ?? 'all'}`);
+    }
+  }
+});
