@@ -56,13 +56,13 @@ function sessionCard(gateway: Gateway, state: Extract<SessionState, { status: 'O
     if (!luhnValid(card.number)) throw new InvalidRequest('Value is invalid. The card number fails the Luhn check', 'sourceOfFunds.provided.card.number');
     // The session's number key is reused while it exists.
     const held = state.card.numberSealed;
-    const key = held && gateway.sealer.open(held) !== undefined ? gateway.sealer.keyIdOf(held) ?? gateway.sealer.newKey() : gateway.sealer.newKey();
+    const key = held && gateway.sealer.open(held) !== undefined ? gateway.sealer.keyIdOf(held) : undefined;
     const brand = detectBrand(card.number);
-    Object.assign(out, { numberSealed: gateway.sealer.seal(key, card.number), number: mask64(card.number), brand, scheme: schemeOf(brand), fundingMethod: fundingMethodOf(brand) });
+    Object.assign(out, { numberSealed: key ? gateway.sealer.seal(key, card.number) : gateway.sealer.sealNew(card.number), number: mask64(card.number), brand, scheme: schemeOf(brand), fundingMethod: fundingMethodOf(brand) });
   }
   if (card.expiry) out.expiry = { month: Number(card.expiry.month), year: Number(card.expiry.year) };
   if (card.nameOnCard !== undefined) out.nameOnCard = card.nameOnCard;
-  if (card.securityCode !== undefined) out.securityCodeSealed = gateway.sealer.seal(gateway.sealer.newKey(), card.securityCode);
+  if (card.securityCode !== undefined) out.securityCodeSealed = gateway.sealer.sealNew(card.securityCode);
   return out;
 }
 

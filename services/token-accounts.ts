@@ -47,7 +47,7 @@ export const holds = (gateway: Gateway, state: ValidToken, account: AccountIdent
  */
 export function storedSource(gateway: Gateway, details: SourceDetails, reuse?: StoredSourceOfFunds): StoredSourceOfFunds {
   const sealed = (plain: string, previous: string | undefined) =>
-    previous !== undefined && gateway.sealer.open(previous) === plain ? previous : gateway.sealer.seal(gateway.sealer.newKey(), plain);
+    previous !== undefined && gateway.sealer.open(previous) === plain ? previous : gateway.sealer.sealNew(plain);
   switch (details.type) {
     case 'CARD': {
       const brand = detectBrand(details.number);
@@ -76,7 +76,7 @@ function bankAccount(gateway: Gateway, plain: string, previous: { bankAccountNum
   if (previous && opened !== undefined && normalized(opened) === normalized(plain)) {
     return { bankAccountNumberSealed: previous.bankAccountNumberSealed, bankAccountNumber: previous.bankAccountNumber };
   }
-  return { bankAccountNumberSealed: gateway.sealer.seal(gateway.sealer.newKey(), plain), bankAccountNumber: maskBankAccount(plain) };
+  return { bankAccountNumberSealed: gateway.sealer.sealNew(plain), bankAccountNumber: maskBankAccount(plain) };
 }
 
 const normalized = (accountNumber: string) => accountNumber.replace(/[ /-]/g, '').toUpperCase();

@@ -69,6 +69,21 @@ t.test('two seals of one value differ (random IV) and both open', async (t) => {
   t.not(sealer.seal(other, PAN).split('.')[3], a.split('.')[3]);
 });
 
+t.test('sealNew seals under a new key of its own, like seal(newKey())', async (t) => {
+  const sealer = new Sealer(new MemoryKeyStore());
+  const a = sealer.sealNew(PAN);
+  const b = sealer.sealNew(PAN);
+  t.match(a, /^v1\.[0-9a-f-]{36}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/, 'v1.<keyId>.<iv>.<body>');
+  t.not(sealer.keyIdOf(a), sealer.keyIdOf(b), 'a key each');
+  t.not(a.split('.')[2], b.split('.')[2], 'different IVs');
+  t.equal(sealer.open(a), PAN);
+  t.equal(sealer.open(b), PAN);
+  sealer.destroyKey(sealer.keyIdOf(a) as string);
+  t.equal(sealer.open(a), undefined, 'its key can be destroyed');
+  t.equal(sealer.open(b), PAN, 'the other stays');
+  t.equal(sealer.open(sealer.seal(sealer.keyIdOf(b) as string, 'more')), 'more', 'its key seals other values too');
+});
+
 t.test('a tampered sealed value never opens to the plaintext', async (t) => {
   const keys = new MemoryKeyStore();
   const sealer = new Sealer(keys);
