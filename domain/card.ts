@@ -10,12 +10,13 @@ export type Brand = (typeof CARD_BRANDS)[number] | 'LOCAL_BRAND_ONLY' | 'UNKNOWN
 export type Scheme = (typeof CARD_BRANDS)[number] | 'OTHER';
 export type FundingMethod = 'CHARGE' | 'CREDIT' | 'DEBIT' | 'UNKNOWN';
 
-/** Luhn (mod 10) check over a string of digits. */
+/** Luhn (mod 10) check over a string of digits (ASCII 0-9 only, at least one). */
 export function luhnValid(digits: string): boolean {
-  if (!/^\d+$/.test(digits)) return false;
+  if (digits.length === 0) return false;
   let sum = 0;
   for (let i = 0; i < digits.length; i++) {
     let d = digits.charCodeAt(digits.length - 1 - i) - 48;
+    if (d < 0 || d > 9) return false;
     if (i % 2 === 1) {
       d *= 2;
       if (d > 9) d -= 9;
@@ -27,10 +28,18 @@ export function luhnValid(digits: string): boolean {
 
 /** The check digit that makes `body + digit` pass Luhn. */
 export function luhnCheckDigit(body: string): string {
-  for (let d = 0; d <= 9; d++) {
-    if (luhnValid(body + d)) return String(d);
+  // The digits of body sit at positions 1, 2, ... from the right of body + digit: odd ones doubled.
+  let sum = 0;
+  for (let i = 0; i < body.length; i++) {
+    let d = body.charCodeAt(body.length - 1 - i) - 48;
+    if (d < 0 || d > 9) throw new Error('unreachable: some digit always completes a Luhn sum');
+    if (i % 2 === 0) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
   }
-  throw new Error('unreachable: some digit always completes a Luhn sum');
+  return String((10 - (sum % 10)) % 10);
 }
 
 interface Range { from: number; to: number; length: number; brand: (typeof CARD_BRANDS)[number] }
@@ -69,8 +78,7 @@ const RANGES: readonly Range[] = [
   r(1, 1, 'UATP'),
 ];
 
-/** The card network of a card number, from its leading digits; UNKNOWN when none matches. */
-export function detectBrand(number: string): Brand {
+function brandOfPrefix(number: string): Brand {
   for (const range of RANGES) {
     const prefix = Number(number.slice(0, range.length));
     if (number.length >= range.length && prefix >= range.from && prefix <= range.to) {
@@ -78,6 +86,24 @@ export function detectBrand(number: string): Brand {
     }
   }
   return 'UNKNOWN';
+}
+
+/** Brands of the 6-character prefixes seen (bounded: cleared when full). */
+const brandCache = new Map<string, Brand>();
+const BRAND_CACHE_MAX = 10_000;
+
+/** The card network of a card number, from its leading digits; UNKNOWN when none matches. */
+export function detectBrand(number: string): Brand {
+  // No range is longer than 6 digits: from 6 characters on, the brand is the first 6's.
+  if (number.length < 6) return brandOfPrefix(number);
+  const six = number.slice(0, 6);
+  let brand = brandCache.get(six);
+  if (brand === undefined) {
+    brand = brandOfPrefix(six);
+    if (brandCache.size >= BRAND_CACHE_MAX) brandCache.clear();
+    brandCache.set(six, brand);
+  }
+  return brand;
 }
 
 export function schemeOf(brand: Brand): Scheme {

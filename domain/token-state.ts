@@ -31,19 +31,30 @@ export const initialTokenState = (): TokenState => ({ status: 'NONE' });
 export const sourceOfFundsOf = (state: ValidToken): StoredSourceOfFunds =>
   state.card ? { type: 'CARD', card: state.card } : state.account;
 
-export const present = <T extends object>(value: T): T =>
-  Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+/** The members of `value` that are not undefined, in the same order (a loop: no entry arrays). */
+export const present = <T extends object>(value: T): T => {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const member = (value as Record<string, unknown>)[key];
+    if (member !== undefined) out[key] = member;
+  }
+  return out as T;
+};
 
 function created(d: TokenCreated['data']): ValidToken {
-  const base: ValidBase = present({
+  const base = present({
     status: 'VALID' as const, merchantId: d.merchantId, repositoryId: d.repositoryId, token: d.token,
     createdAt: d.createdAt, lastUpdated: d.createdAt,
     // Events written by hand (tests, imports) may lack a verification: BASIC, the default.
     verification: d.verification === undefined || d.verification.strategy === 'BASIC' ? undefined : d.verification,
     schemeToken: d.schemeToken, shipping: d.shipping,
-  });
+  }) as ValidBase & { card?: StoredCard; account?: AccountSource };
+  // The card or the account added as the last member of the fresh object: the same object as
+  // `{ ...base, card }`, which costs µs on Node 20.
   const sof = d.sourceOfFunds;
-  return sof.type === 'CARD' ? { ...base, card: sof.card } : { ...base, account: sof };
+  if (sof.type === 'CARD') base.card = sof.card;
+  else base.account = sof;
+  return base as ValidToken;
 }
 
 function updated(state: ValidToken, d: TokenUpdated['data']): ValidToken {

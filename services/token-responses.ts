@@ -53,20 +53,20 @@ export function providedView(source: StoredSourceOfFunds, view: Presentation, na
   }
 }
 
-/** What a token response repeats of the request, success or failure (never stored). */
-const echoed = (echoes: TokenEchoes) => ({
-  billing: echoes.billing,
-  correlationId: echoes.correlationId,
-  customer: echoes.customer,
-  device: echoes.device,
-  referenceOrderId: echoes.referenceOrderId,
-  schemeTokenProvisioningMode: echoes.schemeTokenProvisioningMode,
-});
-
+/**
+ * What a token response repeats of the request, success or failure (never stored). The members
+ * are written out, not spread (`{ ...echoed, more }`): on Node 20 a spread followed by more
+ * members costs several µs per response.
+ */
 export function tokenResponse(state: ValidToken, outcome: { gatewayCode: string; verificationStrategy: string }, echoes: TokenEchoes, view: Presentation, lastUsed?: string) {
   const source = sourceOfFundsOf(state);
   return optional({
-    ...echoed(echoes),
+    billing: echoes.billing,
+    correlationId: echoes.correlationId,
+    customer: echoes.customer,
+    device: echoes.device,
+    referenceOrderId: echoes.referenceOrderId,
+    schemeTokenProvisioningMode: echoes.schemeTokenProvisioningMode,
     repositoryId: state.repositoryId,
     response: { gatewayCode: outcome.gatewayCode },
     result: 'SUCCESS',
@@ -89,7 +89,12 @@ const shippingView = (shipping: StoredShipping | undefined) => (shipping && Obje
  */
 export function failureResponse(source: StoredSourceOfFunds, outcome: { gatewayCode: string; verificationStrategy: string; schemeToken?: SchemeTokenDetails }, repositoryId: string, echoes: TokenEchoes, view: Presentation) {
   return optional({
-    ...echoed(echoes),
+    billing: echoes.billing,
+    correlationId: echoes.correlationId,
+    customer: echoes.customer,
+    device: echoes.device,
+    referenceOrderId: echoes.referenceOrderId,
+    schemeTokenProvisioningMode: echoes.schemeTokenProvisioningMode,
     repositoryId,
     response: { gatewayCode: outcome.gatewayCode },
     result: 'FAILURE',

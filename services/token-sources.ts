@@ -100,11 +100,14 @@ function checkCard(merchant: MerchantProfile, card: Partial<CardDetails>, now: s
   if (isExpired(card.expiry, new Date(now)) && !EXPIRY_TABLE[expiryKey(card.expiry)]) {
     throw refuse(`${CARD}.expiry.year`, `Value '${card.expiry.month}/${String(card.expiry.year).padStart(2, '0')}' is invalid. The card has expired`);
   }
-  return { ...card, type: 'CARD', number: card.number, expiry: card.expiry };
+  const details: CardDetails = { type: 'CARD', number: card.number, expiry: card.expiry };
+  if (card.nameOnCard !== undefined) details.nameOnCard = card.nameOnCard;
+  if (card.securityCode !== undefined) details.securityCode = card.securityCode;
+  return details;
 }
 
-const defined = <T extends object>(value: T): Partial<T> =>
-  Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+/** The first of the values that is not undefined (explicit data over session over base). */
+const first = <T>(...values: Array<T | undefined>): T | undefined => values.find((v) => v !== undefined);
 
 async function resolveCard(gateway: Gateway, merchant: MerchantProfile, body: TokenBody, target: ValidToken | undefined, now: string) {
   const origin: TokenOrigin = {};
@@ -130,7 +133,13 @@ async function resolveCard(gateway: Gateway, merchant: MerchantProfile, body: To
   if (session) origin.sessionId = session.sessionId;
   const explicit = body.sourceOfFunds.provided?.card;
   const expiry = explicit?.expiry ? { month: Number(explicit.expiry.month), year: Number(explicit.expiry.year) } : undefined;
-  const merged = { ...base, ...defined(session?.fields ?? {}), ...defined({ number: explicit?.number, expiry, nameOnCard: explicit?.nameOnCard, securityCode: explicit?.securityCode }) };
+  const fields = session?.fields;
+  const merged: Partial<CardDetails> = {
+    number: first(explicit?.number, fields?.number, base.number),
+    expiry: first(expiry, fields?.expiry, base.expiry),
+    nameOnCard: first(explicit?.nameOnCard, fields?.nameOnCard, base.nameOnCard),
+    securityCode: first(explicit?.securityCode, fields?.securityCode, base.securityCode),
+  };
   const details = checkCard(merchant, merged, now);
   return { details, origin, pushProvisioned, sessionUsed: session?.used };
 }

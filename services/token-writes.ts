@@ -10,7 +10,7 @@ import {
 } from '../domain/events.js';
 import type { SchemeTokenRefused, SchemeTokenStored } from '../domain/scheme-token.js';
 import { generateToken } from '../domain/token-id.js';
-import { decideToken, evolveToken, initialTokenState, sourceOfFundsOf, TokenIdTaken, type TokenState, type ValidToken } from '../domain/token.js';
+import { decideToken, evolveToken, initialTokenState, sourceOfFundsOf, TokenIdTaken, type CreateToken, type TokenState, type ValidToken } from '../domain/token.js';
 import type { MerchantProfile } from '../merchants.js';
 import { WrongExpectedRevisionError, type RecordedEvent } from '../store/event-store.js';
 import { foldTokenState, revisionAfter } from './aggregates.js';
@@ -52,12 +52,17 @@ async function writeToken(ctx: WriteContext, token: string, plan: TokenPlan, sou
   const { repository } = ctx.merchant;
   if (repository.tokenGeneration === 'MERCHANT_SUPPLIED') throw new Error('unreachable: refused before');
   const schemeToken = stored(plan.scheme);
-  const events = decideToken(initialTokenState(), {
+  const command: CreateToken = {
     type: 'CreateToken', merchantId: ctx.merchant.id, repositoryId: repository.id, tokenGeneration: repository.tokenGeneration, token,
     sourceOfFunds: source, verification: plan.verification, now: ctx.now,
-    ...(schemeToken ? { schemeToken, provisioningMode: plan.provisioningMode } : {}),
-    ...(plan.shipping ? { shipping: plan.shipping } : {}), ...(plan.origin ? { origin: plan.origin } : {}),
-  });
+  };
+  if (schemeToken) {
+    command.schemeToken = schemeToken;
+    command.provisioningMode = plan.provisioningMode;
+  }
+  if (plan.shipping) command.shipping = plan.shipping;
+  if (plan.origin) command.origin = plan.origin;
+  const events = decideToken(initialTokenState(), command);
   await ctx.gateway.store.append(streams.token(repository.id, token), toEventData(events, ctx.meta, ctx.now), { expectedRevision: 'no_stream' });
   const state = events.reduce(evolveToken, initialTokenState() as TokenState);
   if (state.status !== 'VALID') throw new Error('token expected to exist');

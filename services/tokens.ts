@@ -90,10 +90,13 @@ export async function createToken(gateway: Gateway, merchant: MerchantProfile, b
     }
     const scheme = schemeDecision(merchant, body.schemeTokenProvisioningMode, resolution, now, gateway.schemeTokens.delayMs);
     const shipping = shippingOf(body, details);
-    const plan: TokenPlan = {
-      details, verification, ...(scheme ? { scheme, provisioningMode: body.schemeTokenProvisioningMode ?? repository.schemeTokenProvisioningMode } : {}),
-      ...(shipping ? { shipping } : {}), ...(resolution.origin ? { origin: resolution.origin } : {}),
-    };
+    const plan: TokenPlan = { details, verification };
+    if (scheme) {
+      plan.scheme = scheme;
+      plan.provisioningMode = body.schemeTokenProvisioningMode ?? repository.schemeTokenProvisioningMode;
+    }
+    if (shipping) plan.shipping = shipping;
+    if (resolution.origin) plan.origin = resolution.origin;
     const ctx: WriteContext = { gateway, merchant, meta, now };
     const outcome = resolution.target ? await updateNamed(ctx, plan, resolution.target.token)
       : repository.tokenManagement === 'UNIQUE_TOKEN' ? await createNew(ctx, plan)
