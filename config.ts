@@ -4,7 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export type EventStoreConfig =
-  | { kind: 'sqlite'; path: string }
+  | { kind: 'sqlite'; path: string; durability?: 'group' | 'commit' }
   | { kind: 'memory' }
   | { kind: 'kurrentdb'; url: string };
 
@@ -69,6 +69,13 @@ export function parseEventStore(value: string): EventStoreConfig {
   throw new ConfigError(`EVENT_STORE '${value}' is not one of sqlite:<path>, memory:, kurrentdb://host:port`);
 }
 
+/** SQLITE_DURABILITY: `group` (default; one fdatasync off the event loop for every commit before it) or `commit` (an fsync in each commit). */
+function withDurability(store: EventStoreConfig, value: string | undefined): EventStoreConfig {
+  if (value === undefined || value === '') return store;
+  if (value !== 'group' && value !== 'commit') throw new ConfigError(`SQLITE_DURABILITY '${value}' is not one of group, commit`);
+  return store.kind === 'sqlite' ? { ...store, durability: value } : store;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = Number(env.PORT ?? '8080');
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT '${env.PORT}' is not a port number`);
@@ -77,7 +84,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     host: env.HOST ?? '127.0.0.1',
     port,
-    eventStore: parseEventStore(env.EVENT_STORE ?? 'sqlite:./data/gateway.db'),
+    eventStore: withDurability(parseEventStore(env.EVENT_STORE ?? 'sqlite:./data/gateway.db'), env.SQLITE_DURABILITY),
     merchantsFile: env.MERCHANTS_FILE ?? DEMO_MERCHANTS_FILE,
     logLevel,
     adminPassword: env.ADMIN_PASSWORD || undefined,

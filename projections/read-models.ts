@@ -147,8 +147,19 @@ export class ReadModels {
     return this.stmt.containing.all(projection, text);
   }
 
-  /** Apply every event after the checkpoints. Concurrent calls share one run. */
-  catchUp(): Promise<void> {
+  /**
+   * Apply every event after the checkpoints, and wait until what the models show is on disk.
+   * With `position` (an append's), return at once when every model is already past it (the SQLite
+   * store applies events inside their own commit, and its appends resolve once they are on disk).
+   */
+  async catchUp(position?: bigint): Promise<void> {
+    if (position !== undefined && this.minCheckpoint() >= position) return;
+    await this.run();
+    await this.store.durable?.();
+  }
+
+  /** One catch-up run; concurrent calls share it. */
+  private run(): Promise<void> {
     if (this.running) {
       this.again = true;
       return this.running;

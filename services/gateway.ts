@@ -36,7 +36,7 @@ export function openStores(config: EventStoreConfig): Opened {
   switch (config.kind) {
     case 'sqlite': {
       if (config.path !== ':memory:') mkdirSync(dirname(config.path), { recursive: true });
-      const store = new SqliteEventStore(config.path);
+      const store = new SqliteEventStore(config.path, config.durability ? { durability: config.durability } : {});
       if (config.path === ':memory:') return { store, keys: new MemoryKeyStore(), readModelDb: store.db };
       // New keys are written in batches, always before the events that reference them.
       const keys = new SqliteKeyStore(`${config.path}.keys`, true);

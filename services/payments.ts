@@ -71,8 +71,9 @@ export async function payWithToken(gateway: Gateway, merchant: MerchantProfile, 
       await reserveTransactionReference(gateway, claim, meta, now);
       referenceClaimed = true;
     }
+    let appended: bigint;
     try {
-      await gateway.store.append(stream, toEventData(decision.events, meta, now), { expectedRevision: revisionAfter(history) });
+      appended = (await gateway.store.append(stream, toEventData(decision.events, meta, now), { expectedRevision: revisionAfter(history) })).position;
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError)) throw error;
       conflicts += 1;
@@ -82,7 +83,7 @@ export async function payWithToken(gateway: Gateway, merchant: MerchantProfile, 
       await sleep(decision.latencyMs);
       continue;
     }
-    await gateway.readModels.catchUp();
+    await gateway.readModels.catchUp(appended);
     // The payment is recorded; a merchant rule makes this first answer a lost one (500).
     if (decision.payment.fault === 'SERVER_FAILED') throw new SimulatedFault('SERVER_FAILED');
     const after = decision.events.reduce(evolveOrder, state);

@@ -86,6 +86,8 @@ export interface EventStore {
   readAllForProjections?(options?: ReadAllOptions): Promise<ProjectedEvent[]>;
   /** Catch up from a position, then receive events as they are appended (by any process). */
   subscribeAll(options: SubscribeOptions, handlers: SubscriptionHandlers): Subscription;
+  /** Resolves when this process's appends up to `position` (default: all) are on disk, where a store commits before it syncs. */
+  durable?(position?: bigint): Promise<void>;
   /** The position of the last event in the log (0n when empty). */
   headPosition(): Promise<bigint>;
   close(): Promise<void>;

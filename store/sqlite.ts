@@ -1,7 +1,10 @@
-// SQLite adapter of the event store port (better-sqlite3, WAL, synchronous=FULL): an event is on
-// disk before the append's promise resolves. Appends requested in the same event-loop turn are
-// written in one transaction (one fsync), each with its own savepoint, so one append's conflict
-// does not undo another's. Several processes may share the file: every write transaction is
+// SQLite adapter of the event store port (better-sqlite3, WAL): an event is on disk before the
+// append's promise resolves. Appends requested in the same event-loop turn are written in one
+// transaction, each with its own savepoint, so one append's conflict does not undo another's.
+// The transaction commits to the WAL without waiting for the disk; one fdatasync of the WAL, on
+// libuv's thread pool, then covers every commit made before it (group commit), and only then do
+// the appends resolve, so the event loop serves other requests while the disk syncs. Reads
+// return an event of this process only once it is on disk too. Several processes may share the file: every write transaction is
 // BEGIN IMMEDIATE, and subscriptions poll for events appended by the other processes.
 //
 // What this process wrote or read recently is kept in memory (a stream cache, most recently used
@@ -9,6 +12,7 @@
 // read the events just appended, without a query. Both are valid only while no other connection
 // has written to the file: SQLite's `PRAGMA data_version` changes when one has, and every read
 // checks it first (and drops both when it changed).
+import { closeSync, fdatasync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import {
   checkExpectedRevision, IdempotencyConflictError,
@@ -60,6 +64,16 @@ export interface CommitListener {
 export interface SqliteStoreOptions {
   /** How often subscriptions look for events appended by other processes (ms). */
   pollIntervalMs?: number;
+  /**
+   * How commits reach the disk. 'group' (default for files): each commit is written to the WAL
+   * without waiting, and one fdatasync of the WAL, off the event loop, covers every commit made
+   * before it started; an append resolves, and a read returns an event of this process, only
+   * once that sync is done. 'commit': SQLite's synchronous=FULL, an fsync inside each commit, on
+   * the event loop.
+   */
+  durability?: 'group' | 'commit';
+  /** The fdatasync 'group' durability calls (a test replaces it). */
+  syncFile?: (fd: number, done: (error: NodeJS.ErrnoException | null) => void) => void;
   /** Streams kept in memory, most recently used (default 2,000; 0: none). */
   cachedStreams?: number;
   /** Events of the log's tail kept in memory for readAll (default 1,000, at times up to twice that; 0: none). */
@@ -119,6 +133,15 @@ export class SqliteEventStore implements EventStore {
   private tail: RecordedEvent[] = [];
   private readonly maxTail: number;
   private dataVersion = -1;
+  /** Group durability: the WAL's file descriptor, and how far this process's commits are on disk. */
+  private readonly group: boolean;
+  private readonly walPath: string;
+  private readonly syncFile: NonNullable<SqliteStoreOptions['syncFile']>;
+  private walFd: number | undefined;
+  private committed = 0n;
+  private durablePosition = 0n;
+  private syncing = false;
+  private syncWaiters: Array<{ position: bigint; resolve: () => void; reject: (error: unknown) => void }> = [];
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.db = openDatabase(path);
@@ -126,6 +149,11 @@ export class SqliteEventStore implements EventStore {
     this.pollIntervalMs = options.pollIntervalMs ?? 100;
     this.maxStreams = options.cachedStreams ?? 2_000;
     this.maxTail = options.cachedTail ?? 1_000;
+    this.group = path !== ':memory:' && (options.durability ?? 'group') === 'group';
+    this.walPath = `${path}-wal`;
+    this.syncFile = options.syncFile ?? fdatasync;
+    // The WAL is synced by this store after the commit (see durable()), not inside it.
+    if (this.group) this.db.pragma('synchronous = NORMAL');
     this.stmt = {
       currentRevision: this.db.prepare<[string], { revision: number | null }>('SELECT MAX(revision) AS revision FROM events WHERE stream = ?'),
       byEventId: this.db.prepare<[string], { stream: string; revision: number; position: number }>('SELECT stream, revision, position FROM events WHERE event_id = ?'),
@@ -216,13 +244,73 @@ export class SqliteEventStore implements EventStore {
       for (const item of batch) item.reject(error);
       return;
     }
-    for (const outcome of outcomes) if (outcome.ok) this.remember(outcome.value.recorded);
+    let last = this.committed;
+    for (const outcome of outcomes) {
+      if (!outcome.ok) continue;
+      this.remember(outcome.value.recorded);
+      const position = outcome.value.recorded.at(-1)?.position ?? outcome.value.result.position;
+      if (position > last) last = position;
+    }
+    this.committed = last;
+    // An append answers once its events are on disk (an idempotent repeat: once the events it
+    // found are); a refused append wrote nothing and answers at once.
+    const durable = this.durable(last);
     batch.forEach((item, i) => {
       const outcome = outcomes[i];
-      if (outcome?.ok) item.resolve(outcome.value.result);
+      if (outcome?.ok) durable.then(() => item.resolve(outcome.value.result), item.reject);
       else item.reject(outcome?.error);
     });
-    this.notifier.notify();
+    void durable.then(() => this.notifier.notify(), () => this.notifier.notify());
+  }
+
+  /**
+   * Resolves when this process's commits up to `position` (default: all of them) are on disk.
+   * With 'commit' durability they are as soon as the commit returns.
+   */
+  durable(position: bigint = this.committed): Promise<void> {
+    if (!this.group || position <= this.durablePosition) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      this.syncWaiters.push({ position, resolve, reject });
+      this.syncSoon();
+    });
+  }
+
+  /** One fdatasync at a time; commits made while it runs wait for the next one (group commit). */
+  private syncSoon(): void {
+    if (this.syncing || this.syncWaiters.length === 0) return;
+    if (this.walFd === undefined) {
+      try {
+        this.walFd = openSync(this.walPath, 'r');
+      } catch (error) {
+        this.settleWaiters(this.committed, error);
+        return;
+      }
+    }
+    this.syncing = true;
+    const target = this.committed;
+    this.syncFile(this.walFd, (error) => {
+      this.syncing = false;
+      if (!error && target > this.durablePosition) this.durablePosition = target;
+      this.settleWaiters(target, error ?? undefined);
+      this.syncSoon();
+    });
+  }
+
+  private settleWaiters(upTo: bigint, error: unknown): void {
+    const waiting = this.syncWaiters;
+    this.syncWaiters = [];
+    for (const waiter of waiting) {
+      if (waiter.position > upTo) this.syncWaiters.push(waiter);
+      else if (error === undefined) waiter.resolve();
+      else waiter.reject(error);
+    }
+  }
+
+  /** Reads hand out this process's events only once they are on disk. */
+  private async whenDurable<T extends { position: bigint }>(events: T[]): Promise<T[]> {
+    const last = events.at(-1)?.position;
+    if (last !== undefined && last > this.durablePosition && this.group) await this.durable(last < this.committed ? last : this.committed);
+    return events;
   }
 
   private tellListener(outcomes: ReadonlyArray<{ ok: true; value: Written } | { ok: false; error: unknown }>): void {
@@ -320,18 +408,18 @@ export class SqliteEventStore implements EventStore {
       if (this.maxStreams > 0 && events.length > 0) this.touch(stream, events);
     }
     const { fromRevision, untilRevision, untilTime } = options;
-    if (fromRevision === undefined && untilRevision === undefined && untilTime === undefined) return events.slice();
+    if (fromRevision === undefined && untilRevision === undefined && untilTime === undefined) return this.whenDurable(events.slice());
     const until = untilTime?.toISOString();
-    return events.filter((e) =>
+    return this.whenDurable(events.filter((e) =>
       (fromRevision === undefined || e.revision >= fromRevision) &&
       (untilRevision === undefined || e.revision <= untilRevision) &&
-      (until === undefined || e.created <= until));
+      (until === undefined || e.created <= until)));
   }
 
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
     const from = options.fromPosition ?? 0n;
     const max = options.maxCount ?? -1;
-    return this.fromTail(from, max) ?? this.stmt.readAll.all(Number(from), max).map(toRecorded);
+    return this.whenDurable(this.fromTail(from, max) ?? this.stmt.readAll.all(Number(from), max).map(toRecorded));
   }
 
   /** Without event ids and metadata: a replay of the read models parses only the data. */
@@ -339,14 +427,14 @@ export class SqliteEventStore implements EventStore {
     const from = options.fromPosition ?? 0n;
     const max = options.maxCount ?? -1;
     const cached = this.fromTail(from, max);
-    if (cached) return cached;
+    if (cached) return this.whenDurable(cached);
     const rows = this.stmt.readProjected.all(Number(from), max);
     const events = new Array<ProjectedEvent>(rows.length);
     for (let i = 0; i < rows.length; i++) {
       const [position, stream, revision, type, data, created] = rows[i]!;
       events[i] = { type, data: JSON.parse(data) as unknown, stream, revision: BigInt(revision), position: BigInt(position), created };
     }
-    return events;
+    return this.whenDurable(events);
   }
 
   /** The events after `from` when the cached tail of the log holds them (and the head). */
@@ -369,6 +457,9 @@ export class SqliteEventStore implements EventStore {
 
   async close(): Promise<void> {
     if (this.queue.length > 0) this.flush();
+    await this.durable().catch(() => undefined);
+    if (this.walFd !== undefined) closeSync(this.walFd);
+    this.walFd = undefined;
     if (this.db.open) this.db.close();
     this.streams.clear();
     this.tail = [];

@@ -254,12 +254,16 @@ t.test('an append after close() is rejected (store that never wrote)', async (t)
   t.match(await settleWithin(store.append('after-close', events(1))), /not open/);
 });
 
-t.test('the file is in WAL journal mode with synchronous FULL', async (t) => {
+t.test('the file is in WAL journal mode; commits sync in groups (NORMAL + fdatasync of the WAL), or in the commit (FULL)', async (t) => {
   const path = newPath();
   const store = openStore(t, path);
   await store.append('wal', events(1));
   t.equal(store.db.pragma('journal_mode', { simple: true }), 'wal');
-  t.equal(store.db.pragma('synchronous', { simple: true }), 2, 'synchronous = FULL');
+  t.equal(store.db.pragma('synchronous', { simple: true }), 1, "synchronous = NORMAL: the store syncs the WAL itself ('group')");
+  const full = new SqliteEventStore(newPath(), { durability: 'commit' });
+  t.teardown(() => full.close());
+  await full.append('wal', events(1));
+  t.equal(full.db.pragma('synchronous', { simple: true }), 2, "synchronous = FULL with durability 'commit'");
   t.ok(existsSync(`${path}-wal`), 'a -wal file sits next to the database');
   const raw = new Database(path);
   t.teardown(() => raw.close());
@@ -278,5 +282,85 @@ t.test('readAllForProjections reads what readAll reads, without ids and metadata
       t.same(strip(await store.readAllForProjections(options) as RecordedEvent[]), strip(await store.readAll(options)),
         `${store === writer ? 'cached' : 'file'}: from ${from}, max ${max ?? 'all'}`);
     }
+  }
+});
+
+t.test('group durability: an append resolves, and its events are read, only after the fdatasync that covers it', async (t) => {
+  const path = newPath();
+  const pending: Array<(error: NodeJS.ErrnoException | null) => void> = [];
+  const syncs: number[] = [];
+  const store = new SqliteEventStore(path, {
+    syncFile: (fd, done) => { syncs.push(fd); pending.push(done); },
+  });
+  t.teardown(async () => {
+    while (pending.length > 0) pending.shift()?.(null);
+    await store.close();
+  });
+  let resolved = false;
+  const first = store.append('durable-1', events(1)).then((r) => { resolved = true; return r; });
+  await sleep(20);
+  t.equal(pending.length, 1, 'one sync started after the commit');
+  t.notOk(resolved, 'the append waits for the sync');
+  let read = false;
+  const reading = store.readStream('durable-1').then((list) => { read = true; return list; });
+  let readAll = false;
+  const readingAll = store.readAll().then((list) => { readAll = true; return list; });
+  // Commits made while a sync runs wait for the next one: one sync for both of them.
+  const second = store.append('durable-2', events(1));
+  const third = store.append('durable-3', events(1));
+  await sleep(20);
+  t.equal(pending.length, 1, 'no second sync while the first runs');
+  t.notOk(read, 'a read of a committed but unsynced event waits');
+  t.notOk(readAll, 'readAll too');
+  pending.shift()?.(null);
+  t.equal((await first).position, 1n, 'the first append resolves after its sync');
+  t.same((await reading).map((e) => e.position), [1n]);
+  t.same((await readingAll).map((e) => e.position), [1n], 'the read returns what was committed when it was made');
+  await sleep(20);
+  t.equal(pending.length, 1, 'the next sync covers the two commits made meanwhile');
+  pending.shift()?.(null);
+  t.same([(await second).position, (await third).position], [2n, 3n]);
+  t.equal(syncs.length, 2, 'two syncs for three appends');
+  t.same(await store.readAll(), await store.readAll(), 'durable events are read at once');
+
+  // A failed sync fails the appends waiting for it (their events may or may not be on disk: a
+  // retry with the same event ids is answered from the store either way).
+  const failed = store.append('durable-4', events(1));
+  await sleep(20);
+  const error = Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
+  pending.shift()?.(error);
+  await t.rejects(failed, { code: 'EIO' }, 'the append rejects with the sync error');
+  const later = store.append('durable-5', events(1));
+  await sleep(20);
+  pending.shift()?.(null);
+  t.equal((await later).nextExpectedRevision, 0n, 'the next sync serves the next appends');
+});
+
+t.test('group durability syncs the real WAL file: appends resolve, and close() waits for the last sync', async (t) => {
+  const path = newPath();
+  const store = new SqliteEventStore(path);
+  const all = await Promise.all(Array.from({ length: 50 }, (_, i) => store.append(`real-${i}`, events(2))));
+  t.equal(all.length, 50);
+  const queued = store.append('real-last', events(1));
+  await store.close();
+  t.equal((await queued).nextExpectedRevision, 0n, 'an append queued at close() resolves');
+  const reopened = new SqliteEventStore(path);
+  t.teardown(() => reopened.close());
+  t.equal(await reopened.headPosition(), 101n, 'every event is in the file');
+});
+
+t.test('SQLITE_DURABILITY chooses group (default) or commit durability; anything else stops the start', async (t) => {
+  const { ConfigError, loadConfig } = await import('../../config.js');
+  const { openStores } = await import('../../services/gateway.js');
+  t.same(loadConfig({ EVENT_STORE: 'sqlite:/tmp/x.db' }).eventStore, { kind: 'sqlite', path: '/tmp/x.db' });
+  t.same(loadConfig({ EVENT_STORE: 'sqlite:/tmp/x.db', SQLITE_DURABILITY: 'commit' }).eventStore, { kind: 'sqlite', path: '/tmp/x.db', durability: 'commit' });
+  t.same(loadConfig({ EVENT_STORE: 'memory:', SQLITE_DURABILITY: 'commit' }).eventStore, { kind: 'memory' }, 'ignored by other stores');
+  t.throws(() => loadConfig({ SQLITE_DURABILITY: 'fast' }), ConfigError);
+  for (const [durability, synchronous] of [['commit', 2], ['group', 1], [undefined, 1]] as const) {
+    const opened = openStores({ kind: 'sqlite', path: newPath(), ...(durability ? { durability } : {}) });
+    t.equal(opened.store.kind, 'sqlite');
+    t.equal((opened.store as SqliteEventStore).db.pragma('synchronous', { simple: true }), synchronous, `${durability ?? 'default'}: synchronous ${synchronous}`);
+    await opened.store.close();
+    opened.keys.close();
   }
 });
