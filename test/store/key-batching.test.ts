@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
-import { SPARE_KEYS, SqliteKeyStore, Sealer } from '../../store/sealing.js';
+import { SPARE_KEYS, SPARE_LOW, SqliteKeyStore, Sealer } from '../../store/sealing.js';
 import { SqliteEventStore } from '../../store/sqlite.js';
 
 const event = (n: number) => ({ id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`, type: 'Test', data: { n }, metadata: { correlationId: 'c', recordedAt: new Date().toISOString() } });
@@ -83,6 +83,40 @@ for (const batched of [true, false]) {
     t.equal(left.size, before + handedOut - 1, 'closing removes the spare keys nobody used');
   });
 }
+
+t.test('a batch written ahead is handed out only once the WAL is synced (off the event loop)', async (t) => {
+  const path = join(t.testdir(), 'g.db.keys');
+  const syncs: Array<(error: NodeJS.ErrnoException | null) => void> = [];
+  const keys = new SqliteKeyStore(path, true, { syncFile: (_fd, callback) => { syncs.push(callback); } });
+  t.teardown(() => keys.close());
+  const sealer = new Sealer(keys);
+  const before = onDisk(path);
+  const handedOut: string[] = [];
+  const take = () => { const id = sealer.newKey(); handedOut.push(id); return id; };
+  take();
+  const afterFirst = onDisk(path);
+  t.equal(afterFirst.size, before.size + SPARE_KEYS, 'the first batch is written at once (nothing spare yet)');
+  while (handedOut.length < SPARE_KEYS - SPARE_LOW + 1) take();
+  t.equal(onDisk(path).size, afterFirst.size, 'running low: nothing written during the turn');
+  await nextTurn();
+  const ahead = new Set([...onDisk(path)].filter((id) => !afterFirst.has(id)));
+  t.equal(ahead.size, SPARE_KEYS, 'the next batch is committed after the turn');
+  t.equal(syncs.length, 1, 'and one sync of the WAL asked for');
+
+  while (handedOut.length < SPARE_KEYS) take();
+  t.notOk(handedOut.some((id) => ahead.has(id)), 'the first batch used up, none of the unsynced batch');
+  const onDemand = take();
+  t.notOk(ahead.has(onDemand), 'with none spare and the batch ahead unsynced, it is not used');
+  t.equal(onDisk(path).size, afterFirst.size + 2 * SPARE_KEYS, 'a batch was written (and synced) at once instead');
+  t.equal(syncs.length, 1, 'no second batch ahead while one is syncing');
+
+  syncs[0]!(null);
+  const rest = Array.from({ length: SPARE_KEYS - 1 }, take);
+  t.notOk(rest.some((id) => ahead.has(id)), 'the batch written on demand goes first');
+  t.ok(ahead.has(take()), 'once synced, the batch ahead is handed out');
+  t.equal(onDisk(path).size, afterFirst.size + 2 * SPARE_KEYS, 'no other batch written');
+  t.equal(new Set(handedOut).size, handedOut.length, 'no key handed out twice');
+});
 
 t.test('two key stores on one file hand out different keys', async (t) => {
   const path = join(t.testdir(), 'g.db.keys');

@@ -84,6 +84,17 @@ t.test('sealNew seals under a new key of its own, like seal(newKey())', async (t
   t.equal(sealer.open(sealer.seal(sealer.keyIdOf(b) as string, 'more')), 'more', 'its key seals other values too');
 });
 
+t.test('key ids are UUIDv7: unique, the time first, so later keys sort after earlier ones', async (t) => {
+  const sealer = new Sealer(new MemoryKeyStore());
+  const ids = Array.from({ length: 5000 }, () => sealer.newKey());
+  t.equal(new Set(ids).size, ids.length, 'no id twice');
+  t.ok(ids.every((id) => /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(id)), 'version 7, RFC 9562 variant');
+  const ms = (id: string) => parseInt(id.replace(/-/g, '').slice(0, 12), 16);
+  const now = Date.now();
+  t.ok(ms(ids[0]!) <= now && ms(ids[0]!) > now - 60_000, 'the first 48 bits are the time in ms');
+  t.ok(ids.every((id, i) => i === 0 || ms(id) >= ms(ids[i - 1]!)), 'in time order');
+});
+
 t.test('a tampered sealed value never opens to the plaintext', async (t) => {
   const keys = new MemoryKeyStore();
   const sealer = new Sealer(keys);
