@@ -40,15 +40,18 @@ export interface TokenPlan {
 }
 
 export type WriteOutcome =
-  | { kind: 'stored'; state: ValidToken; schemeDecided: boolean }
+  /** `position`: the log position of the last event written (absent when nothing was written). */
+  | { kind: 'stored'; state: ValidToken; schemeDecided: boolean; position?: bigint }
   | { kind: 'refused'; refusal: SchemeTokenRefused };
 
 export interface WriteContext { gateway: Gateway; merchant: MerchantProfile; meta: RequestMeta; now: string }
 
 const stored = (s: SchemeTokenRefused | SchemeTokenStored | undefined) => (s?.kind === 'stored' ? s.schemeToken : undefined);
 
+interface Written { state: ValidToken; position: bigint }
+
 /** Append TokenCreated under `token` (a stream that must not exist yet). */
-async function writeToken(ctx: WriteContext, token: string, plan: TokenPlan, source: StoredSourceOfFunds): Promise<ValidToken> {
+async function writeToken(ctx: WriteContext, token: string, plan: TokenPlan, source: StoredSourceOfFunds): Promise<Written> {
   const { repository } = ctx.merchant;
   if (repository.tokenGeneration === 'MERCHANT_SUPPLIED') throw new Error('unreachable: refused before');
   const schemeToken = stored(plan.scheme);
@@ -63,11 +66,14 @@ async function writeToken(ctx: WriteContext, token: string, plan: TokenPlan, sou
   if (plan.shipping) command.shipping = plan.shipping;
   if (plan.origin) command.origin = plan.origin;
   const events = decideToken(initialTokenState(), command);
-  await ctx.gateway.store.append(streams.token(repository.id, token), toEventData(events, ctx.meta, ctx.now), { expectedRevision: 'no_stream' });
+  const { position } = await ctx.gateway.store.append(streams.token(repository.id, token), toEventData(events, ctx.meta, ctx.now), { expectedRevision: 'no_stream' });
   const state = events.reduce(evolveToken, initialTokenState() as TokenState);
   if (state.status !== 'VALID') throw new Error('token expected to exist');
-  return state;
+  return { state, position };
 }
+
+const storedToken = (written: Written, plan: TokenPlan): WriteOutcome =>
+  ({ kind: 'stored', state: written.state, schemeDecided: plan.scheme !== undefined, position: written.position });
 
 /** Preserve 6.4 keeps a card's first 6 and last 4 digits; other accounts get random tokens. */
 function newTokenId(ctx: WriteContext, details: SourceDetails): string {
@@ -82,7 +88,7 @@ export async function createNew(ctx: WriteContext, plan: TokenPlan): Promise<Wri
   const source = storedSource(ctx.gateway, plan.details);
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     try {
-      return { kind: 'stored', state: await writeToken(ctx, newTokenId(ctx, plan.details), plan, source), schemeDecided: plan.scheme !== undefined };
+      return storedToken(await writeToken(ctx, newTokenId(ctx, plan.details), plan, source), plan);
     } catch (error) {
       // The generated id is taken by another token of this repository: draw another.
       if (error instanceof WrongExpectedRevisionError || error instanceof TokenIdTaken) continue;
@@ -109,7 +115,7 @@ async function claim(ctx: WriteContext, reservation: string, claims: readonly Re
 }
 
 /** Append the update of `state` decided for `plan`; false on a conflict (re-read and retry). */
-async function update(ctx: WriteContext, history: readonly RecordedEvent[], state: ValidToken, plan: TokenPlan, accountChanged: boolean): Promise<ValidToken | false> {
+async function update(ctx: WriteContext, history: readonly RecordedEvent[], state: ValidToken, plan: TokenPlan, accountChanged: boolean): Promise<{ state: ValidToken; position?: bigint } | false> {
   const schemeToken = accountChanged ? stored(plan.scheme) : undefined;
   const events = decideToken(state, {
     type: 'UpdateTokenDetails', merchantId: ctx.merchant.id, tokenGeneration: ctx.merchant.repository.tokenGeneration,
@@ -118,16 +124,17 @@ async function update(ctx: WriteContext, history: readonly RecordedEvent[], stat
     ...(schemeToken ? { schemeToken } : {}), ...(plan.shipping ? { shipping: plan.shipping } : {}), ...(plan.origin ? { origin: plan.origin } : {}),
     now: ctx.now,
   });
-  if (events.length === 0) return state;
+  if (events.length === 0) return { state };
+  let position: bigint;
   try {
-    await ctx.gateway.store.append(streams.token(state.repositoryId, state.token), toEventData(events, ctx.meta, ctx.now), { expectedRevision: revisionAfter(history) });
+    ({ position } = await ctx.gateway.store.append(streams.token(state.repositoryId, state.token), toEventData(events, ctx.meta, ctx.now), { expectedRevision: revisionAfter(history) }));
   } catch (error) {
     if (error instanceof WrongExpectedRevisionError) return false;
     throw error;
   }
   const after = events.reduce(evolveToken, state as TokenState);
   if (after.status !== 'VALID') throw new Error('token expected to stay valid');
-  return after;
+  return { state: after, position };
 }
 
 /**
@@ -150,7 +157,7 @@ export async function createOrReuse(ctx: WriteContext, plan: TokenPlan): Promise
       const token = newTokenId(ctx, plan.details);
       if ((await gateway.store.readStream(streams.token(ctx.merchant.repository.id, token))).length > 0) continue;
       if (!(await claim(ctx, reservation, claims, token))) continue;
-      return { kind: 'stored', state: await writeToken(ctx, token, plan, storedSource(gateway, plan.details)), schemeDecided: plan.scheme !== undefined };
+      return storedToken(await writeToken(ctx, token, plan, storedSource(gateway, plan.details)), plan);
     }
     if (state.status !== 'VALID') {
       // The winner has not written its token yet; after a short wait, finish its work for it
@@ -158,14 +165,14 @@ export async function createOrReuse(ctx: WriteContext, plan: TokenPlan): Promise
       if (attempt < MAX_ATTEMPTS / 2) { await sleep(5 * (attempt + 1)); continue; }
       if (plan.scheme?.kind === 'refused') return { kind: 'refused', refusal: plan.scheme };
       try {
-        return { kind: 'stored', state: await writeToken(ctx, claimed.token, plan, storedSource(gateway, plan.details)), schemeDecided: plan.scheme !== undefined };
+        return storedToken(await writeToken(ctx, claimed.token, plan, storedSource(gateway, plan.details)), plan);
       } catch (error) {
         if (error instanceof WrongExpectedRevisionError || error instanceof TokenIdTaken) continue;
         throw error;
       }
     }
     const after = await update(ctx, history, state, plan, false);
-    if (after) return { kind: 'stored', state: after, schemeDecided: false };
+    if (after) return { kind: 'stored', state: after.state, schemeDecided: false, ...(after.position === undefined ? {} : { position: after.position }) };
   }
   throw new Busy('the account is being stored by too many requests at once');
 }
@@ -197,7 +204,7 @@ export async function updateNamed(ctx: WriteContext, plan: TokenPlan, token: str
       if (claimed?.token !== token && !(await claim(ctx, reservation, claims, token))) continue;
     }
     const after = await update(ctx, history, state, plan, accountChanged);
-    if (after) return { kind: 'stored', state: after, schemeDecided: accountChanged && plan.scheme !== undefined };
+    if (after) return { kind: 'stored', state: after.state, schemeDecided: accountChanged && plan.scheme !== undefined, ...(after.position === undefined ? {} : { position: after.position }) };
   }
   throw new Busy('the token is being changed by too many requests at once');
 }

@@ -105,7 +105,9 @@ export async function createToken(gateway: Gateway, merchant: MerchantProfile, b
       const { gatewayCode, schemeToken } = outcome.refusal;
       return failureResponse(unstored(details), { gatewayCode, verificationStrategy: verification.strategy, schemeToken }, repository.id, echoes, view);
     }
-    await gateway.readModels.catchUp();
+    // With the position appended, the catch-up returns at once when the store applied the events
+    // to the read models inside their commit (SQLite); otherwise it runs as it always did.
+    await gateway.readModels.catchUp(outcome.position);
     const schemeCode = outcome.schemeDecided ? outcome.state.schemeToken?.gatewayCode : undefined;
     return tokenResponse(outcome.state, { gatewayCode: schemeCode ?? verification.gatewayCode, verificationStrategy: verification.strategy }, echoes, view);
   } finally {
