@@ -1,6 +1,6 @@
 // Child process of the replay benchmark, so its memory is measured alone: open a SQLite store
 // with the compiled core (dist/), then
-//   rebuild: reset every projection of services/gateway.ts PROJECTIONS and catch up (timed);
+//   rebuild: reset every projection of services/gateway.ts PROJECTIONS, then time ReadModels.rebuild();
 //   reset:   only reset them (so the next server start builds the read models itself).
 // Prints one JSON line: { events, ms, rssMB, hwmMB, heapUsedMB }.
 // Usage: node bench/rebuild.mjs rebuild|reset <path of the SQLite file>
@@ -26,8 +26,9 @@ const readModels = new ReadModels(store.db, store, PROJECTIONS);
 for (const projection of PROJECTIONS) readModels.reset(projection);
 let ms = 0;
 if (mode === 'rebuild') {
+  // rebuild() resets again (nothing left to drop) and replays the log, with the writer thread.
   const started = performance.now();
-  await readModels.catchUp();
+  await readModels.rebuild();
   ms = performance.now() - started;
 }
 const events = Number(await store.headPosition());

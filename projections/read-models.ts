@@ -21,7 +21,13 @@ CREATE TABLE IF NOT EXISTS read_models (
   PRIMARY KEY (projection, key)
 ) WITHOUT ROWID;`;
 
-const PAGE = 5_000;
+/** Events per read and per transaction when replaying (small pages die young: less GC, less memory). */
+export const PAGE = 1_000;
+
+export interface ReadModelsOptions {
+  /** Events per page (default PAGE). */
+  page?: number;
+}
 
 export interface RebuildOptions {
   untilPosition?: bigint;
@@ -37,12 +43,15 @@ export class ReadModels {
   private again = false;
   private subscription: Subscription | undefined;
   private readonly knownCheckpoints = new Map<string, bigint>();
+  private readonly page: number;
 
   constructor(
     private readonly db: Database.Database,
     private readonly store: EventStore,
     private readonly projections: readonly Projection[],
+    options: ReadModelsOptions = {},
   ) {
+    this.page = options.page ?? PAGE;
     db.exec(SCHEMA);
     this.stmt = {
       checkpoint: db.prepare<[string], { version: number; position: number }>('SELECT version, position FROM projection_checkpoints WHERE name = ?'),
@@ -103,8 +112,8 @@ export class ReadModels {
     for (;;) {
       // Only time travel reads the metadata (recordedAt); a full rebuild reads what projections need.
       const page: ReadonlyArray<ProjectedEvent & { metadata?: RecordedEvent['metadata'] }> = untilTime === undefined
-        ? await this.readForProjections({ fromPosition: position, maxCount: PAGE })
-        : await this.store.readAll({ fromPosition: position, maxCount: PAGE });
+        ? await this.readForProjections({ fromPosition: position, maxCount: this.page })
+        : await this.store.readAll({ fromPosition: position, maxCount: this.page });
       const stop = page.findIndex((e) =>
         (options.untilPosition !== undefined && e.position > options.untilPosition) ||
         (untilTime !== undefined && String(e.metadata?.recordedAt ?? e.created) > untilTime));
@@ -113,7 +122,7 @@ export class ReadModels {
       events += slice.length;
       position = slice.at(-1)?.position ?? position;
       options.onProgress?.(events, position, head);
-      if (stop >= 0 || page.length < PAGE) break;
+      if (stop >= 0 || page.length < this.page) break;
     }
     const seconds = (performance.now() - started) / 1000;
     return { events, position, seconds, eventsPerSecond: seconds > 0 ? events / seconds : events };
@@ -170,9 +179,9 @@ export class ReadModels {
           this.again = false;
           let batch: ProjectedEvent[];
           do {
-            batch = await this.readForProjections({ fromPosition: this.minCheckpoint(), maxCount: PAGE });
+            batch = await this.readForProjections({ fromPosition: this.minCheckpoint(), maxCount: this.page });
             this.apply(batch);
-          } while (batch.length === PAGE);
+          } while (batch.length === this.page);
         } while (this.again);
       } finally {
         this.running = undefined;
@@ -234,11 +243,13 @@ export class ReadModels {
     if (events.length === 0) return;
     // Read models are derived and checkpointed in the same transaction: they need not wait for
     // an fsync of their own (a power cut loses at most a catch-up, redone from the events).
-    this.db.pragma('synchronous = NORMAL');
+    const synchronous = this.db.pragma('synchronous', { simple: true }) as number;
+    if (synchronous > 1) this.db.pragma('synchronous = NORMAL');
     try {
       this.applyInTransaction(events);
     } finally {
-      this.db.pragma('synchronous = FULL');
+      // Back to what the connection had (FULL, or NORMAL under the store's group durability).
+      if (synchronous > 1) this.db.pragma(`synchronous = ${synchronous}`);
     }
   }
 

@@ -474,3 +474,23 @@ t.test('a projection that throws inside the commit undoes only its own writes: t
   t.same(readModels.get<{ count: number }>('fragile', 'all'), { count: 1 }, 'the catch-up applied it');
   t.equal(readModels.checkpoint('orders'), 1n);
 });
+
+t.test("a catch-up leaves the connection's synchronous setting as it found it (NORMAL under group durability)", async (t) => {
+  const path = newPath();
+  const { store, readModels } = openGatewayLike(t, path, PROJECTIONS);
+  await readModels.start();
+  const other = new SqliteEventStore(path);
+  t.teardown(() => other.close());
+  t.equal(store.db.pragma('synchronous', { simple: true }), 1, 'NORMAL before');
+  await appendHistory(other);
+  await readModels.catchUp();
+  t.ok(readModels.get<OrderDoc>('orders', orderKey(MERCHANT, ORDER_1)), 'the catch-up applied the other connection events');
+  t.equal(store.db.pragma('synchronous', { simple: true }), 1, 'NORMAL after');
+  const full = new SqliteEventStore(newPath(), { durability: 'commit' });
+  t.teardown(() => full.close());
+  const models = new ReadModels(full.db, full, PROJECTIONS, { page: 2 });
+  await appendHistory(full);
+  await models.catchUp();
+  t.equal(full.db.pragma('synchronous', { simple: true }), 2, 'FULL stays FULL');
+  t.equal(models.checkpoint('orders'), await full.headPosition(), 'pages of two events reach the head');
+});
