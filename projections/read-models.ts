@@ -254,7 +254,13 @@ export class ReadModels {
   }
 
   private applyInTransaction(events: readonly ProjectedEvent[]): void {
-    this.db.transaction(() => this.applyRows(events)).immediate();
+    try {
+      this.db.transaction(() => this.applyRows(events)).immediate();
+    } catch (error) {
+      // applyRows set the checkpoints it believed; the transaction did not commit them.
+      this.knownCheckpoints.clear();
+      throw error;
+    }
   }
 
   private applyRows(events: readonly ProjectedEvent[]): void {

@@ -94,6 +94,7 @@ export class SqliteKeyStore implements KeyStore {
   private syncing: NewKey[] | undefined;
   private readonly walPath: string | undefined;
   private walFd: number | undefined;
+  private syncFailure: Error | undefined;
   private readonly syncFile: NonNullable<SqliteKeyStoreOptions['syncFile']>;
 
   /**
@@ -106,7 +107,9 @@ export class SqliteKeyStore implements KeyStore {
   constructor(path: string, private readonly batched = false, options: SqliteKeyStoreOptions = {}) {
     this.db = openDatabase(path);
     this.db.exec('CREATE TABLE IF NOT EXISTS keys (key_id TEXT PRIMARY KEY, key BLOB NOT NULL)');
-    this.walPath = path === ':memory:' ? undefined : `${path}-wal`;
+    // The WAL of the file SQLite opened (symbolic links resolved), and only in WAL mode.
+    const file = (this.db.pragma('database_list') as Array<{ name: string; file: string }>).find((d) => d.name === 'main')?.file ?? '';
+    this.walPath = file !== '' && this.db.pragma('journal_mode', { simple: true }) === 'wal' ? `${file}-wal` : undefined;
     this.syncFile = options.syncFile ?? fdatasync;
     this.stmt = {
       get: this.db.prepare<[string], { key: Buffer }>('SELECT key FROM keys WHERE key_id = ?'),
@@ -138,6 +141,7 @@ export class SqliteKeyStore implements KeyStore {
    * when few are left, the next batch is written after this turn and synced off the event loop.
    */
   newKey(): NewKey {
+    if (this.syncFailure) throw this.syncFailure;
     if (this.spare.length === 0) this.refill();
     const next = this.spare.pop();
     if (!next) throw new Error('unreachable: spare keys were just written');
@@ -178,14 +182,21 @@ export class SqliteKeyStore implements KeyStore {
     this.syncFile(this.walFd, (error) => {
       this.syncing = undefined;
       if (!this.db.open) { this.closeWal(); return; }
-      // Not known to be on disk: never handed out (they stay unused in the file).
-      if (error) { process.emitWarning(`spare keys could not be synced: ${String(error)}`); return; }
+      // Not known to be on disk: never handed out (they stay unused in the file). Nor is any key
+      // written after them: a later sync of the file may report success without the pages this
+      // one lost (the kernel reports a write-back error once), so new keys stop until a restart.
+      if (error) {
+        this.syncFailure = new Error(`the key store could not sync its WAL to disk (${error.code ?? error.message}); restart tokengate`, { cause: error });
+        process.emitWarning(this.syncFailure.message);
+        return;
+      }
       this.spare = made.concat(this.spare);
     });
   }
 
   /** The pending keys and `more` in one transaction (one fsync); throws if they cannot be stored. */
   private write(more: readonly NewKey[]): void {
+    if (this.syncFailure) throw this.syncFailure;
     const entries = [...this.pending];
     this.db.transaction(() => {
       for (const [keyId, key] of entries) this.stmt.put.run(keyId, key);

@@ -142,6 +142,14 @@ export class SqliteEventStore implements EventStore {
   private durablePosition = 0n;
   private syncing = false;
   private syncWaiters: Array<{ position: bigint; resolve: () => void; reject: (error: unknown) => void }> = [];
+  /**
+   * A failed fdatasync: what it should have covered may never reach the disk, and a later sync of
+   * the same file may report success without it (the kernel reports a write-back error once).
+   * From then on every append and durable() fails: the process must restart (SQLite's recovery
+   * then keeps exactly what is on disk).
+   */
+  private syncFailure: Error | undefined;
+  private closing = false;
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.db = openDatabase(path);
@@ -149,8 +157,11 @@ export class SqliteEventStore implements EventStore {
     this.pollIntervalMs = options.pollIntervalMs ?? 100;
     this.maxStreams = options.cachedStreams ?? 2_000;
     this.maxTail = options.cachedTail ?? 1_000;
-    this.group = path !== ':memory:' && (options.durability ?? 'group') === 'group';
-    this.walPath = `${path}-wal`;
+    // The WAL of the file SQLite opened (symbolic links resolved; not relative to a later chdir).
+    const file = (this.db.pragma('database_list') as Array<{ name: string; file: string }>).find((d) => d.name === 'main')?.file ?? '';
+    const wal = this.db.pragma('journal_mode', { simple: true }) === 'wal';
+    this.group = file !== '' && wal && (options.durability ?? 'group') === 'group';
+    this.walPath = `${file}-wal`;
     this.syncFile = options.syncFile ?? fdatasync;
     // The WAL is synced by this store after the commit (see durable()), not inside it.
     if (this.group) this.db.pragma('synchronous = NORMAL');
@@ -169,7 +180,8 @@ export class SqliteEventStore implements EventStore {
   }
 
   append(stream: string, events: readonly EventData[], options: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
-    if (!this.db.open) return Promise.reject(new Error('the event store is not open (closed)'));
+    if (!this.db.open || this.closing) return Promise.reject(new Error('the event store is not open (closed)'));
+    if (this.syncFailure) return Promise.reject(this.syncFailure);
     return new Promise<AppendResult>((resolve, reject) => {
       this.queue.push({ stream, events, expected: options.expectedRevision ?? 'any', resolve, reject });
       if (!this.flushScheduled) {
@@ -231,6 +243,9 @@ export class SqliteEventStore implements EventStore {
               written = appendOne(item, created, heads, false);
             }
           } catch (error) {
+            // SQLite may have rolled the whole transaction back (a full disk, an I/O error):
+            // then nothing of the batch may go on outside it.
+            if (!this.db.inTransaction) throw error;
             outcomes.push({ ok: false, error });
             continue;
           }
@@ -238,9 +253,13 @@ export class SqliteEventStore implements EventStore {
           outcomes.push({ ok: true, value: written });
         }
         this.tellListener(outcomes);
+        if (!this.db.inTransaction) throw new Error('the batch transaction was rolled back by SQLite');
       }).immediate();
     } catch (error) {
       this.commitListener?.rolledBack();
+      // Nothing of the batch is known to be in the file: forget what is cached.
+      this.streams.clear();
+      this.tail = [];
       for (const item of batch) item.reject(error);
       return;
     }
@@ -267,8 +286,18 @@ export class SqliteEventStore implements EventStore {
    * Resolves when this process's commits up to `position` (default: all of them) are on disk.
    * With 'commit' durability they are as soon as the commit returns.
    */
-  durable(position: bigint = this.committed): Promise<void> {
-    if (!this.group || position <= this.durablePosition) return Promise.resolve();
+  async durable(position?: bigint): Promise<void> {
+    if (!this.group) return;
+    if (position !== undefined) return this.syncedTo(position);
+    // Everything committed so far, including what commits while this waits; the last check is
+    // synchronous, so a caller reading right after finds nothing newer unsynced.
+    while (this.committed > this.durablePosition) await this.syncedTo(this.committed);
+    if (this.syncFailure) throw this.syncFailure;
+  }
+
+  private syncedTo(position: bigint): Promise<void> {
+    if (this.syncFailure) return Promise.reject(this.syncFailure);
+    if (position <= this.durablePosition) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
       this.syncWaiters.push({ position, resolve, reject });
       this.syncSoon();
@@ -282,18 +311,41 @@ export class SqliteEventStore implements EventStore {
       try {
         this.walFd = openSync(this.walPath, 'r');
       } catch (error) {
-        this.settleWaiters(this.committed, error);
+        this.fail(error as NodeJS.ErrnoException);
         return;
       }
     }
     this.syncing = true;
-    const target = this.committed;
-    this.syncFile(this.walFd, (error) => {
+    // Everything committed to the file before the sync starts is covered, by any connection:
+    // the WAL is one file (a read may wait for another process's events this way).
+    let target = this.committed;
+    for (const waiter of this.syncWaiters) if (waiter.position > target) target = waiter.position;
+    const fd = this.walFd;
+    this.syncFile(fd, (error) => {
       this.syncing = false;
-      if (!error && target > this.durablePosition) this.durablePosition = target;
-      this.settleWaiters(target, error ?? undefined);
-      this.syncSoon();
+      if (error) {
+        this.fail(error);
+      } else {
+        if (target > this.durablePosition) this.durablePosition = target;
+        this.settleWaiters(target, undefined);
+      }
+      if (this.closing && this.syncWaiters.length === 0) this.closeWal();
+      else this.syncSoon();
     });
+  }
+
+  /** No sync can be trusted any more: every waiter, and every later append, fails. */
+  private fail(error: NodeJS.ErrnoException): void {
+    this.syncFailure ??= new Error(`the event store could not sync its WAL to disk (${error.code ?? error.message}); restart tokengate`, { cause: error });
+    const waiting = this.syncWaiters;
+    this.syncWaiters = [];
+    for (const waiter of waiting) waiter.reject(this.syncFailure);
+  }
+
+  private closeWal(): void {
+    if (this.walFd === undefined || this.syncing) return;
+    closeSync(this.walFd);
+    this.walFd = undefined;
   }
 
   private settleWaiters(upTo: bigint, error: unknown): void {
@@ -309,7 +361,7 @@ export class SqliteEventStore implements EventStore {
   /** Reads hand out this process's events only once they are on disk. */
   private async whenDurable<T extends { position: bigint }>(events: T[]): Promise<T[]> {
     const last = events.at(-1)?.position;
-    if (last !== undefined && last > this.durablePosition && this.group) await this.durable(last < this.committed ? last : this.committed);
+    if (last !== undefined && last > this.durablePosition && this.group) await this.syncedTo(last);
     return events;
   }
 
@@ -322,6 +374,7 @@ export class SqliteEventStore implements EventStore {
     try {
       this.db.transaction(() => listener.written(events))();
     } catch (error) {
+      if (!this.db.inTransaction) throw error;
       listener.rolledBack();
       process.emitWarning(`a commit listener failed (its writes were undone, the events are committed): ${String(error)}`);
     }
@@ -457,9 +510,9 @@ export class SqliteEventStore implements EventStore {
 
   async close(): Promise<void> {
     if (this.queue.length > 0) this.flush();
+    this.closing = true;
     await this.durable().catch(() => undefined);
-    if (this.walFd !== undefined) closeSync(this.walFd);
-    this.walFd = undefined;
+    this.closeWal(); // or when the sync in flight ends
     if (this.db.open) this.db.close();
     this.streams.clear();
     this.tail = [];

@@ -118,6 +118,27 @@ t.test('a batch written ahead is handed out only once the WAL is synced (off the
   t.equal(new Set(handedOut).size, handedOut.length, 'no key handed out twice');
 });
 
+t.test('a failed sync of a batch ahead stops new keys until a restart (no later sync is trusted)', async (t) => {
+  const path = join(t.testdir(), 'g.db.keys');
+  const syncs: Array<(error: NodeJS.ErrnoException | null) => void> = [];
+  const keys = new SqliteKeyStore(path, true, { syncFile: (_fd, callback) => { syncs.push(callback); } });
+  t.teardown(() => keys.close());
+  const sealer = new Sealer(keys);
+  const warnings: string[] = [];
+  const onWarning = (warning: Error) => warnings.push(warning.message);
+  process.on('warning', onWarning);
+  t.teardown(() => { process.off('warning', onWarning); });
+  const taken = [sealer.newKey()];
+  while (taken.length < SPARE_KEYS - SPARE_LOW + 1) taken.push(sealer.newKey());
+  await nextTurn();
+  t.equal(syncs.length, 1, 'a batch ahead is syncing');
+  syncs[0]!(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
+  t.throws(() => { for (let i = 0; i < SPARE_KEYS; i++) sealer.newKey(); }, { message: /key store could not sync its WAL to disk \(EIO\); restart tokengate/ },
+    'once the spare keys run out, no new key: the batch written on demand would be trusted to a sync that may lie');
+  await nextTurn();
+  t.match(warnings.join('\n'), /restart tokengate/, 'a warning says so');
+});
+
 t.test('two key stores on one file hand out different keys', async (t) => {
   const path = join(t.testdir(), 'g.db.keys');
   const a = new SqliteKeyStore(path, true);

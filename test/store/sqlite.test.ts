@@ -1,7 +1,8 @@
 // The event store contract against the SQLite adapter (on files, with reopen), and what only
 // SQLite promises: several connections on one file behave like several processes, appends of one
 // event-loop turn commit together, WAL, durability.
-import { existsSync, readFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { existsSync, fdatasync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import t, { type Test } from 'tap';
@@ -323,17 +324,59 @@ t.test('group durability: an append resolves, and its events are read, only afte
   t.equal(syncs.length, 2, 'two syncs for three appends');
   t.same(await store.readAll(), await store.readAll(), 'durable events are read at once');
 
-  // A failed sync fails the appends waiting for it (their events may or may not be on disk: a
-  // retry with the same event ids is answered from the store either way).
+  // A failed sync fails the appends waiting for it (their events may or may not be on disk), and
+  // every later one: a later sync of the same file could report success without the lost pages
+  // (the kernel reports a write-back error once), so nothing more is acknowledged until a restart.
   const failed = store.append('durable-4', events(1));
   await sleep(20);
   const error = Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
   pending.shift()?.(error);
-  await t.rejects(failed, { code: 'EIO' }, 'the append rejects with the sync error');
-  const later = store.append('durable-5', events(1));
-  await sleep(20);
-  pending.shift()?.(null);
-  t.equal((await later).nextExpectedRevision, 0n, 'the next sync serves the next appends');
+  await t.rejects(failed, { message: /could not sync its WAL to disk \(EIO\); restart tokengate/ }, 'the append rejects, naming the cause');
+  await t.rejects(store.append('durable-5', events(1)), { message: /restart tokengate/ }, 'a later append is refused at once');
+  t.equal(pending.length, 0, 'and starts no sync');
+  await t.rejects(store.durable(), { message: /restart tokengate/ }, 'durable() fails too');
+  t.same((await store.readStream('durable-1')).map((e) => e.position), [1n], 'events synced before the failure are still read');
+  await t.rejects(store.readStream('durable-4'), { message: /restart tokengate/ }, 'an event the failed sync covered is not handed out');
+});
+
+t.test('group durability: a batch that SQLite rolls back whole (a full disk) fails whole, and the cache forgets it', async (t) => {
+  const path = newPath();
+  const store = openStore(t, path);
+  await store.append('full-1', events(1), { expectedRevision: 'no_stream' });
+  await store.append('full-2', events(1), { expectedRevision: 'no_stream' });
+  t.equal((await store.readStream('full-2')).length, 1, 'full-2 is cached');
+  const pages = store.db.pragma('page_count', { simple: true }) as number;
+  store.db.pragma(`max_page_count = ${pages}`); // the disk is full
+  const big = { id: randomUUID(), type: 'Big', data: { blob: 'x'.repeat(200_000) }, metadata: { correlationId: 'c', recordedAt: new Date().toISOString() } };
+  const settled = await Promise.allSettled([
+    store.append('full-1', [big], { expectedRevision: 0n }),
+    store.append('full-2', events(1), { expectedRevision: 0n }),
+  ]);
+  t.same(settled.map((r) => r.status), ['rejected', 'rejected'], 'both appends of the batch fail');
+  t.match(String((settled[0] as PromiseRejectedResult).reason), /full/i, 'with the cause');
+  store.db.pragma('max_page_count = 1073741823');
+  const raw = new Database(path);
+  t.teardown(() => raw.close());
+  t.equal((raw.prepare("SELECT COUNT(*) AS n FROM events WHERE stream = 'full-2'").get() as { n: number }).n, 1, 'nothing of the batch is in the file');
+  t.equal((await store.readStream('full-2')).length, 1, 'the store reads what the file holds');
+  t.equal((await store.append('full-2', events(1), { expectedRevision: 0n })).nextExpectedRevision, 1n, 'and appends at the right revision');
+});
+
+t.test('group durability follows the file SQLite opened (through a symbolic link) and is off without WAL', async (t) => {
+  const { mkdirSync, symlinkSync } = await import('node:fs');
+  const real = join(dir, 'real');
+  mkdirSync(real, { recursive: true });
+  const link = join(dir, `linked-${++files}.db`);
+  symlinkSync(join(real, 'target.db'), link);
+  const syncs: string[] = [];
+  const store = new SqliteEventStore(link, { syncFile: (fd, done) => { syncs.push(readlinkSync(`/proc/self/fd/${fd}`)); fdatasync(fd, done); } });
+  t.teardown(() => store.close());
+  await store.append('linked', events(1));
+  t.ok(syncs.length > 0 && syncs.every((file) => file === join(real, 'target.db-wal')), `synced the real WAL (${syncs.join(', ')})`);
+  const memory = new SqliteEventStore(':memory:');
+  t.teardown(() => memory.close());
+  await memory.append('m', events(1));
+  t.equal(memory.db.pragma('synchronous', { simple: true }), 2, 'no WAL (in memory): FULL, no group sync');
 });
 
 t.test('group durability syncs the real WAL file: appends resolve, and close() waits for the last sync', async (t) => {
@@ -363,4 +406,35 @@ t.test('SQLITE_DURABILITY chooses group (default) or commit durability; anything
     await opened.store.close();
     opened.keys.close();
   }
+});
+
+t.test('durable() waits for commits made while it waits; close() refuses new appends and waits for the sync in flight', async (t) => {
+  const path = newPath();
+  const pending: Array<() => void> = [];
+  const store = new SqliteEventStore(path, { syncFile: (fd, done) => { pending.push(() => fdatasync(fd, done)); } });
+  const first = store.append('w-1', events(1));
+  await sleep(20);
+  let durable = false;
+  const waiting = store.durable().then(() => { durable = true; });
+  const second = store.append('w-2', events(1)); // commits while the first sync runs
+  await sleep(20);
+  pending.shift()?.();
+  await first;
+  await sleep(20);
+  t.notOk(durable, 'durable() still waits: w-2 committed meanwhile and is not synced');
+  pending.shift()?.();
+  await second;
+  await waiting;
+  t.ok(durable, 'then it resolves');
+
+  const third = store.append('w-3', events(1));
+  await sleep(20);
+  const closing = store.close();
+  await t.rejects(store.append('w-4', events(1)), { message: /not open/ }, 'an append during close() is refused');
+  pending.shift()?.();
+  await closing;
+  t.equal((await third).nextExpectedRevision, 0n, 'the append before close() resolved after its sync');
+  const reopened = new SqliteEventStore(path);
+  t.teardown(() => reopened.close());
+  t.same((await reopened.readAll()).map((e) => e.stream), ['w-1', 'w-2', 'w-3'], 'w-4 was never written');
 });
