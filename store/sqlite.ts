@@ -133,6 +133,7 @@ export class SqliteEventStore implements EventStore {
   private tail: RecordedEvent[] = [];
   private readonly maxTail: number;
   private dataVersion = -1;
+  private checkedThisTurn = false;
   /** Group durability: the WAL's file descriptor, and how far this process's commits are on disk. */
   private readonly group: boolean;
   private readonly walPath: string;
@@ -184,7 +185,9 @@ export class SqliteEventStore implements EventStore {
     if (this.syncFailure) return Promise.reject(this.syncFailure);
     return new Promise<AppendResult>((resolve, reject) => {
       this.queue.push({ stream, events, expected: options.expectedRevision ?? 'any', resolve, reject });
-      if (!this.flushScheduled) {
+      // While a sync runs, appends gather: the batch commits when it ends (group commit), so a
+      // busy store makes few large commits rather than one small commit per event-loop turn.
+      if (!this.flushScheduled && !this.syncing) {
         this.flushScheduled = true;
         setImmediate(() => this.flush());
       }
@@ -204,7 +207,15 @@ export class SqliteEventStore implements EventStore {
    * Drop what is cached when another connection has written to the file since the last look.
    * Our own commits do not change our connection's data_version.
    */
-  private checkCache(): void {
+  private checkCache(force = false): void {
+    // The look is a statement (a read transaction, locks: µs): reads look once per event-loop
+    // iteration, so a read may miss another connection's commit made during the same iteration;
+    // a write transaction always looks, since it decides on the cached revisions.
+    if (this.checkedThisTurn && !force) return;
+    if (!this.checkedThisTurn) {
+      this.checkedThisTurn = true;
+      setImmediate(() => { this.checkedThisTurn = false; });
+    }
     const version = this.stmt.dataVersion.get() as number;
     if (version === this.dataVersion) return;
     this.dataVersion = version;
@@ -227,7 +238,7 @@ export class SqliteEventStore implements EventStore {
       const appendOne = this.db.transaction((item: PendingAppend, created: string, heads: Map<string, bigint>, fast: boolean) =>
         this.write(item, created, heads, fast));
       this.db.transaction(() => {
-        this.checkCache();
+        this.checkCache(true);
         const created = new Date().toISOString();
         // Revisions written by earlier appends of this batch (the cache learns them at commit).
         const heads = new Map<string, bigint>();
@@ -331,6 +342,10 @@ export class SqliteEventStore implements EventStore {
       }
       if (this.closing && this.syncWaiters.length === 0) this.closeWal();
       else this.syncSoon();
+      if (!this.syncing && this.queue.length > 0 && !this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
     });
   }
 

@@ -58,9 +58,12 @@ t.test("what one connection keeps in memory never hides another connection's wri
   await expectWrongRevision(t, b.append('cache-1', events(1), { expectedRevision: 2n }),
     { stream: 'cache-1', expected: 2n, actual: 3n }, "b's revision goes stale after a's append");
 
-  // A change made outside the store altogether (another program on the file) is seen too.
+  // A change made outside the store altogether (another program on the file) is seen too, from
+  // the next event-loop iteration (reads look at data_version once per iteration).
   const before = await a.readStream('cache-1');
   raw.prepare("INSERT INTO events (event_id, stream, revision, type, data, metadata, created) VALUES ('00000000-0000-4000-8000-00000000c0de', 'cache-1', 4, 'Outside', '{}', '{\"correlationId\":\"x\",\"recordedAt\":\"2026-01-01T00:00:00.000Z\"}', '2026-01-01T00:00:00.000Z')").run();
+  t.equal((await a.readStream('cache-1')).length, before.length, 'not within the same iteration');
+  await new Promise<void>((resolve) => setImmediate(resolve));
   const after = await a.readStream('cache-1');
   t.equal(after.length, before.length + 1, 'a reads the row written by another program');
   t.equal(after.at(-1)?.type, 'Outside');
@@ -408,33 +411,38 @@ t.test('SQLITE_DURABILITY chooses group (default) or commit durability; anything
   }
 });
 
-t.test('durable() waits for commits made while it waits; close() refuses new appends and waits for the sync in flight', async (t) => {
+t.test('appends made during a sync commit together after it; close() refuses new appends and waits for the sync in flight', async (t) => {
   const path = newPath();
   const pending: Array<() => void> = [];
   const store = new SqliteEventStore(path, { syncFile: (fd, done) => { pending.push(() => fdatasync(fd, done)); } });
+  store.db.pragma('wal_autocheckpoint = 0');
   const first = store.append('w-1', events(1));
   await sleep(20);
   let durable = false;
   const waiting = store.durable().then(() => { durable = true; });
-  const second = store.append('w-2', events(1)); // commits while the first sync runs
+  const commitsBefore = walCommits(path);
+  const gathered = [store.append('w-2', events(1)), store.append('w-2b', events(1))];
+  await sleep(5);
+  const third = store.append('w-2c', events(1)); // another event-loop turn, same sync
   await sleep(20);
+  t.equal(walCommits(path), commitsBefore, 'nothing commits while the sync runs');
   pending.shift()?.();
   await first;
-  await sleep(20);
-  t.notOk(durable, 'durable() still waits: w-2 committed meanwhile and is not synced');
-  pending.shift()?.();
-  await second;
   await waiting;
-  t.ok(durable, 'then it resolves');
+  t.ok(durable, 'durable() resolves once what was committed when it was called is synced');
+  await sleep(20);
+  t.equal(walCommits(path), commitsBefore + 1, 'the three appends gathered meanwhile commit in one transaction');
+  pending.shift()?.();
+  t.same((await Promise.all([...gathered, third])).map((r) => r.position), [2n, 3n, 4n]);
 
-  const third = store.append('w-3', events(1));
+  const last = store.append('w-3', events(1));
   await sleep(20);
   const closing = store.close();
   await t.rejects(store.append('w-4', events(1)), { message: /not open/ }, 'an append during close() is refused');
   pending.shift()?.();
   await closing;
-  t.equal((await third).nextExpectedRevision, 0n, 'the append before close() resolved after its sync');
+  t.equal((await last).nextExpectedRevision, 0n, 'the append before close() resolved after its sync');
   const reopened = new SqliteEventStore(path);
   t.teardown(() => reopened.close());
-  t.same((await reopened.readAll()).map((e) => e.stream), ['w-1', 'w-2', 'w-3'], 'w-4 was never written');
+  t.same((await reopened.readAll()).map((e) => e.stream), ['w-1', 'w-2', 'w-2b', 'w-2c', 'w-3'], 'w-4 was never written');
 });
