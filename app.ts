@@ -55,6 +55,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const limitsInForce = { ...DEFAULT_LIMITS, ...options.limits };
   const app = Fastify({
     logger: options.logger ?? false,
+    // The gateway plugin builds the read models before the server listens: on a large store
+    // after a projection's version changed that takes as long as the rebuild (no time limit).
+    pluginTimeout: 0,
     genReqId: () => randomUUID(),
     bodyLimit: limitsInForce.bodyLimit,
     // Node's own timers answer a request that is not received in time (408, clientErrorHandler).

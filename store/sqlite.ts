@@ -12,7 +12,7 @@
 // read the events just appended, without a query. Both are valid only while no other connection
 // has written to the file: SQLite's `PRAGMA data_version` changes when one has, and every read
 // checks it first (and drops both when it changed).
-import { closeSync, fdatasync, openSync } from 'node:fs';
+import { closeSync, fdatasync, fdatasyncSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import {
   checkExpectedRevision, IdempotencyConflictError,
@@ -178,6 +178,17 @@ export class SqliteEventStore implements EventStore {
       head: this.db.prepare<[], { position: number | null }>('SELECT MAX(position) AS position FROM events'),
       dataVersion: this.db.prepare<[], number>('PRAGMA data_version').pluck(),
     };
+    if (this.group) {
+      // What earlier processes committed may not have been synced (one may have stopped between
+      // a commit and its sync): one sync now, and everything in the file is on disk.
+      try {
+        this.walFd = openSync(this.walPath, 'r');
+        fdatasyncSync(this.walFd);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error; // no WAL yet: nothing unsynced
+      }
+      this.committed = this.durablePosition = BigInt(this.stmt.head.get()?.position ?? 0);
+    }
   }
 
   append(stream: string, events: readonly EventData[], options: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {

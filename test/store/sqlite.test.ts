@@ -446,3 +446,13 @@ t.test('appends made during a sync commit together after it; close() refuses new
   t.teardown(() => reopened.close());
   t.same((await reopened.readAll()).map((e) => e.stream), ['w-1', 'w-2', 'w-2b', 'w-2c', 'w-3'], 'w-4 was never written');
 });
+
+t.test('a store opened on a file syncs it once: events of earlier processes are read without waiting for a sync', async (t) => {
+  const path = newPath();
+  const writer = new SqliteEventStore(path);
+  await writer.append('earlier', events(3));
+  const second = new SqliteEventStore(path, { syncFile: () => { /* never completes */ } });
+  t.teardown(async () => { await writer.close(); second.db.close(); });
+  t.equal((await second.readAll()).length, 3, 'read at once');
+  t.equal((await second.readStream('earlier')).length, 3);
+});
