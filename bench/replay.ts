@@ -1,6 +1,6 @@
 // Replay and scale: write N realistic events into a fresh SQLite store (prepared INSERTs on the
 // store's own table, ~10,000 per transaction), then measure
-//   - the rebuild of the read models (bench/rebuild.mjs in a child: reset, catch up) → events/s;
+//   - the rebuild of the read models (bench/rebuild.mjs in a child: reset, ReadModels.rebuild()) → events/s;
 //   - the server's start-up on that store (spawn → "Server listening"), read models current;
 //   - the start-up when the read models must be built first (cold: after a projection reset);
 //   - the file size per event (events only, then with the read models), and the memory of each.
@@ -215,7 +215,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayResult> {
   const eventsOnlyBytes = fileSize(path) + fileSize(`${path}-wal`);
   log(`  ${write.eventsPerSecond.toLocaleString('en')} events/s written; ${(eventsOnlyBytes / 1e6).toFixed(1)} MB`);
 
-  log('replay: rebuilding the read models (reset, catch up) in a child process');
+  log('replay: rebuilding the read models (reset, ReadModels.rebuild()) in a child process');
   const rebuilt = runChild(root, 'rebuild', path, options.profileDir);
   const profileFile = options.profileDir
     ? readdirSync(options.profileDir).filter((f) => f.endsWith('.cpuprofile')).map((f) => join(options.profileDir ?? '', f))[0]

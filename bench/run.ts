@@ -200,7 +200,7 @@ function report(result: BenchResult): string {
     lines.push('', `replay of ${replay.events.toLocaleString('en')} events`, table([
       ['measure', 'value'],
       ['write (fixture load, not a target)', `${replay.write.eventsPerSecond.toLocaleString('en')} events/s (${replay.write.seconds} s; ${replay.write.method})`],
-      ['rebuild read models (reset + catchUp)', `${replay.rebuild.eventsPerSecond.toLocaleString('en')} events/s (${replay.rebuild.seconds} s)`],
+      ['rebuild read models (ReadModels.rebuild)', `${replay.rebuild.eventsPerSecond.toLocaleString('en')} events/s (${replay.rebuild.seconds} s)`],
       ['RSS after rebuild / peak', `${replay.rebuild.rssMB} / ${replay.rebuild.hwmMB} MB`],
       ['start-up, read models current', `${replay.startup.warmMs} ms (peak RSS ${replay.startup.warmHwmMB} MB)`],
       ['start-up, read models to build', replay.startup.coldMs === undefined ? 'not run' : `${replay.startup.coldMs} ms (peak RSS ${replay.startup.coldHwmMB} MB)`],
