@@ -1,5 +1,6 @@
 // What a command handler knows of the request that caused it, for event metadata and logs.
-import { randomInt, randomUUID } from 'node:crypto';
+import { randomInt } from 'node:crypto';
+import { uuidV7 } from '../lib/uuid.js';
 import type { EventData, EventMetadata } from '../store/event-store.js';
 
 export interface RequestMeta {
@@ -18,7 +19,7 @@ export function toEventData(events: ReadonlyArray<{ type: string; data: unknown 
     requestId: meta.requestId,
     recordedAt: now,
   };
-  return events.map((e) => ({ id: randomUUID(), type: e.type, data: e.data, metadata }));
+  return events.map((e) => ({ id: uuidV7(), type: e.type, data: e.data, metadata }));
 }
 
 /** n random decimal digits (crypto-strength; token ids and acquirer references). */

@@ -4,8 +4,9 @@
 // Pending work is written into the events (schemeToken.nextActionAt), so after a restart the
 // reactor finds it in the tokens read model and carries on; several processes sharing a store may
 // race, and the loser re-reads, finds the work done, and appends nothing.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { delayFromEnv } from '../config.js';
+import { uuidV7 } from '../lib/uuid.js';
 import { detectBrand } from '../domain/card.js';
 import type { ProvisioningMode, SchemeTokenDetails, SchemeTokenProvider } from '../domain/events.js';
 import { decideSchemeTokenAtCreation, decideSchemeTokenDue, pushProvisionedSchemeToken, type SchemeTokenRefused, type SchemeTokenStored } from '../domain/scheme-token.js';
@@ -95,7 +96,7 @@ export class SchemeTokenReactor extends Reactor {
       const events = decideToken(state, { type: 'ChangeSchemeTokenStatus', merchantId: state.merchantId, schemeToken: next });
       const cause = history.at(-1);
       const data = events.map((e) => ({
-        id: randomUUID(), type: e.type, data: e.data,
+        id: uuidV7(), type: e.type, data: e.data,
         metadata: { correlationId: cause?.metadata.correlationId ?? '', causationId: cause?.id ?? '', merchantId: state.merchantId, recordedAt: now, reactor: 'scheme-tokens' },
       }));
       try {

@@ -4,8 +4,8 @@
 // after its timeOfRecord (at once when that is past) by appending PaymentOutcomeResolved to the
 // order stream with the stream's revision as the expected one. Several processes sharing a store
 // may race: the loser re-reads, finds the payment resolved, and appends nothing.
-import { randomUUID } from 'node:crypto';
 import { delayFromEnv } from '../config.js';
+import { uuidV7 } from '../lib/uuid.js';
 import { streams, type PaymentRecorded } from '../domain/events.js';
 import { decideResolveUnknown } from '../domain/order-resolution.js';
 import { WrongExpectedRevisionError, type EventData, type RecordedEvent } from '../store/event-store.js';
@@ -61,7 +61,7 @@ export class UnknownResolver extends Reactor {
       });
       if (events.length === 0) return;
       const data: EventData[] = events.map((e) => ({
-        id: randomUUID(), type: e.type, data: e.data,
+        id: uuidV7(), type: e.type, data: e.data,
         metadata: { correlationId: cause.metadata.correlationId, causationId: cause.id, merchantId: e.data.merchantId, recordedAt: now, reactor: 'unknown-resolver' },
       }));
       try {
