@@ -1,17 +1,19 @@
 // SQLite adapter of the event store port (better-sqlite3, WAL): an event is on disk before the
-// append's promise resolves. Appends requested in the same event-loop turn are written in one
-// transaction, each with its own savepoint, so one append's conflict does not undo another's.
-// The transaction commits to the WAL without waiting for the disk; one fdatasync of the WAL, on
-// libuv's thread pool, then covers every commit made before it (group commit), and only then do
-// the appends resolve, so the event loop serves other requests while the disk syncs. Reads
-// return an event of this process only once it is on disk too. Several processes may share the file: every write transaction is
-// BEGIN IMMEDIATE, and subscriptions poll for events appended by the other processes.
+// append's promise resolves. Appends requested in the same event-loop turn, or while the last
+// commit is being synced, are written in one transaction, each with its own savepoint, so one
+// append's conflict does not undo another's. With 'group' durability (the default) the
+// transaction commits to the WAL without waiting for the disk; one fdatasync of the WAL, on
+// libuv's thread pool, then covers every commit made before it, and only then do the appends
+// resolve, so the event loop serves other requests while the disk syncs. Reads return an event
+// of this process only once it is on disk too. Several processes may share the file: every
+// write transaction is BEGIN IMMEDIATE, and subscriptions poll for the other processes' events.
 //
 // What this process wrote or read recently is kept in memory (a stream cache, most recently used
 // first, and the tail of the log): a pay reads its token and order streams, and the read models
 // read the events just appended, without a query. Both are valid only while no other connection
-// has written to the file: SQLite's `PRAGMA data_version` changes when one has, and every read
-// checks it first (and drops both when it changed).
+// has written to the file: SQLite's `PRAGMA data_version` changes when one has; reads look at it
+// once per event-loop iteration, write transactions always (and both caches are dropped when it
+// changed).
 import { closeSync, fdatasync, fdatasyncSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import {
