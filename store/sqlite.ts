@@ -91,7 +91,7 @@ export function openDatabase(path: string): Database.Database {
   return db;
 }
 
-export const toRecorded = (row: Row): RecordedEvent => ({
+const toRecorded = (row: Row): RecordedEvent => ({
   id: row.event_id,
   type: row.type,
   data: JSON.parse(row.data) as unknown,
