@@ -3,13 +3,13 @@
 import { readFileSync } from 'node:fs';
 import { round } from './lib.js';
 
-interface ProfileNode {
+export interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
   hitCount?: number;
   children?: number[];
 }
-interface CpuProfile { nodes: ProfileNode[]; startTime: number; endTime: number; samples?: number[]; timeDeltas?: number[] }
+export interface CpuProfile { nodes: ProfileNode[]; startTime: number; endTime: number; samples?: number[]; timeDeltas?: number[] }
 
 export interface ProfileEntry { name: string; where: string; selfMs: number; percent: number }
 export interface ProfileSummary {
@@ -56,12 +56,10 @@ export interface Window { fromUs: number; toUs: number }
 export const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 
 /**
- * Self time by function and by area. With `window`, only the samples taken inside it count (the
- * measured phase of a scenario); when no sample falls inside (another clock), the whole profile.
+ * Self time of each node (µs by node id). With `window`, only the samples taken inside it count;
+ * when no sample falls inside (another clock), the whole profile (`windowed` false).
  */
-export function summarizeProfile(file: string, window?: Window, topCount = 25): ProfileSummary {
-  const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+export function selfTimes(profile: CpuProfile, window?: Window): { selfUs: Map<number, number>; windowed: boolean } {
   const samples = profile.samples ?? [];
   const deltas = profile.timeDeltas ?? [];
   const collect = (inside: (timeUs: number) => boolean) => {
@@ -76,9 +74,18 @@ export function summarizeProfile(file: string, window?: Window, topCount = 25): 
     }
     return self;
   };
-  let selfUs = window ? collect((t) => t >= window.fromUs && t <= window.toUs) : new Map<number, number>();
-  const windowed = selfUs.size > 0;
-  if (!windowed) selfUs = collect(() => true);
+  const selfUs = window ? collect((t) => t >= window.fromUs && t <= window.toUs) : new Map<number, number>();
+  return selfUs.size > 0 ? { selfUs, windowed: true } : { selfUs: collect(() => true), windowed: false };
+}
+
+/**
+ * Self time by function and by area. With `window`, only the samples taken inside it count (the
+ * measured phase of a scenario); when no sample falls inside (another clock), the whole profile.
+ */
+export function summarizeProfile(file: string, window?: Window, topCount = 25): ProfileSummary {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const { selfUs, windowed } = selfTimes(profile, window);
   const byFunction = new Map<string, ProfileEntry>();
   const byArea = new Map<string, ProfileEntry>();
   let total = 0;

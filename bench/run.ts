@@ -8,7 +8,8 @@
 //   --only http|replay run one half only (default both)
 //   --no-cold-start    skip the replay's start-up that builds the read models
 //   --prism            also measure Prism (npx @stoplight/prism-cli@5) mocking tokengate's /openapi.json
-//   --profile          run tokengate under --cpu-prof during the pay scenario, summarize the profile
+//   --profile          run tokengate under --cpu-prof during the pay scenario, summarize the profile,
+//                      draw a flame graph (<result>.svg next to <result>.cpuprofile)
 //   --quick            a tiny run: 2 s per scenario, 10 connections, 0.5 s warm-up, 20,000 events
 //   --out DIR          where the JSON result goes (default bench/results)
 //   --keep             keep the temporary stores (default: removed)
@@ -19,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
 import { runHttp, SCENARIOS, type HttpResult, type RunStats, type ScenarioName } from './http.js';
 import { projectRoot, round, table } from './lib.js';
+import { writeFlameGraph } from './flamegraph.js';
 import { summarizeProfile, type ProfileSummary } from './profile.js';
 import { runReplay, type ReplayResult } from './replay.js';
 
@@ -41,6 +43,9 @@ export interface BenchOptions {
   print: boolean;
 }
 
+/** A profile's summary, with its flame graph (an SVG next to the .cpuprofile). */
+export type ProfiledRun = ProfileSummary & { flamegraph: string };
+
 export interface Target { name: string; target: string; measured: string; met: boolean | null }
 
 export interface BenchResult {
@@ -50,8 +55,8 @@ export interface BenchResult {
   };
   http: HttpResult | undefined;
   replay: ReplayResult | undefined;
-  profile: ProfileSummary | undefined;
-  rebuildProfile: ProfileSummary | undefined;
+  profile: ProfiledRun | undefined;
+  rebuildProfile: ProfiledRun | undefined;
   targets: Target[];
   file: string;
 }
@@ -213,14 +218,15 @@ function report(result: BenchResult): string {
       `${profile.totalMs} ms, busy ${profile.busyPercent}%): top self time, % of that time`, table([
       ['self ms', '%', 'function', 'where'],
       ...profile.top.slice(0, 20).map((e) => [e.selfMs, e.percent, e.name, e.where]),
-    ]), '', 'by area', table([['self ms', '%', 'area'], ...profile.areas.map((e) => [e.selfMs, e.percent, e.name])]));
+    ]), '', 'by area', table([['self ms', '%', 'area'], ...profile.areas.map((e) => [e.selfMs, e.percent, e.name])]),
+    `profile: ${profile.file}`, `flame graph: ${profile.flamegraph} (open in a browser)`);
   }
   if (result.rebuildProfile) {
     const p = result.rebuildProfile;
     lines.push('', `CPU profile of the rebuild child (${p.totalMs} ms, busy ${p.busyPercent}%): top self time`, table([
       ['self ms', '%', 'function', 'where'],
       ...p.top.slice(0, 15).map((e) => [e.selfMs, e.percent, e.name, e.where]),
-    ]));
+    ]), `profile: ${p.file}`, `flame graph: ${p.flamegraph} (open in a browser)`);
   }
   lines.push('', 'targets', table([
     ['target', 'wanted', 'measured', 'met'],
@@ -243,17 +249,18 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
   const profileDir = options.profile ? join(workDir, 'profile') : undefined;
   try {
     let http: HttpResult | undefined;
-    let profile: ProfileSummary | undefined;
+    let profile: ProfiledRun | undefined;
     if (options.http) {
       http = await runHttp({
         root, workDir: join(workDir, 'http'), duration: options.duration, connections: options.connections,
         warmup: options.warmup, scenarios: options.scenarios, profileDir, prism: options.prism, log,
       });
       if (http.profileFile) {
-        profile = summarizeProfile(http.profileFile, http.scenarios[0]?.tokengate.window);
+        const window = http.scenarios[0]?.tokengate.window;
         const kept = join(options.outDir, `${stamp}.cpuprofile`);
         copyFileSync(http.profileFile, kept);
-        profile.file = kept;
+        const flamegraph = writeFlameGraph(kept, undefined, { window, title: `tokengate, ${http.scenarios[0]?.name ?? ''} run (${stamp})` });
+        profile = { ...summarizeProfile(http.profileFile, window), file: kept, flamegraph };
         http.profileFile = kept;
       }
     }
@@ -263,12 +270,12 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
         profileDir: options.profile ? join(workDir, 'rebuild-profile') : undefined,
       })
       : undefined;
-    let rebuildProfile: ProfileSummary | undefined;
+    let rebuildProfile: ProfiledRun | undefined;
     if (replay?.profileFile) {
-      rebuildProfile = summarizeProfile(replay.profileFile);
       const kept = join(options.outDir, `${stamp}-rebuild.cpuprofile`);
       copyFileSync(replay.profileFile, kept);
-      rebuildProfile.file = kept;
+      const flamegraph = writeFlameGraph(kept, undefined, { title: `rebuild child, ${replay.events} events (${stamp})` });
+      rebuildProfile = { ...summarizeProfile(replay.profileFile), file: kept, flamegraph };
       replay.profileFile = kept;
     }
     const { print: _print, ...recorded } = options;
