@@ -221,11 +221,13 @@ export class ReadModels {
   applyWithinCommit(events: readonly ProjectedEvent[]): void {
     const first = events[0];
     if (first === undefined) return;
+    const stored = new Map<string, bigint>();
     for (const p of this.projections) {
-      const stored = BigInt(this.stmt.checkpoint.get(p.name)?.position ?? 0);
-      if (stored !== first.position - 1n) return;
+      const position = BigInt(this.stmt.checkpoint.get(p.name)?.position ?? 0);
+      if (position !== first.position - 1n) return;
+      stored.set(p.name, position);
     }
-    this.applyRows(events);
+    this.applyRows(events, stored);
   }
 
   /** What a SqliteEventStore on this same connection calls at each commit (see applyWithinCommit). */
@@ -263,10 +265,10 @@ export class ReadModels {
     }
   }
 
-  private applyRows(events: readonly ProjectedEvent[]): void {
+  /** `checkpoints`: the stored ones, when the caller has just read them in this transaction. */
+  private applyRows(events: readonly ProjectedEvent[], checkpoints?: ReadonlyMap<string, bigint>): void {
     for (const p of this.projections) {
-      const stored = this.stmt.checkpoint.get(p.name);
-      let position = BigInt(stored?.position ?? 0);
+      let position = checkpoints?.get(p.name) ?? BigInt(this.stmt.checkpoint.get(p.name)?.position ?? 0);
       const cache = new Map<string, unknown>();
       for (const event of events) {
         if (event.position <= position) continue;
