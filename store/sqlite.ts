@@ -14,13 +14,14 @@
 // has written to the file: SQLite's `PRAGMA data_version` changes when one has; reads look at it
 // once per event-loop iteration, write transactions always (and both caches are dropped when it
 // changed).
-import { closeSync, fdatasync, fdatasyncSync, openSync } from 'node:fs';
+import { closeSync, fdatasync, fdatasyncSync, fstatSync, openSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import {
   checkExpectedRevision, IdempotencyConflictError,
   type AppendResult, type EventData, type EventStore, type ExpectedRevision, type ProjectedEvent, type ReadAllOptions,
   type ReadStreamOptions, type RecordedEvent, type SubscribeOptions, type SubscriptionHandlers, type Subscription,
 } from './event-store.js';
+import { Checkpointer, type CheckpointerOptions } from './checkpointer.js';
 import { Notifier, pullSubscription } from './subscription.js';
 
 const SCHEMA = `
@@ -74,6 +75,11 @@ export interface SqliteStoreOptions {
    * the event loop.
    */
   durability?: 'group' | 'commit';
+  /**
+   * WAL checkpoints on a worker thread (store/checkpointer.ts) instead of inside commits on the
+   * event loop; false: SQLite's automatic checkpoints (for a file in WAL mode).
+   */
+  checkpoints?: CheckpointerOptions | false;
   /** The fdatasync 'group' durability calls (a test replaces it). */
   syncFile?: (fd: number, done: (error: NodeJS.ErrnoException | null) => void) => void;
   /** Streams kept in memory, most recently used (default 2,000; 0: none). */
@@ -153,6 +159,8 @@ export class SqliteEventStore implements EventStore {
    */
   private syncFailure: Error | undefined;
   private closing = false;
+  /** Runs the WAL's checkpoints off the event loop (a file in WAL mode). */
+  readonly checkpointer: Checkpointer | undefined;
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.db = openDatabase(path);
@@ -166,6 +174,10 @@ export class SqliteEventStore implements EventStore {
     this.group = file !== '' && wal && (options.durability ?? 'group') === 'group';
     this.walPath = `${file}-wal`;
     this.syncFile = options.syncFile ?? fdatasync;
+    if (file !== '' && wal && options.checkpoints !== false) {
+      this.db.pragma('wal_autocheckpoint = 0');
+      this.checkpointer = new Checkpointer(file, () => this.walBytes(), (error) => this.poison(`could not checkpoint its WAL (${error.message})`, error), options.checkpoints);
+    }
     // The WAL is synced by this store after the commit (see durable()), not inside it.
     if (this.group) this.db.pragma('synchronous = NORMAL');
     this.stmt = {
@@ -295,6 +307,7 @@ export class SqliteEventStore implements EventStore {
       if (position > last) last = position;
     }
     this.committed = last;
+    this.checkpointer?.committed();
     // An append answers once its events are on disk (an idempotent repeat: once the events it
     // found are); a refused append wrote nothing and answers at once.
     const durable = this.durable(last);
@@ -364,10 +377,24 @@ export class SqliteEventStore implements EventStore {
 
   /** No sync can be trusted any more: every waiter, and every later append, fails. */
   private fail(error: NodeJS.ErrnoException): void {
-    this.syncFailure ??= new Error(`the event store could not sync its WAL to disk (${error.code ?? error.message}); restart tokengate`, { cause: error });
+    this.poison(`could not sync its WAL to disk (${error.code ?? error.message})`, error);
+  }
+
+  /** What is on disk can no longer be vouched for: refuse every waiter and every later append. */
+  private poison(what: string, cause: Error): void {
+    this.syncFailure ??= new Error(`the event store ${what}; restart tokengate`, { cause });
     const waiting = this.syncWaiters;
     this.syncWaiters = [];
     for (const waiter of waiting) waiter.reject(this.syncFailure);
+  }
+
+  /** The WAL file's size (0 when there is none yet). */
+  private walBytes(): number {
+    try {
+      return this.walFd === undefined ? statSync(this.walPath).size : fstatSync(this.walFd).size;
+    } catch {
+      return 0;
+    }
   }
 
   private closeWal(): void {
@@ -540,6 +567,8 @@ export class SqliteEventStore implements EventStore {
     if (this.queue.length > 0) this.flush();
     this.closing = true;
     await this.durable().catch(() => undefined);
+    // Its connection closes first: the store's is then the file's last, which checkpoints the WAL.
+    await this.checkpointer?.close();
     this.closeWal(); // or when the sync in flight ends
     if (this.db.open) this.db.close();
     this.streams.clear();
