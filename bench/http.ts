@@ -9,7 +9,7 @@ import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
-import { freePort, memoryOf, memorySampler, round, sleep, startChild, startCommand, waitListening, type Child } from './lib.js';
+import { cpuMsOf, freePort, memoryOf, memorySampler, round, sleep, startChild, startCommand, waitListening, type Child } from './lib.js';
 import { monotonicUs, type Window } from './profile.js';
 
 export const SCENARIOS = ['pay', 'create', 'mixed', 'retries'] as const;
@@ -57,7 +57,11 @@ export interface ScenarioResult {
   name: ScenarioName;
   description: string;
   connections: number;
-  tokengate: RunStats & { peakRssMB: number; hwmMB: number; window: Window };
+  tokengate: RunStats & {
+    peakRssMB: number; hwmMB: number; window: Window;
+    /** CPU time of the tokengate process (every thread) per 2xx response, in µs: steadier than req/s on a VM whose speed moves. */
+    cpuUsPerRequest: number | undefined;
+  };
   ceiling: RunStats;
   /** tokengate req/s divided by the ceiling's. */
   ratio: number;
@@ -274,9 +278,13 @@ export async function runHttp(options: HttpOptions): Promise<HttpResult> {
       const ceilingStats = await fire(cl.port, workload.requests(name, ceilingLedger), options.duration, options.connections);
       const sampler = memorySampler(tokengate.pid);
       const fromUs = monotonicUs();
+      const cpuFrom = cpuMsOf(tokengate.pid);
       const stats = await fire(tg.port, workload.requests(name, ledger), options.duration, options.connections);
       const window = { fromUs, toUs: monotonicUs() };
       const memory = sampler.stop();
+      const cpuTo = cpuMsOf(tokengate.pid);
+      const answered = stats.rps * options.duration;
+      const cpuUsPerRequest = cpuFrom !== undefined && cpuTo !== undefined && answered > 0 ? round(((cpuTo - cpuFrom) * 1000) / answered, 0) : undefined;
       if (tokengate.process.exitCode !== null || tokengate.process.signalCode !== null) {
         throw new Error(`bench: tokengate exited (${tokengate.process.exitCode ?? tokengate.process.signalCode}) during '${name}':\n${tokengate.output().slice(-4000)}`);
       }
@@ -287,7 +295,7 @@ export async function runHttp(options: HttpOptions): Promise<HttpResult> {
       }
       scenarios.push({
         name, description: DESCRIPTIONS[name], connections: options.connections,
-        tokengate: { ...stats, ...memory, window }, ceiling: ceilingStats,
+        tokengate: { ...stats, ...memory, window, cpuUsPerRequest }, ceiling: ceilingStats,
         ratio: ceilingStats.rps > 0 ? round(stats.rps / ceilingStats.rps, 3) : 0,
         ...(prismStats ? { prism: prismStats, prismRatio: prismStats.rps > 0 ? round(stats.rps / prismStats.rps, 3) : 0 } : {}),
       });

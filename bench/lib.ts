@@ -135,6 +135,18 @@ export function memoryOf(pid: number): Memory | undefined {
   return { rssMB: round(kb('VmRSS') / 1024, 1), hwmMB: round(kb('VmHWM') / 1024, 1) };
 }
 
+/** CPU time a process has used so far (user + system, every thread), in ms; undefined once it is gone. */
+export function cpuMsOf(pid: number): number | undefined {
+  let text: string;
+  try { text = readFileSync(`/proc/${pid}/stat`, 'utf8'); } catch { return undefined; }
+  // Fields after the command name (which may hold spaces, inside parentheses): utime and stime are 14th and 15th.
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return Number.isFinite(ticks) ? ticks * (1000 / CLOCK_TICKS) : undefined;
+}
+/** USER_HZ: Linux reports /proc times in 1/100 s on every architecture Node runs on. */
+const CLOCK_TICKS = 100;
+
 /** Samples a process's memory every `everyMs` until stopped; reports the peaks seen. */
 export function memorySampler(pid: number, everyMs = 100) {
   let peakRss = 0;

@@ -175,15 +175,15 @@ function report(result: BenchResult): string {
   const lines: string[] = [];
   const { http, replay, profile } = result;
   if (http) {
-    lines.push('', 'HTTP scenarios (req/s; latency ms; RSS MB of tokengate)', table([
-      ['scenario', 'target', 'req/s', 'p50', 'p97.5', 'p99', 'errors', 'non2xx', 'peak RSS', 'ratio'],
+    lines.push('', 'HTTP scenarios (req/s; latency ms; RSS MB and CPU µs per 2xx response of tokengate)', table([
+      ['scenario', 'target', 'req/s', 'p50', 'p97.5', 'p99', 'errors', 'non2xx', 'peak RSS', 'CPU µs/req', 'ratio'],
       ...http.scenarios.flatMap((s) => [
         [s.name, 'tokengate', s.tokengate.rps, s.tokengate.latencyMs.p50, s.tokengate.latencyMs.p97_5, s.tokengate.latencyMs.p99,
-          s.tokengate.errors + s.tokengate.timeouts, s.tokengate.non2xx, s.tokengate.peakRssMB, `${round(s.ratio * 100, 1)}%`],
+          s.tokengate.errors + s.tokengate.timeouts, s.tokengate.non2xx, s.tokengate.peakRssMB, s.tokengate.cpuUsPerRequest ?? '?', `${round(s.ratio * 100, 1)}%`],
         ['', 'ceiling', s.ceiling.rps, s.ceiling.latencyMs.p50, s.ceiling.latencyMs.p97_5, s.ceiling.latencyMs.p99,
-          s.ceiling.errors + s.ceiling.timeouts, s.ceiling.non2xx, '', ''],
+          s.ceiling.errors + s.ceiling.timeouts, s.ceiling.non2xx, '', '', ''],
         ...(s.prism ? [['', 'prism', s.prism.rps, s.prism.latencyMs.p50, s.prism.latencyMs.p97_5, s.prism.latencyMs.p99,
-          s.prism.errors + s.prism.timeouts, s.prism.non2xx, '', `${round((s.prismRatio ?? 0) * 100, 1)}%`]] : []),
+          s.prism.errors + s.prism.timeouts, s.prism.non2xx, '', '', `${round((s.prismRatio ?? 0) * 100, 1)}%`]] : []),
       ]),
     ]));
     if (http.prism) {
