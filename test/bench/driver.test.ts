@@ -36,6 +36,7 @@ t.test('a quick run yields every scenario, the durability check and the replay',
     }
     t.ok(finite(s.ratio) && s.ratio > 0, `${s.name}: ratio to the ceiling`);
     t.ok(s.tokengate.peakRssMB > 0, `${s.name}: RSS of tokengate sampled`);
+    t.ok(finite(s.tokengate.cpuUsPerRequest) && (s.tokengate.cpuUsPerRequest ?? 0) > 0, `${s.name}: CPU per response ${s.tokengate.cpuUsPerRequest} µs`);
   }
   t.equal(http.tokengateExitCode, 0, 'tokengate stopped cleanly');
   t.ok(http.durability.ok, 'every acknowledged payment and token is in the store');
