@@ -2,7 +2,7 @@
 // event-loop turn go in one transaction before the events commit, and the keys of new tokens are
 // written in advance, SPARE_KEYS at a time, so a new token's key costs no write of its own.
 import { join } from 'node:path';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
 import { SPARE_KEYS, SPARE_LOW, SqliteKeyStore, Sealer } from '../../store/sealing.js';
@@ -20,6 +20,15 @@ function onDisk(path: string): Set<string> {
   }
 }
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** A batched key store whose WAL syncs wait until the test calls them back (in `syncs`). */
+function withHeldSyncs(t: Test) {
+  const path = join(t.testdir(), 'g.db.keys');
+  const syncs: Array<(error: NodeJS.ErrnoException | null) => void> = [];
+  const keys = new SqliteKeyStore(path, true, { syncFile: (_fd, callback) => { syncs.push(callback); } });
+  t.teardown(() => keys.close());
+  return { path, syncs, keys, sealer: new Sealer(keys) };
+}
 
 t.test('keys put in one turn are readable at once and on disk before the events that follow them', async (t) => {
   const dir = t.testdir();
@@ -85,11 +94,7 @@ for (const batched of [true, false]) {
 }
 
 t.test('a batch written ahead is handed out only once the WAL is synced (off the event loop)', async (t) => {
-  const path = join(t.testdir(), 'g.db.keys');
-  const syncs: Array<(error: NodeJS.ErrnoException | null) => void> = [];
-  const keys = new SqliteKeyStore(path, true, { syncFile: (_fd, callback) => { syncs.push(callback); } });
-  t.teardown(() => keys.close());
-  const sealer = new Sealer(keys);
+  const { path, syncs, sealer } = withHeldSyncs(t);
   const before = onDisk(path);
   const handedOut: string[] = [];
   const take = () => { const id = sealer.newKey(); handedOut.push(id); return id; };
@@ -119,11 +124,7 @@ t.test('a batch written ahead is handed out only once the WAL is synced (off the
 });
 
 t.test('a failed sync of a batch ahead stops new keys until a restart (no later sync is trusted)', async (t) => {
-  const path = join(t.testdir(), 'g.db.keys');
-  const syncs: Array<(error: NodeJS.ErrnoException | null) => void> = [];
-  const keys = new SqliteKeyStore(path, true, { syncFile: (_fd, callback) => { syncs.push(callback); } });
-  t.teardown(() => keys.close());
-  const sealer = new Sealer(keys);
+  const { syncs, sealer } = withHeldSyncs(t);
   const warnings: string[] = [];
   const onWarning = (warning: Error) => warnings.push(warning.message);
   process.on('warning', onWarning);
