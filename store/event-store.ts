@@ -81,6 +81,12 @@ export interface EventStore {
   append(stream: string, events: readonly EventData[], options?: { expectedRevision?: ExpectedRevision }): Promise<AppendResult>;
   /** Events of a stream in revision order; an empty array for a stream that does not exist. */
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  /**
+   * Whether readStream would answer from memory, without reading the store. A caller expecting a
+   * new stream may skip the read when it would not, and let the append's expected revision
+   * (`no_stream`) check the guess.
+   */
+  holdsStream?(stream: string): boolean;
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
   /** readAll for folding read models, where a store can read less (SQLite: no ids, metadata not parsed). */
   readAllForProjections?(options?: ReadAllOptions): Promise<ProjectedEvent[]>;

@@ -524,6 +524,12 @@ export class SqliteEventStore implements EventStore {
       (until === undefined || e.created <= until)));
   }
 
+  /** Whether the stream is in the cache of whole streams (valid while no other connection wrote). */
+  holdsStream(stream: string): boolean {
+    this.checkCache();
+    return this.streams.has(stream);
+  }
+
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
     const from = options.fromPosition ?? 0n;
     const max = options.maxCount ?? -1;
