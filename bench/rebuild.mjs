@@ -26,7 +26,7 @@ const readModels = new ReadModels(store.db, store, PROJECTIONS);
 for (const projection of PROJECTIONS) readModels.reset(projection);
 let ms = 0;
 if (mode === 'rebuild') {
-  // rebuild() resets again (nothing left to drop) and replays the log, with the writer thread.
+  // rebuild() resets again (nothing left to drop) and replays the log (read ahead on a worker thread).
   const started = performance.now();
   await readModels.rebuild();
   ms = performance.now() - started;

@@ -23,6 +23,8 @@ CREATE TABLE IF NOT EXISTS read_models (
 
 /** Events per read and per transaction when replaying (small pages die young: less GC, less memory). */
 export const PAGE = 1_000;
+/** At start-up, how many pages behind the head the read models must be to read the log ahead. */
+const AHEAD_AFTER_PAGES = 10n;
 
 export interface ReadModelsOptions {
   /** Events per page (default PAGE). */
@@ -71,6 +73,11 @@ export class ReadModels {
       const stored = this.stmt.checkpoint.get(p.name);
       if (stored && stored.version !== p.version) this.reset(p);
     }
+    // Far behind (a first start on a large store, a new projection version): the long part of
+    // the replay reads the log ahead on another thread, where the store can.
+    const from = this.minCheckpoint();
+    const head = await this.store.headPosition();
+    if (head - from > BigInt(this.page) * AHEAD_AFTER_PAGES) await this.replayAhead(from, head);
     await this.catchUp();
     this.subscription = this.store.subscribeAll({ fromPosition: this.minCheckpoint() }, {
       onEvent: () => {
@@ -109,6 +116,16 @@ export class ReadModels {
     const started = performance.now();
     let position = 0n;
     let events = 0;
+    if (untilTime === undefined) {
+      const until = options.untilPosition !== undefined && options.untilPosition < head ? options.untilPosition : head;
+      await this.replayAhead(0n, until, (page) => {
+        events += page.length;
+        position = page.at(-1)?.position ?? position;
+        options.onProgress?.(events, position, head);
+      });
+    }
+    // Then page by page: everything (time travel reads metadata; a store that cannot read ahead),
+    // or what was appended since the replay began (nothing past untilPosition).
     for (;;) {
       // Only time travel reads the metadata (recordedAt); a full rebuild reads what projections need.
       const page: ReadonlyArray<ProjectedEvent & { metadata?: RecordedEvent['metadata'] }> = untilTime === undefined
@@ -188,6 +205,15 @@ export class ReadModels {
       }
     })();
     return this.running;
+  }
+
+  /** Apply the log in (from, until], read ahead by the store while a page is applied, if it can. */
+  private async replayAhead(from: bigint, until: bigint, onPage?: (page: readonly ProjectedEvent[]) => void): Promise<void> {
+    if (!this.store.readPagesAhead) return;
+    for await (const page of this.store.readPagesAhead({ fromPosition: from, untilPosition: until, pageSize: this.page })) {
+      this.apply(page);
+      onPage?.(page);
+    }
   }
 
   private readForProjections(options: ReadAllOptions): Promise<ProjectedEvent[]> {

@@ -90,6 +90,8 @@ export interface EventStore {
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
   /** readAll for folding read models, where a store can read less (SQLite: no ids, metadata not parsed). */
   readAllForProjections?(options?: ReadAllOptions): Promise<ProjectedEvent[]>;
+  /** readAllForProjections in pages up to `untilPosition`, where a store can read the next pages while the caller folds one (long replays). */
+  readPagesAhead?(options: { fromPosition: bigint; untilPosition: bigint; pageSize: number }): AsyncIterable<ProjectedEvent[]>;
   /** Catch up from a position, then receive events as they are appended (by any process). */
   subscribeAll(options: SubscribeOptions, handlers: SubscriptionHandlers): Subscription;
   /** Resolves when this process's appends up to `position` (default: all) are on disk, where a store commits before it syncs. */

@@ -21,6 +21,7 @@ import {
   type AppendResult, type EventData, type EventStore, type ExpectedRevision, type ProjectedEvent, type ReadAllOptions,
   type ReadStreamOptions, type RecordedEvent, type SubscribeOptions, type SubscriptionHandlers, type Subscription,
 } from './event-store.js';
+import { readLogAhead } from './log-reader.js';
 import { Checkpointer, type CheckpointerOptions } from './checkpointer.js';
 import { Notifier, pullSubscription } from './subscription.js';
 
@@ -145,6 +146,8 @@ export class SqliteEventStore implements EventStore {
   /** Group durability: the WAL's file descriptor, and how far this process's commits are on disk. */
   private readonly group: boolean;
   private readonly walPath: string;
+  /** The database file SQLite opened ('' in memory). */
+  private readonly file: string;
   private readonly syncFile: NonNullable<SqliteStoreOptions['syncFile']>;
   private walFd: number | undefined;
   private committed = 0n;
@@ -173,6 +176,7 @@ export class SqliteEventStore implements EventStore {
     const wal = this.db.pragma('journal_mode', { simple: true }) === 'wal';
     this.group = file !== '' && wal && (options.durability ?? 'group') === 'group';
     this.walPath = `${file}-wal`;
+    this.file = file;
     this.syncFile = options.syncFile ?? fdatasync;
     if (file !== '' && wal && options.checkpoints !== false) {
       this.db.pragma('wal_autocheckpoint = 0');
@@ -549,6 +553,34 @@ export class SqliteEventStore implements EventStore {
       events[i] = { type, data: JSON.parse(data) as unknown, stream, revision: BigInt(revision), position: BigInt(position), created };
     }
     return this.whenDurable(events);
+  }
+
+  /**
+   * The log after `fromPosition` up to `untilPosition`, in pages of `pageSize` events, read ahead
+   * on a worker thread (store/log-reader.ts) while the caller folds the page before; for long
+   * replays. Every event of this process in that range is on disk before the first page.
+   */
+  async *readPagesAhead(options: { fromPosition: bigint; untilPosition: bigint; pageSize: number }): AsyncGenerator<ProjectedEvent[], void, undefined> {
+    const { fromPosition, untilPosition, pageSize } = options;
+    if (this.file === '') {
+      // In memory: no other connection can open it; the pages are read here.
+      for (let from = fromPosition; from < untilPosition;) {
+        const page = (await this.readAllForProjections({ fromPosition: from, maxCount: pageSize })).filter((e) => e.position <= untilPosition);
+        if (page.length === 0) return;
+        yield page;
+        from = page.at(-1)?.position ?? untilPosition;
+      }
+      return;
+    }
+    if (this.group && this.committed > this.durablePosition) await this.syncedTo(this.committed);
+    for await (const rows of readLogAhead(this.file, { from: fromPosition, until: untilPosition, page: pageSize })) {
+      const events = new Array<ProjectedEvent>(rows.length);
+      for (let i = 0; i < rows.length; i++) {
+        const [position, stream, revision, type, data, created] = rows[i]!;
+        events[i] = { type, data: JSON.parse(data) as unknown, stream, revision: BigInt(revision), position: BigInt(position), created };
+      }
+      yield events;
+    }
   }
 
   /** The events after `from` when the cached tail of the log holds them (and the head). */

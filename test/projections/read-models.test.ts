@@ -172,6 +172,20 @@ function openGatewayLike(t: Test, path: string, projections: readonly Projection
 
 const PROJECTIONS = [tokensProjection as Projection, ordersProjection as Projection];
 
+/** The EventStore methods of a SQLite store, bound, as a plain object a test can change. */
+const storeMethods = (store: SqliteEventStore): EventStore => ({
+  kind: store.kind,
+  append: store.append.bind(store),
+  readStream: store.readStream.bind(store),
+  readAll: store.readAll.bind(store),
+  readAllForProjections: store.readAllForProjections.bind(store),
+  readPagesAhead: store.readPagesAhead.bind(store),
+  subscribeAll: store.subscribeAll.bind(store),
+  durable: store.durable.bind(store),
+  headPosition: store.headPosition.bind(store),
+  close: store.close.bind(store),
+});
+
 t.test('catchUp folds tokens and orders into their documents', async (t) => {
   const store = new MemoryEventStore();
   const db = openDatabase(':memory:');
@@ -438,6 +452,52 @@ t.test('with the commit listener, read models commit with the events: current wh
   const caughtUp = readModels.hash();
   await readModels.rebuild();
   t.equal(readModels.hash(), caughtUp, 'still equal to a replay');
+});
+
+t.test('far behind the head, start() and rebuild() read the log ahead on a worker thread: the same documents', async (t) => {
+  const path = newPath();
+  const store = new SqliteEventStore(path);
+  t.teardown(() => store.close());
+  await appendHistory(store);
+  for (let i = 0; i < 30; i++) {
+    const orderId = String(9200000000 + i);
+    await store.append(streams.order(MERCHANT, orderId), [paymentRecorded({
+      token: i % 2 ? TOKEN_A : TOKEN_B, orderId, transactionId: 'txn-1', amount: 100 + i, totalAfter: 100 + i, timeOfRecord: `2026-03-03T10:00:${String(i).padStart(2, '0')}.000Z`,
+    })]);
+  }
+  // Page by page (no reading ahead): the reference.
+  const reference = new ReadModels(store.db, { ...storeMethods(store), readPagesAhead: undefined }, PROJECTIONS, { page: 2 });
+  await reference.catchUp();
+  const tokens = reference.all('tokens');
+  const orders = reference.all('orders');
+  t.equal(orders.length, 32);
+
+  let aheadCalls = 0;
+  const counted: EventStore = { ...storeMethods(store), readPagesAhead: (o) => { aheadCalls += 1; return store.readPagesAhead(o); } };
+  for (const p of PROJECTIONS) reference.reset(p);
+  const readModels = new ReadModels(store.db, counted, PROJECTIONS, { page: 2 });
+  await readModels.start();
+  t.equal(aheadCalls, 1, '37 events behind, pages of 2: start() read ahead');
+  t.strictSame(readModels.all('tokens'), tokens, 'tokens: same keys, same JSON text');
+  t.strictSame(readModels.all('orders'), orders, 'orders: same keys, same JSON text');
+  t.equal(readModels.checkpoint('orders'), await store.headPosition());
+  await readModels.stop();
+
+  const result = await readModels.rebuild({ untilPosition: 20n });
+  t.equal(aheadCalls, 2, 'rebuild() reads ahead too');
+  t.equal(result.events, 20, 'up to untilPosition, not past it');
+  t.equal(readModels.checkpoint('orders'), 20n);
+  await readModels.rebuild();
+  t.strictSame(readModels.all('orders'), orders, 'a whole rebuild: the same documents');
+
+  const restarted = new ReadModels(store.db, counted, PROJECTIONS, { page: 2 });
+  await store.append(streams.order(MERCHANT, '9300000000'), [paymentRecorded({
+    token: TOKEN_A, orderId: '9300000000', transactionId: 'txn-1', amount: 1, totalAfter: 1, timeOfRecord: '2026-03-04T10:00:00.000Z',
+  })]);
+  await restarted.start();
+  t.equal(aheadCalls, 3, 'one event behind: page by page, no thread (the two rebuilds made calls 2 and 3)');
+  t.ok(restarted.get<OrderDoc>('orders', orderKey(MERCHANT, '9300000000')), 'and the event applied');
+  await restarted.stop();
 });
 
 t.test('a projection that throws inside the commit undoes only its own writes: the events commit, a later catch-up applies them', async (t) => {
