@@ -63,7 +63,7 @@ export class ReadModels {
       remove: db.prepare('DELETE FROM read_models WHERE projection = ? AND key = ?'),
       drop: db.prepare('DELETE FROM read_models WHERE projection = ?'),
       all: db.prepare<[string], { key: string; doc: string }>('SELECT key, doc FROM read_models WHERE projection = ? ORDER BY key'),
-      containing: db.prepare<[string, string], { key: string; doc: string }>("SELECT key, doc FROM read_models WHERE projection = ? AND instr(doc, ?) > 0 ORDER BY key"),
+      prefixed: db.prepare<[string, string, string], { key: string; doc: string }>('SELECT key, doc FROM read_models WHERE projection = ? AND key >= ? AND key < ? ORDER BY key'),
     };
   }
 
@@ -168,9 +168,9 @@ export class ReadModels {
     return this.stmt.all.all(projection);
   }
 
-  /** Documents of a projection whose JSON text contains `text` (a cheap pre-filter, no parsing). */
-  containing(projection: string, text: string): Array<{ key: string; doc: string }> {
-    return this.stmt.containing.all(projection, text);
+  /** Documents of a projection whose key starts with `prefix` (an ASCII text), ordered by key. */
+  withPrefix(projection: string, prefix: string): Array<{ key: string; doc: string }> {
+    return this.stmt.prefixed.all(projection, prefix, `${prefix}\u{10FFFF}`);
   }
 
   /**

@@ -14,11 +14,12 @@ import { MemoryKeyStore, Sealer, SqliteKeyStore, type KeyStore } from '../store/
 import { ReadModels } from '../projections/read-models.js';
 import { tokensProjection } from '../projections/tokens.js';
 import { ordersProjection } from '../projections/orders.js';
+import { pendingProjection } from '../projections/pending.js';
 import { UnknownResolver, unknownResolutionDelayMs } from './unknown-resolver.js';
 import { SchemeTokenReactor, schemeTokenDelayMs } from './scheme-tokens.js';
 import type { Projection } from '../projections/projection.js';
 
-export const PROJECTIONS: readonly Projection[] = [tokensProjection as Projection, ordersProjection as Projection];
+export const PROJECTIONS: readonly Projection[] = [tokensProjection as Projection, ordersProjection as Projection, pendingProjection as Projection];
 
 export interface Gateway {
   readonly merchants: Merchants;

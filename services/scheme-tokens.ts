@@ -2,7 +2,7 @@
 // records every later change as SchemeTokenStatusChanged: ASYNCHRONOUS provisioning finishing,
 // ATTEMPT_SYNCHRONOUS retries, and lifecycle changes of the simulator (SUSPENDED, DEACTIVATED).
 // Pending work is written into the events (schemeToken.nextActionAt), so after a restart the
-// reactor finds it in the tokens read model and carries on; several processes sharing a store may
+// reactor finds it in the pending read model and carries on; several processes sharing a store may
 // race, and the loser re-reads, finds the work done, and appends nothing.
 import { randomBytes } from 'node:crypto';
 import { delayFromEnv } from '../config.js';
@@ -12,6 +12,7 @@ import type { ProvisioningMode, SchemeTokenDetails, SchemeTokenProvider } from '
 import { decideSchemeTokenAtCreation, decideSchemeTokenDue, pushProvisionedSchemeToken, type SchemeTokenRefused, type SchemeTokenStored } from '../domain/scheme-token.js';
 import { decideToken } from '../domain/token.js';
 import type { MerchantProfile } from '../merchants.js';
+import { PENDING_SCHEME_TOKEN, pendingProjection, type PendingDoc } from '../projections/pending.js';
 import { WrongExpectedRevisionError, type RecordedEvent } from '../store/event-store.js';
 import { foldTokenState, revisionAfter } from './aggregates.js';
 import { Reactor } from './reactor.js';
@@ -58,15 +59,12 @@ function withIdentifier<T extends { schemeToken: SchemeTokenDetails }>(decision:
   return { ...decision, schemeToken: { ...schemeToken, tokenIdentifier: newTokenIdentifier(schemeToken.provider) } };
 }
 
-interface PendingDoc { merchantId: string; repositoryId: string; token: string }
-
 export class SchemeTokenReactor extends Reactor {
-  /** Pending work first (tokens whose read model shows a nextActionAt), then new events, live. */
+  /** Pending work first (the tokens the pending read model lists), then new events, live. */
   async start(): Promise<void> {
-    const from = this.readModels.checkpoint('tokens');
-    for (const { doc } of this.readModels.containing('tokens', '"nextActionAt"')) {
-      const token = JSON.parse(doc) as PendingDoc;
-      const stream = `token-${token.repositoryId}-${token.token}`;
+    const from = this.readModels.checkpoint(pendingProjection.name);
+    for (const { doc } of this.readModels.withPrefix(pendingProjection.name, PENDING_SCHEME_TOKEN)) {
+      const { stream } = JSON.parse(doc) as PendingDoc;
       this.scheduleFrom(stream, foldTokenState(await this.store.readStream(stream)));
     }
     this.follow(from, (event) => this.onEvent(event));

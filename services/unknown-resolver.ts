@@ -1,12 +1,13 @@
 // The reactor that makes UNKNOWN final (spec: "the code is updated if the outcome is learned
-// later"). At start it finds, through the orders read model, every payment answered UNKNOWN
+// later"). At start it finds, through the pending read model, every payment answered UNKNOWN
 // without a PaymentOutcomeResolved, then follows the log; each is resolved UNKNOWN_RESOLUTION_DELAY_MS
 // after its timeOfRecord (at once when that is past) by appending PaymentOutcomeResolved to the
 // order stream with the stream's revision as the expected one. Several processes sharing a store
 // may race: the loser re-reads, finds the payment resolved, and appends nothing.
 import { delayFromEnv } from '../config.js';
 import { uuidV7 } from '../lib/uuid.js';
-import { streams, type PaymentRecorded } from '../domain/events.js';
+import type { PaymentRecorded } from '../domain/events.js';
+import { PENDING_PAYMENT, pendingProjection, type PendingDoc } from '../projections/pending.js';
 import { decideResolveUnknown } from '../domain/order-resolution.js';
 import { WrongExpectedRevisionError, type EventData, type RecordedEvent } from '../store/event-store.js';
 import { revisionAfter } from './aggregates.js';
@@ -24,15 +25,15 @@ export function unknownResolutionDelayMs(env: NodeJS.ProcessEnv = process.env): 
 
 export class UnknownResolver extends Reactor {
   /**
-   * Pending work first: orders whose read model (caught up at start) still shows an UNKNOWN
-   * transaction; then every event after the read model's checkpoint, live. Reading the whole
-   * log at every start would make start-up grow with the store.
+   * Pending work first: the UNKNOWN payments the pending read model (caught up at start) lists;
+   * then every event after that model's checkpoint, live. Reading the whole log, or every order,
+   * at every start would make start-up grow with the store.
    */
   async start(): Promise<void> {
-    const from = this.readModels.checkpoint('orders');
-    for (const { doc } of this.readModels.containing('orders', '"result":"UNKNOWN"')) {
-      const order = JSON.parse(doc) as { merchantId: string; id: string };
-      for (const event of await this.store.readStream(streams.order(order.merchantId, order.id))) {
+    const from = this.readModels.checkpoint(pendingProjection.name);
+    const orders = new Set(this.readModels.withPrefix(pendingProjection.name, PENDING_PAYMENT).map(({ doc }) => (JSON.parse(doc) as PendingDoc).stream));
+    for (const stream of orders) {
+      for (const event of await this.store.readStream(stream)) {
         if (event.position <= from) this.onEvent(event);
       }
     }

@@ -1,0 +1,53 @@
+// Read model of the reactors' pending work: one document per payment answered UNKNOWN and not yet
+// resolved, and one per token whose scheme token has a next action due (schemeToken.nextActionAt).
+// At start-up each reactor reads these few documents instead of searching the text of every order
+// and token document (which took 0.9 s of a 1.2 s start on a store of 1,000,000 events, and grows
+// with the store). A document leaves when the work is done.
+import type { PaymentOutcomeResolved, PaymentRecorded, SchemeTokenDetails } from '../domain/events.js';
+import type { ProjectedEvent } from '../store/event-store.js';
+import type { Projection } from './projection.js';
+
+export interface PendingDoc {
+  /** The stream the reactor reads to do the work. */
+  stream: string;
+  /** The UNKNOWN payment's transaction. */
+  transactionId?: string;
+  /** When the scheme token's next action is due. */
+  nextActionAt?: string;
+}
+
+/** Key prefixes: what kind of work a document is. */
+export const PENDING_PAYMENT = 'payment/';
+export const PENDING_SCHEME_TOKEN = 'scheme-token/';
+
+const TOKEN_EVENTS = new Set(['TokenCreated', 'TokenUpdated', 'SchemeTokenStatusChanged', 'TokenDeleted']);
+
+const schemeTokenOf = (event: ProjectedEvent) => (event.data as { schemeToken?: SchemeTokenDetails }).schemeToken;
+
+export const pendingProjection: Projection<PendingDoc> = {
+  name: 'pending',
+  version: 1,
+  handles: new Set(['PaymentRecorded', 'PaymentOutcomeResolved', ...TOKEN_EVENTS]),
+  keysOf(event) {
+    switch (event.type) {
+      case 'PaymentRecorded': {
+        const d = event.data as PaymentRecorded['data'];
+        return d.outcome.result === 'UNKNOWN' ? [`${PENDING_PAYMENT}${event.stream}/${d.transactionId}`] : [];
+      }
+      case 'PaymentOutcomeResolved':
+        return [`${PENDING_PAYMENT}${event.stream}/${(event.data as PaymentOutcomeResolved['data']).transactionId}`];
+      case 'TokenCreated':
+      case 'TokenUpdated':
+        // Only an event that carries a scheme token can start or end its pending work.
+        return schemeTokenOf(event) ? [`${PENDING_SCHEME_TOKEN}${event.stream}`] : [];
+      default:
+        return [`${PENDING_SCHEME_TOKEN}${event.stream}`];
+    }
+  },
+  evolve(_doc, event) {
+    if (event.type === 'PaymentRecorded') return { stream: event.stream, transactionId: (event.data as PaymentRecorded['data']).transactionId };
+    if (event.type === 'PaymentOutcomeResolved' || event.type === 'TokenDeleted') return undefined;
+    const nextActionAt = schemeTokenOf(event)?.nextActionAt;
+    return nextActionAt ? { stream: event.stream, nextActionAt } : undefined;
+  },
+};
