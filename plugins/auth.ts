@@ -36,8 +36,20 @@ const NOT_AUTHORISED = 'Authenticated entity not authorised to perform operation
 
 export type UserIdRule = 'pay' | 'token';
 
+/** Digests of the merchants' stored passwords, each computed once (a merchant profile is loaded once). */
+const storedDigests = new WeakMap<MerchantProfile, Buffer>();
+
+function storedDigest(merchant: MerchantProfile): Buffer {
+  let stored = storedDigests.get(merchant);
+  if (stored === undefined) {
+    stored = digest(merchant.apiPassword);
+    storedDigests.set(merchant, stored);
+  }
+  return stored;
+}
+
 export function passwordMatches(merchant: MerchantProfile | undefined, password: string): boolean {
-  const expected = merchant ? digest(merchant.apiPassword) : UNKNOWN_MERCHANT_DIGEST;
+  const expected = merchant ? storedDigest(merchant) : UNKNOWN_MERCHANT_DIGEST;
   return timingSafeEqual(digest(password), expected) && merchant !== undefined;
 }
 
