@@ -13,6 +13,7 @@ import pay from './plugins/pay.js';
 import token from './plugins/token.js';
 import session from './plugins/session.js';
 import orders from './plugins/orders.js';
+import information from './plugins/information.js';
 import admin from './plugins/admin.js';
 import openapi from './plugins/openapi.js';
 import limits from './plugins/limits.js';
@@ -100,6 +101,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(token);
   await app.register(session);
   await app.register(orders);
+  await app.register(information);
   await app.register(admin, { password: options.adminPassword });
   return app;
 }

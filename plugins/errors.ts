@@ -162,6 +162,7 @@ export const OPERATIONS = [
   'DELETE /api/rest/version/100/merchant/{merchantId}/token/{tokenid}',
   'GET /api/rest/version/3/merchant/{merchantid}/order/{orderid}',
   'GET /api/rest/version/3/merchant/{merchantid}/order/{orderid}/transaction/{transactionid}',
+  'GET /api/rest/version/{version}/information',
 ];
 
 async function errorsPlugin(app: FastifyInstance) {

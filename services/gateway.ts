@@ -28,6 +28,8 @@ export interface Gateway {
   readonly readModels: ReadModels;
   /** Finishes scheme tokens after the request (SCHEME_TOKEN_DELAY_MS); its delayMs is the requests' too. */
   readonly schemeTokens: SchemeTokenReactor;
+  /** SHUTDOWN while a store refuses writes until a restart, or once closed (Check Gateway). */
+  status(): 'OPERATING' | 'SHUTDOWN';
   close(): Promise<void>;
 }
 
@@ -80,9 +82,12 @@ export async function openGateway(eventStore: EventStoreConfig, merchants: Merch
   await unknownResolver.start();
   const schemeTokens = new SchemeTokenReactor(store, readModels, schemeDelayMs);
   await schemeTokens.start();
+  let closing = false;
   return {
     merchants, store, sealer, readModels, schemeTokens,
+    status: () => (closing || store.failure !== undefined || keys.failure !== undefined ? 'SHUTDOWN' : 'OPERATING'),
     async close() {
+      closing = true;
       await schemeTokens.stop();
       await unknownResolver.stop();
       await readModels.stop();

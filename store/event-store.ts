@@ -98,6 +98,8 @@ export interface EventStore {
   durable?(position?: bigint): Promise<void>;
   /** The position of the last event in the log (0n when empty). */
   headPosition(): Promise<bigint>;
+  /** Why the store refuses every append until a restart (a failed sync or checkpoint), if it does. */
+  readonly failure?: Error | undefined;
   close(): Promise<void>;
 }
 

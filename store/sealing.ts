@@ -19,6 +19,8 @@ export interface KeyStore {
    */
   newKey?(): NewKey;
   destroy(keyId: string): void;
+  /** Why new keys are refused until a restart (a failed sync), if they are. */
+  readonly failure?: Error | undefined;
   close(): void;
 }
 
@@ -96,6 +98,11 @@ export class SqliteKeyStore implements KeyStore {
   private walFd: number | undefined;
   private syncFailure: Error | undefined;
   private readonly syncFile: NonNullable<SqliteKeyStoreOptions['syncFile']>;
+
+  /** Why new keys are refused until a restart (a failed sync); undefined while they are not. */
+  get failure(): Error | undefined {
+    return this.syncFailure;
+  }
 
   /**
    * Keys in their own SQLite file (for `sqlite:<path>`, the file `<path>.keys`). With `batched`,

@@ -528,6 +528,11 @@ export class SqliteEventStore implements EventStore {
       (until === undefined || e.created <= until)));
   }
 
+  /** Why appends are refused until a restart (a failed fdatasync or checkpoint); undefined while they are not. */
+  get failure(): Error | undefined {
+    return this.syncFailure;
+  }
+
   /** Whether the stream is in the cache of whole streams (valid while no other connection wrote). */
   holdsStream(stream: string): boolean {
     this.checkCache();

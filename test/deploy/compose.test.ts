@@ -1,12 +1,14 @@
 // The Docker deployment, read as data (no Docker engine needed): docker-compose.yml wires a
 // healthy KurrentDB node to the gateway built from the Dockerfile; docker-compose.cluster.yml has
 // three nodes whose gossip seeds name each other, and gateways that share their key store.
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { parse } from 'yaml';
 import { parseEventStore, PROJECT_ROOT } from '../../config.js';
 import { parseKurrentDbUrl } from '../../store/kurrentdb-mapping.js';
+import { startServer } from '../helpers/server.js';
 
 interface Service {
   image?: string;
@@ -45,7 +47,14 @@ function checkGateway(t: Test, gateway: Service | undefined, name: string, nodes
   t.equal(connection.tls, false, `${name}: without TLS, as the insecure nodes`);
   t.ok(e.READ_MODELS_FILE && e.KEYS_FILE, `${name}: read models and keys in files`);
   t.same(Object.fromEntries(nodes.map((n) => [n, { condition: 'service_healthy' }])), gateway?.depends_on, `${name}: starts once the node(s) are healthy`);
+  const check = gateway?.healthcheck?.test ?? [];
+  t.same(check.slice(0, 3), ['CMD', 'node', '-e'], `${name}: a health check run by Node (the slim image has no curl)`);
+  t.match(check[3], "'http://127.0.0.1:8080/api/rest/version/100/information'", `${name}: on Check Gateway, on the gateway's port`);
+  healthChecks.add(check[3] ?? '');
 }
+
+/** The scripts of the gateways' health checks (run against a real server below). */
+const healthChecks = new Set<string>();
 
 t.test('docker-compose.yml: a KurrentDB node and the gateway', async (t) => {
   const compose = read('docker-compose.yml');
@@ -92,6 +101,21 @@ t.test('docker-compose.cluster.yml: three nodes seeding each other, two gateways
   }
   t.equal(keyStores.size, 1, 'both gateways use the same key-store file on the same volume');
   t.same(gateways.map((g) => compose.services[g]?.ports?.[0]?.split(':')[1]), ['8080', '8080'], 'each gateway serves 8080');
+});
+
+t.test("the gateways' health check passes against a running gateway and fails without one", async (t) => {
+  t.equal(healthChecks.size, 1, 'one script in both files');
+  const script = [...healthChecks][0] ?? '';
+  const dir = t.testdir();
+  const server = await startServer({ EVENT_STORE: `sqlite:${join(dir, 'gateway.db')}` });
+  const port = new URL(server.url).port;
+  const run = (target: string) => new Promise<number | null>((resolve) => {
+    const child = spawn(process.execPath, ['-e', script.replace('127.0.0.1:8080', target)], { stdio: 'ignore' });
+    child.once('exit', (code) => resolve(code));
+  });
+  t.equal(await run(`127.0.0.1:${port}`), 0, 'exit 0: OPERATING');
+  t.equal(await server.stop(), 0);
+  t.equal(await run(`127.0.0.1:${port}`), 1, 'exit 1: nothing answers');
 });
 
 t.test('the Dockerfile builds and starts the gateway as the brief says', async (t) => {

@@ -80,6 +80,7 @@ t.test('a failed checkpoint stops the appends until a restart, and what was ackn
     }
   }, 5000, 'appends refused');
   await t.rejects(store.append('after', [newEvent()], { expectedRevision: 'no_stream' }), /could not checkpoint its WAL/);
+  t.match(store.failure?.message, /could not checkpoint its WAL/, 'the store says why (Check Gateway then answers SHUTDOWN)');
   await store.close();
   const reopened = new SqliteEventStore(path, { checkpoints: false });
   t.teardown(() => reopened.close());

@@ -124,7 +124,7 @@ t.test('a batch written ahead is handed out only once the WAL is synced (off the
 });
 
 t.test('a failed sync of a batch ahead stops new keys until a restart (no later sync is trusted)', async (t) => {
-  const { syncs, sealer } = withHeldSyncs(t);
+  const { syncs, sealer, keys } = withHeldSyncs(t);
   const warnings: string[] = [];
   const onWarning = (warning: Error) => warnings.push(warning.message);
   process.on('warning', onWarning);
@@ -138,6 +138,7 @@ t.test('a failed sync of a batch ahead stops new keys until a restart (no later 
     'once the spare keys run out, no new key: the batch written on demand would be trusted to a sync that may lie');
   await nextTurn();
   t.match(warnings.join('\n'), /restart tokengate/, 'a warning says so');
+  t.match(keys.failure?.message, /key store could not sync its WAL/, 'and the key store says why (Check Gateway then answers SHUTDOWN)');
 });
 
 t.test('two key stores on one file hand out different keys', async (t) => {

@@ -330,12 +330,14 @@ t.test('group durability: an append resolves, and its events are read, only afte
   // A failed sync fails the appends waiting for it (their events may or may not be on disk), and
   // every later one: a later sync of the same file could report success without the lost pages
   // (the kernel reports a write-back error once), so nothing more is acknowledged until a restart.
+  t.equal(store.failure, undefined, 'no failure before the failed sync');
   const failed = store.append('durable-4', events(1));
   await sleep(20);
   const error = Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
   pending.shift()?.(error);
   await t.rejects(failed, { message: /could not sync its WAL to disk \(EIO\); restart tokengate/ }, 'the append rejects, naming the cause');
   await t.rejects(store.append('durable-5', events(1)), { message: /restart tokengate/ }, 'a later append is refused at once');
+  t.match(store.failure?.message, /could not sync its WAL to disk \(EIO\)/, 'the store says why (Check Gateway then answers SHUTDOWN)');
   t.equal(pending.length, 0, 'and starts no sync');
   await t.rejects(store.durable(), { message: /restart tokengate/ }, 'durable() fails too');
   t.same((await store.readStream('durable-1')).map((e) => e.position), [1n], 'events synced before the failure are still read');

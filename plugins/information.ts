@@ -1,0 +1,38 @@
+// Check Gateway (GET /api/rest/version/{version}/information), as the real gateway has it: no
+// authentication, and whether the gateway can process requests. `status` is OPERATING, or
+// SHUTDOWN while a store refuses writes until a restart (a failed sync or checkpoint: see
+// "Guarantees" in the README). Containers and CI can use it as a health check.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { PROJECT_ROOT } from '../config.js';
+import { Pattern, StringEnum } from '../schemas/common.js';
+import { errorResponses } from '../schemas/responses.js';
+
+const { version } = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string };
+/** gatewayVersion: ASCII, 5-32 characters. */
+export const GATEWAY_VERSION = `tokengate-${version}`;
+
+const Params = Type.Object({
+  version: Pattern(1, 3, '^([1-9][0-9]?|100)$', 'an API version from 1 to 100'),
+}, { additionalProperties: false });
+
+const Information = Type.Object({
+  gatewayVersion: Type.String({ description: 'the version of tokengate' }),
+  status: StringEnum(['OPERATING', 'SHUTDOWN'] as const, 'OPERATING: requests are processed; SHUTDOWN: a store refuses writes until a restart'),
+});
+
+const information: FastifyPluginAsyncTypebox = async (app) => {
+  app.get('/api/rest/version/:version/information', {
+    schema: {
+      summary: 'Check Gateway',
+      description: 'Whether the gateway is processing requests. No authentication.',
+      tags: ['gateway'],
+      params: Params,
+      response: { 200: Information, ...errorResponses },
+    },
+  }, async () => ({ gatewayVersion: GATEWAY_VERSION, status: app.gateway.status() }));
+};
+
+export default information;
