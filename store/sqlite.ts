@@ -127,6 +127,16 @@ const matches = (expected: ExpectedRevision, current: bigint): boolean =>
 const isUniqueViolation = (error: unknown): boolean =>
   error instanceof Database.SqliteError && error.code === 'SQLITE_CONSTRAINT_UNIQUE';
 
+/** Rows of `readProjected` (or the log reader) as the events a projection folds: the data parsed. */
+function projected(rows: ReadonlyArray<readonly [number, string, number, string, string, string]>): ProjectedEvent[] {
+  const events = new Array<ProjectedEvent>(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const [position, stream, revision, type, data, created] = rows[i]!;
+    events[i] = { type, data: JSON.parse(data) as unknown, stream, revision: BigInt(revision), position: BigInt(position), created };
+  }
+  return events;
+}
+
 export class SqliteEventStore implements EventStore {
   readonly kind = 'sqlite';
   readonly db: Database.Database;
@@ -177,6 +187,7 @@ export class SqliteEventStore implements EventStore {
     this.group = file !== '' && wal && (options.durability ?? 'group') === 'group';
     this.walPath = `${file}-wal`;
     this.file = file;
+    this.readPagesAhead = file === '' ? undefined : (options) => this.pagesAhead(options);
     this.syncFile = options.syncFile ?? fdatasync;
     if (file !== '' && wal && options.checkpoints !== false) {
       this.db.pragma('wal_autocheckpoint = 0');
@@ -551,40 +562,21 @@ export class SqliteEventStore implements EventStore {
     const max = options.maxCount ?? -1;
     const cached = this.fromTail(from, max);
     if (cached) return this.whenDurable(cached);
-    const rows = this.stmt.readProjected.all(Number(from), max);
-    const events = new Array<ProjectedEvent>(rows.length);
-    for (let i = 0; i < rows.length; i++) {
-      const [position, stream, revision, type, data, created] = rows[i]!;
-      events[i] = { type, data: JSON.parse(data) as unknown, stream, revision: BigInt(revision), position: BigInt(position), created };
-    }
-    return this.whenDurable(events);
+    return this.whenDurable(projected(this.stmt.readProjected.all(Number(from), max)));
   }
 
   /**
    * The log after `fromPosition` up to `untilPosition`, in pages of `pageSize` events, read ahead
    * on a worker thread (store/log-reader.ts) while the caller folds the page before; for long
-   * replays. Every event of this process in that range is on disk before the first page.
+   * replays. Every event of this process in that range is on disk before the first page. Only for
+   * a file (another connection cannot open an in-memory database): undefined otherwise.
    */
-  async *readPagesAhead(options: { fromPosition: bigint; untilPosition: bigint; pageSize: number }): AsyncGenerator<ProjectedEvent[], void, undefined> {
-    const { fromPosition, untilPosition, pageSize } = options;
-    if (this.file === '') {
-      // In memory: no other connection can open it; the pages are read here.
-      for (let from = fromPosition; from < untilPosition;) {
-        const page = (await this.readAllForProjections({ fromPosition: from, maxCount: pageSize })).filter((e) => e.position <= untilPosition);
-        if (page.length === 0) return;
-        yield page;
-        from = page.at(-1)?.position ?? untilPosition;
-      }
-      return;
-    }
+  readonly readPagesAhead: ((options: { fromPosition: bigint; untilPosition: bigint; pageSize: number }) => AsyncGenerator<ProjectedEvent[], void, undefined>) | undefined;
+
+  private async *pagesAhead(options: { fromPosition: bigint; untilPosition: bigint; pageSize: number }): AsyncGenerator<ProjectedEvent[], void, undefined> {
     if (this.group && this.committed > this.durablePosition) await this.syncedTo(this.committed);
-    for await (const rows of readLogAhead(this.file, { from: fromPosition, until: untilPosition, page: pageSize })) {
-      const events = new Array<ProjectedEvent>(rows.length);
-      for (let i = 0; i < rows.length; i++) {
-        const [position, stream, revision, type, data, created] = rows[i]!;
-        events[i] = { type, data: JSON.parse(data) as unknown, stream, revision: BigInt(revision), position: BigInt(position), created };
-      }
-      yield events;
+    for await (const rows of readLogAhead(this.file, { from: options.fromPosition, until: options.untilPosition, page: options.pageSize })) {
+      yield projected(rows);
     }
   }
 

@@ -179,7 +179,7 @@ const storeMethods = (store: SqliteEventStore): EventStore => ({
   readStream: store.readStream.bind(store),
   readAll: store.readAll.bind(store),
   readAllForProjections: store.readAllForProjections.bind(store),
-  readPagesAhead: store.readPagesAhead.bind(store),
+  readPagesAhead: store.readPagesAhead,
   subscribeAll: store.subscribeAll.bind(store),
   durable: store.durable.bind(store),
   headPosition: store.headPosition.bind(store),
@@ -473,7 +473,7 @@ t.test('far behind the head, start() and rebuild() read the log ahead on a worke
   t.equal(orders.length, 32);
 
   let aheadCalls = 0;
-  const counted: EventStore = { ...storeMethods(store), readPagesAhead: (o) => { aheadCalls += 1; return store.readPagesAhead(o); } };
+  const counted: EventStore = { ...storeMethods(store), readPagesAhead: (o) => { aheadCalls += 1; return store.readPagesAhead!(o); } };
   for (const p of PROJECTIONS) reference.reset(p);
   const readModels = new ReadModels(store.db, counted, PROJECTIONS, { page: 2 });
   await readModels.start();

@@ -19,7 +19,7 @@ const threads = () => readdirSync('/proc/self/task').length;
 async function storeWith(path: string, count: number): Promise<SqliteEventStore> {
   const store = new SqliteEventStore(path);
   for (let i = 0; i < count; i++) {
-    await store.append(`order-M-${i % 7}`, [{ id: randomUUID(), type: 'PaymentRecorded', data: { n: i, text: `é ${i}` }, metadata: { correlationId: 'c' } }]);
+    await store.append(`order-M-${i % 7}`, [{ id: randomUUID(), type: 'PaymentRecorded', data: { n: i, text: `é ${i}` }, metadata: { correlationId: 'c', recordedAt: '2026-03-01T10:00:00.000Z' } }]);
   }
   return store;
 }
@@ -33,7 +33,7 @@ t.test('every event in (from, until] once, in position order, in pages; parsed l
 
   const pages: number[] = [];
   const seen = [];
-  for await (const page of store.readPagesAhead({ fromPosition: 5n, untilPosition: 50n, pageSize: 10 })) {
+  for await (const page of store.readPagesAhead!({ fromPosition: 5n, untilPosition: 50n, pageSize: 10 })) {
     pages.push(page.length);
     seen.push(...page);
   }
@@ -41,7 +41,7 @@ t.test('every event in (from, until] once, in position order, in pages; parsed l
   t.same(seen, all.filter((e) => e.position > 5n && e.position <= 50n), 'the same events as readAllForProjections, parsed');
 
   let none = 0;
-  for await (const page of store.readPagesAhead({ fromPosition: 53n, untilPosition: 53n, pageSize: 10 })) none += page.length;
+  for await (const page of store.readPagesAhead!({ fromPosition: 53n, untilPosition: 53n, pageSize: 10 })) none += page.length;
   t.equal(none, 0, 'an empty range gives nothing');
 });
 
@@ -64,7 +64,7 @@ t.test('the worker thread ends with its connection after the last page, after an
   const before = threads();
 
   let during = 0;
-  for await (const page of store.readPagesAhead({ fromPosition: 0n, untilPosition: 40n, pageSize: 5 })) {
+  for await (const page of store.readPagesAhead!({ fromPosition: 0n, untilPosition: 40n, pageSize: 5 })) {
     t.equal(page.length, 5, 'a full page (none empty, even when the last one is exactly full)');
     during = Math.max(during, threads());
   }
@@ -72,7 +72,7 @@ t.test('the worker thread ends with its connection after the last page, after an
   t.equal(threads(), before, 'after the last page: the thread is gone');
 
   let pages = 0;
-  for await (const _page of store.readPagesAhead({ fromPosition: 0n, untilPosition: 40n, pageSize: 5 })) {
+  for await (const _page of store.readPagesAhead!({ fromPosition: 0n, untilPosition: 40n, pageSize: 5 })) {
     pages += 1;
     break;
   }
