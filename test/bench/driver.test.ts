@@ -9,7 +9,7 @@ const finite = (value: unknown) => typeof value === 'number' && Number.isFinite(
 
 t.test('a quick run yields every scenario, the durability check and the replay', async (t) => {
   const out = t.testdir({});
-  const options = parseArgs(['--quick', '--duration', '1', '--connections', '4', '--events', '2000', '--out', out, '--silent'], {});
+  const options = parseArgs(['--quick', '--duration', '1', '--connections', '4', '--events', '2000', '--rebuild-runs', '2', '--out', out, '--silent'], {});
   t.equal(options.duration, 1);
   t.equal(options.connections, 4);
   t.equal(options.warmup, 0.5, '--quick warms up briefly');
@@ -49,6 +49,8 @@ t.test('a quick run yields every scenario, the durability check and the replay',
   if (!replay) throw new Error('no replay result');
   t.equal(replay.events, 2000);
   t.ok(replay.rebuild.eventsPerSecond > 0, `rebuild ${replay.rebuild.eventsPerSecond} events/s`);
+  t.equal(replay.rebuild.runs.length, 2, 'two rebuilds, each in its own process');
+  t.ok(replay.rebuild.runs.includes(replay.rebuild.eventsPerSecond), 'the reported one is one of the runs (the median, by time)');
   t.ok(replay.rebuild.rssMB > 0);
   t.ok(replay.startup.warmMs > 0 && finite(replay.startup.coldMs), 'start-up times');
   t.ok(replay.size.bytesPerEvent > 0);
