@@ -92,10 +92,29 @@ export interface SqliteStoreOptions {
 /** Open a SQLite database with the pragmas every file of tokengate uses. */
 export function openDatabase(path: string): Database.Database {
   const db = new Database(path);
-  if (path !== ':memory:') db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
   db.pragma('busy_timeout = 5000');
+  if (path !== ':memory:') enableWal(db);
+  db.pragma('synchronous = FULL');
   return db;
+}
+
+/**
+ * Switch a file to WAL. Two processes that open the same new file at the same moment (two
+ * gateways started together) may both hold a shared lock and both need the exclusive one: SQLite
+ * then answers one of them SQLITE_BUSY at once, without its busy timeout (waiting would deadlock).
+ * That one waits a few milliseconds and tries again; by then the file is in WAL mode.
+ */
+export function enableWal(db: Pick<Database.Database, 'pragma'>): void {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let attempt = 1; ; attempt++) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SQLITE_BUSY' || attempt >= 100) throw error;
+      Atomics.wait(pause, 0, 0, 5 + Math.random() * 20);
+    }
+  }
 }
 
 const toRecorded = (row: Row): RecordedEvent => ({
