@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import t from 'tap';
 import { cardBody, M1, MERCHANTS, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
-import { call, startServer } from '../helpers/server.js';
+import { call, startServer, type RunningServer } from '../helpers/server.js';
 
 interface OrderDoc { transactions: Array<{ id: string }>; totalCapturedAmount: number }
 
@@ -38,8 +38,13 @@ t.test('two gateway processes on one SQLite file act as one gateway', async (t) 
   const dir = t.testdir({ 'merchants.json': JSON.stringify(MERCHANTS) });
   const file = join(dir, 'data', 'gateway.db');
   const env = { EVENT_STORE: `sqlite:${file}`, MERCHANTS_FILE: join(dir, 'merchants.json') };
-  const [a, b] = await Promise.all([startServer(env), startServer(env)]);
-  t.teardown(() => Promise.all([a.stop('SIGKILL'), b.stop('SIGKILL')]));
+  // Both at once on the new file; if one fails to start, the other is still stopped.
+  const started = await Promise.allSettled([startServer(env), startServer(env)]);
+  t.teardown(() => Promise.all(started.map((s) => (s.status === 'fulfilled' ? s.value.stop('SIGKILL') : undefined))));
+  const [a, b] = started.map((s) => {
+    if (s.status === 'rejected') throw s.reason;
+    return s.value;
+  }) as [RunningServer, RunningServer];
   const body = { apiOperation: 'PAY', transaction: { amount: '25.00', currency: 'USD' }, order: { reference: 'cart-1' } };
 
   const created = await call(a.url, 'POST', tokenPath(M1.id), tokenAuth(M1), cardBody('5123450000000008', '1', '39'));
