@@ -22,7 +22,10 @@ export async function startServer(env: Record<string, string>): Promise<RunningS
   child.stdout.on('data', (chunk) => { output += String(chunk); });
   child.stderr.on('data', (chunk) => { output += String(chunk); });
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 15_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL'); // a server that did not start is not left behind
+      reject(new Error(`server did not start:\n${output}`));
+    }, 15_000);
     const check = () => {
       const match = /Server listening at (https?:\/\/127\.0\.0\.1:\d+)/.exec(output);
       if (match?.[1]) { clearTimeout(timer); resolve(match[1]); }
