@@ -320,6 +320,7 @@ export interface TransactionReferenceReserved {
 
 export type TokenEvent = TokenCreated | TokenUpdated | TokenDeleted | SchemeTokenStatusChanged;
 export type OrderEvent = PaymentRecorded | PaymentStarted | PaymentOutcomeResolved;
+export const TOKEN_EVENT_TYPES: ReadonlySet<string> = new Set<TokenEvent['type']>(['TokenCreated', 'TokenUpdated', 'TokenDeleted', 'SchemeTokenStatusChanged']);
 export const ORDER_EVENT_TYPES: ReadonlySet<string> = new Set<OrderEvent['type']>(['PaymentRecorded', 'PaymentStarted', 'PaymentOutcomeResolved']);
 export type DomainEvent = TokenEvent | OrderEvent | SessionEvent | AccountIdentifierReserved | TransactionReferenceReserved;
 export type DomainEventType = DomainEvent['type'];

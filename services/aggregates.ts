@@ -1,13 +1,11 @@
 // Folding a stream's recorded events into a token's state (orders: services/order-stream.ts).
-import type { TokenEvent } from '../domain/events.js';
+import { TOKEN_EVENT_TYPES, type TokenEvent } from '../domain/events.js';
 import { evolveToken, initialTokenState, type CardToken, type TokenState } from '../domain/token.js';
 import type { RecordedEvent } from '../store/event-store.js';
 
-const TOKEN_EVENTS = new Set(['TokenCreated', 'TokenUpdated', 'TokenDeleted', 'SchemeTokenStatusChanged']);
-
 /** Every kind of token (card, bank account, wallet billing agreement). */
 export const foldTokenState = (events: readonly RecordedEvent[]): TokenState =>
-  events.reduce((state, e) => (TOKEN_EVENTS.has(e.type) ? evolveToken(state, e as unknown as TokenEvent) : state), initialTokenState());
+  events.reduce((state, e) => (TOKEN_EVENT_TYPES.has(e.type) ? evolveToken(state, e as unknown as TokenEvent) : state), initialTokenState());
 
 export type CardTokenState = Exclude<TokenState, { status: 'VALID' }> | CardToken;
 

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { delayFromEnv } from '../config.js';
 import { uuidV7 } from '../lib/uuid.js';
 import { detectBrand } from '../domain/card.js';
-import type { ProvisioningMode, SchemeTokenDetails, SchemeTokenProvider } from '../domain/events.js';
+import { TOKEN_EVENT_TYPES, type ProvisioningMode, type SchemeTokenDetails, type SchemeTokenProvider } from '../domain/events.js';
 import { decideSchemeTokenAtCreation, decideSchemeTokenDue, pushProvisionedSchemeToken, type SchemeTokenRefused, type SchemeTokenStored } from '../domain/scheme-token.js';
 import { decideToken } from '../domain/token.js';
 import type { MerchantProfile } from '../merchants.js';
@@ -20,7 +20,6 @@ import type { Resolution } from './token-sources.js';
 
 export const DEFAULT_SCHEME_TOKEN_DELAY_MS = 2000;
 const MAX_ATTEMPTS = 10;
-const TOKEN_EVENTS = new Set(['TokenCreated', 'TokenUpdated', 'SchemeTokenStatusChanged', 'TokenDeleted']);
 
 /** SCHEME_TOKEN_DELAY_MS: whole milliseconds, at most one day. */
 export function schemeTokenDelayMs(env: NodeJS.ProcessEnv = process.env): number {
@@ -76,7 +75,7 @@ export class SchemeTokenReactor extends Reactor {
   }
 
   private onEvent(event: RecordedEvent): void {
-    if (!TOKEN_EVENTS.has(event.type)) return;
+    if (!TOKEN_EVENT_TYPES.has(event.type)) return;
     const schemeToken = (event.data as { schemeToken?: SchemeTokenDetails }).schemeToken;
     if (schemeToken?.nextActionAt) this.schedule(event.stream, Date.parse(schemeToken.nextActionAt) - Date.now(), () => this.act(event.stream), true);
     else if (event.type === 'SchemeTokenStatusChanged' || event.type === 'TokenDeleted' || schemeToken) this.cancel(event.stream);
