@@ -76,6 +76,9 @@ export interface Subscription {
   close(): Promise<void>;
 }
 
+/** The log in (fromPosition, untilPosition], in pages of pageSize events. */
+export interface PagesAheadOptions { fromPosition: bigint; untilPosition: bigint; pageSize: number }
+
 export interface EventStore {
   readonly kind: string;
   append(stream: string, events: readonly EventData[], options?: { expectedRevision?: ExpectedRevision }): Promise<AppendResult>;
@@ -91,7 +94,7 @@ export interface EventStore {
   /** readAll for folding read models, where a store can read less (SQLite: no ids, metadata not parsed). */
   readAllForProjections?(options?: ReadAllOptions): Promise<ProjectedEvent[]>;
   /** readAllForProjections in pages up to `untilPosition`, where a store can read the next pages while the caller folds one (long replays). */
-  readPagesAhead?(options: { fromPosition: bigint; untilPosition: bigint; pageSize: number }): AsyncIterable<ProjectedEvent[]>;
+  readPagesAhead?(options: PagesAheadOptions): AsyncIterable<ProjectedEvent[]>;
   /** Catch up from a position, then receive events as they are appended (by any process). */
   subscribeAll(options: SubscribeOptions, handlers: SubscriptionHandlers): Subscription;
   /** Resolves when this process's appends up to `position` (default: all) are on disk, where a store commits before it syncs. */

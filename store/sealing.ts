@@ -5,7 +5,7 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import { closeSync, fdatasync, openSync } from 'node:fs';
 import type Database from 'better-sqlite3';
-import { openDatabase } from './sqlite.js';
+import { databaseFile, openDatabase } from './sqlite.js';
 
 export interface KeyStore {
   get(keyId: string): Buffer | undefined;
@@ -115,7 +115,7 @@ export class SqliteKeyStore implements KeyStore {
     this.db = openDatabase(path);
     this.db.exec('CREATE TABLE IF NOT EXISTS keys (key_id TEXT PRIMARY KEY, key BLOB NOT NULL)');
     // The WAL of the file SQLite opened (symbolic links resolved), and only in WAL mode.
-    const file = (this.db.pragma('database_list') as Array<{ name: string; file: string }>).find((d) => d.name === 'main')?.file ?? '';
+    const file = databaseFile(this.db);
     this.walPath = file !== '' && this.db.pragma('journal_mode', { simple: true }) === 'wal' ? `${file}-wal` : undefined;
     this.syncFile = options.syncFile ?? fdatasync;
     this.stmt = {

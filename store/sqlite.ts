@@ -18,7 +18,7 @@ import { closeSync, fdatasync, fdatasyncSync, fstatSync, openSync, statSync } fr
 import Database from 'better-sqlite3';
 import {
   checkExpectedRevision, IdempotencyConflictError,
-  type AppendResult, type EventData, type EventStore, type ExpectedRevision, type ProjectedEvent, type ReadAllOptions,
+  type AppendResult, type EventData, type EventStore, type ExpectedRevision, type PagesAheadOptions, type ProjectedEvent, type ReadAllOptions,
   type ReadStreamOptions, type RecordedEvent, type SubscribeOptions, type SubscriptionHandlers, type Subscription,
 } from './event-store.js';
 import { readLogAhead } from './log-reader.js';
@@ -96,6 +96,11 @@ export function openDatabase(path: string): Database.Database {
   if (path !== ':memory:') enableWal(db);
   db.pragma('synchronous = FULL');
   return db;
+}
+
+/** The file SQLite opened for the main database (symbolic links resolved); '' in memory. */
+export function databaseFile(db: Database.Database): string {
+  return (db.pragma('database_list') as Array<{ name: string; file: string }>).find((d) => d.name === 'main')?.file ?? '';
 }
 
 /**
@@ -201,7 +206,7 @@ export class SqliteEventStore implements EventStore {
     this.maxStreams = options.cachedStreams ?? 2_000;
     this.maxTail = options.cachedTail ?? 1_000;
     // The WAL of the file SQLite opened (symbolic links resolved; not relative to a later chdir).
-    const file = (this.db.pragma('database_list') as Array<{ name: string; file: string }>).find((d) => d.name === 'main')?.file ?? '';
+    const file = databaseFile(this.db);
     const wal = this.db.pragma('journal_mode', { simple: true }) === 'wal';
     this.group = file !== '' && wal && (options.durability ?? 'group') === 'group';
     this.walPath = `${file}-wal`;
@@ -590,9 +595,9 @@ export class SqliteEventStore implements EventStore {
    * replays. Every event of this process in that range is on disk before the first page. Only for
    * a file (another connection cannot open an in-memory database): undefined otherwise.
    */
-  readonly readPagesAhead: ((options: { fromPosition: bigint; untilPosition: bigint; pageSize: number }) => AsyncGenerator<ProjectedEvent[], void, undefined>) | undefined;
+  readonly readPagesAhead: ((options: PagesAheadOptions) => AsyncGenerator<ProjectedEvent[], void, undefined>) | undefined;
 
-  private async *pagesAhead(options: { fromPosition: bigint; untilPosition: bigint; pageSize: number }): AsyncGenerator<ProjectedEvent[], void, undefined> {
+  private async *pagesAhead(options: PagesAheadOptions): AsyncGenerator<ProjectedEvent[], void, undefined> {
     if (this.group && this.committed > this.durablePosition) await this.syncedTo(this.committed);
     for await (const rows of readLogAhead(this.file, { from: options.fromPosition, until: options.untilPosition, page: options.pageSize })) {
       yield projected(rows);
