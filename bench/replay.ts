@@ -219,6 +219,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayResult> {
   log(`  ${write.eventsPerSecond.toLocaleString('en')} events/s written; ${(eventsOnlyBytes / 1e6).toFixed(1)} MB`);
 
   const runs = Math.max(1, options.rebuildRuns ?? 1);
+  const perSecond = (r: { events: number; ms: number }) => round(r.events / Math.max(r.ms / 1000, 1e-3), 0);
   const rebuilds = [];
   for (let run = 1; run <= runs; run++) {
     log(`replay: rebuilding the read models (reset, ReadModels.rebuild()) in a child process (${run} of ${runs})`);
@@ -226,12 +227,11 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayResult> {
     const rebuilt = runChild(root, 'rebuild', path, run === 1 ? options.profileDir : undefined);
     if (rebuilt.events !== options.events) throw new Error(`bench: the store holds ${rebuilt.events} events, expected ${options.events}`);
     rebuilds.push(rebuilt);
-    log(`  ${round(rebuilt.events / Math.max(rebuilt.ms / 1000, 1e-3), 0).toLocaleString('en')} events/s (${round(rebuilt.ms / 1000, 2)} s), RSS ${rebuilt.rssMB} MB`);
+    log(`  ${perSecond(rebuilt).toLocaleString('en')} events/s (${round(rebuilt.ms / 1000, 2)} s), RSS ${rebuilt.rssMB} MB`);
   }
   const profileFile = options.profileDir
     ? readdirSync(options.profileDir).filter((f) => f.endsWith('.cpuprofile')).map((f) => join(options.profileDir ?? '', f))[0]
     : undefined;
-  const perSecond = (r: { events: number; ms: number }) => round(r.events / Math.max(r.ms / 1000, 1e-3), 0);
   const median = [...rebuilds].sort((a, b) => a.ms - b.ms)[Math.floor((rebuilds.length - 1) / 2)]!;
   const rebuild = {
     seconds: round(median.ms / 1000, 2),
