@@ -51,6 +51,13 @@ export interface RunStats {
   timeouts: number;
   non2xx: number;
   statusCodes: Record<string, number>;
+  /** CPU time (user + system) of the load generator, this process, per 2xx response, in µs. */
+  loadGenUsPerRequest?: number | undefined;
+}
+
+/** A server's CPU time (user + system, every thread, from /proc) per 2xx response, in µs. */
+export interface ServerCpu {
+  cpuUsPerRequest: number | undefined;
 }
 
 export interface ScenarioResult {
@@ -62,7 +69,7 @@ export interface ScenarioResult {
     /** CPU time of the tokengate process (every thread) per 2xx response, in µs: steadier than req/s on a VM whose speed moves. */
     cpuUsPerRequest: number | undefined;
   };
-  ceiling: RunStats;
+  ceiling: RunStats & ServerCpu;
   /** tokengate req/s divided by the ceiling's. */
   ratio: number;
   /** Prism on the same requests (with --prism). */
@@ -180,7 +187,9 @@ class Workload {
 }
 
 async function fire(port: number, requests: autocannon.Request[], duration: number, connections: number): Promise<RunStats> {
+  const cpuFrom = process.cpuUsage();
   const result = await autocannon({ url: `http://127.0.0.1:${port}`, connections, duration, requests, timeout: 10 });
+  const cpu = process.cpuUsage(cpuFrom);
   const statusCodes: Record<string, number> = {};
   for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = (stat as { count?: number }).count ?? 0;
   const durationSec = Number(result.duration) || duration;
@@ -197,7 +206,21 @@ async function fire(port: number, requests: autocannon.Request[], duration: numb
     timeouts: result.timeouts,
     non2xx: result.non2xx,
     statusCodes,
+    loadGenUsPerRequest: perResponse((cpu.user + cpu.system) / 1000, result['2xx']),
   };
+}
+
+/** CPU milliseconds per response, in µs (undefined without a measure or a response). */
+const perResponse = (cpuMs: number | undefined, responses: number) =>
+  cpuMs !== undefined && responses > 0 ? round((cpuMs * 1000) / responses, 0) : undefined;
+
+/** A run against one server, with that server's CPU time per 2xx response. */
+async function fireMeasured(pid: number, run: () => Promise<RunStats>): Promise<RunStats & ServerCpu> {
+  const cpuFrom = cpuMsOf(pid);
+  const stats = await run();
+  const cpuTo = cpuMsOf(pid);
+  const answered = Math.round(stats.rps * stats.durationSec);
+  return { ...stats, cpuUsPerRequest: perResponse(cpuFrom !== undefined && cpuTo !== undefined ? cpuTo - cpuFrom : undefined, answered) };
 }
 
 /** One set-up request; a 503 (SERVER_BUSY: load shedding, e.g. just after start-up) is repeated, at most 20 times. */
@@ -275,16 +298,12 @@ export async function runHttp(options: HttpOptions): Promise<HttpResult> {
     const scenarios: ScenarioResult[] = [];
     for (const name of options.scenarios) {
       log(`${name}: ${options.duration} s × ${options.connections} connections, ceiling then tokengate${prism ? ' then Prism' : ''}`);
-      const ceilingStats = await fire(cl.port, workload.requests(name, ceilingLedger), options.duration, options.connections);
+      const ceilingStats = await fireMeasured(ceiling.pid, () => fire(cl.port, workload.requests(name, ceilingLedger), options.duration, options.connections));
       const sampler = memorySampler(tokengate.pid);
       const fromUs = monotonicUs();
-      const cpuFrom = cpuMsOf(tokengate.pid);
-      const stats = await fire(tg.port, workload.requests(name, ledger), options.duration, options.connections);
+      const stats = await fireMeasured(tokengate.pid, () => fire(tg.port, workload.requests(name, ledger), options.duration, options.connections));
       const window = { fromUs, toUs: monotonicUs() };
       const memory = sampler.stop();
-      const cpuTo = cpuMsOf(tokengate.pid);
-      const answered = stats.rps * options.duration;
-      const cpuUsPerRequest = cpuFrom !== undefined && cpuTo !== undefined && answered > 0 ? round(((cpuTo - cpuFrom) * 1000) / answered, 0) : undefined;
       if (tokengate.process.exitCode !== null || tokengate.process.signalCode !== null) {
         throw new Error(`bench: tokengate exited (${tokengate.process.exitCode ?? tokengate.process.signalCode}) during '${name}':\n${tokengate.output().slice(-4000)}`);
       }
@@ -295,7 +314,7 @@ export async function runHttp(options: HttpOptions): Promise<HttpResult> {
       }
       scenarios.push({
         name, description: DESCRIPTIONS[name], connections: options.connections,
-        tokengate: { ...stats, ...memory, window, cpuUsPerRequest }, ceiling: ceilingStats,
+        tokengate: { ...stats, ...memory, window }, ceiling: ceilingStats,
         ratio: ceilingStats.rps > 0 ? round(stats.rps / ceilingStats.rps, 3) : 0,
         ...(prismStats ? { prism: prismStats, prismRatio: prismStats.rps > 0 ? round(stats.rps / prismStats.rps, 3) : 0 } : {}),
       });

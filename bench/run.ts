@@ -19,7 +19,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
-import { runHttp, SCENARIOS, type HttpResult, type RunStats, type ScenarioName } from './http.js';
+import { runHttp, SCENARIOS, type HttpResult, type RunStats, type ScenarioName, type ScenarioResult } from './http.js';
 import { projectRoot, round, table } from './lib.js';
 import { writeFlameGraph } from './flamegraph.js';
 import { summarizeProfile, type ProfileSummary } from './profile.js';
@@ -176,6 +176,13 @@ export function evaluateTargets(http: HttpResult | undefined, replay: ReplayResu
   ];
 }
 
+/** tokengate's CPU per response as a multiple of the ceiling's ("7.4×"), or "?" without both. */
+function cpuTimes(s: ScenarioResult): string {
+  const tg = s.tokengate.cpuUsPerRequest;
+  const ceiling = s.ceiling.cpuUsPerRequest;
+  return tg !== undefined && ceiling !== undefined && ceiling > 0 ? `${round(tg / ceiling, 1)}×` : '?';
+}
+
 /** The runs behind a median, in the order they ran: "; median of 3: 81,000 · 95,000 · 88,000". */
 const medianOf = (runs: readonly number[]) =>
   runs.length > 1 ? `; median of ${runs.length}: ${runs.map((r) => r.toLocaleString('en')).join(' · ')} events/s` : '';
@@ -184,17 +191,20 @@ function report(result: BenchResult): string {
   const lines: string[] = [];
   const { http, replay, profile } = result;
   if (http) {
-    lines.push('', 'HTTP scenarios (req/s; latency ms; RSS MB and CPU µs per 2xx response of tokengate)', table([
-      ['scenario', 'target', 'req/s', 'p50', 'p97.5', 'p99', 'errors', 'non2xx', 'peak RSS', 'CPU µs/req', 'ratio'],
+    lines.push('', 'HTTP scenarios (req/s; latency ms; RSS MB of tokengate; CPU µs per 2xx response of the server and of the load generator)', table([
+      ['scenario', 'target', 'req/s', 'p50', 'p97.5', 'p99', 'errors', 'non2xx', 'peak RSS', 'CPU µs/req', 'load gen µs/req', 'ratio'],
       ...http.scenarios.flatMap((s) => [
         [s.name, 'tokengate', s.tokengate.rps, s.tokengate.latencyMs.p50, s.tokengate.latencyMs.p97_5, s.tokengate.latencyMs.p99,
-          s.tokengate.errors + s.tokengate.timeouts, s.tokengate.non2xx, s.tokengate.peakRssMB, s.tokengate.cpuUsPerRequest ?? '?', `${round(s.ratio * 100, 1)}%`],
+          s.tokengate.errors + s.tokengate.timeouts, s.tokengate.non2xx, s.tokengate.peakRssMB, s.tokengate.cpuUsPerRequest ?? '?',
+          s.tokengate.loadGenUsPerRequest ?? '?', `${round(s.ratio * 100, 1)}%`],
         ['', 'ceiling', s.ceiling.rps, s.ceiling.latencyMs.p50, s.ceiling.latencyMs.p97_5, s.ceiling.latencyMs.p99,
-          s.ceiling.errors + s.ceiling.timeouts, s.ceiling.non2xx, '', '', ''],
+          s.ceiling.errors + s.ceiling.timeouts, s.ceiling.non2xx, '', s.ceiling.cpuUsPerRequest ?? '?', s.ceiling.loadGenUsPerRequest ?? '?', ''],
         ...(s.prism ? [['', 'prism', s.prism.rps, s.prism.latencyMs.p50, s.prism.latencyMs.p97_5, s.prism.latencyMs.p99,
-          s.prism.errors + s.prism.timeouts, s.prism.non2xx, '', '', `${round((s.prismRatio ?? 0) * 100, 1)}%`]] : []),
+          s.prism.errors + s.prism.timeouts, s.prism.non2xx, '', '', s.prism.loadGenUsPerRequest ?? '?', `${round((s.prismRatio ?? 0) * 100, 1)}%`]] : []),
       ]),
     ]));
+    lines.push(`CPU per 2xx response, tokengate ÷ ceiling: ${http.scenarios.map((s) => `${s.name} ${cpuTimes(s)}`).join(', ')} ` +
+      '(user + system time of every thread of the server process, from /proc, over its 2xx responses)');
     if (http.prism) {
       const p = http.prism;
       const codes = (stats: RunStats | undefined) => Object.entries(stats?.statusCodes ?? {}).map(([code, n]) => `${code}×${n}`).join(' ');

@@ -33,10 +33,11 @@ t.test('a quick run yields every scenario, the durability check and the replay',
       // tokengate may shed load (503 SERVER_BUSY) when the machine stalls it; nothing else.
       const other = Object.keys(run.statusCodes).filter((code) => !code.startsWith('2') && !(target === 'tokengate' && code === '503'));
       t.same(other, [], `${where}: only 2xx${target === 'tokengate' ? ' (or 503)' : ''}`);
+      t.ok(finite(run.cpuUsPerRequest) && (run.cpuUsPerRequest ?? 0) > 0, `${where}: the server's CPU per response ${run.cpuUsPerRequest} µs`);
+      t.ok(finite(run.loadGenUsPerRequest) && (run.loadGenUsPerRequest ?? 0) > 0, `${where}: the load generator's CPU per response ${run.loadGenUsPerRequest} µs`);
     }
     t.ok(finite(s.ratio) && s.ratio > 0, `${s.name}: ratio to the ceiling`);
     t.ok(s.tokengate.peakRssMB > 0, `${s.name}: RSS of tokengate sampled`);
-    t.ok(finite(s.tokengate.cpuUsPerRequest) && (s.tokengate.cpuUsPerRequest ?? 0) > 0, `${s.name}: CPU per response ${s.tokengate.cpuUsPerRequest} µs`);
   }
   t.equal(http.tokengateExitCode, 0, 'tokengate stopped cleanly');
   t.ok(http.durability.ok, 'every acknowledged payment and token is in the store');
