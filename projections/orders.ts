@@ -44,6 +44,9 @@ export const ordersProjection: Projection<OrderDoc> = {
     const d = event.data as { merchantId: string; orderId: string };
     return [orderKey(d.merchantId, d.orderId)];
   },
+  // An order's document is written only by the events of its own stream (streams.order of the
+  // same merchant and order id), so at the stream's first event there is none yet.
+  isNew: (event) => event.revision === 0n,
   evolve(doc, event) {
     if (event.type === 'PaymentOutcomeResolved') return resolved(doc, event);
     if (event.type !== 'PaymentRecorded') return doc;

@@ -10,6 +10,13 @@ export interface Projection<Doc = unknown> {
   readonly handles: ReadonlySet<string>;
   /** The documents an event touches. */
   keysOf(event: ProjectedEvent): string[];
+  /**
+   * Optional: true when no document under `key` can exist before this event, so the read models
+   * do not look it up (a lookup that finds nothing is a B-tree descent per new key, on every
+   * payment and in every rebuild). Only for a key that the events of one stream alone write,
+   * at that stream's first event (revision 0): nothing before it wrote the key.
+   */
+  isNew?(event: ProjectedEvent, key: string): boolean;
   /** The document after the event; `undefined` in, `undefined` out leaves no document. */
   evolve(doc: Doc | undefined, event: ProjectedEvent, key: string): Doc | undefined;
 }

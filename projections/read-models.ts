@@ -301,7 +301,7 @@ export class ReadModels {
         position = event.position;
         if (!p.handles.has(event.type)) continue;
         for (const key of p.keysOf(event)) {
-          const before = cache.has(key) ? cache.get(key) : this.get(p.name, key);
+          const before = cache.has(key) ? cache.get(key) : p.isNew?.(event, key) ? undefined : this.get(p.name, key);
           const after = p.evolve(before, event, key);
           cache.set(key, after);
         }

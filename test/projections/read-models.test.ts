@@ -258,6 +258,33 @@ t.test('catchUp folds tokens and orders into their documents', async (t) => {
   t.equal(readModels.checkpoint('orders'), 8n);
 });
 
+t.test("an order's first event does not look its document up; a later event of the order does", async (t) => {
+  const store = new MemoryEventStore();
+  const db = openDatabase(':memory:');
+  t.teardown(() => db.close());
+  const readModels = new ReadModels(db, store, [ordersProjection as Projection]);
+  const lookups: string[] = [];
+  const get = readModels.get.bind(readModels);
+  readModels.get = <Doc>(projection: string, key: string): Doc | undefined => { lookups.push(`${projection} ${key}`); return get<Doc>(projection, key); };
+
+  t.equal(ordersProjection.isNew?.({ type: 'PaymentRecorded', data: {}, stream: 's', revision: 0n, position: 1n, created: '' }, 'k'), true, 'revision 0: new');
+  t.equal(ordersProjection.isNew?.({ type: 'PaymentRecorded', data: {}, stream: 's', revision: 1n, position: 2n, created: '' }, 'k'), false, 'revision 1: not new');
+
+  const pay = (orderId: string, transactionId: string, totalAfter: number) => paymentRecorded({
+    token: TOKEN_A, orderId, transactionId, amount: 100, totalAfter, timeOfRecord: `2026-03-01T11:00:0${totalAfter / 100}.000Z`,
+  });
+  await store.append(streams.order(MERCHANT, ORDER_1), [pay(ORDER_1, '1', 100)], { expectedRevision: 'no_stream' });
+  await store.append(streams.order(MERCHANT, ORDER_2), [pay(ORDER_2, '1', 100)], { expectedRevision: 'no_stream' });
+  await readModels.catchUp();
+  t.same(lookups, [], 'two new orders: no lookup');
+
+  await store.append(streams.order(MERCHANT, ORDER_1), [pay(ORDER_1, '2', 200)], { expectedRevision: 0n });
+  await readModels.catchUp();
+  t.same(lookups, [`orders ${orderKey(MERCHANT, ORDER_1)}`], 'the second payment of an order looks its document up');
+  t.same(readModels.get<OrderDoc>('orders', orderKey(MERCHANT, ORDER_1))?.transactions.map((x) => x.id), ['1', '2'], 'and adds to it');
+  t.same(readModels.get<OrderDoc>('orders', orderKey(MERCHANT, ORDER_2))?.transactions.map((x) => x.id), ['1']);
+});
+
 t.test('a payment for a token without a TokenCreated leaves no token document', async (t) => {
   const store = new MemoryEventStore();
   const db = openDatabase(':memory:');
