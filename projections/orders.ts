@@ -1,44 +1,51 @@
 // Read model of orders: each order with its totals and transactions (amounts in minor units).
+import { Type, type Static } from '@sinclair/typebox';
 import type { PaymentOutcomeResolved, PaymentRecorded } from '../domain/events.js';
 import type { ProjectedEvent } from '../store/event-store.js';
+import { documentSerializer } from './document-json.js';
 import type { Projection } from './projection.js';
 
-export interface OrderTransactionDoc {
-  id: string;
-  type: 'PAYMENT';
-  amount: number;
-  currency: string;
-  result: string;
-  gatewayCode: string;
-  authorizationCode?: string;
-  reference?: string;
-  token: string;
-  card: { number: string; brand: string };
-  timeOfRecord: string;
+/** A transaction of an order document; its properties in this order (see serialize below). */
+export const OrderTransactionDocSchema = Type.Object({
+  id: Type.String(),
+  type: Type.Literal('PAYMENT'),
+  amount: Type.Number(),
+  currency: Type.String(),
+  result: Type.String(),
+  gatewayCode: Type.String(),
+  authorizationCode: Type.Optional(Type.String()),
+  reference: Type.Optional(Type.String()),
+  token: Type.String(),
+  card: Type.Object({ number: Type.String(), brand: Type.String() }),
+  timeOfRecord: Type.String(),
   /** When an UNKNOWN outcome became final (PaymentOutcomeResolved). */
-  resolvedAt?: string;
-}
+  resolvedAt: Type.Optional(Type.String()),
+});
+export type OrderTransactionDoc = Static<typeof OrderTransactionDocSchema>;
 
-export interface OrderDoc {
-  merchantId: string;
-  id: string;
-  currency: string;
-  reference?: string;
-  status: string;
-  creationTime: string;
-  lastUpdatedTime: string;
-  totalAuthorizedAmount: number;
-  totalCapturedAmount: number;
-  totalRefundedAmount: number;
-  transactions: OrderTransactionDoc[];
-}
+export const OrderDocSchema = Type.Object({
+  merchantId: Type.String(),
+  id: Type.String(),
+  currency: Type.String(),
+  reference: Type.Optional(Type.String()),
+  status: Type.String(),
+  creationTime: Type.String(),
+  lastUpdatedTime: Type.String(),
+  totalAuthorizedAmount: Type.Number(),
+  totalCapturedAmount: Type.Number(),
+  totalRefundedAmount: Type.Number(),
+  transactions: Type.Array(OrderTransactionDocSchema),
+});
+export type OrderDoc = Static<typeof OrderDocSchema>;
 
 export const orderKey = (merchantId: string, orderId: string) => `${merchantId}/${orderId}`;
 
 export const ordersProjection: Projection<OrderDoc> = {
   name: 'orders',
   // 2: PaymentOutcomeResolved turns an UNKNOWN transaction final and moves the order's totals.
-  version: 2,
+  // 3: a resolved transaction keeps the schema's property order (an authorization code it gained
+  // was written after timeOfRecord), so that the compiled serializer writes what JSON.stringify did.
+  version: 3,
   handles: new Set(['PaymentRecorded', 'PaymentOutcomeResolved']),
   keysOf(event) {
     const d = event.data as { merchantId: string; orderId: string };
@@ -47,6 +54,8 @@ export const ordersProjection: Projection<OrderDoc> = {
   // An order's document is written only by the events of its own stream (streams.order of the
   // same merchant and order id), so at the stream's first event there is none yet.
   isNew: (event) => event.revision === 0n,
+  // Every document evolve builds holds its properties in the schema's order.
+  serialize: documentSerializer<OrderDoc>(OrderDocSchema),
   evolve(doc, event) {
     if (event.type === 'PaymentOutcomeResolved') return resolved(doc, event);
     if (event.type !== 'PaymentRecorded') return doc;
@@ -84,13 +93,24 @@ export const ordersProjection: Projection<OrderDoc> = {
 function resolved(doc: OrderDoc | undefined, event: ProjectedEvent): OrderDoc | undefined {
   if (!doc) return doc;
   const d = event.data as PaymentOutcomeResolved['data'];
-  const transactions = doc.transactions.map((t): OrderTransactionDoc => (t.id !== d.transactionId ? t : {
-    ...t,
-    result: d.result,
-    gatewayCode: d.gatewayCode,
-    ...(d.authorizationCode ? { authorizationCode: d.authorizationCode } : {}),
-    resolvedAt: d.resolvedAt,
-  }));
+  const transactions = doc.transactions.map((t): OrderTransactionDoc => {
+    if (t.id !== d.transactionId) return t;
+    const authorizationCode = d.authorizationCode || t.authorizationCode;
+    return {
+      id: t.id,
+      type: t.type,
+      amount: t.amount,
+      currency: t.currency,
+      result: d.result,
+      gatewayCode: d.gatewayCode,
+      ...(authorizationCode ? { authorizationCode } : {}),
+      ...(t.reference !== undefined ? { reference: t.reference } : {}),
+      token: t.token,
+      card: t.card,
+      timeOfRecord: t.timeOfRecord,
+      resolvedAt: d.resolvedAt,
+    };
+  });
   return {
     ...doc,
     status: d.orderStatus,

@@ -308,7 +308,7 @@ export class ReadModels {
       }
       for (const [key, doc] of cache) {
         if (doc === undefined) this.stmt.remove.run(p.name, key);
-        else this.stmt.put.run(p.name, key, JSON.stringify(doc));
+        else this.stmt.put.run(p.name, key, p.serialize ? p.serialize(doc) : JSON.stringify(doc));
       }
       this.stmt.setCheckpoint.run(p.name, p.version, Number(position));
       this.knownCheckpoints.set(p.name, position);
