@@ -21,6 +21,7 @@ import {
   type AppendResult, type EventData, type EventStore, type ExpectedRevision, type PagesAheadOptions, type ProjectedEvent, type ReadAllOptions,
   type ReadStreamOptions, type RecordedEvent, type SubscribeOptions, type SubscriptionHandlers, type Subscription,
 } from './event-store.js';
+import { frozenJsonCopy } from '../lib/json.js';
 import { readLogAhead } from './log-reader.js';
 import { Checkpointer, type CheckpointerOptions } from './checkpointer.js';
 import { Notifier, pullSubscription } from './subscription.js';
@@ -508,8 +509,8 @@ export class SqliteEventStore implements EventStore {
       const info = this.stmt.insert.run(e.id, stream, Number(revision), e.type, data, metadata, created);
       position = BigInt(info.lastInsertRowid);
       // Exactly what a read of the row would give (a copy: the caller's objects stay theirs), frozen
-      // because every later reader of the cache shares it.
-      recorded.push(frozen({ id: e.id, type: e.type, data: JSON.parse(data) as unknown, metadata: JSON.parse(metadata) as RecordedEvent['metadata'], stream, revision, position, created }));
+      // because every later reader of the cache shares it; copied without parsing the text again.
+      recorded.push(Object.freeze({ id: e.id, type: e.type, data: frozenJsonCopy(e.data), metadata: frozenJsonCopy(e.metadata) as RecordedEvent['metadata'], stream, revision, position, created }));
     }
     if (events.length === 0) position = BigInt(this.stmt.head.get()?.position ?? 0);
     return { result: { nextExpectedRevision: revision, position }, recorded };

@@ -1,9 +1,10 @@
 // lib/json.ts sortedJson, tuned (issue 7): byte for byte what the implementation before it wrote,
-// kept here as the reference, on generated values of every kind JSON and JavaScript offer.
+// kept here as the reference, on generated values of every kind JSON and JavaScript offer; and
+// frozenJsonCopy, the value JSON.parse(JSON.stringify(value)) gives, on the same values.
 import { isDeepStrictEqual } from 'node:util';
 import t from 'tap';
 import fc from 'fast-check';
-import { sortedJson } from '../../lib/json.js';
+import { frozenJsonCopy, sortedJson } from '../../lib/json.js';
 
 /** sortedJson before issue 7 (recursive, Object.keys().sort(), arrays of parts joined). */
 function reference(value: unknown): string {
@@ -108,4 +109,51 @@ t.test('a sparse array: its holes are null, as JSON.stringify writes them (befor
   const sparse = [1, , 3];
   t.equal(sortedJson(sparse), '[1,null,3]');
   t.equal(sortedJson(sparse), JSON.stringify(sparse));
+});
+
+/** Every object and array in it frozen. */
+function deeplyFrozen(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return true;
+  return Object.isFrozen(value) && Object.values(value).every(deeplyFrozen);
+}
+
+/** The copy equals what JSON gives back, member order included (its text is the same), and is frozen throughout. */
+function copiesLikeJson(value: unknown): boolean {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (error) {
+    // What JSON.stringify refuses (a BigInt), the copy refuses the same way.
+    try { frozenJsonCopy(value); } catch (copyError) { return copyError instanceof TypeError && error instanceof TypeError; }
+    return false;
+  }
+  const copy = frozenJsonCopy(value);
+  if (text === undefined) return copy === undefined;
+  const parsed: unknown = JSON.parse(text);
+  return isDeepStrictEqual(copy, parsed) && JSON.stringify(copy) === text && deeplyFrozen(copy) &&
+    (typeof copy !== 'object' || copy === null || Object.getPrototypeOf(copy) === Object.getPrototypeOf(parsed));
+}
+
+t.test('frozenJsonCopy: what JSON.parse(JSON.stringify(value)) gives, frozen, for any value', async (t) => {
+  fc.assert(fc.property(anything, copiesLikeJson), { numRuns: runs });
+  fc.assert(fc.property(fc.jsonValue({ maxDepth: 5, noUnicodeString: false }), copiesLikeJson), { numRuns: runs });
+  t.pass(`${runs * 2} generated values`);
+});
+
+t.test('frozenJsonCopy: cases written out', async (t) => {
+  // eslint-disable-next-line no-sparse-arrays
+  const sparse = [1, , 3];
+  const withProto = JSON.parse('{"__proto__":{"x":1},"a":2}') as unknown;
+  const cases: unknown[] = [
+    { b: undefined, a: () => 1, c: Symbol('s') }, [undefined, () => 1], sparse, [NaN, Infinity, -0, 1e21, 0.1], -0,
+    new Date(0), { d: new Date(0) }, { toJSON: (key: string) => ({ key }) }, { inner: { toJSON: (key: string) => key } },
+    Object.assign(() => 1, { toJSON: () => 'function with toJSON' }), [Object.assign(() => 1, { toJSON: () => 7 })],
+    Object(1), Object('s'), Object(false), new Map([[1, 2]]), new Set([1]), new Uint8Array([1, 2]), Object.create(null),
+    withProto, { '10': 1, '9': 2, a: 3 }, '\ud800', 'quote " \\ \n',
+  ];
+  for (const value of cases) t.ok(copiesLikeJson(value), JSON.stringify(value) ?? String(value));
+  t.throws(() => frozenJsonCopy({ id: 1n }), TypeError, 'a BigInt: TypeError, as JSON.stringify');
+  t.equal(Object.getPrototypeOf(frozenJsonCopy(withProto)), Object.prototype, '"__proto__" is a member of the copy, not its prototype');
+  t.same(Object.keys(frozenJsonCopy(withProto) as object), ['__proto__', 'a']);
+  t.ok(Object.is(frozenJsonCopy(-0), 0), '-0 becomes 0');
 });

@@ -113,6 +113,23 @@ function walCommits(dbPath: string): number {
   return commits;
 }
 
+t.test('an event this process wrote is handed out as a read of its row gives it: the JSON value, frozen; the caller keeps its objects', async (t) => {
+  const path = newPath();
+  const store = openStore(t, path);
+  const data = { kept: 'x', gone: undefined, when: new Date(0), zero: -0, list: [1, undefined, () => 2], nested: { n: Number.NaN } };
+  const metadata = { correlationId: 'c-1', extra: undefined };
+  await store.append('copy-1', [{ id: randomUUID(), type: 'Copied', data, metadata }]);
+  const [cached] = await store.readStream('copy-1');
+  const other = openStore(t, path); // another connection: nothing cached, the row is read and parsed
+  const [read] = await other.readStream('copy-1');
+  t.strictSame(cached?.data, read?.data, 'data: the same value as a read of the row');
+  t.strictSame(cached?.metadata, read?.metadata, 'metadata too');
+  t.equal(JSON.stringify(cached?.data), JSON.stringify(read?.data), 'members in the same order');
+  t.strictSame(cached?.data, { kept: 'x', when: '1970-01-01T00:00:00.000Z', zero: 0, list: [1, null, null], nested: { n: null } });
+  t.ok(Object.isFrozen(cached) && Object.isFrozen(cached?.data) && Object.isFrozen((cached?.data as { nested: object }).nested), 'frozen throughout');
+  t.notOk(Object.isFrozen(data) || Object.isFrozen(data.nested), "the caller's objects stay theirs, unfrozen");
+});
+
 t.test('appends requested in one event-loop turn are committed in one transaction', async (t) => {
   const path = newPath();
   const store = openStore(t, path);
