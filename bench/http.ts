@@ -55,8 +55,8 @@ export interface RunStats {
   loadGenUsPerRequest?: number | undefined;
 }
 
-/** A server's CPU time (user + system, every thread, from /proc) per 2xx response, in µs. */
 export interface ServerCpu {
+  /** The server's CPU time (user + system, every thread, from /proc) per 2xx response, in µs: steadier than req/s on a VM whose speed moves. */
   cpuUsPerRequest: number | undefined;
 }
 
@@ -64,11 +64,7 @@ export interface ScenarioResult {
   name: ScenarioName;
   description: string;
   connections: number;
-  tokengate: RunStats & {
-    peakRssMB: number; hwmMB: number; window: Window;
-    /** CPU time of the tokengate process (every thread) per 2xx response, in µs: steadier than req/s on a VM whose speed moves. */
-    cpuUsPerRequest: number | undefined;
-  };
+  tokengate: RunStats & ServerCpu & { peakRssMB: number; hwmMB: number; window: Window };
   ceiling: RunStats & ServerCpu;
   /** tokengate req/s divided by the ceiling's. */
   ratio: number;
