@@ -113,7 +113,13 @@ export class SqliteKeyStore implements KeyStore {
    */
   constructor(path: string, private readonly batched = false, options: SqliteKeyStoreOptions = {}) {
     this.db = openDatabase(path);
+    // A destroyed key must not survive in the file: SQLite otherwise leaves a deleted row's bytes
+    // in the page's free space or on a free page, where anyone holding a copy of the file could
+    // read it and open the sealed number in the events. With secure_delete, deleted content is
+    // overwritten with zeros (a setting of the connection, so of every connection that deletes).
+    this.db.pragma('secure_delete = ON');
     this.db.exec('CREATE TABLE IF NOT EXISTS keys (key_id TEXT PRIMARY KEY, key BLOB NOT NULL)');
+    this.scrubOnce();
     // The WAL of the file SQLite opened (symbolic links resolved), and only in WAL mode.
     const file = databaseFile(this.db);
     this.walPath = file !== '' && this.db.pragma('journal_mode', { simple: true }) === 'wal' ? `${file}-wal` : undefined;
@@ -218,7 +224,68 @@ export class SqliteKeyStore implements KeyStore {
     this.walFd = undefined;
   }
 
-  destroy(keyId: string) { this.pending.delete(keyId); this.stmt.destroy.run(keyId); }
+  /**
+   * Forget a key for good: its row is deleted (zeroed in its page: secure_delete), then the WAL is
+   * checkpointed and truncated, since in WAL mode the page images that still hold the key stay in
+   * the -wal file (and the old page in the database file) until a checkpoint copies the zeroed page
+   * over them. The checkpoint runs once for all the keys destroyed in one event-loop turn (a token
+   * deleted destroys several; a session used destroys its security code's key), and again at close.
+   */
+  destroy(keyId: string) {
+    this.pending.delete(keyId);
+    this.stmt.destroy.run(keyId);
+    this.scheduleScrub(0);
+  }
+
+  private scrubTimer: NodeJS.Timeout | undefined;
+  private scrubAttempts = 0;
+
+  private scheduleScrub(delayMs: number): void {
+    if (this.scrubTimer) return;
+    this.scrubTimer = setTimeout(() => {
+      this.scrubTimer = undefined;
+      if (!this.db.open) return;
+      if (this.truncateWal()) { this.scrubAttempts = 0; return; }
+      // Another connection (another process sharing the file) still reads an older snapshot:
+      // tried again a little later; close() tries once more.
+      if (++this.scrubAttempts < 50) this.scheduleScrub(100);
+      else { this.scrubAttempts = 0; process.emitWarning('the key store could not truncate its WAL after destroying a key (another connection keeps reading)'); }
+    }, delayMs);
+    this.scrubTimer.unref();
+  }
+
+  /**
+   * Copy every page of the WAL into the database file and truncate the WAL to zero bytes; true when
+   * done (false: another connection's read kept part of it, or the store is not in WAL mode).
+   */
+  private truncateWal(): boolean {
+    try {
+      const [row] = this.db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number; log: number; checkpointed: number }>;
+      return row !== undefined && row.busy === 0;
+    } catch (error) {
+      process.emitWarning(`the key store could not checkpoint its WAL: ${String(error)}`);
+      return false;
+    }
+  }
+
+  /**
+   * A key file written before secure_delete (or by a version without it) may hold destroyed keys
+   * in free space: it is rewritten once (VACUUM) and marked, then its WAL truncated. Another process
+   * holding the file busy only postpones it to a later start.
+   */
+  private scrubOnce(): void {
+    this.db.exec('CREATE TABLE IF NOT EXISTS key_store_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)');
+    const done = this.db.prepare<[string], { value: string }>('SELECT value FROM key_store_meta WHERE name = ?').get('secure_delete');
+    if (done) return;
+    try {
+      this.db.exec('VACUUM');
+      this.db.prepare('INSERT OR IGNORE INTO key_store_meta (name, value) VALUES (?, ?)').run('secure_delete', new Date().toISOString());
+      this.truncateWal();
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SQLITE_BUSY') throw error;
+    }
+  }
+
   close() {
     if (!this.db.open) return;
     this.flush();
@@ -226,6 +293,11 @@ export class SqliteKeyStore implements KeyStore {
     const unused = [...this.spare, ...(this.syncing ?? [])];
     this.spare = [];
     if (unused.length > 0) this.db.transaction(() => { for (const { keyId } of unused) this.stmt.destroy.run(keyId); })();
+    clearTimeout(this.scrubTimer);
+    this.scrubTimer = undefined;
+    // The last connection to close checkpoints and deletes the WAL itself; with others still open
+    // (processes sharing the file), the destroyed keys' old pages are copied over and cut off here.
+    this.truncateWal();
     this.db.close();
     // A sync in progress still uses the WAL's descriptor: it is closed when that sync is done.
     if (!this.syncing) this.closeWal();

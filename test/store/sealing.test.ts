@@ -1,5 +1,8 @@
 // Card data at rest: AES-256-GCM sealing under per-token keys, crypto-shredding, keyed fingerprints.
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import t from 'tap';
 import { MemoryKeyStore, Sealer, SqliteKeyStore } from '../../store/sealing.js';
 
@@ -210,4 +213,72 @@ t.test('sealed values from one process open in another sharing the key file', as
   t.equal(reader.open(sealed), PAN, 'the key is visible to the other connection once newKey returns');
   reader.destroyKey(keyId);
   t.equal(writer.open(sealed), undefined, 'and its destruction too');
+});
+
+/** Every file of the key store (the database, its WAL and shared memory), as bytes. */
+function filesOf(path: string): Array<[string, Buffer]> {
+  return [path, `${path}-wal`, `${path}-shm`].filter((file) => existsSync(file)).map((file) => [file, readFileSync(file)]);
+}
+
+const untilScrubbed = () => new Promise<void>((resolve) => setTimeout(resolve, 50));
+
+t.test('a destroyed key is in none of the key store files: not in a free page, not in the WAL (secure deletion)', async (t) => {
+  for (const batched of [false, true]) {
+    const path = keyFile();
+    const keys = new SqliteKeyStore(path, batched);
+    // A second connection, as another process sharing the file would hold: the last connection to
+    // close no longer checkpoints the WAL away for us.
+    const other = new SqliteKeyStore(path);
+    t.teardown(() => { keys.close(); other.close(); });
+    const sealer = new Sealer(keys);
+    const sealed = Array.from({ length: 40 }, (_, i) => sealer.sealNew(`${PAN}-${i}`));
+    keys.flush();
+    const doomed = [0, 7, 39].map((i) => sealer.keyIdOf(sealed[i] as string) as string);
+    const bytes = doomed.map((keyId) => Buffer.from(keys.get(keyId) as Buffer));
+    const kept = Buffer.from(keys.get(sealer.keyIdOf(sealed[1] as string) as string) as Buffer);
+    t.ok(bytes.every((b) => b.length === 32), 'the keys are 32 bytes');
+    t.ok(filesOf(path).some(([, data]) => data.includes(bytes[0] as Buffer)), 'before: the key is in the files');
+
+    for (const keyId of doomed) sealer.destroyKey(keyId);
+    await untilScrubbed();
+    for (const [file, data] of filesOf(path)) {
+      bytes.forEach((b, i) => t.notOk(data.includes(b), `batched ${batched}, still open: key ${i} is not in ${file.slice(path.length) || 'the database'}`));
+    }
+    t.ok(filesOf(path).some(([, data]) => data.includes(kept)), 'a key kept is still there');
+    t.equal(sealer.open(sealed[1] as string), `${PAN}-1`, 'and still opens');
+    t.equal(new Sealer(other).open(sealed[0] as string), undefined, 'the other connection finds no destroyed key');
+
+    keys.close();
+    for (const [file, data] of filesOf(path)) {
+      bytes.forEach((b, i) => t.notOk(data.includes(b), `batched ${batched}, closed: key ${i} is not in ${file.slice(path.length) || 'the database'}`));
+    }
+    other.close();
+    for (const [file, data] of filesOf(path)) {
+      bytes.forEach((b, i) => t.notOk(data.includes(b), `batched ${batched}, all closed: key ${i} is not in ${file.slice(path.length) || 'the database'}`));
+    }
+  }
+});
+
+t.test('a key file written without secure deletion is scrubbed once when opened', async (t) => {
+  const path = keyFile();
+  // The file as an older tokengate left it: a destroyed key's bytes still in a free page.
+  const old = new Database(path);
+  old.pragma('journal_mode = WAL');
+  old.pragma('secure_delete = OFF');
+  old.exec('CREATE TABLE keys (key_id TEXT PRIMARY KEY, key BLOB NOT NULL)');
+  const key = randomBytes(32);
+  const insert = old.prepare('INSERT INTO keys (key_id, key) VALUES (?, ?)');
+  insert.run('doomed', key);
+  for (let i = 0; i < 300; i++) insert.run(`filler-${i}`, randomBytes(32));
+  old.pragma('wal_checkpoint(TRUNCATE)');
+  old.prepare('DELETE FROM keys WHERE key_id = ?').run('doomed');
+  old.close();
+  t.ok(readFileSync(path).includes(key), 'the old file still holds the destroyed key');
+
+  const keys = new SqliteKeyStore(path);
+  t.teardown(() => keys.close());
+  for (const [file, data] of filesOf(path)) t.notOk(data.includes(key), `opened: not in ${file}`);
+  t.equal(keys.get('filler-1')?.length, 32, 'the other keys are kept');
+  keys.close();
+  for (const [file, data] of filesOf(path)) t.notOk(data.includes(key), `closed: not in ${file}`);
 });
