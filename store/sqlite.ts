@@ -23,6 +23,7 @@ import {
 } from './event-store.js';
 import { frozenJsonCopy } from '../lib/json.js';
 import { readLogAhead } from './log-reader.js';
+import { upgradeEventsFile } from './sqlite-migrations.js';
 import { Checkpointer, type CheckpointerOptions } from './checkpointer.js';
 import { Notifier, pullSubscription } from './subscription.js';
 
@@ -212,6 +213,7 @@ export class SqliteEventStore implements EventStore {
     this.group = file !== '' && wal && (options.durability ?? 'group') === 'group';
     this.walPath = `${file}-wal`;
     this.file = file;
+    upgradeEventsFile(this.db);
     this.readPagesAhead = file === '' ? undefined : (options) => this.pagesAhead(options);
     this.syncFile = options.syncFile ?? fdatasync;
     if (file !== '' && wal && options.checkpoints !== false) {

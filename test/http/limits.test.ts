@@ -8,14 +8,16 @@ import { parseMerchants } from '../../merchants.js';
 import { cardBody, createToken, M1, MERCHANTS, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
 import { startServer } from '../helpers/server.js';
 
-const build = async (t: Parameters<Parameters<typeof t.test>[1]>[0], limits: Record<string, number>) => {
-  const app = await buildApp({ eventStore: { kind: 'memory' }, merchants: parseMerchants(MERCHANTS, 'test'), limits });
+const build = async (t: Parameters<Parameters<typeof t.test>[1]>[0], limits: Record<string, number>, onDisk = false) => {
+  // On disk, a request awaits its write: requests overlap as they do under load.
+  const eventStore = onDisk ? { kind: 'sqlite' as const, path: join(t.testdir(), 'gateway.db') } : { kind: 'memory' as const };
+  const app = await buildApp({ eventStore, merchants: parseMerchants(MERCHANTS, 'test'), limits });
   t.teardown(() => app.close());
   return app;
 };
 
 t.test('beyond MAX_IN_FLIGHT requests in progress, new ones get 503 SERVER_BUSY at once', async (t) => {
-  const app = await build(t, { maxInFlight: 2 });
+  const app = await build(t, { maxInFlight: 2 }, true);
   const token = await createToken(app as never);
   const pays = Array.from({ length: 6 }, (_, i) => app.inject({
     method: 'PUT', url: payPath(M1.id, token, '10000000001', String(i)), headers: { authorization: payAuth(M1) },
