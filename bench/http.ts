@@ -11,6 +11,7 @@ import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
 import { cpuMsOf, freePort, memoryOf, memorySampler, round, sleep, startChild, startCommand, waitListening, type Child } from './lib.js';
 import { monotonicUs, type Window } from './profile.js';
+import { streams } from '../domain/events.js';
 
 export const SCENARIOS = ['pay', 'create', 'mixed', 'retries'] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
@@ -405,8 +406,8 @@ export function checkDurability(dbPath: string, ledger: Ledger, seedOrderId: str
   const db = new Database(dbPath, { readonly: true, fileMustExist: true });
   try {
     const streamsOf = (type: string) => db.prepare<[string], string>('SELECT stream FROM events WHERE type = ?').pluck().all(type);
-    const orderPrefix = `order-${MERCHANT.id}-`;
-    const tokenPrefix = `token-${MERCHANT.repository.id}-`;
+    const orderPrefix = streams.order(MERCHANT.id, '');
+    const tokenPrefix = streams.token(MERCHANT.repository.id, '');
     const paymentStreams = streamsOf('PaymentRecorded');
     const orders = new Set(paymentStreams.map((s) => s.slice(orderPrefix.length)));
     const tokens = new Set(streamsOf('TokenCreated').map((s) => s.slice(tokenPrefix.length)));

@@ -7,6 +7,7 @@ import { openStores, PROJECTIONS, type Opened } from '../services/gateway.js';
 import { ReadModels } from '../projections/read-models.js';
 import { orderHistory, recordedAt, repositoriesOfToken, tokenHistory, type AsOf, type HistoryEntry } from '../services/history.js';
 import type { RecordedEvent } from '../store/event-store.js';
+import { renamedStream } from '../domain/events.js';
 
 export interface OptionSpec { type: 'string' | 'boolean'; value?: string; help: string }
 type Values = Record<string, string | boolean | undefined>;
@@ -215,12 +216,16 @@ export const commands: Record<string, Command> = {
         if ((await store.headPosition()) !== 0n) throw new UsageError('the target store is not empty: import only into an empty store');
         let count = 0;
         let pending: Array<Promise<unknown>> = [];
+        // An export of an earlier tokengate names streams `<category>-<owner>-<id>`: renamed as it is read.
+        const renamed = new Map<string, string>();
         const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
         for await (const line of lines) {
           if (line.trim() === '') continue;
           const e = JSON.parse(line) as { stream: string; id: string; type: string; data: unknown; metadata: RecordedEvent['metadata'] };
+          const stream = renamed.get(e.stream) ?? renamedStream(e.stream, e.data) ?? e.stream;
+          renamed.set(e.stream, stream);
           // Appended in file order; 'any' because a filtered export may start a stream mid-way.
-          pending.push(store.append(e.stream, [{ id: e.id, type: e.type, data: e.data, metadata: e.metadata }], { expectedRevision: 'any' }));
+          pending.push(store.append(stream, [{ id: e.id, type: e.type, data: e.data, metadata: e.metadata }], { expectedRevision: 'any' }));
           count++;
           if (pending.length >= 1000) { await Promise.all(pending); pending = []; }
         }

@@ -1,9 +1,10 @@
 // Read model of the reactors' pending work: one document per payment answered UNKNOWN and not yet
-// resolved, and one per token whose scheme token has a next action due (schemeToken.nextActionAt).
+// resolved, one per token whose scheme token has a next action due (schemeToken.nextActionAt), and
+// one per session not yet expired (its SessionCreated; SessionExpired removes it).
 // At start-up each reactor reads these few documents instead of searching the text of every order
 // and token document (which took 0.9 s of a 1.2 s start on a store of 1,000,000 events, and grows
 // with the store). A document leaves when the work is done.
-import { TOKEN_EVENT_TYPES, type PaymentOutcomeResolved, type PaymentRecorded, type SchemeTokenDetails } from '../domain/events.js';
+import { TOKEN_EVENT_TYPES, type PaymentOutcomeResolved, type PaymentRecorded, type SchemeTokenDetails, type SessionCreated } from '../domain/events.js';
 import type { ProjectedEvent } from '../store/event-store.js';
 import type { Projection } from './projection.js';
 
@@ -14,26 +15,36 @@ export interface PendingDoc {
   transactionId?: string;
   /** When the scheme token's next action is due. */
   nextActionAt?: string;
+  /** When the session expires (absent for a session created before sessions expired). */
+  expiresAt?: string;
 }
 
 /** Key prefixes: what kind of work a document is. */
 export const PENDING_PAYMENT = 'payment/';
+/** A pending payment's key: its order stream and transaction id as a JSON pair (no separator either may hold). */
+export const pendingPaymentKey = (stream: string, transactionId: string) => `${PENDING_PAYMENT}${JSON.stringify([stream, transactionId])}`;
 export const PENDING_SCHEME_TOKEN = 'scheme-token/';
+export const PENDING_SESSION = 'session/';
 
 const schemeTokenOf = (event: ProjectedEvent) => (event.data as { schemeToken?: SchemeTokenDetails }).schemeToken;
 
 export const pendingProjection: Projection<PendingDoc> = {
   name: 'pending',
-  version: 1,
-  handles: new Set(['PaymentRecorded', 'PaymentOutcomeResolved', ...TOKEN_EVENT_TYPES]),
+  // 2: stream names `<category>-<owner>:<id>` and payment keys as JSON pairs (rebuilt once).
+  // 3: sessions not yet expired (rebuilt once).
+  version: 3,
+  handles: new Set(['PaymentRecorded', 'PaymentOutcomeResolved', ...TOKEN_EVENT_TYPES, 'SessionCreated', 'SessionExpired']),
   keysOf(event) {
     switch (event.type) {
       case 'PaymentRecorded': {
         const d = event.data as PaymentRecorded['data'];
-        return d.outcome.result === 'UNKNOWN' ? [`${PENDING_PAYMENT}${event.stream}/${d.transactionId}`] : [];
+        return d.outcome.result === 'UNKNOWN' ? [pendingPaymentKey(event.stream, d.transactionId)] : [];
       }
       case 'PaymentOutcomeResolved':
-        return [`${PENDING_PAYMENT}${event.stream}/${(event.data as PaymentOutcomeResolved['data']).transactionId}`];
+        return [pendingPaymentKey(event.stream, (event.data as PaymentOutcomeResolved['data']).transactionId)];
+      case 'SessionCreated':
+      case 'SessionExpired':
+        return [`${PENDING_SESSION}${event.stream}`];
       case 'TokenCreated':
       case 'TokenUpdated':
         // Only an event that carries a scheme token can start or end its pending work.
@@ -44,7 +55,11 @@ export const pendingProjection: Projection<PendingDoc> = {
   },
   evolve(_doc, event) {
     if (event.type === 'PaymentRecorded') return { stream: event.stream, transactionId: (event.data as PaymentRecorded['data']).transactionId };
-    if (event.type === 'PaymentOutcomeResolved' || event.type === 'TokenDeleted') return undefined;
+    if (event.type === 'PaymentOutcomeResolved' || event.type === 'TokenDeleted' || event.type === 'SessionExpired') return undefined;
+    if (event.type === 'SessionCreated') {
+      const { expiresAt } = event.data as SessionCreated['data'];
+      return expiresAt === undefined ? { stream: event.stream } : { stream: event.stream, expiresAt };
+    }
     const nextActionAt = schemeTokenOf(event)?.nextActionAt;
     return nextActionAt ? { stream: event.stream, nextActionAt } : undefined;
   },

@@ -2,6 +2,7 @@
 // what changed; and the state of a token or order as of a revision or an instant. Built from the
 // events with the same projections as the read models, so "what changed" is what users see.
 // Card numbers appear only masked; sealed values are shown as "[sealed]".
+import { streams } from '../domain/events.js';
 import { ordersProjection, orderKey } from '../projections/orders.js';
 import type { Projection } from '../projections/projection.js';
 import { tokensProjection, tokenKey } from '../projections/tokens.js';
@@ -88,7 +89,7 @@ const within = (asOf: AsOf) => (e: RecordedEvent) =>
 
 /** Every event that concerns a token: its own stream, then the payments made with it (by position). */
 export async function tokenEvents(store: EventStore, repositoryId: string, token: string): Promise<RecordedEvent[]> {
-  const own = await store.readStream(`token-${repositoryId}-${token}`);
+  const own = await store.readStream(streams.token(repositoryId, token));
   if (own.length === 0) return [];
   const payments: RecordedEvent[] = [];
   for (let from = own[0]!.position - 1n; ;) {
@@ -104,7 +105,7 @@ export async function tokenEvents(store: EventStore, repositoryId: string, token
 }
 
 export async function tokenHistory(store: EventStore, repositoryId: string, token: string, asOf: AsOf = {}) {
-  const own = `token-${repositoryId}-${token}`;
+  const own = streams.token(repositoryId, token);
   let events = await tokenEvents(store, repositoryId, token);
   if (asOf.revision !== undefined) {
     // As of a revision of the token's stream: everything up to that event's position.
@@ -116,7 +117,7 @@ export async function tokenHistory(store: EventStore, repositoryId: string, toke
 }
 
 export async function orderHistory(store: EventStore, merchantId: string, orderId: string, asOf: AsOf = {}) {
-  const events = (await store.readStream(`order-${merchantId}-${orderId}`)).filter(within(asOf));
+  const events = (await store.readStream(streams.order(merchantId, orderId))).filter(within(asOf));
   return historyOf(events, ordersProjection as Projection, orderKey(merchantId, orderId));
 }
 

@@ -9,7 +9,7 @@ import { optional, type PayWithToken } from '../domain/order.js';
 import { sortedJson } from '../lib/json.js';
 import type { MerchantProfile } from '../merchants.js';
 import type { PayBody, PayParams } from '../schemas/pay.js';
-import { foldToken } from './aggregates.js';
+import { foldToken, readOwnStream } from './aggregates.js';
 import type { Gateway } from './gateway.js';
 
 export function amountExplanation(text: string, problem: AmountProblem, currency: string): string {
@@ -57,7 +57,7 @@ function checkCountry(body: PayBody): void {
  * stored by this release) is refused as UNSUPPORTED: pay with token moves funds from cards only.
  */
 async function payableCard(gateway: Gateway, repositoryId: string, tokenid: string) {
-  const history = await gateway.store.readStream(streams.token(repositoryId, tokenid));
+  const history = await readOwnStream(gateway.store, streams.token(repositoryId, tokenid));
   const token = foldToken(history);
   const created = history.find((e) => e.type === 'TokenCreated')?.data as { sourceOfFunds?: { type?: unknown } } | undefined;
   const sourceType = created?.sourceOfFunds?.type;

@@ -13,7 +13,7 @@ import { decidePay, evolveOrder, type AcquirerIds } from '../domain/order.js';
 import type { MerchantProfile } from '../merchants.js';
 import type { PayBody, PayParams } from '../schemas/pay.js';
 import { WrongExpectedRevisionError } from '../store/event-store.js';
-import { revisionAfter } from './aggregates.js';
+import { revisionAfter, readOwnStream } from './aggregates.js';
 import { Busy, randomDigits, toEventData, type RequestMeta } from './context.js';
 import { SimulatedFault } from './faults.js';
 import type { Gateway } from './gateway.js';
@@ -55,7 +55,7 @@ export async function payWithToken(gateway: Gateway, merchant: MerchantProfile, 
     // only ever leads to that append (no reference to claim, nothing answered from it).
     const guess: boolean = !guessed && referenceClaimed && gateway.store.holdsStream?.(stream) === false;
     guessed ||= guess;
-    const history = guess ? [] : await gateway.store.readStream(stream);
+    const history = guess ? [] : await readOwnStream(gateway.store, stream);
     const state = foldOrderStream(history);
     const now = new Date().toISOString();
     const decision = decidePay(state, { ...facts, attemptId, ids: acquirerIds(now), now });

@@ -11,6 +11,7 @@ import { maskCardNumber } from '../domain/accounts.js';
 import type { MerchantProfile } from '../merchants.js';
 import { tokenKey, type TokenDoc } from '../projections/tokens.js';
 import type { Gateway } from './gateway.js';
+import { readOwnStream } from './aggregates.js';
 
 export async function retrieveToken(gateway: Gateway, merchant: MerchantProfile, token: string) {
   await gateway.readModels.catchUp();
@@ -66,7 +67,7 @@ export async function retrieveTransaction(gateway: Gateway, merchant: MerchantPr
 }
 
 async function orderOf(gateway: Gateway, merchant: MerchantProfile, orderId: string) {
-  const state = foldOrderStream(await gateway.store.readStream(streams.order(merchant.id, orderId)));
+  const state = foldOrderStream(await readOwnStream(gateway.store, streams.order(merchant.id, orderId)));
   if (!state.exists) throw new InvalidRequest(`Value '${orderId}' is invalid. No such order`, 'orderid');
   return state;
 }

@@ -42,7 +42,7 @@ export class UnknownResolver extends Reactor {
 
   private onEvent(event: RecordedEvent): void {
     const transactionId = (event.data as { transactionId?: string }).transactionId ?? '';
-    const key = `${event.stream}\n${transactionId}`;
+    const key = JSON.stringify([event.stream, transactionId]);
     if (event.type === 'PaymentRecorded') {
       const payment = event.data as PaymentRecorded['data'];
       if (payment.outcome.result !== 'UNKNOWN') return;

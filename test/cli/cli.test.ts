@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import t from 'tap';
 import { fileURLToPath } from 'node:url';
 import { buildTestApp, createToken, M1, payAuth, payPath } from '../helpers/app.js';
+import { streams } from '../../domain/events.js';
 
 const BIN = fileURLToPath(new URL('../../dist/bin/tokengate.js', import.meta.url));
 const run = async (args: string[], env: Record<string, string> = {}) => {
@@ -101,7 +102,7 @@ t.test('export as NDJSON, filtered, and import into an empty store', async (t) =
   t.notMatch(readFileSync(out, 'utf8'), '5123450000000008', 'card numbers stay sealed in an export');
   const onlyOrders = (await run(['export', '--store', s.store, '--category', 'order'])).stdout.trim().split('\n');
   t.equal(onlyOrders.length, 2);
-  const onlyStream = (await run(['export', '--store', s.store, '--stream', `order-${M1.id}-10000000001`, '--until', s.between])).stdout.trim().split('\n');
+  const onlyStream = (await run(['export', '--store', s.store, '--stream', streams.order(M1.id, '10000000001'), '--until', s.between])).stdout.trim().split('\n');
   t.equal(onlyStream.length, 1);
 
   const copy = `sqlite:${join(s.dir, 'copy.db')}`;

@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import t from 'tap';
 import { cardBody, MERCHANTS, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
 import { call, startServer } from '../helpers/server.js';
+import { streams } from '../../domain/events.js';
 
 const SLOW = {
   id: 'SLOW01',
@@ -33,7 +34,7 @@ t.test('two processes on one SQLite file', async (t) => {
   const db = new Database(file, { readonly: true });
   t.teardown(() => db.close());
   const typesOf = (order: string) =>
-    db.prepare<[string], { type: string }>('SELECT type FROM events WHERE stream = ? ORDER BY revision').all(`order-${SLOW.id}-${order}`).map((r) => r.type);
+    db.prepare<[string], { type: string }>('SELECT type FROM events WHERE stream = ? ORDER BY revision').all(streams.order(SLOW.id, order)).map((r) => r.type);
   /** Wait until the first request holds the order (its PaymentStarted is in the file). */
   const started = async (order: string) => {
     const deadline = Date.now() + 5000;

@@ -6,6 +6,7 @@ import t from 'tap';
 import { chromium } from 'playwright-core';
 import { cardBody, M1, MERCHANTS, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
 import { call, startServer } from '../helpers/server.js';
+import { streams } from '../../domain/events.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 
@@ -42,7 +43,7 @@ t.test('the timeline page shows new events live', { skip: existsSync(CHROMIUM) ?
   t.notMatch(payload, '5123450000000008', 'the card number is not on the page');
 
   // Filtering by stream reloads the list with only that stream.
-  await page.fill('input[name=stream]', `order-${M1.id}-10000000001`);
+  await page.fill('input[name=stream]', streams.order(M1.id, '10000000001'));
   await page.click('button[type=submit]');
   await page.waitForFunction(() => document.querySelectorAll('tr.event').length === 1);
   t.equal(await page.locator('tr.event').getAttribute('data-type'), 'PaymentRecorded');

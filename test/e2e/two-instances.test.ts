@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import t from 'tap';
 import { cardBody, M1, MERCHANTS, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
 import { call, startServer, type RunningServer } from '../helpers/server.js';
+import { streams } from '../../domain/events.js';
 
 interface OrderDoc { transactions: Array<{ id: string }>; totalCapturedAmount: number }
 
@@ -55,7 +56,7 @@ t.test('two gateway processes on one SQLite file act as one gateway', async (t) 
   t.equal(onB.json().response.gatewayCode, 'APPROVED', 'a token created on A pays on B');
 
   const order = '10000000002';
-  const stream = `order-${M1.id}-${order}`;
+  const stream = streams.order(M1.id, order);
   const key = `${M1.id}/${order}`;
   const onA = await call(a.url, 'PUT', payPath(M1.id, token, order, '1'), payAuth(M1), body);
   t.equal(onA.status, 201, onA.text);
@@ -80,7 +81,7 @@ t.test('two gateway processes on one SQLite file act as one gateway', async (t) 
     call(i % 2 === 0 ? a.url : b.url, 'PUT', payPath(M1.id, token, raced, 'race-1'), payAuth(M1), body)));
   t.same([...new Set(replies.map((r) => r.status))], [201], 'all twenty answered 201');
   t.equal(new Set(replies.map((r) => r.text)).size, 1, 'with one identical body');
-  const afterRace = await eventually(() => inspect(file, `order-${M1.id}-${raced}`, `${M1.id}/${raced}`),
+  const afterRace = await eventually(() => inspect(file, streams.order(M1.id, raced), `${M1.id}/${raced}`),
     (s) => s.checkpoints.every((c) => c.position === s.head));
   t.equal(afterRace.payments, 1, 'exactly one PaymentRecorded in the file');
   t.same(afterRace.order?.transactions.map((x) => x.id), ['race-1'], 'and one transaction in the read model');
@@ -92,7 +93,7 @@ t.test('two gateway processes on one SQLite file act as one gateway', async (t) 
   t.same([...new Set(paid.map((r) => r.status))], [201], 'ten transactions on one order, from both processes: all recorded');
   t.same(paid.map((r) => r.json().order.totalCapturedAmount as number).sort((x, y) => x - y),
     Array.from({ length: 10 }, (_, i) => 25 * (i + 1)), 'each saw every earlier one: no lost update');
-  const afterBusy = await eventually(() => inspect(file, `order-${M1.id}-${busy}`, `${M1.id}/${busy}`),
+  const afterBusy = await eventually(() => inspect(file, streams.order(M1.id, busy), `${M1.id}/${busy}`),
     (s) => s.checkpoints.every((c) => c.position === s.head));
   t.equal(afterBusy.payments, 10);
   t.same(afterBusy.order?.transactions.map((x) => x.id).sort(), Array.from({ length: 10 }, (_, i) => `t${i}`), 'each transaction once in the read model');

@@ -6,9 +6,10 @@ import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import { buildTestApp, M1 } from '../helpers/app.js';
 import { MERCHANTS_WITH_RULES, newOrderId, payAs, payBody, RULES, storedCard, type App } from './pay-triggers.fixture.js';
+import { streams } from '../../domain/events.js';
 
 const typesOf = async (app: App, merchantId: string, order: string) =>
-  (await app.gateway.store.readStream(`order-${merchantId}-${order}`)).map((e) => e.type);
+  (await app.gateway.store.readStream(streams.order(merchantId, order))).map((e) => e.type);
 
 /** Wait until the first request holds the order (its PaymentStarted is stored), however loaded the machine. */
 async function started(app: App, merchantId: string, order: string) {
@@ -83,7 +84,7 @@ t.test('a lock whose holder died expires: the order is free again, the abandoned
   const token = await storedCard(app, M1, 1, 39);
   const order = newOrderId();
   const past = new Date(Date.now() - 60_000).toISOString();
-  await app.gateway.store.append(`order-${M1.id}-${order}`, [{
+  await app.gateway.store.append(streams.order(M1.id, order), [{
     id: randomUUID(), type: 'PaymentStarted',
     data: { merchantId: M1.id, orderId: order, transactionId: 'abandoned', requestFingerprint: 'x', attemptId: 'dead', amount: 100, currency: 'USD', latencyMs: 1000, startedAt: past, lockExpiresAt: past },
     metadata: { correlationId: 'test', recordedAt: past },

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import { buildTestApp, M1, M2 } from '../helpers/app.js';
 import { MERCHANTS_WITH_RULES, newOrderId, payAs, payBody, storedCard } from './pay-triggers.fixture.js';
+import { streams } from '../../domain/events.js';
 
 /** A body with one member set at a dotted path. */
 function withField(path: string, value: unknown): Record<string, unknown> {
@@ -144,7 +145,7 @@ t.test('tokens that cannot pay: unknown, foreign and bank-account tokens', async
   await app.gateway.readModels.stop();
   const ach = '9123412341234123';
   const now = new Date().toISOString();
-  await app.gateway.store.append(`token-${M1.repository.id}-${ach}`, [{
+  await app.gateway.store.append(streams.token(M1.repository.id, ach), [{
     id: randomUUID(), type: 'TokenCreated',
     data: { merchantId: M1.id, repositoryId: M1.repository.id, token: ach, sourceOfFunds: { type: 'ACH', ach: { accountType: 'CONSUMER_CHECKING' } }, status: 'VALID', createdAt: now },
     metadata: { correlationId: 'test', recordedAt: now },

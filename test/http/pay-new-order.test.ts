@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { buildTestApp, createToken, M1, MERCHANTS } from '../helpers/app.js';
 import { orderId, pay, payBody, type App } from './http.fixture.js';
+import { streams } from '../../domain/events.js';
 
 const withoutCorrelation = (body: Record<string, unknown>) => {
   const { correlationId: _ignored, ...rest } = body;
@@ -25,7 +26,7 @@ function countReads(app: App): Map<string, number> {
 }
 
 const paymentsIn = async (app: App, order: string) =>
-  (await app.gateway.store.readAll()).filter((e) => e.type === 'PaymentRecorded' && e.stream === `order-${M1.id}-${order}`);
+  (await app.gateway.store.readAll()).filter((e) => e.type === 'PaymentRecorded' && e.stream === streams.order(M1.id, order));
 
 async function twoApps(t: Parameters<Parameters<typeof t.test>[1]>[0], merchants: unknown = MERCHANTS) {
   const path = join(t.testdir(), 'gateway.db');
@@ -42,7 +43,7 @@ t.test('a new order is recorded without reading its stream', async (t) => {
   const res = await pay(a, token, payBody({ amount: '12.50' }), { order, transaction: 't1' });
   t.equal(res.statusCode, 201, res.body);
   t.equal(res.json().result, 'SUCCESS');
-  t.equal(reads.get(`order-${M1.id}-${order}`) ?? 0, 0, 'the order stream was not read');
+  t.equal(reads.get(streams.order(M1.id, order)) ?? 0, 0, 'the order stream was not read');
   t.equal((await paymentsIn(a, order)).length, 1, 'one payment recorded');
 
   // The order is now cached: a second transaction reads it from memory and adds to its totals.
@@ -63,7 +64,7 @@ t.test('an identical repeat on an order the store has not cached replays the rec
   const again = await pay(b, token, { ...body, correlationId: 'again' }, { order, transaction: 't1' });
   t.equal(again.statusCode, 201, again.body);
   t.same(withoutCorrelation(again.json()), withoutCorrelation(first.json()), 'the recorded answer, not a new payment');
-  t.equal(reads.get(`order-${M1.id}-${order}`), 1, 'the refused guess made the app read the order once');
+  t.equal(reads.get(streams.order(M1.id, order)), 1, 'the refused guess made the app read the order once');
   t.equal((await paymentsIn(b, order)).length, 1, 'still one payment');
 });
 

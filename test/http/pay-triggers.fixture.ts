@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import { buildTestApp, MERCHANTS, payAuth, payPath } from '../helpers/app.js';
+import { streams } from '../../domain/events.js';
 
 export type App = Awaited<ReturnType<typeof buildTestApp>>;
 export interface Merchant { id: string; apiPassword: string }
@@ -44,7 +45,7 @@ export function payAs(app: App, merchant: Merchant, token: string, body: unknown
 export async function storedCard(app: App, merchant: { id: string; repository: { id: string } }, month: number, year: number, brand = 'MASTERCARD', number = '512345xxxxxx0008') {
   const token = `9${String(Date.now()).slice(-9)}${String(sequence++).padStart(6, '0')}`.slice(0, 16);
   const now = new Date().toISOString();
-  await app.gateway.store.append(`token-${merchant.repository.id}-${token}`, [{
+  await app.gateway.store.append(streams.token(merchant.repository.id, token), [{
     id: randomUUID(),
     type: 'TokenCreated',
     data: {

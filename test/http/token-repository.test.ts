@@ -33,7 +33,7 @@ t.test('UNIQUE_ACCOUNT_IDENTIFIER: a stored billing agreement id returns its tok
   const cardFirst = (await create(a, ACCOUNT, { sourceOfFunds: { type: 'CARD', provided: { card: card() } } })).json().token;
   t.equal((await create(a, ACCOUNT, { sourceOfFunds: { type: 'CARD', provided: { card: card() } } })).json().token, cardFirst, 'and a card number is an account identifier too');
   const reservations = (await a.gateway.store.readAll()).filter((e) => e.type === 'AccountIdentifierReserved');
-  t.ok(reservations.every((e) => !e.stream.includes('B-7YH1') && /^accountref-REPOACC-[A-Za-z0-9_-]{43}$/.test(e.stream)), 'streams named from a keyed hash');
+  t.ok(reservations.every((e) => !e.stream.includes('B-7YH1') && /^accountref-REPOACC:[A-Za-z0-9_-]{43}$/.test(e.stream)), 'streams named from a keyed hash');
 });
 
 t.test('twenty simultaneous requests for one billing agreement make one token', async (t) => {

@@ -26,7 +26,7 @@ t.test('Create Session answers a session id of 31-35 characters and a version of
   t.equal(body.session.authenticationLimit, 5);
   t.not((await newSession(a)).json().session.id, body.session.id, 'each session its own id');
   const events = await a.gateway.store.readAll();
-  t.equal(events[0]?.stream, `session-${M1.id}-${body.session.id}`, 'stream session-<merchantId>-<sessionId>');
+  t.equal(events[0]?.stream, `session-${M1.id}:${body.session.id}`, 'stream session-<merchantId>:<sessionId>');
   t.equal(events[0]?.type, 'SessionCreated');
   expect401(t, await a.inject({ method: 'POST', url: sessionPath(M1), headers: auth(M2), payload: {} }), "another merchant's credentials", 'Authenticated entity not authorised to perform operation for target entity');
   expectInvalid(t, await newSession(a, M1, { session: { authenticationLimit: 99 } }), { field: 'session.authenticationLimit' });

@@ -8,6 +8,7 @@ import { GATEWAY_CODES, THREE_D_SECURE_CODES } from '../../domain/triggers.js';
 import {
   cell, MERCHANTS_WITH_RULES, newOrderId, payAs, payBody, readmeTriggerTables, RULES, storedCard, type App,
 } from './pay-triggers.fixture.js';
+import { streams } from '../../domain/events.js';
 
 const tables = readmeTriggerTables();
 const rowsOf = (t: Test, header: string): string[][] => {
@@ -183,7 +184,7 @@ const RULE_CASES: Array<[prefix: string, run: RuleCase]> = [
     const res = await payAs(app, RULES, token, payBody('12.50', { order: { reference: 'busy' } }), order);
     t.equal(res.statusCode, 503);
     t.equal(res.body, '{"error":{"cause":"SERVER_BUSY","explanation":"The gateway is busy: repeat the identical request later"},"result":"ERROR"}');
-    t.equal((await app.gateway.store.readStream(`order-${RULES.id}-${order}`)).length, 0, 'nothing recorded');
+    t.equal((await app.gateway.store.readStream(streams.order(RULES.id, order))).length, 0, 'nothing recorded');
   }],
   ['fault: SERVER_FAILED', async (t, app, token) => {
     const order = newOrderId();
@@ -194,7 +195,7 @@ const RULE_CASES: Array<[prefix: string, run: RuleCase]> = [
     const retry = await payAs(app, RULES, token, body, order);
     t.equal(retry.statusCode, 201, 'the identical retry answers the recorded payment');
     t.equal(retry.json().response.gatewayCode, 'APPROVED');
-    const events = await app.gateway.store.readStream(`order-${RULES.id}-${order}`);
+    const events = await app.gateway.store.readStream(streams.order(RULES.id, order));
     t.strictSame(events.map((e) => e.type), ['PaymentRecorded'], 'recorded once, at the first request');
   }],
   ['risk', async (t, app, token) => {

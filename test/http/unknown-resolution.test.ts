@@ -9,11 +9,12 @@ import { ReadModels } from '../../projections/read-models.js';
 import { PROJECTIONS } from '../../services/gateway.js';
 import { buildTestApp, M1 } from '../helpers/app.js';
 import { MERCHANTS_WITH_RULES, newOrderId, payAs, payBody, storedCard, type App } from './pay-triggers.fixture.js';
+import { streams } from '../../domain/events.js';
 
 process.env.UNKNOWN_RESOLUTION_DELAY_MS = '100';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const typesOf = async (app: App, order: string) => (await app.gateway.store.readStream(`order-${M1.id}-${order}`)).map((e) => e.type);
+const typesOf = async (app: App, order: string) => (await app.gateway.store.readStream(streams.order(M1.id, order))).map((e) => e.type);
 
 async function until(what: string, check: () => Promise<boolean> | boolean, ms = 5000) {
   const deadline = Date.now() + ms;

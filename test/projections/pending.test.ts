@@ -4,7 +4,7 @@
 // their work.
 import { join } from 'node:path';
 import t from 'tap';
-import { PENDING_PAYMENT, PENDING_SCHEME_TOKEN, pendingProjection, type PendingDoc } from '../../projections/pending.js';
+import { PENDING_PAYMENT, PENDING_SCHEME_TOKEN, pendingPaymentKey, pendingProjection, type PendingDoc } from '../../projections/pending.js';
 import { ordersProjection } from '../../projections/orders.js';
 import type { Projection } from '../../projections/projection.js';
 import { ReadModels } from '../../projections/read-models.js';
@@ -30,8 +30,8 @@ function fold(events: readonly ProjectedEvent[]): Map<string, PendingDoc> {
   return docs;
 }
 
-const ORDER = 'order-M1-1001';
-const TOKEN = 'token-REPO01-9123456789012345';
+const ORDER = 'order-M1:1001';
+const TOKEN = 'token-REPO01:9123456789012345';
 const payment = (transactionId: string, result: string) =>
   event(ORDER, 'PaymentRecorded', {
     merchantId: 'M1', orderId: '1001', transactionId, repositoryId: 'REPO01', token: '9123456789012345',
@@ -45,10 +45,10 @@ const schemeToken = (nextActionAt?: string) => ({ status: 'PROVISIONING', ...(ne
 t.test('an UNKNOWN payment is pending until its PaymentOutcomeResolved; other outcomes never are', async (t) => {
   t.same([...fold([payment('t1', 'SUCCESS'), payment('t2', 'FAILURE')]).keys()], [], 'approved and declined payments: nothing');
   t.same([...fold([payment('t1', 'UNKNOWN'), payment('t2', 'UNKNOWN'), payment('t3', 'SUCCESS')])], [
-    [`${PENDING_PAYMENT}${ORDER}/t1`, { stream: ORDER, transactionId: 't1' }],
-    [`${PENDING_PAYMENT}${ORDER}/t2`, { stream: ORDER, transactionId: 't2' }],
+    [pendingPaymentKey(ORDER, 't1'), { stream: ORDER, transactionId: 't1' }],
+    [pendingPaymentKey(ORDER, 't2'), { stream: ORDER, transactionId: 't2' }],
   ], 'one document per UNKNOWN transaction, naming its order stream');
-  t.same([...fold([payment('t1', 'UNKNOWN'), payment('t2', 'UNKNOWN'), resolved('t1')]).keys()], [`${PENDING_PAYMENT}${ORDER}/t2`], 'a resolution removes only its transaction');
+  t.same([...fold([payment('t1', 'UNKNOWN'), payment('t2', 'UNKNOWN'), resolved('t1')]).keys()], [pendingPaymentKey(ORDER, 't2')], 'a resolution removes only its transaction');
 });
 
 t.test('a scheme token is pending while its events carry a nextActionAt', async (t) => {
@@ -78,7 +78,7 @@ t.test('a store written before the pending model existed gets it at start-up', a
   const after = new ReadModels(store.db, store, [tokensProjection as Projection, ordersProjection as Projection, pendingProjection as Projection]);
   await after.start();
   t.teardown(() => after.stop());
-  t.same(after.withPrefix('pending', PENDING_PAYMENT).map((r) => r.key), [`${PENDING_PAYMENT}${ORDER}/t1`], 'the UNKNOWN payment');
+  t.same(after.withPrefix('pending', PENDING_PAYMENT).map((r) => r.key), [pendingPaymentKey(ORDER, 't1')], 'the UNKNOWN payment');
   t.same(after.withPrefix('pending', PENDING_SCHEME_TOKEN).map((r) => r.key), [`${PENDING_SCHEME_TOKEN}${TOKEN}`], 'the provisioning scheme token');
   t.equal(after.checkpoint('pending'), await store.headPosition());
 });

@@ -15,6 +15,7 @@ import type { FastifyInstance } from 'fastify';
 import { KurrentDbEventStore } from '../../store/kurrentdb.js';
 import { buildTestApp, cardBody, M1, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
 import { eventStoreContract, waitFor } from './contract.js';
+import { streams } from '../../domain/events.js';
 
 const url = process.env.KURRENTDB_URL;
 const skip = url ? false : 'no KURRENTDB_URL: set it to a KurrentDB node (kurrentdb://127.0.0.1:2113?tls=false) to run these against a server';
@@ -64,7 +65,7 @@ t.test('two gateways on one KurrentDB: one history, one payment, each read model
 
   const concurrent = await Promise.all([a, b, a, b, a, b].map((app) => inject(app, 'PUT', payPath(M1.id, token, order, '2'), payAuth(M1), body)));
   t.ok(concurrent.every((r) => r.statusCode === 201 && r.body === concurrent[0]?.body), 'concurrent identical requests: one answer');
-  const payments = (await a.gateway.store.readStream(`order-${M1.id}-${order}`)).filter((e) => e.type === 'PaymentRecorded');
+  const payments = (await a.gateway.store.readStream(streams.order(M1.id, order))).filter((e) => e.type === 'PaymentRecorded');
   t.equal(payments.length, 2, 'one PaymentRecorded per transaction');
 
   for (const app of [a, b]) {
