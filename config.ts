@@ -25,7 +25,7 @@ export interface TlsFiles { certFile: string; keyFile: string; clientCaFile: str
 
 /** Overload protection and request limits (see plugins/limits.ts). */
 export interface Limits {
-  /** AUTH_FAILURE_LIMIT: failed authentications from one client per minute before it is refused (429). */
+  /** AUTH_FAILURE_LIMIT: wrong passwords for one credential (a merchant id, or admin) per minute before it is locked for a minute (429). */
   authFailureLimit: number;
   /** MAX_IN_FLIGHT: requests in progress beyond which new ones get 503 SERVER_BUSY. */
   maxInFlight: number;
@@ -58,6 +58,21 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
+/**
+ * ADMIN_PASSWORD opens the whole event log, every merchant's: at least this many characters
+ * (the merchants' API passwords need 32, merchants.ts). With the per-credential lock of
+ * AUTH_FAILURE_LIMIT guesses a minute, 16 random characters are out of reach of guessing.
+ */
+export const ADMIN_PASSWORD_MIN_LENGTH = 16;
+
+/** Why an admin password is refused (its length only: the password itself is never quoted). */
+export function adminPasswordProblem(password: string): string | undefined {
+  const length = [...password].length;
+  return length < ADMIN_PASSWORD_MIN_LENGTH
+    ? `ADMIN_PASSWORD is too short (${length} characters): it needs at least ${ADMIN_PASSWORD_MIN_LENGTH}, or leave it unset to disable the admin API`
+    : undefined;
+}
+
 export function parseEventStore(value: string): EventStoreConfig {
   if (value === 'memory:' || value === 'memory') return { kind: 'memory' };
   if (value.startsWith('sqlite:')) {
@@ -81,13 +96,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT '${env.PORT}' is not a port number`);
   const logLevel = env.LOG_LEVEL ?? 'info';
   if (!LOG_LEVELS.has(logLevel)) throw new ConfigError(`LOG_LEVEL '${logLevel}' is not one of ${[...LOG_LEVELS].join(', ')}`);
+  const adminPassword = env.ADMIN_PASSWORD || undefined;
+  const adminProblem = adminPassword === undefined ? undefined : adminPasswordProblem(adminPassword);
+  if (adminProblem) throw new ConfigError(adminProblem);
   return {
     host: env.HOST ?? '127.0.0.1',
     port,
     eventStore: withDurability(parseEventStore(env.EVENT_STORE ?? 'sqlite:./data/gateway.db'), env.SQLITE_DURABILITY),
     merchantsFile: env.MERCHANTS_FILE ?? DEMO_MERCHANTS_FILE,
     logLevel,
-    adminPassword: env.ADMIN_PASSWORD || undefined,
+    adminPassword,
     limits: {
       maxInFlight: positiveInteger(env, 'MAX_IN_FLIGHT', DEFAULT_LIMITS.maxInFlight),
       maxEventLoopDelayMs: positiveInteger(env, 'MAX_EVENT_LOOP_DELAY_MS', DEFAULT_LIMITS.maxEventLoopDelayMs, true),

@@ -1,18 +1,21 @@
 // The debugging timeline: an API of events by stream, category, correlation id or merchant,
 // paged by position, with live updates as server-sent events; token and order history with
 // time travel; and a page that shows it all. Behind credentials of their own (user `admin`,
-// password ADMIN_PASSWORD), never a merchant's.
+// password ADMIN_PASSWORD), never a merchant's. The password must be long enough
+// (ADMIN_PASSWORD_MIN_LENGTH), and wrong ones lock the admin credential like a merchant's
+// (plugins/auth.ts AuthFailures, AUTH_FAILURE_LIMIT a minute, then 429 REQUEST_REJECTED).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import basicAuth from '@fastify/basic-auth';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { PROJECT_ROOT } from '../config.js';
+import { adminPasswordProblem, ConfigError, PROJECT_ROOT } from '../config.js';
 import { InvalidRequest } from '../domain/errors.js';
 import { orderHistory, tokenHistory, type AsOf } from '../services/history.js';
 import { matches, timelinePage, toTimelineEvent, type TimelineFilter } from '../services/timeline.js';
 import { Opt, Pattern, Str } from '../schemas/common.js';
+import { refuseIfLocked } from './auth.js';
 import { AuthenticationFailed, errorBody } from './errors.js';
 
 export interface AdminOptions { password: string | undefined }
@@ -43,14 +46,30 @@ function asOfFrom(query: { asOfRevision?: string | undefined; asOf?: string | un
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
+/** The admin's key in the failure registry (a merchant's is `merchant.<id>`: no clash). */
+const ADMIN_CREDENTIAL = 'admin';
+
 const admin: FastifyPluginAsyncTypebox<AdminOptions> = async (app, options) => {
+  // Passed to buildApp directly (not through loadConfig), a short password is refused too.
+  const problem = options.password === undefined ? undefined : adminPasswordProblem(options.password);
+  if (problem) throw new ConfigError(problem);
+  if (!app.hasDecorator('authFailures')) throw new Error('the admin plugin needs the auth-guard plugin (plugins/auth.ts) registered first');
+  const failures = app.authFailures;
   const expected = options.password === undefined ? undefined : digest(options.password);
   await app.register(basicAuth, {
     authenticate: { realm: 'tokengate admin' },
     async validate(username, password) {
       if (!expected) throw new AuthenticationFailed('The admin API is disabled: start tokengate with ADMIN_PASSWORD set');
-      const ok = timingSafeEqual(digest(password), expected) && username === 'admin';
-      if (!ok) throw new AuthenticationFailed();
+      // Only user `admin` can ever succeed: another user id guesses nothing and counts nothing.
+      if (username !== 'admin') throw new AuthenticationFailed();
+      // Locked: refused before the password is looked at, the right one too, so that a guesser
+      // cannot tell when it found it. Anyone can lock the admin out this way for a minute; a
+      // sandbox accepts that (the merchants' API is not affected).
+      refuseIfLocked(failures, ADMIN_CREDENTIAL);
+      if (!timingSafeEqual(digest(password), expected)) {
+        failures.record(ADMIN_CREDENTIAL, true);
+        throw new AuthenticationFailed();
+      }
     },
   });
   app.addHook('onRequest', app.basicAuth);

@@ -7,7 +7,8 @@
 //    - Create token: the user id is `merchant.<merchantId>`; the password is its API password.
 // Passwords are compared as SHA-256 digests with crypto.timingSafeEqual, also for unknown
 // merchants, so a wrong guess takes the same time whoever it names. No WWW-Authenticate header
-// is sent (the real gateway sends none). A client that keeps failing is refused for a while.
+// is sent (the real gateway sends none). A credential that keeps failing is refused for a while
+// (AuthFailures below: per merchant id, not per client address).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
 import basicAuth from '@fastify/basic-auth';
@@ -53,30 +54,83 @@ export function passwordMatches(merchant: MerchantProfile | undefined, password:
   return timingSafeEqual(digest(password), expected) && merchant !== undefined;
 }
 
+interface FailureCount { count: number; since: number; lockedUntil: number }
+
 /**
- * Failed authentications per client address: beyond `limit` within `windowMs`, the client is
- * refused (429 REQUEST_REJECTED) until the window has passed, whatever it sends.
+ * Failed password authentications per CREDENTIAL (`merchant.<id>`, `admin`), not per client
+ * address: a lock on an address would lock out every merchant behind it (one NAT, one CI runner)
+ * because one of them mistyped, and would not stop a guesser who spreads over many addresses.
+ *
+ * - `limit` failures of one credential within `windowMs` lock it for `windowMs` (fixed window:
+ *   O(1) memory per credential; at most 2*limit-1 guesses straddle two windows, then the lock).
+ * - While locked the credential is refused (429) BEFORE its password is checked, so its correct
+ *   password is refused too: otherwise a guesser would learn the password the moment it found it.
+ *   A certificate is not the locked credential: certificate authentication still works.
+ * - A success does not reset the count: a guesser interleaving with the real merchant's traffic
+ *   would otherwise get unlimited guesses.
+ * - Anyone can lock a credential out by sending wrong passwords for it, from anywhere. A sandbox
+ *   accepts that (AUTH_FAILURE_LIMIT can be raised); a production gateway would add a per-address
+ *   tier alongside this one.
+ * - Memory stays bounded: credentials that exist (merchants of MERCHANTS_FILE, admin) are
+ *   bounded by configuration and never evicted, so a spray cannot reset a real merchant's count.
+ *   Names that match no credential are counted too (an unknown merchant id answers exactly like a
+ *   known one: 401 up to the limit, then 429, so the lock does not reveal which ids exist), in a
+ *   separate table of at most `maxUnknown` entries, the least recently failed evicted first.
  */
 export class AuthFailures {
-  private readonly failures = new Map<string, number[]>();
-  constructor(readonly limit: number, readonly windowMs: number) {}
-  private recent(client: string, now: number): number[] {
-    const kept = (this.failures.get(client) ?? []).filter((t) => now - t < this.windowMs);
-    if (kept.length === 0) this.failures.delete(client);
-    else this.failures.set(client, kept);
-    return kept;
+  private readonly known = new Map<string, FailureCount>();
+  private readonly unknown = new Map<string, FailureCount>();
+  constructor(readonly limit: number, readonly windowMs: number, readonly maxUnknown = 10_000) {}
+
+  /** Milliseconds until `credential` may be tried again; 0 if it is not locked. */
+  lockedFor(credential: string, now = Date.now()): number {
+    for (const table of [this.known, this.unknown]) {
+      const entry = table.get(credential);
+      if (entry === undefined) continue;
+      if (entry.lockedUntil > now) return entry.lockedUntil - now;
+      if (now - entry.since >= this.windowMs) table.delete(credential);
+    }
+    return 0;
   }
-  blocked(client: string, now = Date.now()): boolean {
-    return this.recent(client, now).length >= this.limit;
+
+  /** A wrong password for `credential`; `exists`: it names a real credential (never evicted). */
+  record(credential: string, exists: boolean, now = Date.now()): void {
+    const table = exists ? this.known : this.unknown;
+    let entry = table.get(credential);
+    if (entry === undefined || (entry.lockedUntil <= now && now - entry.since >= this.windowMs)) {
+      entry = { count: 0, since: now, lockedUntil: 0 };
+    }
+    entry.count += 1;
+    if (entry.count >= this.limit) {
+      entry.lockedUntil = now + this.windowMs;
+      entry.count = 0;
+      entry.since = now;
+    }
+    table.delete(credential); // re-inserted last: the unknown table evicts from the front
+    table.set(credential, entry);
+    if (!exists) {
+      for (const oldest of this.unknown.keys()) {
+        if (this.unknown.size <= this.maxUnknown) break;
+        this.unknown.delete(oldest);
+      }
+    }
   }
-  record(client: string, now = Date.now()): void {
-    this.failures.set(client, [...this.recent(client, now), now]);
+
+  /** Credentials with a failure count or a lock held in memory (known and unknown). */
+  get size(): number {
+    return this.known.size + this.unknown.size;
   }
 }
 
-/** One failure registry for the whole app (pay, token and retrieval routes alike). */
-export const authGuard = fp(async (app: FastifyInstance, options: { limit: number; windowMs: number }) => {
-  app.decorate('authFailures', new AuthFailures(options.limit, options.windowMs));
+/** Refuse a locked credential (429 with Retry-After), before its password is looked at. */
+export function refuseIfLocked(failures: AuthFailures, credential: string): void {
+  const wait = failures.lockedFor(credential);
+  if (wait > 0) throw new RequestRejected(Math.max(1, Math.ceil(wait / 1000)));
+}
+
+/** One failure registry for the whole app (pay, token, retrieval and admin routes alike). */
+export const authGuard = fp(async (app: FastifyInstance, options: { limit: number; windowMs: number; maxUnknown?: number }) => {
+  app.decorate('authFailures', new AuthFailures(options.limit, options.windowMs, options.maxUnknown));
   app.decorateRequest('merchant', null);
   app.decorateRequest('authMethod', null);
 }, { name: 'auth-guard', fastify: '5.x' });
@@ -100,21 +154,34 @@ function certificateMerchant(request: FastifyRequest, merchants: Merchants): Mer
  * that holds the merchant id.
  */
 export async function requireMerchant(app: FastifyInstance, merchants: Merchants, rule: UserIdRule, param: string) {
+  // The credential a password is checked against is locked, not the client's address: a
+  // certificate, a missing or malformed header, or a user id that can never succeed (not blank
+  // for pay, not `merchant.<id>` with an id of the path's shape) guesses nothing and counts nothing.
+  const failures = app.authFailures;
+  const check = (merchantId: string, password: string): MerchantProfile => {
+    const credential = `merchant.${merchantId}`;
+    refuseIfLocked(failures, credential);
+    const merchant = merchants.get(merchantId);
+    if (!passwordMatches(merchant, password) || merchant === undefined) {
+      failures.record(credential, merchant !== undefined);
+      throw new AuthenticationFailed();
+    }
+    return merchant;
+  };
   await app.register(basicAuth, {
     authenticate: false,
     async validate(username: string, password: string, request: FastifyRequest) {
       const merchantId = (request.params as Record<string, string | undefined>)[param] ?? '';
-      const target = merchants.get(merchantId);
       const named = username.startsWith('merchant.') ? username.slice('merchant.'.length) : undefined;
       if (rule === 'pay' && username === '') {
-        if (passwordMatches(target, password)) { request.merchant = target ?? null; return; }
-        throw new AuthenticationFailed();
+        // The blank user id guesses the password of the merchant in the path.
+        request.merchant = check(merchantId, password);
+        return;
       }
-      if (named === undefined) throw new AuthenticationFailed();
-      const caller = merchants.get(named);
-      if (!passwordMatches(caller, password)) throw new AuthenticationFailed();
+      if (named === undefined || !MERCHANT_ID.test(named)) throw new AuthenticationFailed();
+      const caller = check(named, password);
       if (named !== merchantId) throw new AuthenticationFailed(NOT_AUTHORISED);
-      request.merchant = caller ?? null;
+      request.merchant = caller;
     },
   });
   const basic = (request: FastifyRequest, reply: FastifyReply) =>
@@ -125,20 +192,14 @@ export async function requireMerchant(app: FastifyInstance, merchants: Merchants
     if (!MERCHANT_ID.test(merchantId)) {
       throw new InvalidRequest(`Value '${merchantId.slice(0, 100)}' is invalid. Expected characters 0-9 a-z A-Z '-' '_', 1 to 40 of them`, param);
     }
-    if (app.authFailures.blocked(request.ip)) throw new RequestRejected();
-    try {
-      const certified = certificateMerchant(request, merchants);
-      if (certified) {
-        if (certified.id !== merchantId) throw new AuthenticationFailed(NOT_AUTHORISED);
-        request.merchant = certified;
-        request.authMethod = 'certificate';
-        return;
-      }
-      await basic(request, reply);
-      request.authMethod = 'basic';
-    } catch (error) {
-      if (!(error instanceof InvalidRequest)) app.authFailures.record(request.ip);
-      throw error;
+    const certified = certificateMerchant(request, merchants);
+    if (certified) {
+      if (certified.id !== merchantId) throw new AuthenticationFailed(NOT_AUTHORISED);
+      request.merchant = certified;
+      request.authMethod = 'certificate';
+      return;
     }
+    await basic(request, reply);
+    request.authMethod = 'basic';
   });
 }

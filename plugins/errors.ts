@@ -18,11 +18,14 @@ export class AuthenticationFailed extends Error {
   constructor(explanation = 'Invalid credentials.') { super(explanation); }
 }
 
-/** error.cause REQUEST_REJECTED: too many failed authentications from this client (HTTP 429). */
+/**
+ * error.cause REQUEST_REJECTED (HTTP 429): the credential tried (a merchant id, or the admin)
+ * failed too often and is locked; Retry-After says in how many seconds it may be tried again.
+ */
 export class RequestRejected extends Error {
   override name = 'RequestRejected';
   readonly statusCode = 429;
-  constructor() { super('too many failed authentications'); }
+  constructor(readonly retryAfterSeconds = 60) { super('too many failed authentications of this credential'); }
 }
 
 interface AjvError {
@@ -133,8 +136,8 @@ export function renderError(error: FastifyError | Error, request: FastifyRequest
       : send(reply, 500, errorBody('SERVER_FAILED', { supportCode: String(request.id) }));
   }
   if (error instanceof RequestRejected) {
-    request.log.warn({ cause: 'REQUEST_REJECTED', client: request.ip }, 'too many failed authentications');
-    return send(reply.header('retry-after', '60'), 429, errorBody('REQUEST_REJECTED', { supportCode: String(request.id) }));
+    request.log.warn({ cause: 'REQUEST_REJECTED', client: request.ip, retryAfter: error.retryAfterSeconds }, 'credential locked after too many failed authentications');
+    return send(reply.header('retry-after', String(error.retryAfterSeconds)), 429, errorBody('REQUEST_REJECTED', { supportCode: String(request.id) }));
   }
   if (error instanceof Busy || err.code === 'SQLITE_BUSY') {
     request.log.warn({ cause: 'SERVER_BUSY', code: err.code }, 'busy');

@@ -1,6 +1,7 @@
 // The admin timeline API: its own credentials, filters, paging, history and time travel.
 import t from 'tap';
-import { basic, buildTestApp, createToken, M1, M2, payAuth, payPath, tokenAuth } from '../helpers/app.js';
+import { ConfigError, loadConfig } from '../../config.js';
+import { basic, buildTestApp, cardBody, createToken, M1, M2, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
 
 const ADMIN = basic('admin', 'admin-password-for-tests');
 
@@ -96,4 +97,43 @@ t.test('order and token history with time travel', async (t) => {
   t.equal(history.events[0].merchantId, M1.id);
   t.ok(history.events[1].changes.some((c: { path: string }) => c.path === 'usage.lastUsed'), 'a payment shows as the token being used');
   t.equal((await get(`/admin/api/tokens/REPO02/${token}`)).statusCode, 404, 'a token belongs to one repository');
+});
+
+t.test('wrong admin passwords lock the admin credential: 429 REQUEST_REJECTED, the right password too, for one window', async (t) => {
+  const app = await buildTestApp(t, { adminPassword: 'admin-password-for-tests', limits: { authFailureLimit: 5 } });
+  const get = (authorization: string, remoteAddress = '10.1.2.3') =>
+    app.inject({ method: 'GET', url: '/admin/api/events', headers: { authorization }, remoteAddress });
+  // User ids other than admin can never succeed: they guess nothing and do not count.
+  for (let i = 0; i < 10; i++) t.equal((await get(basic('root', `guess-${i}`))).statusCode, 401);
+  t.equal((await get(ADMIN)).statusCode, 200, 'not locked by impossible user ids');
+  for (let i = 0; i < 5; i++) t.equal((await get(basic('admin', `guess-${i}`))).statusCode, 401, `wrong password ${i + 1}`);
+  for (const [what, res] of [['right password', await get(ADMIN)], ['from another address', await get(ADMIN, '192.0.2.9')], ['wrong password', await get(basic('admin', 'guess'))]] as const) {
+    t.equal(res.statusCode, 429, `${what}: 429`);
+    t.same(res.json(), { error: { cause: 'REQUEST_REJECTED', supportCode: res.headers['x-request-id'] }, result: 'ERROR' }, `${what}: gateway body`);
+    t.equal(res.headers['retry-after'], '60', `${what}: Retry-After`);
+    t.equal(res.headers['www-authenticate'], undefined, `${what}: no prompt for credentials while locked`);
+  }
+  const merchant = await app.inject({ method: 'POST', url: tokenPath(M1.id), headers: { authorization: tokenAuth(M1) }, payload: cardBody(), remoteAddress: '10.1.2.3' });
+  t.equal(merchant.statusCode, 201, 'merchants are not affected by the admin lock');
+  const realNow = Date.now;
+  Date.now = () => realNow() + 61_000;
+  try {
+    t.equal((await get(ADMIN)).statusCode, 200, 'after the window the right password is served');
+  } finally {
+    Date.now = realNow;
+  }
+});
+
+t.test('a short ADMIN_PASSWORD stops start-up with one clear line, and buildApp refuses it too', async (t) => {
+  const short = 'fifteen-chars!!';
+  t.equal(short.length, 15);
+  const error = (() => { try { loadConfig({ ADMIN_PASSWORD: short }); return undefined; } catch (e) { return e as Error; } })();
+  t.ok(error instanceof ConfigError, 'a ConfigError (server.ts prints its message alone and exits 1)');
+  t.equal(error?.message, 'ADMIN_PASSWORD is too short (15 characters): it needs at least 16, or leave it unset to disable the admin API');
+  t.notMatch(error?.message ?? '', short, 'the password is not quoted');
+  t.equal(loadConfig({ ADMIN_PASSWORD: 'sixteen-chars!!!' }).adminPassword, 'sixteen-chars!!!', '16 characters are enough');
+  t.equal(loadConfig({ ADMIN_PASSWORD: '' }).adminPassword, undefined, 'empty: unset, the admin API is disabled');
+  t.equal(loadConfig({}).adminPassword, undefined);
+  await t.rejects(buildTestApp(t, { adminPassword: short }), { name: 'ConfigError', message: /ADMIN_PASSWORD is too short \(15 characters\)/ });
+  await t.rejects(buildTestApp(t, { adminPassword: '' }), { name: 'ConfigError' }, 'an empty password passed directly is refused');
 });
