@@ -11,6 +11,8 @@ import { jsonSyntaxProblem } from '../lib/json-syntax.js';
 import { SENSITIVE_FIELD } from '../schemas/common.js';
 import { Busy } from '../services/context.js';
 import { SimulatedFault } from '../services/faults.js';
+import { asStorageFault } from '../store/storage-fault.js';
+import { maskCardNumbers } from '../lib/mask.js';
 
 export class AuthenticationFailed extends Error {
   override name = 'AuthenticationFailed';
@@ -119,8 +121,9 @@ export function renderError(error: FastifyError | Error, request: FastifyRequest
   else if (err.validation && err.validation[0]) refusal = fromValidation(err.validation[0], err.validationContext ?? 'body');
   if (refusal) {
     request.log.info({ cause: 'INVALID_REQUEST', field: refusal.field, validationType: refusal.validationType }, 'request refused');
+    // A card number sent where another value belongs (a token id, a merchant id) is never quoted.
     return send(reply, 400, errorBody('INVALID_REQUEST', {
-      explanation: refusal.message, field: refusal.field, validationType: refusal.validationType,
+      explanation: maskCardNumbers(refusal.message), field: refusal.field, validationType: refusal.validationType,
     }));
   }
   if (error instanceof AuthenticationFailed || err.code?.startsWith('FST_BASIC_AUTH')) {
@@ -154,9 +157,22 @@ export function renderError(error: FastifyError | Error, request: FastifyRequest
     request.log.info({ cause: 'INVALID_REQUEST', code: err.code, status }, 'request refused');
     return send(reply, status, errorBody('INVALID_REQUEST', { explanation: error.message }));
   }
+  // A store that cannot write (full disk, read-only or corrupt file, I/O error, failed sync):
+  // Check Gateway says SHUTDOWN, and every write is refused with this body until it is OPERATING.
+  const gateway = (request.server as { gateway?: { fault?: () => Error | undefined } }).gateway;
+  const fault = asStorageFault(error, 'the event store') ?? asStorageFault(gateway?.fault?.(), 'the event store');
+  if (fault) {
+    request.log.error({ cause: 'SERVER_BUSY', code: fault.code, fault: fault.message, err: error }, 'the store cannot write: request refused');
+    return send(reply, 503, errorBody('SERVER_BUSY', { explanation: storageFaultExplanation(fault.reason, fault.heals) }));
+  }
   request.log.error({ err: error }, 'internal failure');
   return send(reply, 500, errorBody('SERVER_FAILED', { supportCode: String(request.id) }));
 }
+
+/** The 503 explanation of a store that cannot write (the same for every request while it lasts). */
+export const storageFaultExplanation = (reason: string, heals: boolean) =>
+  `The gateway cannot write to its store: ${reason}. The request may not have been recorded; ` +
+  (heals ? 'repeat the identical request later' : 'repeat the identical request once Check Gateway reports OPERATING again (after a restart)');
 
 export const OPERATIONS = [
   'PUT /api/rest/version/3/merchant/{merchantid}/token/{tokenid}/order/{orderid}/transaction/{transactionid}',

@@ -17,7 +17,9 @@ import { ordersProjection } from '../projections/orders.js';
 import { pendingProjection } from '../projections/pending.js';
 import { UnknownResolver, unknownResolutionDelayMs } from './unknown-resolver.js';
 import { SchemeTokenReactor, schemeTokenDelayMs } from './scheme-tokens.js';
+import { SessionExpiry, sessionLifetimeMs } from './session-expiry.js';
 import type { Projection } from '../projections/projection.js';
+import { asStorageFault, oneLine, StorageFault, StoreUnavailable } from '../store/storage-fault.js';
 
 export const PROJECTIONS: readonly Projection[] = [tokensProjection as Projection, ordersProjection as Projection, pendingProjection as Projection];
 
@@ -28,14 +30,54 @@ export interface Gateway {
   readonly readModels: ReadModels;
   /** Finishes scheme tokens after the request (SCHEME_TOKEN_DELAY_MS); its delayMs is the requests' too. */
   readonly schemeTokens: SchemeTokenReactor;
-  /** SHUTDOWN while a store refuses writes until a restart, or once closed (Check Gateway). */
+  /** Expires sessions (SESSION_LIFETIME_MS, its lifetimeMs) and destroys their keys. */
+  readonly sessionExpiry: SessionExpiry;
+  /**
+   * SHUTDOWN while a store refuses writes until a restart (a failed sync, an I/O error, a
+   * read-only or corrupt file), while the disk is full (until a write succeeds again), or once
+   * closed (Check Gateway).
+   */
   status(): 'OPERATING' | 'SHUTDOWN';
+  /** Why the gateway is SHUTDOWN because of a store (undefined while it is not, or only closing). */
+  fault(): Error | undefined;
   close(): Promise<void>;
 }
 
 export interface Opened { store: EventStore; keys: KeyStore; readModelDb: Database.Database }
 
+/** The store as named in a message: no credentials of a kurrentdb:// URL. */
+function storeName(config: EventStoreConfig): string {
+  switch (config.kind) {
+    case 'sqlite': return `sqlite:${config.path}`;
+    case 'memory': return 'memory:';
+    case 'kurrentdb': {
+      try {
+        const url = new URL(config.url);
+        url.username = '';
+        url.password = '';
+        return url.toString();
+      } catch {
+        return 'kurrentdb';
+      }
+    }
+  }
+}
+
+/** Open the stores; a store that cannot be opened is one StoreUnavailable line (ConfigError as it is). */
 export function openStores(config: EventStoreConfig): Opened {
+  try {
+    return openStoresOf(config);
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    // mkdir of a path whose component is a file says EEXIST: name the real problem.
+    const e = error as NodeJS.ErrnoException;
+    const reason = e.syscall === 'mkdir' && (e.code === 'EEXIST' || e.code === 'ENOTDIR') && e.path
+      ? `${e.path} (or a directory above it) is not a directory (${e.code})` : oneLine(error);
+    throw new StoreUnavailable(`the event store ${storeName(config)} cannot be opened: ${reason}`, { cause: error });
+  }
+}
+
+function openStoresOf(config: EventStoreConfig): Opened {
   switch (config.kind) {
     case 'sqlite': {
       if (config.path !== ':memory:') mkdirSync(dirname(config.path), { recursive: true });
@@ -70,10 +112,44 @@ export function openStores(config: EventStoreConfig): Opened {
 export async function openGateway(eventStore: EventStoreConfig, merchants: Merchants): Promise<Gateway> {
   const resolutionDelayMs = unknownResolutionDelayMs();
   const schemeDelayMs = schemeTokenDelayMs();
-  const { store, keys, readModelDb } = openStores(eventStore);
-  const sealer = new Sealer(keys);
+  const lifetimeMs = sessionLifetimeMs();
+  const opened = openStores(eventStore);
+  const { store, readModelDb } = opened;
+  // Key writes that fail for the file's sake turn the gateway SHUTDOWN (a full disk: until one succeeds).
+  let keyFault: StorageFault | undefined;
+  const guarded = <T>(write: () => T): T => {
+    try {
+      const result = write();
+      if (keyFault?.heals) keyFault = undefined;
+      return result;
+    } catch (error) {
+      const fault = asStorageFault(error, 'the key store') ??
+        (error === opened.keys.failure ? new StorageFault((error as Error).message, 'EIO', false, { cause: error }) : undefined);
+      if (fault === undefined) throw error;
+      if (keyFault === undefined || keyFault.heals) {
+        if (keyFault === undefined) process.emitWarning(fault.message);
+        keyFault = fault;
+      }
+      throw fault;
+    }
+  };
+  const keys = guardedKeys(opened.keys, guarded);
+  if (store instanceof SqliteEventStore && store.beforeCommit) {
+    const beforeCommit = store.beforeCommit;
+    store.beforeCommit = () => guarded(beforeCommit);
+  }
+  let sealer: Sealer;
   const readModels = new ReadModels(readModelDb, store, PROJECTIONS);
-  await readModels.start();
+  try {
+    sealer = new Sealer(keys);
+    await readModels.start();
+  } catch (error) {
+    // A store that cannot be read or written at start-up (unreachable, corrupt, read-only): one line.
+    await store.close().catch(() => undefined);
+    if (readModelDb.open) readModelDb.close();
+    try { opened.keys.close(); } catch { /* the key store may be what fails */ }
+    throw new StoreUnavailable(`the event store ${storeName(eventStore)} cannot be opened: ${oneLine(error)}`, { cause: error });
+  }
   if (store instanceof SqliteEventStore && store.db === readModelDb) {
     // Same connection: the read models commit with the events (one transaction, one fsync).
     store.commitListener = readModels.commitListener();
@@ -82,12 +158,16 @@ export async function openGateway(eventStore: EventStoreConfig, merchants: Merch
   await unknownResolver.start();
   const schemeTokens = new SchemeTokenReactor(store, readModels, schemeDelayMs);
   await schemeTokens.start();
+  const sessionExpiry = new SessionExpiry(store, readModels, sealer, lifetimeMs);
+  await sessionExpiry.start();
   let closing = false;
   return {
-    merchants, store, sealer, readModels, schemeTokens,
-    status: () => (closing || store.failure !== undefined || keys.failure !== undefined ? 'SHUTDOWN' : 'OPERATING'),
+    merchants, store, sealer, readModels, schemeTokens, sessionExpiry,
+    status: () => (closing || store.failure !== undefined || keys.failure !== undefined || keyFault !== undefined ? 'SHUTDOWN' : 'OPERATING'),
+    fault: () => store.failure ?? keys.failure ?? keyFault,
     async close() {
       closing = true;
+      await sessionExpiry.stop();
       await schemeTokens.stop();
       await unknownResolver.stop();
       await readModels.stop();
@@ -95,5 +175,20 @@ export async function openGateway(eventStore: EventStoreConfig, merchants: Merch
       if (readModelDb.open) readModelDb.close();
       keys.close();
     },
+  };
+}
+
+/** The key store with its writes run by `guarded` (which notes storage faults). */
+function guardedKeys(keys: KeyStore, guarded: <T>(write: () => T) => T): KeyStore {
+  const flush = keys.flush?.bind(keys);
+  const newKey = keys.newKey?.bind(keys);
+  return {
+    get: (keyId) => keys.get(keyId),
+    put: (keyId, key) => guarded(() => keys.put(keyId, key)),
+    ...(flush ? { flush: () => guarded(flush) } : {}),
+    ...(newKey ? { newKey: () => guarded(newKey) } : {}),
+    destroy: (keyId) => guarded(() => keys.destroy(keyId)),
+    get failure() { return keys.failure; },
+    close: () => keys.close(),
   };
 }

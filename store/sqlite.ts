@@ -25,6 +25,7 @@ import { frozenJsonCopy } from '../lib/json.js';
 import { readLogAhead } from './log-reader.js';
 import { upgradeEventsFile } from './sqlite-migrations.js';
 import { Checkpointer, type CheckpointerOptions } from './checkpointer.js';
+import { asStorageFault, StorageFault } from './storage-fault.js';
 import { Notifier, pullSubscription } from './subscription.js';
 
 const SCHEMA = `
@@ -197,6 +198,14 @@ export class SqliteEventStore implements EventStore {
    * then keeps exactly what is on disk).
    */
   private syncFailure: Error | undefined;
+  /**
+   * A write SQLite refused for the file's sake (SQLITE_IOERR*, SQLITE_READONLY*, SQLITE_CORRUPT*,
+   * SQLITE_CANTOPEN, ...): every later append is refused at once, until a restart. A full disk
+   * (SQLITE_FULL) is `fullDisk` instead: appends are still tried, and the first batch that commits
+   * ends it.
+   */
+  private writeFailure: StorageFault | undefined;
+  private fullDisk: StorageFault | undefined;
   private closing = false;
   /** Runs the WAL's checkpoints off the event loop (a file in WAL mode). */
   readonly checkpointer: Checkpointer | undefined;
@@ -250,6 +259,7 @@ export class SqliteEventStore implements EventStore {
   append(stream: string, events: readonly EventData[], options: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
     if (!this.db.open || this.closing) return Promise.reject(new Error('the event store is not open (closed)'));
     if (this.syncFailure) return Promise.reject(this.syncFailure);
+    if (this.writeFailure) return Promise.reject(this.writeFailure);
     return new Promise<AppendResult>((resolve, reject) => {
       this.queue.push({ stream, events, expected: options.expectedRevision ?? 'any', resolve, reject });
       // While a sync runs, appends gather: the batch commits when it ends (group commit), so a
@@ -338,9 +348,13 @@ export class SqliteEventStore implements EventStore {
       // Nothing of the batch is known to be in the file: forget what is cached.
       this.streams.clear();
       this.tail = [];
-      for (const item of batch) item.reject(error);
+      const fault = this.noteFault(error);
+      for (const item of batch) item.reject(fault ?? error);
       return;
     }
+    // A batch committed: the disk has room again.
+    this.fullDisk = undefined;
+    for (const outcome of outcomes) if (!outcome.ok) this.noteFault(outcome.error);
     let last = this.committed;
     for (const outcome of outcomes) {
       if (!outcome.ok) continue;
@@ -356,7 +370,7 @@ export class SqliteEventStore implements EventStore {
     batch.forEach((item, i) => {
       const outcome = outcomes[i];
       if (outcome?.ok) durable.then(() => item.resolve(outcome.value.result), item.reject);
-      else item.reject(outcome?.error);
+      else item.reject(asStorageFault(outcome?.error, 'the event store') ?? outcome?.error);
     });
     void durable.then(() => this.notifier.notify(), () => this.notifier.notify());
   }
@@ -424,7 +438,7 @@ export class SqliteEventStore implements EventStore {
 
   /** What is on disk can no longer be vouched for: refuse every waiter and every later append. */
   private poison(what: string, cause: Error): void {
-    this.syncFailure ??= new Error(`the event store ${what}; restart tokengate`, { cause });
+    this.syncFailure ??= new StorageFault(`the event store ${what}; restart tokengate`, (cause as NodeJS.ErrnoException).code ?? 'EIO', false, { cause });
     const waiting = this.syncWaiters;
     this.syncWaiters = [];
     for (const waiter of waiting) waiter.reject(this.syncFailure);
@@ -473,6 +487,8 @@ export class SqliteEventStore implements EventStore {
     } catch (error) {
       if (!this.db.inTransaction) throw error;
       listener.rolledBack();
+      // The read models could not write (a full disk, an I/O error): the store is in trouble too.
+      this.noteFault(error, 'the event store (its read models)');
       process.emitWarning(`a commit listener failed (its writes were undone, the events are committed): ${String(error)}`);
     }
   }
@@ -566,9 +582,27 @@ export class SqliteEventStore implements EventStore {
       (until === undefined || e.created <= until)));
   }
 
-  /** Why appends are refused until a restart (a failed fdatasync or checkpoint); undefined while they are not. */
+  /**
+   * Why appends are refused until a restart (a failed fdatasync or checkpoint, a write SQLite
+   * refused: an I/O error, a read-only or corrupt file), or fail until the disk has room again (a
+   * full disk); undefined while they are not.
+   */
   get failure(): Error | undefined {
-    return this.syncFailure;
+    return this.syncFailure ?? this.writeFailure ?? this.fullDisk;
+  }
+
+  /** A storage fault among a write's errors sets `failure` (logged once); other errors return undefined. */
+  private noteFault(error: unknown, what = 'the event store'): StorageFault | undefined {
+    const fault = asStorageFault(error, what);
+    if (fault === undefined) return undefined;
+    if (fault.heals) {
+      if (this.fullDisk === undefined) process.emitWarning(fault.message);
+      this.fullDisk = fault;
+    } else if (this.writeFailure === undefined && this.syncFailure === undefined) {
+      this.writeFailure = fault;
+      process.emitWarning(fault.message);
+    }
+    return fault;
   }
 
   /** Whether the stream is in the cache of whole streams (valid while no other connection wrote). */
