@@ -57,7 +57,7 @@ t.test('events by stream, correlation id and merchant, paged by position', async
   t.notMatch(JSON.stringify(all), '5123450000000008', 'no card number in the timeline');
   t.equal(all.events[0]!.data.sourceOfFunds.card.numberSealed, '[sealed]');
 
-  const order = await get(`stream=order-${M1.id}-10000000001`);
+  const order = await get(`stream=order-${M1.id}:10000000001`);
   t.same(order.events.map((e) => e.data.transactionId), ['1', '2']);
   const byCorrelation = await get('correlationId=corr-second');
   t.same(byCorrelation.events.map((e) => e.data.transactionId), ['2']);
