@@ -177,7 +177,12 @@ export interface SessionCard {
 
 export interface SessionCreated {
   type: 'SessionCreated';
-  data: { merchantId: string; sessionId: string; version: string; authenticationLimit?: number; createdAt: string };
+  /**
+   * `expiresAt`: when the session stops being usable (createdAt + SESSION_LIFETIME_MS, decided at
+   * creation); absent in sessions created before sessions expired (their expiry: createdAt + the
+   * lifetime configured now).
+   */
+  data: { merchantId: string; sessionId: string; version: string; authenticationLimit?: number; createdAt: string; expiresAt?: string };
 }
 
 export interface SessionUpdated {
@@ -185,7 +190,17 @@ export interface SessionUpdated {
   data: { merchantId: string; sessionId: string; previousVersion: string; version: string; card: SessionCard; updatedAt: string };
 }
 
-export type SessionEvent = SessionCreated | SessionUpdated;
+/**
+ * The session's lifetime ended (services/session-expiry.ts reactor): its card-data keys were
+ * destroyed just before this event was stored, and it is refused from now on like an unknown one.
+ */
+export interface SessionExpired {
+  type: 'SessionExpired';
+  data: { merchantId: string; sessionId: string; expiresAt: string; expiredAt: string };
+}
+
+export type SessionEvent = SessionCreated | SessionUpdated | SessionExpired;
+export const SESSION_EVENT_TYPES: ReadonlySet<string> = new Set<SessionEvent['type']>(['SessionCreated', 'SessionUpdated', 'SessionExpired']);
 
 /**
  * An account identifier (card number, bank account, billing agreement id) was claimed for a token

@@ -1,24 +1,52 @@
 // Create Session and Update Session (version 100), and reading a session for a token request.
-// Sessions are event-sourced in `session-<merchantId>-<sessionId>`. The card number is sealed
-// under a key of the session; the security code under a key of its own, destroyed once a token
-// request has used the session (so no event ever holds a readable security code after use).
+// Sessions are event-sourced in their session stream. The card number is sealed under a key of
+// the session; the security code under a key of its own, destroyed once a token request has used
+// the session (so no event ever holds a readable security code after use). A session lasts
+// SESSION_LIFETIME_MS from its creation (services/session-expiry.ts destroys its keys then), and
+// deleting a token made from it destroys its keys at once (forgetSessionCard): a session whose card
+// is forgotten can make no token.
 import { randomBytes } from 'node:crypto';
 import { detectBrand, fundingMethodOf, luhnValid, mask64, schemeOf } from '../domain/card.js';
 import { InvalidRequest } from '../domain/errors.js';
-import { streams, type CardExpiry, type SessionCard, type SessionEvent } from '../domain/events.js';
-import { decideCreateSession, decideUpdateSession, evolveSession, initialSessionState, SessionIdTaken, type SessionState } from '../domain/session.js';
+import { SESSION_EVENT_TYPES, streams, type CardExpiry, type SessionCard, type SessionEvent } from '../domain/events.js';
+import { decideCreateSession, decideUpdateSession, evolveSession, initialSessionState, SessionIdTaken, usable, type SessionState } from '../domain/session.js';
 import type { MerchantProfile } from '../merchants.js';
 import type { CreateSessionBody, SessionBody } from '../schemas/session.js';
 import { WrongExpectedRevisionError, type RecordedEvent } from '../store/event-store.js';
+import type { Sealer } from '../store/sealing.js';
 import { revisionAfter } from './aggregates.js';
 import { Busy, randomDigits, toEventData, type RequestMeta } from './context.js';
 import type { Gateway } from './gateway.js';
 
 const MAX_ATTEMPTS = 10;
-const SESSION_EVENTS = new Set(['SessionCreated', 'SessionUpdated']);
 
 export const foldSession = (events: readonly RecordedEvent[]): SessionState =>
-  events.reduce((s, e) => (SESSION_EVENTS.has(e.type) ? evolveSession(s, e as unknown as SessionEvent) : s), initialSessionState());
+  events.reduce((s, e) => (SESSION_EVENT_TYPES.has(e.type) ? evolveSession(s, e as unknown as SessionEvent) : s), initialSessionState());
+
+/** Every key that sealed a value of the session (its number's, every security code's). */
+export function sessionKeyIds(sealer: Sealer, events: readonly RecordedEvent[]): Set<string> {
+  const out = new Set<string>();
+  for (const event of events) {
+    const card = (event.data as { card?: SessionCard }).card;
+    for (const sealed of [card?.numberSealed, card?.securityCodeSealed]) {
+      const keyId = sealed ? sealer.keyIdOf(sealed) : undefined;
+      if (keyId) out.add(keyId);
+    }
+  }
+  return out;
+}
+
+/**
+ * Forget the card a session holds (Delete Token of a token made from it): every key of the session
+ * is destroyed, so neither the session nor a copy of the files can give the number again, and the
+ * session can make no new token. The keys alone carry this (no event): like a token's key after
+ * TokenDeleted, they are an effect of the deletion, never a decision that replay re-runs.
+ */
+export async function forgetSessionCard(gateway: Gateway, merchantId: string, sessionId: string): Promise<void> {
+  for (const keyId of sessionKeyIds(gateway.sealer, await gateway.store.readStream(streams.session(merchantId, sessionId)))) gateway.sealer.destroyKey(keyId);
+}
+
+const noSuchSession = (sessionId: string, field: string) => new InvalidRequest(`Value '${sessionId}' is invalid. No such session for this merchant`, field);
 
 /** 31 characters, like the real gateway's: SESSION and 24 digits. */
 const newSessionId = () => `SESSION${randomDigits(24)}`;
@@ -31,7 +59,10 @@ export async function createSession(gateway: Gateway, merchant: MerchantProfile,
     const sessionId = newSessionId();
     const now = new Date().toISOString();
     try {
-      const events = decideCreateSession(initialSessionState(), { type: 'CreateSession', merchantId: merchant.id, sessionId, version: newVersion(), ...(authenticationLimit === undefined ? {} : { authenticationLimit }), now });
+      const events = decideCreateSession(initialSessionState(), {
+        type: 'CreateSession', merchantId: merchant.id, sessionId, version: newVersion(), ...(authenticationLimit === undefined ? {} : { authenticationLimit }), now,
+        lifetimeMs: gateway.sessionExpiry.lifetimeMs,
+      });
       await gateway.store.append(streams.session(merchant.id, sessionId), toEventData(events, meta, now), { expectedRevision: 'no_stream' });
       const data = events[0]!.data;
       return {
@@ -71,10 +102,11 @@ export async function updateSession(gateway: Gateway, merchant: MerchantProfile,
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const history = await gateway.store.readStream(stream);
     const state = foldSession(history);
-    if (state.status !== 'OPEN') throw new InvalidRequest(`Value '${sessionId}' is invalid. No such session for this merchant`, 'sessionId');
-    const card = sessionCard(gateway, state, body.sourceOfFunds?.provided?.card);
     const now = new Date().toISOString();
-    const events = decideUpdateSession(state, { type: 'UpdateSession', merchantId: merchant.id, version: newVersion(), card, now });
+    // An expired session is refused like an unknown one (its keys are, or are about to be, destroyed).
+    if (!usable(state, now, gateway.sessionExpiry.lifetimeMs)) throw noSuchSession(sessionId, 'sessionId');
+    const card = sessionCard(gateway, state, body.sourceOfFunds?.provided?.card);
+    const events = decideUpdateSession(state, { type: 'UpdateSession', merchantId: merchant.id, version: newVersion(), card, now, lifetimeMs: gateway.sessionExpiry.lifetimeMs });
     try {
       await gateway.store.append(stream, toEventData(events, meta, now), { expectedRevision: revisionAfter(history) });
     } catch (error) {
@@ -113,20 +145,26 @@ const destroy = (gateway: Gateway, sealed: string) => {
 /** Card fields a session holds, in clear, for a token request (spec: session.id, session.version). */
 export interface SessionCardFields { number?: string; expiry?: CardExpiry; nameOnCard?: string; securityCode?: string }
 
-export async function sessionForToken(gateway: Gateway, merchant: MerchantProfile, session: { id?: string; version?: string }) {
+export async function sessionForToken(gateway: Gateway, merchant: MerchantProfile, session: { id?: string; version?: string }, now = new Date().toISOString()) {
   if (session.id === undefined) {
     if (session.version !== undefined) throw new InvalidRequest('Missing parameter', 'session.id', 'MISSING');
     return undefined;
   }
   const state = foldSession(await gateway.store.readStream(streams.session(merchant.id, session.id)));
-  if (state.status !== 'OPEN') throw new InvalidRequest(`Value '${session.id}' is invalid. No such session for this merchant`, 'session.id');
+  // An expired session is refused like an unknown one, from its recorded expiry on.
+  if (!usable(state, now, gateway.sessionExpiry.lifetimeMs)) throw noSuchSession(session.id, 'session.id');
   // Spec: a session.version that differs from the stored one fails the operation.
   if (session.version !== undefined && session.version !== state.version) {
     throw new InvalidRequest(`Value '${session.version}' is invalid. The session was updated since this version: its version is now another one`, 'session.version');
   }
   const { card } = state;
+  const number = card.numberSealed ? gateway.sealer.open(card.numberSealed) : undefined;
+  // The session's card was forgotten (a token made from it was deleted): it gives no card again.
+  if (card.numberSealed && number === undefined) {
+    throw new InvalidRequest(`Value '${session.id}' is invalid. The card details of this session are no longer held (a token made from it was deleted)`, 'session.id');
+  }
   const fields: SessionCardFields = {
-    number: card.numberSealed ? gateway.sealer.open(card.numberSealed) : undefined,
+    number,
     expiry: card.expiry,
     nameOnCard: card.nameOnCard,
     securityCode: card.securityCodeSealed ? gateway.sealer.open(card.securityCodeSealed) : undefined,

@@ -129,7 +129,8 @@ async function resolveCard(gateway: Gateway, merchant: MerchantProfile, body: To
     pushProvisioned = true;
     origin.pushProvisioning = true;
   }
-  const session = await sessionForToken(gateway, merchant, body.session ?? {});
+  const session = await sessionForToken(gateway, merchant, body.session ?? {}, now);
+  // Recorded in the token's event: deleting the token forgets the session's card too.
   if (session) origin.sessionId = session.sessionId;
   const explicit = body.sourceOfFunds.provided?.card;
   const expiry = explicit?.expiry ? { month: Number(explicit.expiry.month), year: Number(explicit.expiry.year) } : undefined;
@@ -205,7 +206,7 @@ export async function resolveSource(gateway: Gateway, merchant: MerchantProfile,
     : type === 'DIRECT_DEBIT_CANADA' ? resolveDirectDebitCanada(gateway, body, target)
     : resolveWallet(body, target);
   // A session holds card fields only; its version is still checked when named.
-  const session = await sessionForToken(gateway, merchant, body.session ?? {});
+  const session = await sessionForToken(gateway, merchant, body.session ?? {}, now);
   return {
     details, ...(target ? { target } : {}), ...(Object.keys(origin).length > 0 ? { origin } : {}),
     deviceAccount: false, pushProvisioned: false, ...(session ? { sessionUsed: session.used } : {}),

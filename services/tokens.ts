@@ -17,6 +17,7 @@ import { foldTokenState, revisionAfter } from './aggregates.js';
 import { Busy, toEventData, type RequestMeta } from './context.js';
 import type { Gateway } from './gateway.js';
 import { schemeDecision } from './scheme-tokens.js';
+import { forgetSessionCard } from './sessions.js';
 import { failureResponse, tokenResponse, type Presentation, type TokenEchoes } from './token-responses.js';
 import { resolveSource, type SourceDetails } from './token-sources.js';
 import { checkFormats, mergeStreet } from './token-validation.js';
@@ -129,9 +130,23 @@ function sealedKeys(gateway: Gateway, value: unknown, out = new Set<string>()): 
   return out;
 }
 
+/** The sessions the token's details came from (origin.sessionId of its TokenCreated and TokenUpdated events). */
+function originSessions(history: readonly { data: unknown }[]): Array<{ merchantId: string; sessionId: string }> {
+  const out = new Map<string, { merchantId: string; sessionId: string }>();
+  for (const { data } of history) {
+    const { merchantId, origin } = data as { merchantId?: string; origin?: { sessionId?: string } };
+    if (merchantId !== undefined && origin?.sessionId !== undefined) out.set(`${merchantId}\n${origin.sessionId}`, { merchantId, sessionId: origin.sessionId });
+  }
+  return [...out.values()];
+}
+
 /**
  * Delete Token: TokenDeleted is stored first, then every key that sealed an account number of the
  * token is destroyed, so the number can never be read again, not even from old events or an export.
+ * A token made (or updated) from a session forgets the session's card too: every key of those
+ * sessions is destroyed, or the session would still hold the number (until it expired) and could
+ * make a new token of it. (Consuming the session's card at token creation instead would break the
+ * real gateway's behaviour: a session serves several operations within its lifetime.)
  */
 export async function deleteToken(gateway: Gateway, merchant: MerchantProfile, token: string, meta: RequestMeta) {
   const stream = streams.token(merchant.repository.id, token);
@@ -150,6 +165,7 @@ export async function deleteToken(gateway: Gateway, merchant: MerchantProfile, t
       throw error;
     }
     for (const keyId of sealedKeys(gateway, history.map((e) => e.data))) gateway.sealer.destroyKey(keyId);
+    for (const { merchantId, sessionId } of originSessions(history)) await forgetSessionCard(gateway, merchantId, sessionId);
     await gateway.readModels.catchUp();
     return { result: 'SUCCESS' };
   }

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { buildTestApp, cardBody, createToken, M1, payAuth, payPath, tokenAuth, tokenPath, UNIQUE } from '../helpers/app.js';
+import { filesHolding, keyBytes, keyIdOf, storeFiles, windowsThatOpen } from './shredding.fixture.js';
 
 const url = (merchantId: string, token: string) => `/api/rest/version/100/merchant/${merchantId}/token/${token}`;
 
@@ -56,4 +57,29 @@ t.test('deleting needs the owner, and a unique-card repository gives the card a 
   const second = (await store()).json().token as string;
   t.not(second, first, 'the card is stored under a new token');
   t.equal((await store()).json().token, second, 'and that token is unique again');
+});
+
+t.test('after Delete Token and a clean stop, no file of the store gives the card number back (secure deletion of the key)', async (t) => {
+  const dir = t.testdir();
+  const app = await buildTestApp(t, { eventStore: { kind: 'sqlite', path: join(dir, 'gateway.db') } });
+  const token = await createToken(app, M1, '5123450000000008', '1', '39');
+  const kept = await createToken(app, M1, '4508750015741019', '1', '39');
+  const sealedOf = async (tok: string) => {
+    const created = (await app.gateway.store.readAll()).find((e) => e.type === 'TokenCreated' && (e.data as { token: string }).token === tok);
+    return (created?.data as { sourceOfFunds: { card: { numberSealed: string } } }).sourceOfFunds.card.numberSealed;
+  };
+  const sealed = await sealedOf(token);
+  const sealedKept = await sealedOf(kept);
+  const key = keyBytes(join(dir, 'gateway.db.keys'), keyIdOf(sealed));
+  t.ok(filesHolding(storeFiles(dir), key).some((name) => name.startsWith('gateway.db.keys')), 'before deletion the key is in the key store files');
+
+  const deleted = await app.inject({ method: 'DELETE', url: url(M1.id, token), headers: { authorization: tokenAuth(M1) } });
+  t.equal(deleted.statusCode, 200);
+  await app.close();
+
+  const files = storeFiles(dir);
+  t.ok(files.some(([name]) => name === 'gateway.db') && files.some(([name]) => name === 'gateway.db.keys'), `the store's files: ${files.map(([n]) => n).join(', ')}`);
+  t.same(filesHolding(files, key), [], "the deleted token's key is in no file of the store");
+  t.same(windowsThatOpen(files, sealed), [], 'no 32 bytes of any file open the sealed number of the deleted token');
+  t.ok(windowsThatOpen(files, sealedKept).length > 0, "while the kept token's number still opens with a key from the files (the search works)");
 });

@@ -1,9 +1,11 @@
 // Issue 3, item 2: Create Session and Update Session (version 100), and session.id /
 // session.version in Create or Update Token. Sessions are event-sourced; the card number is
 // sealed; the security code is sealed under a key of its own that is destroyed after use.
+import { join } from 'node:path';
 import t from 'tap';
 import { M1, M2, basic } from '../helpers/app.js';
 import { expectInvalid, expect401 } from './http.fixture.js';
+import { filesHolding, keyBytes, keyIdOf, storeFiles, windowsThatOpen } from './shredding.fixture.js';
 import { app, create, storeText, type App, type Merchant } from './token-api.fixture.js';
 
 const auth = (m: Merchant) => ({ authorization: basic(`merchant.${m.id}`, m.apiPassword) });
@@ -95,4 +97,57 @@ t.test("the session's security code is used once (acquirer verification), then i
   t.equal(a.gateway.sealer.open(sealed), undefined, 'then destroyed: no event can reveal it');
   const second = await create(a, M1, { session: { id }, sourceOfFunds: { type: 'CARD' }, transaction: { currency: 'USD' } });
   t.equal(second.json().response.gatewayCode, 'EXTERNAL_VERIFICATION_SUCCESSFUL', 'a second use has no code left (NOT_PRESENT)');
+});
+
+/** The sealed values of the session's latest SessionUpdated. */
+async function sessionSealed(a: App, id: string) {
+  const updated = (await a.gateway.store.readAll()).filter((e) => e.type === 'SessionUpdated' && (e.data as { sessionId: string }).sessionId === id).at(-1);
+  return (updated?.data as { card: { numberSealed: string; securityCodeSealed?: string } }).card;
+}
+
+t.test("after a clean stop, no file of the store opens a used session's security code", async (t) => {
+  const dir = t.testdir();
+  const a = await app(t, { eventStore: { kind: 'sqlite', path: join(dir, 'gateway.db') } });
+  const { id } = (await newSession(a)).json().session as { id: string };
+  t.equal((await updateSession(a, id, { number: '5123450000000008', expiry: { month: '1', year: '39' }, securityCode: '100' })).statusCode, 200);
+  const { securityCodeSealed } = await sessionSealed(a, id);
+  const key = keyBytes(join(dir, 'gateway.db.keys'), keyIdOf(securityCodeSealed as string));
+  const res = await create(a, M1, { session: { id }, sourceOfFunds: { type: 'CARD' }, transaction: { currency: 'USD' } });
+  t.equal(res.statusCode, 201, res.body);
+  t.equal(res.json().response.gatewayCode, 'EXTERNAL_VERIFICATION_SUCCESSFUL', 'the code was used');
+  await a.close();
+  const files = storeFiles(dir);
+  t.same(filesHolding(files, key), [], "the code's key is in no file");
+  t.same(windowsThatOpen(files, securityCodeSealed as string), [], 'no 32 bytes of any file open the sealed code');
+});
+
+t.test("deleting a token made from a session forgets the session's card: no new token from it, nothing in the files", async (t) => {
+  const dir = t.testdir();
+  const a = await app(t, { eventStore: { kind: 'sqlite', path: join(dir, 'gateway.db') } });
+  const { id } = (await newSession(a)).json().session as { id: string };
+  t.equal((await updateSession(a, id, { number: '4508750015741019', expiry: { month: '1', year: '39' } })).statusCode, 200);
+  const { numberSealed } = await sessionSealed(a, id);
+  const key = keyBytes(join(dir, 'gateway.db.keys'), keyIdOf(numberSealed));
+  const made = await create(a, M1, { session: { id }, sourceOfFunds: { type: 'CARD' } });
+  t.equal(made.statusCode, 201, made.body);
+  const token = made.json().token as string;
+  // Another session with the same card, never used for a token: deleting the token leaves it.
+  const { id: other } = (await newSession(a)).json().session as { id: string };
+  await updateSession(a, other, { number: '4508750015741019', expiry: { month: '1', year: '39' } });
+
+  const deleted = await a.inject({ method: 'DELETE', url: `/api/rest/version/100/merchant/${M1.id}/token/${token}`, headers: auth(M1) });
+  t.equal(deleted.statusCode, 200, deleted.body);
+  t.equal(a.gateway.sealer.open(numberSealed), undefined, "the session's number can no longer be read");
+  const before = await a.gateway.store.headPosition();
+  expectInvalid(t, await create(a, M1, { session: { id }, sourceOfFunds: { type: 'CARD' } }), { field: 'session.id' }, 'the session makes no new token');
+  t.equal(await a.gateway.store.headPosition(), before, 'nothing stored');
+  t.equal((await create(a, M1, { session: { id: other }, sourceOfFunds: { type: 'CARD' } })).statusCode, 201, 'another session is not affected');
+  const renewed = await updateSession(a, id, { number: '5123450000000008', expiry: { month: '1', year: '39' } });
+  t.equal(renewed.statusCode, 200, 'the session takes a new card');
+  t.equal((await create(a, M1, { session: { id }, sourceOfFunds: { type: 'CARD' } })).json().sourceOfFunds.provided.card.number, '512345xxxxxx0008', 'and makes a token of the new card');
+
+  await a.close();
+  const files = storeFiles(dir);
+  t.same(filesHolding(files, key), [], "the session's number key is in no file");
+  t.same(windowsThatOpen(files, numberSealed), [], "no 32 bytes of any file open the session's sealed number");
 });

@@ -1,0 +1,88 @@
+// Sessions expire, as the real gateway's do ("a single session lasts usually about 15 minutes":
+// Mastercard Gateway, Hosted Session, Session Basics). A session is refused like an unknown one
+// from its expiresAt on (decided by the request from the recorded time, services/sessions.ts);
+// this reactor then forgets what it held: it destroys every card-data key of the session (its
+// number's, its security code's) and appends SessionExpired, so the history shows it. The keys go
+// first: a crash between the two leaves a session that can no longer be read and is still listed
+// as pending, so the next start expires it again (destroying a destroyed key does nothing).
+// At start it finds the sessions not yet expired in the pending read model, then follows the log;
+// several processes sharing a store may race: the loser re-reads, finds it expired, appends nothing.
+import { ConfigError, delayFromEnv } from '../config.js';
+import { uuidV7 } from '../lib/uuid.js';
+import { decideExpireSession, expiresAt } from '../domain/session.js';
+import { PENDING_SESSION, pendingProjection, type PendingDoc } from '../projections/pending.js';
+import type { ReadModels } from '../projections/read-models.js';
+import { WrongExpectedRevisionError, type EventData, type EventStore, type RecordedEvent } from '../store/event-store.js';
+import type { Sealer } from '../store/sealing.js';
+import { revisionAfter } from './aggregates.js';
+import { Reactor } from './reactor.js';
+import { foldSession, sessionKeyIds } from './sessions.js';
+
+/** 15 minutes: the real gateway's usual session lifetime. */
+export const DEFAULT_SESSION_LIFETIME_MS = 15 * 60_000;
+/** Work the store refused (busy, closing) is tried again this much later. */
+const RETRY_MS = 1000;
+const MAX_ATTEMPTS = 10;
+
+/** SESSION_LIFETIME_MS: whole milliseconds, from 1 to one day. */
+export function sessionLifetimeMs(env: NodeJS.ProcessEnv = process.env): number {
+  const ms = delayFromEnv(env, 'SESSION_LIFETIME_MS', DEFAULT_SESSION_LIFETIME_MS);
+  if (ms === 0) throw new ConfigError("SESSION_LIFETIME_MS '0' is not a number of milliseconds from 1 to 86400000");
+  return ms;
+}
+
+export class SessionExpiry extends Reactor {
+  constructor(store: EventStore, readModels: ReadModels, private readonly sealer: Sealer, readonly lifetimeMs: number) {
+    super(store, readModels, RETRY_MS);
+  }
+
+  async start(): Promise<void> {
+    const from = this.readModels.checkpoint(pendingProjection.name);
+    const sessions = new Set(this.readModels.withPrefix(pendingProjection.name, PENDING_SESSION).map(({ doc }) => (JSON.parse(doc) as PendingDoc).stream));
+    for (const stream of sessions) {
+      for (const event of await this.store.readStream(stream)) {
+        if (event.position <= from) this.onEvent(event);
+      }
+    }
+    this.follow(from, (event) => this.onEvent(event));
+  }
+
+  private onEvent(event: RecordedEvent): void {
+    if (event.type === 'SessionCreated') {
+      const data = event.data as { createdAt: string; expiresAt?: string };
+      const at = data.expiresAt ?? new Date(Date.parse(data.createdAt) + this.lifetimeMs).toISOString();
+      this.schedule(event.stream, Date.parse(at) - Date.now(), () => this.expire(event));
+    } else if (event.type === 'SessionExpired') {
+      this.cancel(event.stream);
+    }
+  }
+
+  private async expire(created: RecordedEvent): Promise<void> {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS && !this.stopped; attempt++) {
+      const history = await this.store.readStream(created.stream);
+      const state = foldSession(history);
+      if (state.status === 'NONE') return;
+      const now = new Date().toISOString();
+      if (state.status === 'OPEN') {
+        const due = Date.parse(expiresAt(state, this.lifetimeMs)) - Date.parse(now);
+        // A timer that fired early (clock adjustments): not yet.
+        if (due > 0) { this.schedule(created.stream, due, () => this.expire(created)); return; }
+      }
+      for (const keyId of sessionKeyIds(this.sealer, history)) this.sealer.destroyKey(keyId);
+      const events = decideExpireSession(state, { type: 'ExpireSession', now, lifetimeMs: this.lifetimeMs });
+      if (events.length === 0) return;
+      const data: EventData[] = events.map((e) => ({
+        id: uuidV7(), type: e.type, data: e.data,
+        metadata: { correlationId: created.metadata.correlationId, causationId: created.id, merchantId: e.data.merchantId, recordedAt: now, reactor: 'session-expiry' },
+      }));
+      try {
+        await this.store.append(created.stream, data, { expectedRevision: revisionAfter(history) });
+      } catch (error) {
+        if (error instanceof WrongExpectedRevisionError) continue;
+        throw error;
+      }
+      await this.readModels.catchUp();
+      return;
+    }
+  }
+}
