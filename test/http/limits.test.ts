@@ -1,11 +1,13 @@
 // Overload and limits: 503 SERVER_BUSY beyond MAX_IN_FLIGHT, 413 beyond BODY_LIMIT, malformed
 // HTTP and slow requests answered in the gateway's shape.
-import { connect } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
 import t from 'tap';
 import { buildApp } from '../../app.js';
 import { parseMerchants } from '../../merchants.js';
 import { cardBody, createToken, M1, MERCHANTS, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
+import { bodyStart, eventually, exchange, parseResponse, rawRequest } from '../helpers/raw.js';
 import { startServer } from '../helpers/server.js';
 
 const build = async (t: Parameters<Parameters<typeof t.test>[1]>[0], limits: Record<string, number>, onDisk = false) => {
@@ -81,4 +83,98 @@ t.test('beyond MAX_EVENT_LOOP_DELAY_MS of event-loop delay, requests get 503 SER
   t.ok(busy, 'a request during the measured delay is refused');
   t.equal(busy?.json().error.cause, 'SERVER_BUSY');
   t.match(busy?.json().error.explanation, 'eventLoopDelay');
+});
+
+/** An app listening on 127.0.0.1 (a port of its own), with its port. */
+const listening = async (t: Parameters<Parameters<typeof t.test>[1]>[0], limits: Record<string, number>, setup?: (app: FastifyInstance) => void) => {
+  const app = await build(t, { authFailureLimit: 1_000_000, ...limits });
+  setup?.(app);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  return { app, port: (app.server.address() as AddressInfo).port };
+};
+
+t.test('clients that dribble their bodies hold no in-flight slot (MAX_IN_FLIGHT 2)', async (t) => {
+  let started = 0;
+  const { app, port } = await listening(t, { maxInFlight: 2 }, (app) => app.addHook('onRequest', async () => { started++; }));
+  const token = await createToken(app as never);
+  const body = JSON.stringify({ apiOperation: 'PAY', transaction: { amount: '1.00', currency: 'USD' } });
+  // Two valid pays that send their headers and then one byte of body every 100 ms.
+  const slow = [1, 2].map((i) => {
+    const raw = rawRequest('PUT', payPath(M1.id, token, `1000000000${i}`, '1'), { authorization: payAuth(M1) }, body);
+    const socket = connect(port, '127.0.0.1');
+    let sent = bodyStart(raw) + 1;
+    let answer = '';
+    socket.on('data', (chunk) => { answer += String(chunk); });
+    socket.on('error', () => {});
+    socket.write(raw.slice(0, sent));
+    const timer = setInterval(() => { if (sent < raw.length - 1) socket.write(raw[sent++]!); }, 100);
+    t.teardown(() => { clearInterval(timer); socket.destroy(); });
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    return { finish: async () => { clearInterval(timer); socket.write(raw.slice(sent)); await closed; return parseResponse(answer); } };
+  });
+  t.ok(await eventually(() => started >= 3), 'both slow requests have been received up to their bodies');
+  const third = await app.inject({ method: 'PUT', url: payPath(M1.id, token, '10000000003', '1'), headers: { authorization: payAuth(M1) }, payload: body });
+  t.equal(third.statusCode, 201, `a third request is served while two bodies dribble in (${third.body.slice(0, 200)})`);
+  const info = await exchange(port, rawRequest('GET', '/api/rest/version/100/information', {}));
+  t.equal(parseResponse(info).status, 200, 'and so is Check Gateway');
+  for (const request of slow) {
+    const answer = await request.finish();
+    t.equal(answer.status, 201, 'a slow body, once complete, is served like any other');
+  }
+  t.equal(app.inFlight(), 0, 'every slot is free again');
+});
+
+t.test('Expect other than 100-continue: 417 in the gateway shape (no body for HEAD)', async (t) => {
+  const { port } = await listening(t, {});
+  const post = parseResponse(await exchange(port, rawRequest('POST', tokenPath(M1.id), { authorization: tokenAuth(M1), expect: 'garbage' }, JSON.stringify(cardBody()))));
+  t.equal(post.status, 417);
+  t.match(post.headers['content-type'], /^application\/json/);
+  t.equal(post.body, '{"error":{"cause":"INVALID_REQUEST","explanation":"The Expect header is not supported: only 100-continue is"},"result":"ERROR"}');
+  t.notMatch(post.body, '5123450000000008');
+  const head = parseResponse(await exchange(port, rawRequest('HEAD', '/api/rest/version/100/information', { expect: 'garbage' })));
+  t.equal(head.status, 417);
+  t.equal(head.body, '', 'a response to HEAD has no body');
+  const go = await exchange(port, rawRequest('POST', tokenPath(M1.id), { authorization: tokenAuth(M1), expect: '100-continue' }, JSON.stringify(cardBody())));
+  t.match(go, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 201 /, 'Expect: 100-continue still works');
+});
+
+t.test('Node-level refusals of a HEAD request have no body; of other methods, the gateway body', async (t) => {
+  const { port } = await listening(t, {});
+  const big = 'a'.repeat(20_000);
+  const info = '/api/rest/version/100/information';
+  const head = parseResponse(await exchange(port, `HEAD ${info} HTTP/1.1\r\nHost: x\r\nX-Big: ${big}\r\n\r\n`));
+  t.equal(head.status, 431);
+  t.equal(head.body, '', 'HEAD: no body');
+  const get = parseResponse(await exchange(port, `GET ${info} HTTP/1.1\r\nHost: x\r\nX-Big: ${big}\r\n\r\n`));
+  t.equal(get.status, 431);
+  t.equal(get.body, '{"error":{"cause":"INVALID_REQUEST","explanation":"The request headers are too large"},"result":"ERROR"}');
+  // A HEAD with a huge URL: the request line never ends.
+  const longUrl = parseResponse(await exchange(port, `HEAD ${info}?${big} HTTP/1.1\r\nHost: x\r\n\r\n`));
+  t.equal(longUrl.status, 431);
+  t.equal(longUrl.body, '');
+  // Pipelined: the client takes the refusal as the answer to its oldest unanswered request.
+  const getFirst = parseResponse(await exchange(port, `GET ${info} HTTP/1.1\r\nHost: x\r\n\r\nHEAD ${info} HTTP/1.1\r\nHost: x\r\nX-Big: ${big}\r\n\r\n`));
+  t.equal(getFirst.status, 431);
+  t.match(getFirst.body, '"The request headers are too large"', 'a refusal read as the answer to a pipelined GET: the gateway body');
+  const headFirst = parseResponse(await exchange(port, `HEAD ${info} HTTP/1.1\r\nHost: x\r\n\r\nGET ${info} HTTP/1.1\r\nHost: x\r\nX-Big: ${big}\r\n\r\n`));
+  t.equal(headFirst.status, 431);
+  t.equal(headFirst.body, '', 'a refusal read as the answer to a pipelined HEAD: no body');
+  // Kept alive: a GET answered, then a refused HEAD on the same connection.
+  const socket = connect(port, '127.0.0.1');
+  socket.on('error', () => {});
+  let data = '';
+  socket.on('data', (chunk) => { data += String(chunk); });
+  const closed = new Promise((resolve) => socket.on('close', resolve));
+  socket.write(`GET ${info} HTTP/1.1\r\nHost: x\r\n\r\n`);
+  t.ok(await eventually(() => data.includes('"status":"OPERATING"}')), 'the GET is answered');
+  const first = data.length;
+  socket.write(`HEAD ${info} HTTP/1.1\r\nHost: x\r\nX-Big: ${big}\r\n\r\n`);
+  await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 5000))]);
+  socket.destroy();
+  const refused = parseResponse(data.slice(first));
+  t.equal(refused.status, 431);
+  t.equal(refused.body, '', 'the refused HEAD after an answered GET: no body');
+  const malformed = parseResponse(await exchange(port, `HEAD ${info} HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n`));
+  t.equal(malformed.status, 400);
+  t.equal(malformed.body, '', 'a malformed HEAD: no body');
 });
