@@ -6,6 +6,7 @@ import closeWithGrace from 'close-with-grace';
 import { buildApp, loggerOptions } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { loadMerchants } from './merchants.js';
+import { oneLine, StoreUnavailable } from './store/storage-fault.js';
 
 export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const config = loadConfig(env);
@@ -25,8 +26,15 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
   app.log.info({ eventStore: config.eventStore.kind, merchants: merchants.list.length, merchantsFile: config.merchantsFile }, 'tokengate ready');
 }
 
+/**
+ * One line on stderr, exit code 1: a configuration error, a store that cannot be opened, a system
+ * error (a port in use, a file that cannot be read) name the problem; only a bug shows its stack.
+ */
 export function exitWithError(error: unknown): never {
-  const message = error instanceof ConfigError ? error.message : (error as Error).stack ?? String(error);
+  const systemError = typeof (error as { code?: unknown } | null)?.code === 'string' && /^E[A-Z]+$/.test((error as { code: string }).code);
+  const message = error instanceof ConfigError || error instanceof StoreUnavailable ? error.message
+    : systemError ? oneLine(error)
+    : (error as Error).stack ?? String(error);
   process.stderr.write(`tokengate: ${message}\n`);
   process.exit(1);
 }
