@@ -19,6 +19,8 @@ import admin from './plugins/admin.js';
 import openapi from './plugins/openapi.js';
 import limits from './plugins/limits.js';
 import { sortedJson } from './lib/json.js';
+import { maskCardNumbers } from './lib/mask.js';
+import pino from 'pino';
 import { DEFAULT_LIMITS, type Limits } from './config.js';
 
 export interface AppOptions {
@@ -86,6 +88,23 @@ export function loggerOptions(level: string) {
     redact: {
       paths: ['req.headers.authorization', 'headers.authorization', '*.number', '*.securityCode', '*.bankAccountNumber', '*.apiPassword'],
       censor: '[redacted]',
+    },
+    serializers: {
+      // Fastify's own request serializer, with the URL masked.
+      req: (req: { method: string; url: string; headers?: Record<string, string | string[] | undefined>; host?: string; ip?: string; socket?: { remotePort?: number } }) => ({
+        method: req.method,
+        url: maskCardNumbers(String(req.url)),
+        version: req.headers?.['accept-version'] as string | undefined,
+        host: req.host,
+        remoteAddress: req.ip,
+        remotePort: req.socket?.remotePort,
+      }),
+      err: (error: Error) => {
+        const serialized = pino.stdSerializers.err(error);
+        serialized.message = maskCardNumbers(String(serialized.message));
+        serialized.stack = maskCardNumbers(String(serialized.stack));
+        return serialized;
+      },
     },
   };
 }

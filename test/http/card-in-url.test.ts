@@ -1,0 +1,68 @@
+// A card number sent in a URL (in place of a token id or a merchant id, or on an unknown path) is
+// never quoted in an error body nor written in plaintext to the log: the logged URL and error
+// texts show it as the gateway shows card numbers (first 6 and last 4 digits).
+import { Writable } from 'node:stream';
+import t from 'tap';
+import { buildApp, loggerOptions } from '../../app.js';
+import { parseMerchants } from '../../merchants.js';
+import { createToken, M1, MERCHANTS, payAuth, payPath, tokenAuth } from '../helpers/app.js';
+
+const CARDS = ['5123450000000008', '4508750015741019', '6011000000000004', '5000000000000000611'];
+const PAY = { apiOperation: 'PAY', transaction: { amount: '10.00', currency: 'USD' } };
+
+async function appWithLog(t: Parameters<Parameters<typeof t.test>[1]>[0]) {
+  let log = '';
+  const stream = new Writable({ write(chunk, _encoding, done) { log += String(chunk); done(); } });
+  const app = await buildApp({
+    eventStore: { kind: 'memory' },
+    merchants: parseMerchants(MERCHANTS, 'test merchants'),
+    logger: { ...loggerOptions('debug'), stream },
+    limits: { authFailureLimit: 1_000_000 },
+  });
+  t.teardown(() => app.close());
+  return { app, log: () => log };
+}
+
+t.test('a card number as the token id, the merchant id or on an unknown path is never quoted or logged', async (t) => {
+  const { app, log } = await appWithLog(t);
+  const token = await createToken(app, M1);
+  const seen: string[] = [];
+  for (const card of CARDS) {
+    const requests = [
+      // pay with a card number in place of the token: no such token
+      { method: 'PUT' as const, url: payPath(M1.id, card, '10000000001', '1'), headers: { authorization: payAuth(M1) }, payload: PAY },
+      // too long for a token id (and not only digits): refused by the schema, which quotes the value
+      { method: 'PUT' as const, url: payPath(M1.id, `${card}abcdefghijklmnopqrstuvwxyz`, '10000000001', '1'), headers: { authorization: payAuth(M1) }, payload: PAY },
+      // a card number followed by more digits, too long for a token id
+      { method: 'PUT' as const, url: payPath(M1.id, `${card}${'0'.repeat(30)}`, '10000000001', '1'), headers: { authorization: payAuth(M1) }, payload: PAY },
+      // retrieve and delete a token
+      { method: 'GET' as const, url: `/api/rest/version/100/merchant/${M1.id}/token/${card}`, headers: { authorization: tokenAuth(M1) } },
+      { method: 'DELETE' as const, url: `/api/rest/version/100/merchant/${M1.id}/token/${card}`, headers: { authorization: tokenAuth(M1) } },
+      // in place of the merchant id, with characters a merchant id may not have
+      { method: 'PUT' as const, url: payPath(`${card}.x`, token, '10000000001', '1'), headers: { authorization: payAuth(M1) }, payload: PAY },
+      { method: 'GET' as const, url: `/api/rest/version/100/merchant/${card}~/token/${token}`, headers: { authorization: tokenAuth(M1) } },
+      // an unknown path, and a query string
+      { method: 'GET' as const, url: `/api/rest/version/100/merchant/${M1.id}/tokens/${card}?card=${card}` },
+      { method: 'GET' as const, url: `/api/rest/version/3/information?number=${card}` },
+    ];
+    for (const request of requests) {
+      const res = await app.inject(request);
+      t.notOk(res.body.includes(card), `${request.method} ${request.url.replace(card, 'CARD')}: ${res.statusCode}, the body does not quote it`);
+      t.not(res.statusCode, 500, 'not a 500');
+      seen.push(res.body);
+    }
+  }
+  t.ok(seen.some((body) => body.includes('512345xxxxxx0008')), 'an explanation shows it masked');
+  const text = log();
+  for (const card of CARDS) t.notOk(text.includes(card), `the log does not hold ${card.slice(0, 6)}... in plaintext`);
+  t.match(text, /"url":"\/api\/rest\/version\/3\/merchant\/TESTMERCHANT01\/token\/512345xxxxxx0008\/order\//, 'the logged URL shows it masked');
+  t.match(text, /incoming request/, 'requests are logged');
+});
+
+t.test('a token id that is not card-like is still quoted, and an 11-digit order id is logged as it is', async (t) => {
+  const { app, log } = await appWithLog(t);
+  const res = await app.inject({ method: 'PUT', url: payPath(M1.id, '12345', '10000000001', '1'), headers: { authorization: payAuth(M1) }, payload: PAY });
+  t.equal(res.statusCode, 400);
+  t.match(res.json().error.explanation, /Value '12345' is invalid/, 'the explanation quotes it');
+  t.match(log(), /token\/12345\/order\/10000000001\/transaction\/1/, 'the logged URL keeps it');
+});
