@@ -155,7 +155,7 @@ export function renderError(error: FastifyError | Error, request: FastifyRequest
   if (status >= 400 && status < 500) {
     // Fastify's own client errors (body too large, malformed URL, ...): their messages hold no request data.
     request.log.info({ cause: 'INVALID_REQUEST', code: err.code, status }, 'request refused');
-    return send(reply, status, errorBody('INVALID_REQUEST', { explanation: error.message }));
+    return send(reply, status, errorBody('INVALID_REQUEST', { explanation: maskCardNumbers(error.message) }));
   }
   // A store that cannot write (full disk, read-only or corrupt file, I/O error, failed sync):
   // Check Gateway says SHUTDOWN, and every write is refused with this body until it is OPERATING.
@@ -164,6 +164,11 @@ export function renderError(error: FastifyError | Error, request: FastifyRequest
   if (fault) {
     request.log.error({ cause: 'SERVER_BUSY', code: fault.code, fault: fault.message, err: error }, 'the store cannot write: request refused');
     return send(reply, 503, errorBody('SERVER_BUSY', { explanation: storageFaultExplanation(fault.reason, fault.heals) }));
+  }
+  if ((error as { type?: unknown }).type === 'unavailable') {
+    // A KurrentDB node that cannot be reached (store/kurrentdb-mapping.ts): it may come back.
+    request.log.error({ cause: 'SERVER_BUSY', err: error }, 'the event store cannot be reached: request refused');
+    return send(reply, 503, errorBody('SERVER_BUSY', { explanation: 'The gateway cannot reach its event store. The request may not have been recorded; repeat the identical request later' }));
   }
   request.log.error({ err: error }, 'internal failure');
   return send(reply, 500, errorBody('SERVER_FAILED', { supportCode: String(request.id) }));

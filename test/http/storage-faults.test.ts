@@ -114,3 +114,15 @@ t.test('any other failure while the store is SHUTDOWN is the same 503, never a b
   t.match(res.json().error.explanation, /cannot write to its store: an I\/O error/);
   t.equal(await information(app), 'SHUTDOWN');
 });
+
+t.test('an event store that cannot be reached (KurrentDB unavailable): 503 SERVER_BUSY, not a bare 500', async (t) => {
+  const app = await buildTestApp(t);
+  const token = (await createToken(app)).json().token as string;
+  const { KurrentDbUnavailableError } = await import('../../store/kurrentdb-mapping.js');
+  Object.defineProperty(app.gateway.store, 'append', { value: () => Promise.reject(new KurrentDbUnavailableError('127.0.0.1:2113', new Error('connect ECONNREFUSED'))), configurable: true });
+  const res = await pay(app, token, '50000000001');
+  t.equal(res.statusCode, 503);
+  t.equal(res.json().error.cause, 'SERVER_BUSY');
+  t.match(res.json().error.explanation, /cannot reach its event store/);
+  t.notMatch(res.body, /127\.0\.0\.1/, 'the body does not name the node');
+});
