@@ -1,7 +1,9 @@
 // Check Gateway (GET /api/rest/version/{version}/information), as the real gateway has it: no
 // authentication, and whether the gateway can process requests. `status` is OPERATING, or
-// SHUTDOWN while a store refuses writes until a restart (a failed sync or checkpoint: see
-// "Guarantees" in the README). Containers and CI can use it as a health check.
+// SHUTDOWN while a store cannot write: until a restart after a failed sync or checkpoint, an I/O
+// error, a read-only or corrupt file (store/storage-fault.ts); until a write succeeds again after
+// a full disk; and once closing. Meanwhile writes are refused with 503 SERVER_BUSY and reads still
+// work. Containers and CI can use it as a health check.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -20,7 +22,7 @@ const Params = Type.Object({
 
 const Information = Type.Object({
   gatewayVersion: Type.String({ description: 'the version of tokengate' }),
-  status: StringEnum(['OPERATING', 'SHUTDOWN'] as const, 'OPERATING: requests are processed; SHUTDOWN: a store refuses writes until a restart'),
+  status: StringEnum(['OPERATING', 'SHUTDOWN'] as const, 'OPERATING: requests are processed; SHUTDOWN: a store cannot write (until a restart; a full disk: until a write succeeds again), writes are refused with 503 SERVER_BUSY'),
 });
 
 const information: FastifyPluginAsyncTypebox = async (app) => {
