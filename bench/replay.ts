@@ -92,7 +92,8 @@ function tokenHistory(index: number, budget: number, clock: { t: number }): Arra
   const tick = () => new Date((clock.t += 1000)).toISOString();
   let now = tick();
   const created = decideToken(initialTokenState(), {
-    type: 'CreateCardToken', merchantId: MERCHANT_ID, repositoryId: REPOSITORY_ID, tokenGeneration: 'RANDOM', token, card, now,
+    type: 'CreateToken', merchantId: MERCHANT_ID, repositoryId: REPOSITORY_ID, tokenGeneration: 'RANDOM', token,
+    sourceOfFunds: { type: 'CARD', card }, verification: { strategy: 'BASIC', gatewayCode: 'BASIC_VERIFICATION_SUCCESSFUL' }, now,
   });
   const out = [{ stream: streams.token(REPOSITORY_ID, token), events: toEventData(created, meta(), now) }];
   let left = budget - 1;
