@@ -164,7 +164,8 @@ export async function openGateway(eventStore: EventStoreConfig, merchants: Merch
   return {
     merchants, store, sealer, readModels, schemeTokens, sessionExpiry,
     status: () => (closing || store.failure !== undefined || keys.failure !== undefined || keyFault !== undefined ? 'SHUTDOWN' : 'OPERATING'),
-    fault: () => store.failure ?? keys.failure ?? keyFault,
+    fault: () => store.failure ?? keyFault ??
+      (keys.failure ? new StorageFault(keys.failure.message, 'EIO', false, { cause: keys.failure }) : undefined),
     async close() {
       closing = true;
       await sessionExpiry.stop();
