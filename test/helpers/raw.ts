@@ -26,10 +26,11 @@ const opened = (port: number) => new Promise<Socket>((resolve, reject) => {
  * soon as they have been handed to the kernel, without reading anything: a client that gave up.
  * `reset` drops with a TCP reset instead of a FIN.
  */
-export async function sendAndDrop(port: number, raw: string, cut = raw.length, reset = false): Promise<void> {
+export async function sendAndDrop(port: number, raw: string | Buffer, cut?: number, reset = false): Promise<void> {
+  const bytes = typeof raw === 'string' ? Buffer.from(raw) : raw;
   const socket = await opened(port);
   socket.on('error', () => {});
-  await new Promise<void>((resolve) => socket.write(raw.slice(0, cut), () => resolve()));
+  await new Promise<void>((resolve) => socket.write(bytes.subarray(0, cut ?? bytes.length), () => resolve()));
   if (reset) socket.resetAndDestroy(); else socket.destroy();
 }
 
@@ -72,4 +73,19 @@ export async function inBatches(count: number, width: number, task: (i: number) 
   await Promise.all(Array.from({ length: Math.min(width, count) }, async () => {
     while (next < count) await task(next++);
   }));
+}
+
+/**
+ * Counts a server's connections: how many it accepted, how many are still open. A test waits for
+ * the server to have seen (and closed) every connection it made before looking at what they left.
+ */
+export function trackConnections(server: { on(event: 'connection', listener: (socket: Socket) => void): unknown }) {
+  let accepted = 0;
+  const open = new Set<Socket>();
+  server.on('connection', (socket) => {
+    accepted++;
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+  });
+  return { accepted: () => accepted, open: () => open.size };
 }

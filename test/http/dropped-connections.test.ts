@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import t from 'tap';
 import { buildTestApp, cardBody, createToken, M1, M2, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
-import { bodyStart, eventually, inBatches, rawRequest, sendAndDrop } from '../helpers/raw.js';
+import { bodyStart, eventually, inBatches, rawRequest, sendAndDrop, trackConnections } from '../helpers/raw.js';
 
 const PAY_BODY = JSON.stringify({ apiOperation: 'PAY', transaction: { amount: '1.00', currency: 'USD' } });
 
@@ -19,6 +19,7 @@ t.test('2,000 clients that drop their connection leave every slot free (MAX_IN_F
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
+  const connections = trackConnections(app.server);
 
   const pay = (m: typeof M1, order: number) => rawRequest('PUT', payPath(m.id, tokens[m.id]!, String(order), '1'), { authorization: payAuth(m) }, PAY_BODY);
   const token = rawRequest('POST', tokenPath(M1.id), { authorization: tokenAuth(M1) }, JSON.stringify(cardBody()));
@@ -43,7 +44,9 @@ t.test('2,000 clients that drop their connection leave every slot free (MAX_IN_F
     }
   });
 
-  t.ok(await eventually(() => app.inFlight() === 0, 10_000), 'every slot comes back once the dropped requests are done');
+  // Once the server has seen the connections closed, none may hold a slot. (A connection reset
+  // before the server accepted it may never reach it: only the 1,800 others are counted on.)
+  t.ok(await eventually(() => connections.accepted() >= 1800 && connections.open() === 0 && app.inFlight() === 0, 10_000), `every slot comes back once the clients are gone (${connections.accepted()} accepted, ${connections.open()} open, ${app.inFlight()} in flight)`);
   t.equal(app.inFlight(), 0, 'no request is in flight');
   for (const m of [M1, M2]) {
     const res = await fetch(url + payPath(m.id, tokens[m.id]!, '10000000001', '1'), {
