@@ -4,6 +4,7 @@
 import t from 'tap';
 import { buildTestApp, createToken, M1, M2, payPath, payAuth } from '../helpers/app.js';
 import { eventsOfType, expectInvalid, orderId, pay, payBody, type App } from './http.fixture.js';
+import { sortedJson } from '../../lib/json.js';
 
 const withoutCorrelation = (body: Record<string, unknown>) => {
   const { correlationId: _ignored, ...rest } = body;
@@ -11,7 +12,7 @@ const withoutCorrelation = (body: Record<string, unknown>) => {
 };
 
 const paymentsOf = async (app: App, order: string) =>
-  (await eventsOfType(app, 'PaymentRecorded')).filter((e) => e.stream.endsWith(`-${order}`));
+  (await eventsOfType(app, 'PaymentRecorded')).filter((e) => e.stream.endsWith(`:${order}`));
 
 t.test('an identical repeat returns the recorded outcome and appends nothing', async (t) => {
   const app = await buildTestApp(t);
@@ -142,4 +143,29 @@ t.test('an unknown token is 400 on tokenid; another repository\'s token looks ex
   // And the M1 token is unknown to M2 as well.
   const reverse = await app.inject({ method: 'PUT', url: payPath(M2.id, own, orderId(), '1'), headers: { authorization: payAuth(M2) }, payload: payBody() });
   expectInvalid(t, reverse, { field: 'tokenid', validationType: 'INVALID' }, 'token of M1 used by M2');
+});
+
+t.test('no security code can be found again from a payment\'s fingerprint, and it is not part of what a repeat must match', async (t) => {
+  const app = await buildTestApp(t);
+  const token = await createToken(app);
+  const order = orderId();
+  const body = payBody({}, { card: { securityCode: '4721' } });
+  const first = await pay(app, token, body, { order, transaction: 't1' });
+  t.equal(first.statusCode, 201, 'paid with a security code');
+  const [recorded] = await paymentsOf(app, order);
+  const stored = (recorded?.data as { requestFingerprint: string }).requestFingerprint;
+  // What someone holding the files (the key file's secret included) would try: every code of 3 and 4 digits.
+  const { correlationId: _none, ...fingerprinted } = body as Record<string, unknown>;
+  const candidate = (code: string) => app.gateway.sealer.fingerprint(sortedJson({ tokenid: token, body: { ...fingerprinted, card: { securityCode: code } } }));
+  const codes = [...Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0')), ...Array.from({ length: 10_000 }, (_, i) => String(i).padStart(4, '0'))];
+  t.equal(codes.find((code) => candidate(code) === stored), undefined, 'no code of 3 or 4 digits gives the stored fingerprint');
+  t.notMatch(JSON.stringify((await app.gateway.store.readAll()).map((e) => [e.data, e.metadata])), '4721', 'nor is it in any event');
+
+  const head = await app.gateway.store.headPosition();
+  const other = await pay(app, token, payBody({}, { card: { securityCode: '4722' } }), { order, transaction: 't1' });
+  t.equal(other.statusCode, 201, 'a repeat with another code of the same length is the same request');
+  t.equal(other.json().transaction.authorizationCode, first.json().transaction.authorizationCode, 'answered the recorded payment');
+  t.equal(await app.gateway.store.headPosition(), head, 'nothing appended');
+  const without = await pay(app, token, payBody(), { order, transaction: 't1' });
+  t.equal(without.statusCode, 400, 'a repeat without a security code is another request: refused');
 });
