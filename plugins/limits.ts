@@ -44,21 +44,30 @@ async function limits(app: FastifyInstance, options: Pick<Limits, 'maxInFlight' 
   const slots = new WeakMap<FastifyRequest, () => void>();
   const release = (request: FastifyRequest) => slots.get(request)?.();
 
+  /** The releases of the requests holding a slot on each connection: one 'close' listener per socket, however many pipelined requests. */
+  const bySocket = new WeakMap<object, Set<() => void>>();
   const take = (request: FastifyRequest, reply: FastifyReply) => {
     inFlight++;
     const res = reply.raw;
     // light-my-request (app.inject) gives a stand-in socket; a real one is an EventEmitter.
     const socket = request.raw.socket as (typeof request.raw.socket | null | undefined);
+    let onSocket = socket ? bySocket.get(socket) : undefined;
+    if (socket && !onSocket && typeof socket.once === 'function') {
+      const frees = new Set<() => void>();
+      onSocket = frees;
+      bySocket.set(socket, frees);
+      socket.once('close', () => { for (const free of [...frees]) free(); bySocket.delete(socket); });
+    }
     const free = () => {
       if (slots.get(request) !== free) return;
       slots.delete(request);
       inFlight--;
       res.removeListener('close', free);
-      socket?.removeListener?.('close', free);
+      onSocket?.delete(free);
     };
     slots.set(request, free);
     res.once('close', free);
-    socket?.once?.('close', free);
+    onSocket?.add(free);
     // Closed already (between the body and this hook): nothing will emit 'close' again.
     if (socket?.destroyed || res.destroyed) free();
   };
