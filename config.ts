@@ -27,7 +27,11 @@ export interface TlsFiles { certFile: string; keyFile: string; clientCaFile: str
 export interface Limits {
   /** AUTH_FAILURE_LIMIT: wrong passwords for one credential (a merchant id, or admin) per minute before it is locked for a minute (429). */
   authFailureLimit: number;
-  /** MAX_IN_FLIGHT: requests in progress beyond which new ones get 503 SERVER_BUSY. */
+  /**
+   * MAX_IN_FLIGHT: requests in progress beyond which new ones get 503 SERVER_BUSY. A request counts
+   * from when its whole body has arrived until it is answered or its connection closes; Check
+   * Gateway does not count (plugins/limits.ts).
+   */
   maxInFlight: number;
   /** MAX_EVENT_LOOP_DELAY_MS: event-loop delay beyond which new requests get 503 SERVER_BUSY (0: off). */
   maxEventLoopDelayMs: number;

@@ -178,3 +178,24 @@ t.test('Node-level refusals of a HEAD request have no body; of other methods, th
   t.equal(malformed.status, 400);
   t.equal(malformed.body, '', 'a malformed HEAD: no body');
 });
+
+t.test('Check Gateway is answered while every slot is taken; a pay is refused; the slot comes back', async (t) => {
+  const app = await build(t, { maxInFlight: 1 });
+  let letGo: () => void = () => {};
+  const held = new Promise<void>((resolve) => { letGo = resolve; });
+  app.get('/test/hold', async () => { await held; return { held: true }; });
+  const token = await createToken(app as never);
+  const holding = app.inject({ method: 'GET', url: '/test/hold' });
+  t.ok(await eventually(() => app.inFlight() === 1), 'a request holds the only slot');
+  const pay = await app.inject({ method: 'PUT', url: payPath(M1.id, token, '10000000001', '1'), headers: { authorization: payAuth(M1) }, payload: { apiOperation: 'PAY', transaction: { amount: '1.00', currency: 'USD' } } });
+  t.equal(pay.statusCode, 503);
+  t.equal(pay.json().error.cause, 'SERVER_BUSY');
+  const info = await app.inject({ method: 'GET', url: '/api/rest/version/100/information' });
+  t.equal(info.statusCode, 200, 'Check Gateway takes no slot');
+  t.equal(info.json().status, 'OPERATING');
+  letGo();
+  t.equal((await holding).statusCode, 200);
+  t.equal(app.inFlight(), 0, 'the slot is free again');
+  const again = await app.inject({ method: 'PUT', url: payPath(M1.id, token, '10000000001', '1'), headers: { authorization: payAuth(M1) }, payload: { apiOperation: 'PAY', transaction: { amount: '1.00', currency: 'USD' } } });
+  t.equal(again.statusCode, 201);
+});
