@@ -14,7 +14,7 @@ import type { MerchantProfile } from '../merchants.js';
 import type { CreateSessionBody, SessionBody } from '../schemas/session.js';
 import { WrongExpectedRevisionError, type RecordedEvent } from '../store/event-store.js';
 import type { Sealer } from '../store/sealing.js';
-import { revisionAfter } from './aggregates.js';
+import { revisionAfter, readOwnStream } from './aggregates.js';
 import { Busy, randomDigits, toEventData, type RequestMeta } from './context.js';
 import type { Gateway } from './gateway.js';
 
@@ -100,7 +100,7 @@ function sessionCard(gateway: Gateway, state: Extract<SessionState, { status: 'O
 export async function updateSession(gateway: Gateway, merchant: MerchantProfile, sessionId: string, body: SessionBody, meta: RequestMeta) {
   const stream = streams.session(merchant.id, sessionId);
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const history = await gateway.store.readStream(stream);
+    const history = await readOwnStream(gateway.store, stream);
     const state = foldSession(history);
     const now = new Date().toISOString();
     // An expired session is refused like an unknown one (its keys are, or are about to be, destroyed).
@@ -150,7 +150,7 @@ export async function sessionForToken(gateway: Gateway, merchant: MerchantProfil
     if (session.version !== undefined) throw new InvalidRequest('Missing parameter', 'session.id', 'MISSING');
     return undefined;
   }
-  const state = foldSession(await gateway.store.readStream(streams.session(merchant.id, session.id)));
+  const state = foldSession(await readOwnStream(gateway.store, streams.session(merchant.id, session.id)));
   // An expired session is refused like an unknown one, from its recorded expiry on.
   if (!usable(state, now, gateway.sessionExpiry.lifetimeMs)) throw noSuchSession(session.id, 'session.id');
   // Spec: a session.version that differs from the stored one fails the operation.

@@ -12,7 +12,7 @@ import { EXPIRY_TABLE, expiryKey, isExpired } from '../domain/test-acquirer.js';
 import type { ValidToken } from '../domain/token.js';
 import type { MerchantProfile } from '../merchants.js';
 import type { TokenBody } from '../schemas/token.js';
-import { foldTokenState } from './aggregates.js';
+import { foldTokenState, readOwnStream } from './aggregates.js';
 import type { Gateway } from './gateway.js';
 import { foldOrderStream } from './order-stream.js';
 import { sessionForToken } from './sessions.js';
@@ -68,7 +68,7 @@ function checkCombination(body: TokenBody, type: SourceType): void {
 }
 
 async function targetToken(gateway: Gateway, merchant: MerchantProfile, token: string): Promise<ValidToken> {
-  const state = foldTokenState(await gateway.store.readStream(streams.token(merchant.repository.id, token)));
+  const state = foldTokenState(await readOwnStream(gateway.store, streams.token(merchant.repository.id, token)));
   if (state.status !== 'VALID') throw refuse('sourceOfFunds.token', `Value '${token}' is invalid. No such token in the merchant's token repository`);
   return state;
 }
@@ -77,11 +77,11 @@ async function targetToken(gateway: Gateway, merchant: MerchantProfile, token: s
 async function referencedCard(gateway: Gateway, merchant: MerchantProfile, orderId: string): Promise<{ number: string; expiry: CardExpiry }> {
   const none = () => refuse('referenceOrderId', `Value '${orderId}' is invalid. No successful card payment on this merchant's order`);
   if (!/^[0-9]{1,16}$/.test(orderId)) throw none();
-  const order = foldOrderStream(await gateway.store.readStream(streams.order(merchant.id, orderId)));
+  const order = foldOrderStream(await readOwnStream(gateway.store, streams.order(merchant.id, orderId)));
   if (!order.exists) throw none();
   const paid = [...order.transactions.values()].filter((p) => p.outcome.result === 'SUCCESS').at(-1);
   if (!paid) throw none();
-  const token = foldTokenState(await gateway.store.readStream(streams.token(paid.repositoryId, paid.token)));
+  const token = foldTokenState(await readOwnStream(gateway.store, streams.token(paid.repositoryId, paid.token)));
   const number = token.status === 'VALID' && token.card ? gateway.sealer.open(token.card.numberSealed) : undefined;
   if (token.status !== 'VALID' || !token.card || number === undefined) {
     throw refuse('referenceOrderId', `Value '${orderId}' is invalid. The card of that order is no longer stored (its token was deleted)`);
