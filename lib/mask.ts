@@ -1,13 +1,22 @@
-// Card numbers never appear in plaintext in an error text or a log line: any run of 12 or more
-// digits (card numbers have 12-19, Luhn-valid or not: a mistyped card number is still one; a
-// longer run may hold one followed by other digits) is shown the way the gateway shows card
-// numbers, its first 6 and last 4 digits kept (mask64). Shorter runs (amounts, order ids of up to
-// 11 digits) are left as they are.
-import { mask64 } from '../domain/card.js';
+// Card numbers never appear in plaintext in an error text or a log line (one rule for both): a run
+// of digits that could be a card number is shown the way the gateway shows card numbers, its
+// first 6 and last 4 digits kept (mask64). A run could be a card number when it has 12-19 digits
+// and passes the Luhn check (the gateway refuses any other card number), or more than 19 digits
+// (it may hold one followed by other digits). The gateway's own token ids stay readable: a
+// generated token (16 digits beginning with 9, no card network's range) is left as it is, and a
+// Preserve 6.4 token always fails the Luhn check. So are shorter runs (order ids, amounts).
+import { luhnValid, mask64 } from '../domain/card.js';
 
-const CARD_LIKE = /[0-9]{12,}/g;
+const DIGIT_RUN = /[0-9]{12,}/g;
 
-/** The text with every run of 12 or more digits masked (512345xxxxxx0008). */
+/** Whether a run of digits is masked: it could be a card number, and it is not token-shaped. */
+function cardLike(digits: string): boolean {
+  if (digits.length > 19) return true;
+  if (digits.length === 16 && digits[0] === '9') return false;
+  return luhnValid(digits);
+}
+
+/** The text with every run of digits that could be a card number masked (512345xxxxxx0008). */
 export function maskCardNumbers(text: string): string {
-  return text.replace(CARD_LIKE, (digits) => mask64(digits));
+  return text.replace(DIGIT_RUN, (digits) => (cardLike(digits) ? mask64(digits) : digits));
 }

@@ -7,7 +7,8 @@ import { buildApp, loggerOptions } from '../../app.js';
 import { parseMerchants } from '../../merchants.js';
 import { createToken, M1, MERCHANTS, payAuth, payPath, tokenAuth } from '../helpers/app.js';
 
-const CARDS = ['5123450000000008', '4508750015741019', '6011000000000004', '5000000000000000611'];
+// 16, 16, 16, 19 and 13 digits, each Luhn-valid (a number failing the Luhn check is no card number).
+const CARDS = ['5123450000000008', '4508750015741019', '6011000000000004', '5018000000000000007', '4222222222222'];
 const PAY = { apiOperation: 'PAY', transaction: { amount: '10.00', currency: 'USD' } };
 
 async function appWithLog(t: Parameters<Parameters<typeof t.test>[1]>[0]) {
@@ -59,10 +60,13 @@ t.test('a card number as the token id, the merchant id or on an unknown path is 
   t.match(text, /incoming request/, 'requests are logged');
 });
 
-t.test('a token id that is not card-like is still quoted, and an 11-digit order id is logged as it is', async (t) => {
+t.test("the gateway's own token ids, and values that are no card number, are still quoted and logged as they are", async (t) => {
   const { app, log } = await appWithLog(t);
-  const res = await app.inject({ method: 'PUT', url: payPath(M1.id, '12345', '10000000001', '1'), headers: { authorization: payAuth(M1) }, payload: PAY });
-  t.equal(res.statusCode, 400);
-  t.match(res.json().error.explanation, /Value '12345' is invalid/, 'the explanation quotes it');
-  t.match(log(), /token\/12345\/order\/10000000001\/transaction\/1/, 'the logged URL keeps it');
+  // 5, 16 (a generated token's shape: begins with 9) and 16 digits failing the Luhn check (a Preserve 6.4 token's).
+  for (const tokenid of ['12345', '9000000000000001', '5123451234560008']) {
+    const res = await app.inject({ method: 'PUT', url: payPath(M1.id, tokenid, '10000000001', '1'), headers: { authorization: payAuth(M1) }, payload: PAY });
+    t.equal(res.statusCode, 400);
+    t.match(res.json().error.explanation, `Value '${tokenid}' is invalid`, `${tokenid}: the explanation quotes it`);
+    t.match(log(), `token/${tokenid}/order/10000000001/transaction/1`, `${tokenid}: the logged URL keeps it`);
+  }
 });
