@@ -72,7 +72,7 @@ t.test('token audit and order timeline, with time travel', async (t) => {
   const audit = await run(['token', s.token, '--store', s.store]);
   t.equal(audit.code, 0, audit.stderr);
   t.match(audit.stdout, `Token ${s.token} (repository REPO01)`);
-  t.match(audit.stdout, /#1 .* TokenCreated .*token-REPO01-/);
+  t.match(audit.stdout, /#1 .* TokenCreated .*token-REPO01:/);
   t.match(audit.stdout, 'merchant TESTMERCHANT01  request ');
   t.match(audit.stdout, 'sourceOfFunds.provided.card.number: ∅ → 512345xxxxxx0008');
   t.match(audit.stdout, /#3 .* PaymentRecorded/);
