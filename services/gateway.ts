@@ -18,6 +18,7 @@ import { pendingProjection } from '../projections/pending.js';
 import { UnknownResolver, unknownResolutionDelayMs } from './unknown-resolver.js';
 import { SchemeTokenReactor, schemeTokenDelayMs } from './scheme-tokens.js';
 import { SessionExpiry, sessionLifetimeMs } from './session-expiry.js';
+import { TokenShredder } from './token-shredding.js';
 import type { Projection } from '../projections/projection.js';
 import { asStorageFault, oneLine, StorageFault, StoreUnavailable } from '../store/storage-fault.js';
 
@@ -32,6 +33,8 @@ export interface Gateway {
   readonly schemeTokens: SchemeTokenReactor;
   /** Expires sessions (SESSION_LIFETIME_MS, its lifetimeMs) and destroys their keys. */
   readonly sessionExpiry: SessionExpiry;
+  /** Finishes Delete Token's shredding (reservations released, keys destroyed) that a crash cut short. */
+  readonly tokenShredder: TokenShredder;
   /**
    * SHUTDOWN while a store refuses writes until a restart (a failed sync, an I/O error, a
    * read-only or corrupt file), while the disk is full (until a write succeeds again), or once
@@ -160,14 +163,17 @@ export async function openGateway(eventStore: EventStoreConfig, merchants: Merch
   await schemeTokens.start();
   const sessionExpiry = new SessionExpiry(store, readModels, sealer, lifetimeMs);
   await sessionExpiry.start();
+  const tokenShredder = new TokenShredder(store, readModels, sealer);
+  await tokenShredder.start();
   let closing = false;
   return {
-    merchants, store, sealer, readModels, schemeTokens, sessionExpiry,
+    merchants, store, sealer, readModels, schemeTokens, sessionExpiry, tokenShredder,
     status: () => (closing || store.failure !== undefined || keys.failure !== undefined || keyFault !== undefined ? 'SHUTDOWN' : 'OPERATING'),
     fault: () => store.failure ?? keyFault ??
       (keys.failure ? new StorageFault(keys.failure.message, 'EIO', false, { cause: keys.failure }) : undefined),
     async close() {
       closing = true;
+      await tokenShredder.stop();
       await sessionExpiry.stop();
       await schemeTokens.stop();
       await unknownResolver.stop();
@@ -189,6 +195,11 @@ function guardedKeys(keys: KeyStore, guarded: <T>(write: () => T) => T): KeyStor
     ...(flush ? { flush: () => guarded(flush) } : {}),
     ...(newKey ? { newKey: () => guarded(newKey) } : {}),
     destroy: (keyId) => guarded(() => keys.destroy(keyId)),
+    reservation: (accountHash) => keys.reservation(accountHash),
+    reserve: (accountHash, reservationId) => guarded(() => keys.reserve(accountHash, reservationId)),
+    release: (accountHash, reservationId) => guarded(() => keys.release(accountHash, reservationId)),
+    shreddedThrough: () => keys.shreddedThrough(),
+    setShreddedThrough: (position) => guarded(() => keys.setShreddedThrough(position)),
     get failure() { return keys.failure; },
     close: () => keys.close(),
   };

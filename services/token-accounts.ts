@@ -21,7 +21,7 @@ export function accountOf(details: SourceDetails): AccountIdentifier {
 }
 
 /** The account identifier a token holds, opened from its sealed value (undefined once shredded). */
-export function heldAccount(gateway: Gateway, state: ValidToken): AccountIdentifier | undefined {
+export function heldAccount(gateway: Pick<Gateway, 'sealer'>, state: ValidToken): AccountIdentifier | undefined {
   if (state.card) {
     const number = gateway.sealer.open(state.card.numberSealed);
     return number === undefined ? undefined : { type: 'CARD', number };

@@ -98,10 +98,41 @@ export async function createNew(ctx: WriteContext, plan: TokenPlan): Promise<Wri
   throw new Busy(`no free token id after ${MAX_ATTEMPTS} attempts`);
 }
 
-const reservationOf = (ctx: WriteContext, account: AccountIdentifier) =>
-  streams.accountReservation(ctx.merchant.repository.id, ctx.gateway.sealer.fingerprint(accountKey(ctx.merchant.repository.id, account)));
-
 const claimData = (claims: readonly RecordedEvent[]) => claims.at(-1)?.data as AccountIdentifierReserved['data'] | undefined;
+
+/** An account's reservation: its keyed hash, the reservation id it maps to, and the stream of that id. */
+interface Reservation { hash: string; id: string; stream: string }
+
+/**
+ * The reservation of an account in a unique-account repository. Its stream is named by a random
+ * id, and the mapping from the account's keyed hash to that id is kept in the key store, not in
+ * the events: Delete Token releases it (token-shredding.ts), after which nothing in the files
+ * links the number to the deleted token. (A stream named by the keyed hash itself, as before,
+ * stays in the append-only log: anyone holding the files, key file included, could find a deleted
+ * token's number from its 6.4 masked digits in ≈ 10^5 tries of the hash.) The mapping is written
+ * INSERT OR IGNORE and read back, so every request, in any process sharing the key store, uses
+ * the first id written.
+ * Stores of older versions named the stream by the keyed hash: with no mapping, that stream is
+ * looked up, and adopted (mapped to the hash itself) while its latest claim names a token that
+ * still holds the account, so existing tokens stay unique. A lookup, not a migration at start: the old names
+ * cannot be listed by account (they are hashes), and a stream of a deleted token is never adopted,
+ * so the card stored again gets a new random reservation. (The old names of deleted tokens stay in
+ * the log: only reservations made by this version are unlinked by a deletion.)
+ */
+async function reservationOf(ctx: WriteContext, account: AccountIdentifier): Promise<Reservation> {
+  const { sealer, store } = ctx.gateway;
+  const repositoryId = ctx.merchant.repository.id;
+  const hash = sealer.fingerprint(accountKey(repositoryId, account));
+  let id = sealer.reservation(hash);
+  if (id === undefined) {
+    const legacy = claimData(await store.readStream(streams.accountReservation(repositoryId, hash)));
+    const holder = legacy === undefined ? undefined : foldTokenState(await store.readStream(streams.token(repositoryId, legacy.token)));
+    // Adopted while its token holds the account (or is not written yet: a request cut short).
+    const live = holder !== undefined && (holder.status === 'NONE' || (holder.status === 'VALID' && holds(ctx.gateway, holder, account)));
+    id = sealer.reserve(hash, live ? hash : sealer.newReservationId());
+  }
+  return { hash, id, stream: streams.accountReservation(repositoryId, id) };
+}
 
 async function claim(ctx: WriteContext, reservation: string, claims: readonly RecordedEvent[], token: string): Promise<boolean> {
   const reserved: AccountIdentifierReserved = { type: 'AccountIdentifierReserved', data: { repositoryId: ctx.merchant.repository.id, token, reservedAt: ctx.now } };
@@ -140,23 +171,31 @@ async function update(ctx: WriteContext, history: readonly RecordedEvent[], stat
 /**
  * UNIQUE_CARD / UNIQUE_ACCOUNT_IDENTIFIER (spec rule 3): an account identifier already stored
  * returns its token, updated (TokenUpdated) when its details changed. The latest claim of the
- * reservation names the token; a claim on a deleted token, or on a token that has since changed
- * to another account, is replaced.
+ * reservation names the token; a reservation whose claim names a deleted token, or a token that has
+ * since changed to another account, is replaced by a new reservation.
  */
 export async function createOrReuse(ctx: WriteContext, plan: TokenPlan): Promise<WriteOutcome> {
   const { gateway } = ctx;
   const account = accountOf(plan.details);
-  const reservation = reservationOf(ctx, account);
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const claims = await gateway.store.readStream(reservation);
+    const reservation = await reservationOf(ctx, account);
+    const claims = await gateway.store.readStream(reservation.stream);
     const claimed = claimData(claims);
     const history = claimed ? await gateway.store.readStream(streams.token(ctx.merchant.repository.id, claimed.token)) : [];
     const state = foldTokenState(history);
-    if (!claimed || state.status === 'DELETED' || (state.status === 'VALID' && !holds(gateway, state, account))) {
+    if (claimed && (state.status === 'DELETED' || (state.status === 'VALID' && !holds(gateway, state, account)))) {
+      // The reservation of a deleted token whose release has not happened yet (under way, or cut
+      // short by a crash), or of a token changed since to another account: released here, and the
+      // next turn makes a new one. Never claimed again: its stream would keep linking the number to
+      // the token it named, which a later deletion of that token could not undo.
+      gateway.sealer.release(reservation.hash, reservation.id);
+      continue;
+    }
+    if (!claimed) {
       if (plan.scheme?.kind === 'refused') return { kind: 'refused', refusal: plan.scheme };
       const token = newTokenId(ctx, plan.details);
       if ((await gateway.store.readStream(streams.token(ctx.merchant.repository.id, token))).length > 0) continue;
-      if (!(await claim(ctx, reservation, claims, token))) continue;
+      if (!(await claim(ctx, reservation.stream, claims, token))) continue;
       return storedToken(await writeToken(ctx, token, plan, storedSource(gateway, plan.details)), plan);
     }
     if (state.status !== 'VALID') {
@@ -192,16 +231,19 @@ export async function updateNamed(ctx: WriteContext, plan: TokenPlan, token: str
     const accountChanged = !holds(gateway, state, account);
     if (accountChanged && plan.scheme?.kind === 'refused') return { kind: 'refused', refusal: plan.scheme };
     if (accountChanged && merchant.repository.tokenManagement !== 'UNIQUE_TOKEN' && merchant.repository.tokenGeneration !== 'PRESERVE_6_4') {
-      const reservation = reservationOf(ctx, account);
-      const claims = await gateway.store.readStream(reservation);
+      const reservation = await reservationOf(ctx, account);
+      const claims = await gateway.store.readStream(reservation.stream);
       const claimed = claimData(claims);
       if (claimed && claimed.token !== token) {
         const other = foldTokenState(await gateway.store.readStream(streams.token(merchant.repository.id, claimed.token)));
         if (other.status === 'VALID' && holds(gateway, other, account)) {
           throw new InvalidRequest(`Value is invalid. This account is already stored against token '${claimed.token}' of the repository, which manages one token per account`, ACCOUNT_FIELD[plan.details.type]);
         }
+        // Another token's reservation it no longer holds (deleted, or changed to another account):
+        // replaced by a new one on the next turn (see createOrReuse).
+        if (other.status !== 'NONE') { gateway.sealer.release(reservation.hash, reservation.id); continue; }
       }
-      if (claimed?.token !== token && !(await claim(ctx, reservation, claims, token))) continue;
+      if (claimed?.token !== token && !(await claim(ctx, reservation.stream, claims, token))) continue;
     }
     const after = await update(ctx, history, state, plan, accountChanged);
     if (after) return { kind: 'stored', state: after.state, schemeDecided: accountChanged && plan.scheme !== undefined, ...(after.position === undefined ? {} : { position: after.position }) };

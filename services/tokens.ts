@@ -17,11 +17,11 @@ import { foldTokenState, revisionAfter } from './aggregates.js';
 import { Busy, toEventData, type RequestMeta } from './context.js';
 import type { Gateway } from './gateway.js';
 import { schemeDecision } from './scheme-tokens.js';
-import { forgetSessionCard } from './sessions.js';
 import { failureResponse, tokenResponse, type Presentation, type TokenEchoes } from './token-responses.js';
 import { resolveSource, type SourceDetails } from './token-sources.js';
 import { checkFormats, mergeStreet } from './token-validation.js';
 import { createNew, createOrReuse, updateNamed, type TokenPlan, type WriteContext } from './token-writes.js';
+import { shredToken } from './token-shredding.js';
 
 const MAX_ATTEMPTS = 10;
 
@@ -116,37 +116,16 @@ export async function createToken(gateway: Gateway, merchant: MerchantProfile, b
   }
 }
 
-/** Every key that sealed a value of the token (card or bank account numbers). */
-function sealedKeys(gateway: Gateway, value: unknown, out = new Set<string>()): Set<string> {
-  if (Array.isArray(value)) for (const v of value) sealedKeys(gateway, v, out);
-  else if (value && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      if (k.endsWith('Sealed') && typeof v === 'string') {
-        const keyId = gateway.sealer.keyIdOf(v);
-        if (keyId) out.add(keyId);
-      } else sealedKeys(gateway, v, out);
-    }
-  }
-  return out;
-}
-
-/** The sessions the token's details came from (origin.sessionId of its TokenCreated and TokenUpdated events). */
-function originSessions(history: readonly { data: unknown }[]): Array<{ merchantId: string; sessionId: string }> {
-  const out = new Map<string, { merchantId: string; sessionId: string }>();
-  for (const { data } of history) {
-    const { merchantId, origin } = data as { merchantId?: string; origin?: { sessionId?: string } };
-    if (merchantId !== undefined && origin?.sessionId !== undefined) out.set(`${merchantId}\n${origin.sessionId}`, { merchantId, sessionId: origin.sessionId });
-  }
-  return [...out.values()];
-}
-
 /**
- * Delete Token: TokenDeleted is stored first, then every key that sealed an account number of the
+ * Delete Token: TokenDeleted is stored first, then the token is shredded (token-shredding.ts): its
+ * unique-account reservations are released and every key that sealed an account number of the
  * token is destroyed, so the number can never be read again, not even from old events or an export.
  * A token made (or updated) from a session forgets the session's card too: every key of those
  * sessions is destroyed, or the session would still hold the number (until it expired) and could
  * make a new token of it. (Consuming the session's card at token creation instead would break the
  * real gateway's behaviour: a session serves several operations within its lifetime.)
+ * A crash after the append leaves the shredding to the gateway's TokenShredder, at the next start
+ * (why this order and not the other: see token-shredding.ts).
  */
 export async function deleteToken(gateway: Gateway, merchant: MerchantProfile, token: string, meta: RequestMeta) {
   const stream = streams.token(merchant.repository.id, token);
@@ -164,8 +143,7 @@ export async function deleteToken(gateway: Gateway, merchant: MerchantProfile, t
       if (error instanceof WrongExpectedRevisionError) continue;
       throw error;
     }
-    for (const keyId of sealedKeys(gateway, history.map((e) => e.data))) gateway.sealer.destroyKey(keyId);
-    for (const { merchantId, sessionId } of originSessions(history)) await forgetSessionCard(gateway, merchantId, sessionId);
+    await shredToken(gateway, history);
     await gateway.readModels.catchUp();
     return { result: 'SUCCESS' };
   }

@@ -19,6 +19,23 @@ export interface KeyStore {
    */
   newKey?(): NewKey;
   destroy(keyId: string): void;
+  /**
+   * Unique-account repositories: the reservation id an account's keyed hash maps to, if any. The
+   * mapping lives here, not in the events, so that forgetting it (release) unlinks the account from
+   * its reservation stream, named by the random id, for good (services/token-writes.ts).
+   */
+  reservation(accountHash: string): string | undefined;
+  /**
+   * Map `accountHash` to `reservationId` unless it maps to one already (another request or another
+   * process sharing the file may have won); returns the id it maps to, durable when this returns.
+   */
+  reserve(accountHash: string, reservationId: string): string;
+  /** Forget the mapping if it still names `reservationId`, securely deleted like a key. */
+  release(accountHash: string, reservationId: string): void;
+  /** The log position through which every deleted token's keys are destroyed (undefined: never recorded). */
+  shreddedThrough(): bigint | undefined;
+  /** Record that position (a lower one than recorded is ignored). */
+  setShreddedThrough(position: bigint): void;
   /** Why new keys are refused until a restart (a failed sync), if they are. */
   readonly failure?: Error | undefined;
   close(): void;
@@ -67,9 +84,23 @@ const newDataKey = (): NewKey => ({ keyId: newKeyId(), key: random.take(32) });
 
 export class MemoryKeyStore implements KeyStore {
   private readonly keys = new Map<string, Buffer>();
+  private readonly reservations = new Map<string, string>();
+  private shredded: bigint | undefined;
   get(keyId: string) { return this.keys.get(keyId); }
   put(keyId: string, key: Buffer) { this.keys.set(keyId, key); }
   destroy(keyId: string) { this.keys.delete(keyId); }
+  reservation(accountHash: string) { return this.reservations.get(accountHash); }
+  reserve(accountHash: string, reservationId: string) {
+    const existing = this.reservations.get(accountHash);
+    if (existing !== undefined) return existing;
+    this.reservations.set(accountHash, reservationId);
+    return reservationId;
+  }
+  release(accountHash: string, reservationId: string) {
+    if (this.reservations.get(accountHash) === reservationId) this.reservations.delete(accountHash);
+  }
+  shreddedThrough() { return this.shredded; }
+  setShreddedThrough(position: bigint) { if (this.shredded === undefined || position > this.shredded) this.shredded = position; }
   close() {}
 }
 
@@ -82,6 +113,8 @@ export interface SqliteKeyStoreOptions {
   /** The fdatasync of the WAL after a batch of spare keys written ahead (a test replaces it). */
   syncFile?: (fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => void;
 }
+
+const SHREDDED_THROUGH = 'shredded-through';
 
 /** Keys in their own SQLite file (for `sqlite:<path>`, the file `<path>.keys`). */
 export class SqliteKeyStore implements KeyStore {
@@ -119,6 +152,9 @@ export class SqliteKeyStore implements KeyStore {
     // overwritten with zeros (a setting of the connection, so of every connection that deletes).
     this.db.pragma('secure_delete = ON');
     this.db.exec('CREATE TABLE IF NOT EXISTS keys (key_id TEXT PRIMARY KEY, key BLOB NOT NULL)');
+    // Unique-account reservations (KeyStore.reservation): one b-tree (WITHOUT ROWID), so a released
+    // mapping's bytes live in one place, zeroed by secure_delete like a destroyed key.
+    this.db.exec('CREATE TABLE IF NOT EXISTS reservations (account_hash TEXT PRIMARY KEY, reservation_id TEXT NOT NULL) WITHOUT ROWID');
     this.scrubOnce();
     // The WAL of the file SQLite opened (symbolic links resolved), and only in WAL mode.
     const file = databaseFile(this.db);
@@ -128,7 +164,36 @@ export class SqliteKeyStore implements KeyStore {
       get: this.db.prepare<[string], { key: Buffer }>('SELECT key FROM keys WHERE key_id = ?'),
       put: this.db.prepare('INSERT OR IGNORE INTO keys (key_id, key) VALUES (?, ?)'),
       destroy: this.db.prepare('DELETE FROM keys WHERE key_id = ?'),
+      reservation: this.db.prepare<[string], { reservation_id: string }>('SELECT reservation_id FROM reservations WHERE account_hash = ?'),
+      reserve: this.db.prepare('INSERT OR IGNORE INTO reservations (account_hash, reservation_id) VALUES (?, ?)'),
+      release: this.db.prepare('DELETE FROM reservations WHERE account_hash = ? AND reservation_id = ?'),
+      meta: this.db.prepare<[string], { value: string }>('SELECT value FROM key_store_meta WHERE name = ?'),
+      setMeta: this.db.prepare('INSERT OR REPLACE INTO key_store_meta (name, value) VALUES (?, ?)'),
     };
+  }
+  reservation(accountHash: string) { return this.stmt.reservation.get(accountHash)?.reservation_id; }
+  /** INSERT OR IGNORE, then read back: every process sharing the file agrees on the first id written. */
+  reserve(accountHash: string, reservationId: string) {
+    if (this.syncFailure) throw this.syncFailure;
+    this.stmt.reserve.run(accountHash, reservationId);
+    const id = this.reservation(accountHash);
+    if (id === undefined) throw new Error('unreachable: a reservation was just written');
+    return id;
+  }
+  /** Deleted (zeroed: secure_delete), then the WAL checkpointed and truncated, as for a destroyed key. */
+  release(accountHash: string, reservationId: string) {
+    if (this.stmt.release.run(accountHash, reservationId).changes > 0) this.scheduleScrub(0);
+  }
+  shreddedThrough() {
+    const value = this.stmt.meta.get(SHREDDED_THROUGH)?.value;
+    return value === undefined ? undefined : BigInt(value);
+  }
+  setShreddedThrough(position: bigint) {
+    // Read and written in one IMMEDIATE transaction: another process's higher position is kept.
+    this.db.transaction(() => {
+      const value = this.stmt.meta.get(SHREDDED_THROUGH)?.value;
+      if (value === undefined || BigInt(value) < position) this.stmt.setMeta.run(SHREDDED_THROUGH, String(position));
+    }).immediate();
   }
   get(keyId: string) { return this.pending.get(keyId) ?? this.stmt.get.get(keyId)?.key; }
   put(keyId: string, key: Buffer) {
@@ -374,6 +439,33 @@ export class Sealer {
 
   destroyKey(keyId: string): void {
     this.keys.destroy(keyId);
+  }
+
+  /** A new random reservation id: 32 bytes, base64url (43 characters, like a fingerprint). */
+  newReservationId(): string {
+    return random.take(32).toString('base64url');
+  }
+
+  /** See KeyStore.reservation, reserve and release. */
+  reservation(accountHash: string): string | undefined {
+    return this.keys.reservation(accountHash);
+  }
+
+  reserve(accountHash: string, reservationId: string): string {
+    return this.keys.reserve(accountHash, reservationId);
+  }
+
+  release(accountHash: string, reservationId: string): void {
+    this.keys.release(accountHash, reservationId);
+  }
+
+  /** See KeyStore.shreddedThrough. */
+  shreddedThrough(): bigint | undefined {
+    return this.keys.shreddedThrough();
+  }
+
+  setShreddedThrough(position: bigint): void {
+    this.keys.setShreddedThrough(position);
   }
 
   /** Keyed hash (HMAC-SHA-256, base64url) of a value that must not be stored in plaintext. */
