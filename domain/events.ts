@@ -204,7 +204,9 @@ export const SESSION_EVENT_TYPES: ReadonlySet<string> = new Set<SessionEvent['ty
 
 /**
  * An account identifier (card number, bank account, billing agreement id) was claimed for a token
- * of a repository with unique-card or unique-account-identifier management. The stream is named from a keyed hash of the identifier, never the identifier.
+ * of a repository with unique-card or unique-account-identifier management. The stream is named by a
+ * random reservation id (older versions: a keyed hash of the identifier), never the identifier; the
+ * link from the identifier to it lives in the key store only, and is forgotten when the token is deleted.
  */
 export interface AccountIdentifierReserved {
   type: 'AccountIdentifierReserved';
@@ -357,8 +359,11 @@ export const streams = {
   merchant: (merchantId: string) => `merchant-${merchantId}`,
   token: (repositoryId: string, token: string) => `token-${ownerPart(repositoryId)}:${token}`,
   order: (merchantId: string, orderId: string) => `order-${ownerPart(merchantId)}:${orderId}`,
-  /** `accountHash` is a keyed hash (HMAC) of the account identifier. */
-  accountReservation: (repositoryId: string, accountHash: string) => `accountref-${ownerPart(repositoryId)}:${accountHash}`,
+  /**
+   * `reservationId`: a random id, mapped from the account identifier's keyed hash in the key store
+   * (services/token-writes.ts); in stores of older versions, that keyed hash (HMAC) itself.
+   */
+  accountReservation: (repositoryId: string, reservationId: string) => `accountref-${ownerPart(repositoryId)}:${reservationId}`,
   session: (merchantId: string, sessionId: string) => `session-${ownerPart(merchantId)}:${sessionId}`,
   /** `referenceHash` is a keyed hash (HMAC) of transaction.reference. */
   transactionReference: (merchantId: string, referenceHash: string) => `txref-${ownerPart(merchantId)}:${referenceHash}`,
