@@ -2,8 +2,10 @@
 // UNIQUE_ACCOUNT_IDENTIFIER return the existing token for an account identifier already stored
 // (card number, bank account, billing agreement id), updated when its details changed; one token
 // under concurrency. (Two processes on one SQLite file: test/e2e/token-two-processes.test.ts.)
+import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import { M1, MERCHANTS, UNIQUE, basic, tokenPath } from '../helpers/app.js';
+import { accountKey } from '../../domain/accounts.js';
 import { expectInvalid } from './http.fixture.js';
 import { ACCOUNT, app, card, count, create, typesOf, wallet } from './token-api.fixture.js';
 
@@ -62,4 +64,49 @@ t.test('MERCHANT_SUPPLIED generation refuses this operation, whatever the source
   const res = await a.inject({ method: 'POST', url: tokenPath(supplied.id), headers: { authorization: basic(`merchant.${supplied.id}`, supplied.apiPassword) }, payload: agreement('B-1') });
   expectInvalid(t, res, { explanation: /Tokenize operation/ });
   t.equal(await a.gateway.store.headPosition(), 0n);
+});
+
+t.test('UNIQUE_ACCOUNT_IDENTIFIER: Delete Token forgets the link from the account to its reservation; the account named again takes a new one', async (t) => {
+  const a = await app(t);
+  const { sealer, store } = a.gateway;
+  const hash = (id: string) => sealer.fingerprint(accountKey('REPOACC', { type: 'WALLET', billingAgreementId: id }));
+  const deleted = (await create(a, ACCOUNT, agreement('B-DEL'))).json().token as string;
+  t.ok(sealer.reservation(hash('B-DEL')), 'the key store maps the agreement to its reservation');
+  const del = await a.inject({ method: 'DELETE', url: `${tokenPath(ACCOUNT.id)}/${deleted}`, headers: { authorization: basic(`merchant.${ACCOUNT.id}`, ACCOUNT.apiPassword) } });
+  t.equal(del.statusCode, 200);
+  t.equal(sealer.reservation(hash('B-DEL')), undefined, 'deletion releases the mapping');
+  // Another token changed to the deleted token's agreement (sourceOfFunds.token): a new reservation.
+  const other = (await create(a, ACCOUNT, agreement('B-OTHER'))).json().token as string;
+  const changed = await create(a, ACCOUNT, { sourceOfFunds: { type: 'WALLET', token: other, provided: { wallet: wallet('B-DEL') } } });
+  t.equal(changed.statusCode, 201, changed.body);
+  t.equal(changed.json().token, other);
+  const claims = (await store.readAll()).filter((e) => e.type === 'AccountIdentifierReserved');
+  const streamOf = (token: string) => claims.filter((e) => (e.data as { token: string }).token === token).map((e) => e.stream);
+  t.equal(streamOf(deleted).length, 1);
+  t.notOk(streamOf(other).includes(streamOf(deleted)[0] ?? ''), "the deleted token's reservation is not claimed again");
+  t.equal((await create(a, ACCOUNT, agreement('B-DEL'))).json().token, other, 'the agreement now returns the token that holds it');
+});
+
+t.test('a reservation still naming a deleted token (its deletion cut short) is replaced, never claimed again', async (t) => {
+  const a = await app(t);
+  const { sealer, store } = a.gateway;
+  const hash = sealer.fingerprint(accountKey('REPOACC', { type: 'WALLET', billingAgreementId: 'B-CRASH' }));
+  // The shredder stopped: as after a crash between TokenDeleted and the shredding.
+  await a.gateway.tokenShredder.stop();
+  for (const named of [false, true]) {
+    const deleted = (await create(a, ACCOUNT, agreement('B-CRASH'))).json().token as string;
+    const reservation = sealer.reservation(hash);
+    const stream = `token-REPOACC:${deleted}`;
+    const history = await store.readStream(stream);
+    const now = new Date().toISOString();
+    await store.append(stream, [{ id: randomUUID(), type: 'TokenDeleted', data: { merchantId: ACCOUNT.id, repositoryId: 'REPOACC', token: deleted, deletedAt: now }, metadata: { correlationId: 'c', causationId: 'c', merchantId: ACCOUNT.id, recordedAt: now } }], { expectedRevision: BigInt(history.length - 1) });
+    t.equal(sealer.reservation(hash), reservation, 'the mapping still names the deleted token\'s reservation');
+    const other = named ? (await create(a, ACCOUNT, agreement(`B-NAMED-${deleted}`))).json().token as string : undefined;
+    const res = await create(a, ACCOUNT, { sourceOfFunds: { type: 'WALLET', ...(other ? { token: other } : {}), provided: { wallet: wallet('B-CRASH') } } });
+    t.equal(res.statusCode, 201, res.body);
+    t.not(res.json().token, deleted, named ? 'sourceOfFunds.token: the named token takes the agreement' : 'a new token');
+    t.not(sealer.reservation(hash), reservation, 'a new reservation replaces it');
+    const claims = (await store.readAll()).filter((e) => e.type === 'AccountIdentifierReserved' && e.stream === `accountref-REPOACC:${reservation}`);
+    t.same(claims.map((e) => (e.data as { token: string }).token), [deleted], 'the old reservation holds only the deleted token\'s claim');
+  }
 });
