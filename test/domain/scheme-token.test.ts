@@ -53,11 +53,11 @@ t.test('push provisioning cards are deterministic, Luhn-valid, and the expiry fo
 });
 
 t.test('sessions: created once, updated field by field with a new version', async (t) => {
-  const [created] = decideCreateSession(initialSessionState(), { type: 'CreateSession', merchantId: 'M', sessionId: 'S', version: 'v000000001', now: NOW });
+  const [created] = decideCreateSession(initialSessionState(), { type: 'CreateSession', merchantId: 'M', sessionId: 'S', version: 'v000000001', now: NOW, lifetimeMs: 900_000 });
   const state = evolveSession(initialSessionState(), created!);
-  const [first] = decideUpdateSession(state, { type: 'UpdateSession', merchantId: 'M', version: 'v000000002', card: { nameOnCard: 'A', expiry: { month: 1, year: 39 } }, now: NOW });
+  const [first] = decideUpdateSession(state, { type: 'UpdateSession', merchantId: 'M', version: 'v000000002', card: { nameOnCard: 'A', expiry: { month: 1, year: 39 } }, now: NOW, lifetimeMs: 900_000 });
   const after = evolveSession(state, first!);
-  const [second] = decideUpdateSession(after, { type: 'UpdateSession', merchantId: 'M', version: 'v000000003', card: { nameOnCard: 'B' }, now: NOW });
+  const [second] = decideUpdateSession(after, { type: 'UpdateSession', merchantId: 'M', version: 'v000000003', card: { nameOnCard: 'B' }, now: NOW, lifetimeMs: 900_000 });
   t.same(second?.data.card, { nameOnCard: 'B', expiry: { month: 1, year: 39 } });
   t.equal(second?.data.previousVersion, 'v000000002');
   t.throws(() => decideUpdateSession(initialSessionState(), { type: 'UpdateSession', merchantId: 'M', version: 'x', card: {}, now: NOW }), SessionNotFound);
