@@ -213,6 +213,7 @@ export class SqliteEventStore implements EventStore {
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.db = openDatabase(path);
     this.db.exec(SCHEMA);
+    upgradeEventsFile(this.db);
     this.pollIntervalMs = options.pollIntervalMs ?? 100;
     this.maxStreams = options.cachedStreams ?? 2_000;
     this.maxTail = options.cachedTail ?? 1_000;
@@ -222,7 +223,6 @@ export class SqliteEventStore implements EventStore {
     this.group = file !== '' && wal && (options.durability ?? 'group') === 'group';
     this.walPath = `${file}-wal`;
     this.file = file;
-    upgradeEventsFile(this.db);
     this.readPagesAhead = file === '' ? undefined : (options) => this.pagesAhead(options);
     this.syncFile = options.syncFile ?? fdatasync;
     if (file !== '' && wal && options.checkpoints !== false) {
