@@ -195,7 +195,7 @@ t.test('the gateway opens a kurrentdb store with local read models and a key-sto
   process.env.READ_MODELS_FILE = join(dir, 'local', 'read-models.db');
   try {
     await t.rejects(openGateway({ kind: 'kurrentdb', url: `kurrentdb://127.0.0.1:${port}?tls=false` }, merchants),
-      { name: 'KurrentDbUnavailableError', message: new RegExp(`KurrentDB at 127\\.0\\.0\\.1:${port} is unavailable`) });
+      { name: 'StoreUnavailable', message: new RegExp(`^the event store kurrentdb://127\\.0\\.0\\.1:${port}\\?tls=false cannot be opened: KurrentDB at 127\\.0\\.0\\.1:${port} is unavailable`) });
   } finally {
     for (const [key, value] of Object.entries(saved)) {
       if (value === undefined) delete process.env[key];
