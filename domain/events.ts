@@ -342,6 +342,15 @@ export const ORDER_EVENT_TYPES: ReadonlySet<string> = new Set<OrderEvent['type']
 export type DomainEvent = TokenEvent | OrderEvent | SessionEvent | AccountIdentifierReserved | TransactionReferenceReserved;
 export type DomainEventType = DomainEvent['type'];
 
+/** An event as read from a stream: its type names which of the catalog's events it is. */
+type Typed = { readonly type: string; readonly data: unknown };
+/** Type guards of each aggregate's events (a stream may hold other types: they are skipped). */
+export const isTokenEvent = (e: Typed): e is TokenEvent => TOKEN_EVENT_TYPES.has(e.type);
+export const isOrderEvent = (e: Typed): e is OrderEvent => ORDER_EVENT_TYPES.has(e.type);
+export const isSessionEvent = (e: Typed): e is SessionEvent => SESSION_EVENT_TYPES.has(e.type);
+export const isAccountIdentifierReserved = (e: Typed): e is AccountIdentifierReserved => e.type === 'AccountIdentifierReserved';
+export const isTransactionReferenceReserved = (e: Typed): e is TransactionReferenceReserved => e.type === 'TransactionReferenceReserved';
+
 /**
  * A stream name's owner part (a merchant or repository id): '%' and ':' percent-escaped, so the first
  * ':' of a name always ends it. Merchant ids may hold '-' (TESTSHOP and TESTSHOP-EU are two

@@ -1,16 +1,54 @@
-// Folding a stream's recorded events into a token's state (orders: services/order-stream.ts).
-import { ownedByStreamOwner, TOKEN_EVENT_TYPES, type TokenEvent } from '../domain/events.js';
+// The aggregates: how each kind of stream folds into its state (one initial state, one evolve,
+// the type guard of its events), in one place, for the command handler (command-handler.ts) and
+// for every read that folds a stream. Also the expected revision after a read, and reads checked
+// for their owner.
+import {
+  isAccountIdentifierReserved, isOrderEvent, isSessionEvent, isTokenEvent, isTransactionReferenceReserved, ownedByStreamOwner,
+  type AccountIdentifierReserved, type TransactionReferenceReserved,
+} from '../domain/events.js';
+import { evolveOrder, initialOrderState, type OrderState } from '../domain/order-state.js';
+import { evolveSession, initialSessionState, type SessionState } from '../domain/session.js';
 import { evolveToken, initialTokenState, type CardToken, type TokenState } from '../domain/token.js';
 import type { EventStore, RecordedEvent } from '../store/event-store.js';
 
+/** An event as a stream gives it back (a RecordedEvent, or a domain event not yet stored). */
+export type Typed = { readonly type: string; readonly data: unknown };
+
+/** How a stream becomes a state: `handles` picks the aggregate's events (other types in the stream are skipped). */
+export interface Aggregate<State, Event extends Typed> {
+  readonly initialState: () => State;
+  readonly evolve: (state: State, event: Event) => State;
+  readonly handles: (event: Typed) => event is Event;
+}
+
+/** The state of a stream: its aggregate's events folded with evolve from the initial state. */
+export const fold = <State, Event extends Typed>(aggregate: Aggregate<State, Event>, events: readonly Typed[]): State =>
+  events.reduce((state, e) => (aggregate.handles(e) ? aggregate.evolve(state, e) : state), aggregate.initialState());
+
+/** An order (PaymentStarted, PaymentRecorded, PaymentOutcomeResolved): domain/order-state.ts. */
+export const orderAggregate = { initialState: initialOrderState, evolve: evolveOrder, handles: isOrderEvent };
+/** A token of any kind (card, bank account, wallet billing agreement): domain/token-state.ts. */
+export const tokenAggregate = { initialState: initialTokenState, evolve: evolveToken, handles: isTokenEvent };
+/** A session: domain/session.ts. */
+export const sessionAggregate = { initialState: initialSessionState, evolve: evolveSession, handles: isSessionEvent };
+/** An account identifier's reservation: its latest claim (the token it names), if any. */
+export const reservationAggregate: Aggregate<AccountIdentifierReserved['data'] | undefined, AccountIdentifierReserved> = {
+  initialState: () => undefined, evolve: (_, e) => e.data, handles: isAccountIdentifierReserved,
+};
+/** A transaction reference's claim: its first claim is the one that holds (later ones never happen). */
+export const transactionReferenceAggregate: Aggregate<TransactionReferenceReserved['data'] | undefined, TransactionReferenceReserved> = {
+  initialState: () => undefined, evolve: (owner, e) => owner ?? e.data, handles: isTransactionReferenceReserved,
+};
+
+export const foldOrder = (events: readonly Typed[]): OrderState => fold(orderAggregate, events);
+export const foldSession = (events: readonly Typed[]): SessionState => fold(sessionAggregate, events);
 /** Every kind of token (card, bank account, wallet billing agreement). */
-export const foldTokenState = (events: readonly RecordedEvent[]): TokenState =>
-  events.reduce((state, e) => (TOKEN_EVENT_TYPES.has(e.type) ? evolveToken(state, e as unknown as TokenEvent) : state), initialTokenState());
+export const foldTokenState = (events: readonly Typed[]): TokenState => fold(tokenAggregate, events);
 
 export type CardTokenState = Exclude<TokenState, { status: 'VALID' }> | CardToken;
 
 /** The token as a card that can pay: a token holding other details is no card token (NONE). */
-export const foldToken = (events: readonly RecordedEvent[]): CardTokenState => {
+export const foldToken = (events: readonly Typed[]): CardTokenState => {
   const state = foldTokenState(events);
   if (state.status !== 'VALID') return state;
   return state.card ? state : { status: 'NONE' };

@@ -8,20 +8,18 @@
 import { randomBytes } from 'node:crypto';
 import { detectBrand, fundingMethodOf, luhnValid, mask64, schemeOf } from '../domain/card.js';
 import { InvalidRequest } from '../domain/errors.js';
-import { SESSION_EVENT_TYPES, streams, type CardExpiry, type SessionCard, type SessionEvent } from '../domain/events.js';
-import { decideCreateSession, decideUpdateSession, evolveSession, initialSessionState, SessionIdTaken, usable, type SessionState } from '../domain/session.js';
+import { streams, type CardExpiry, type SessionCard } from '../domain/events.js';
+import { decideCreateSession, decideUpdateSession, usable, type SessionState } from '../domain/session.js';
 import type { MerchantProfile } from '../merchants.js';
 import type { CreateSessionBody, SessionBody } from '../schemas/session.js';
-import { WrongExpectedRevisionError, type RecordedEvent } from '../store/event-store.js';
+import type { RecordedEvent } from '../store/event-store.js';
 import type { Sealer } from '../store/sealing.js';
-import { revisionAfter, readOwnStream } from './aggregates.js';
-import { Busy, randomDigits, toEventData, type RequestMeta } from './context.js';
+import { foldSession, readOwnStream, sessionAggregate } from './aggregates.js';
+import { handleCommand } from './command-handler.js';
+import { randomDigits, type RequestMeta } from './context.js';
 import type { Gateway } from './gateway.js';
 
-const MAX_ATTEMPTS = 10;
-
-export const foldSession = (events: readonly RecordedEvent[]): SessionState =>
-  events.reduce((s, e) => (SESSION_EVENT_TYPES.has(e.type) ? evolveSession(s, e as unknown as SessionEvent) : s), initialSessionState());
+export { foldSession };
 
 /** Every key that sealed a value of the session (its number's, every security code's). */
 export function sessionKeyIds(sealer: Sealer, events: readonly RecordedEvent[]): Set<string> {
@@ -55,28 +53,24 @@ const newVersion = () => randomBytes(5).toString('hex');
 
 export async function createSession(gateway: Gateway, merchant: MerchantProfile, body: CreateSessionBody | undefined, meta: RequestMeta) {
   const authenticationLimit = body?.session?.authenticationLimit;
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const sessionId = newSessionId();
-    const now = new Date().toISOString();
-    try {
-      const events = decideCreateSession(initialSessionState(), {
-        type: 'CreateSession', merchantId: merchant.id, sessionId, version: newVersion(), ...(authenticationLimit === undefined ? {} : { authenticationLimit }), now,
-        lifetimeMs: gateway.sessionExpiry.lifetimeMs,
-      });
-      await gateway.store.append(streams.session(merchant.id, sessionId), toEventData(events, meta, now), { expectedRevision: 'no_stream' });
-      const data = events[0]!.data;
-      return {
+  // A new session id at every attempt: a stream already there (an id drawn twice) refuses the append.
+  let sessionId = '';
+  const stream = () => streams.session(merchant.id, sessionId = newSessionId());
+  return handleCommand({ store: gateway.store }, stream, sessionAggregate, (state, { now }) => {
+    const events = decideCreateSession(state, {
+      type: 'CreateSession', merchantId: merchant.id, sessionId, version: newVersion(), ...(authenticationLimit === undefined ? {} : { authenticationLimit }), now,
+      lifetimeMs: gateway.sessionExpiry.lifetimeMs,
+    });
+    return {
+      events,
+      answer: () => ({
         correlationId: body?.correlationId,
         merchant: merchant.id,
         result: 'SUCCESS',
-        session: { ...(authenticationLimit === undefined ? {} : { authenticationLimit }), id: sessionId, updateStatus: 'NO_UPDATE', version: data.version },
-      };
-    } catch (error) {
-      if (error instanceof WrongExpectedRevisionError || error instanceof SessionIdTaken) continue;
-      throw error;
-    }
-  }
-  throw new Busy('no free session id');
+        session: { ...(authenticationLimit === undefined ? {} : { authenticationLimit }), id: sessionId, updateStatus: 'NO_UPDATE', version: events[0]!.data.version },
+      }),
+    };
+  }, { meta, guessNew: () => true, busy: 'no free session id' });
 }
 
 /** The card fields of an Update Session request, the number and security code sealed. */
@@ -99,33 +93,27 @@ function sessionCard(gateway: Gateway, state: Extract<SessionState, { status: 'O
 
 export async function updateSession(gateway: Gateway, merchant: MerchantProfile, sessionId: string, body: SessionBody, meta: RequestMeta) {
   const stream = streams.session(merchant.id, sessionId);
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const history = await readOwnStream(gateway.store, stream);
-    const state = foldSession(history);
-    const now = new Date().toISOString();
+  return handleCommand({ store: gateway.store }, stream, sessionAggregate, (state, { now }) => {
     // An expired session is refused like an unknown one (its keys are, or are about to be, destroyed).
     if (!usable(state, now, gateway.sessionExpiry.lifetimeMs)) throw noSuchSession(sessionId, 'sessionId');
     const card = sessionCard(gateway, state, body.sourceOfFunds?.provided?.card);
     const events = decideUpdateSession(state, { type: 'UpdateSession', merchantId: merchant.id, version: newVersion(), card, now, lifetimeMs: gateway.sessionExpiry.lifetimeMs });
-    try {
-      await gateway.store.append(stream, toEventData(events, meta, now), { expectedRevision: revisionAfter(history) });
-    } catch (error) {
-      if (error instanceof WrongExpectedRevisionError) continue;
-      throw error;
-    }
-    // A replaced security code is forgotten at once.
-    if (card.securityCodeSealed && state.card.securityCodeSealed) destroy(gateway, state.card.securityCodeSealed);
-    const held = events[0]!.data.card;
     return {
-      correlationId: body.correlationId,
-      merchant: merchant.id,
-      result: 'SUCCESS',
-      session: { id: sessionId, updateStatus: 'SUCCESS', version: events[0]!.data.version },
-      sourceOfFunds: { provided: { card: sessionCardView(held) }, type: 'CARD' },
-      version: '100',
+      events,
+      answer: () => {
+        // A replaced security code is forgotten at once.
+        if (card.securityCodeSealed && state.card.securityCodeSealed) destroy(gateway, state.card.securityCodeSealed);
+        return {
+          correlationId: body.correlationId,
+          merchant: merchant.id,
+          result: 'SUCCESS',
+          session: { id: sessionId, updateStatus: 'SUCCESS', version: events[0]!.data.version },
+          sourceOfFunds: { provided: { card: sessionCardView(events[0]!.data.card) }, type: 'CARD' },
+          version: '100',
+        };
+      },
     };
-  }
-  throw new Busy('the session is being changed by too many requests at once');
+  }, { meta, ownStream: true, busy: 'the session is being changed by too many requests at once' });
 }
 
 function sessionCardView(card: SessionCard) {

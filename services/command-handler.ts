@@ -1,0 +1,121 @@
+// The one command handler (after Emmett's handleCommand): every write of the gateway, by a request
+// or a reactor, is this loop over one stream:
+//
+//   read the stream -> fold it (the aggregate's one evolve) -> decide -> append the decided events
+//   with the read revision as the expected one -> bring the read models up to date -> answer.
+//
+// Another writer between the read and the append (WrongExpectedRevisionError) makes the handler
+// read again and decide again on the new state: an identical repeat then finds its own work done.
+// After `attempts` such conflicts it gives up: Busy (503 SERVER_BUSY, the client repeats), or what
+// `exhausted` returns. A decision with no events appends nothing and answers at once.
+//
+// To add an operation: write a decider (domain/, pure), then
+//
+//   return handleCommand(gateway, streams.token(repositoryId, token), tokenAggregate,
+//     (state, { now }) => {
+//       if (state.status !== 'VALID') throw new InvalidRequest('...');
+//       return { events: decideToken(state, { type: 'DoSomething', merchantId, now }), answer: (after) => view(after) };
+//     },
+//     { meta });
+import { uuidV7 } from '../lib/uuid.js';
+import { WrongExpectedRevisionError, type EventData, type EventMetadata, type EventStore, type RecordedEvent } from '../store/event-store.js';
+import { fold, readOwnStream, revisionAfter, type Aggregate, type Typed } from './aggregates.js';
+import { Busy, toEventData, type RequestMeta } from './context.js';
+
+export interface HandlerDeps {
+  readonly store: EventStore;
+  /** Given: caught up to the append before the answer (read-your-writes); absent: not caught up here. */
+  readonly readModels?: { catchUp(position?: bigint): Promise<void> };
+}
+
+/** What decide is told besides the state: the attempt's time, the events read, the stream's name. */
+export interface Attempt { now: string; history: readonly RecordedEvent[]; stream: string }
+
+export type Decision<State, Event, Result> =
+  /** Append `events` (none: nothing), catch up, then answer with the state after them and the append's position. */
+  | { events: readonly Event[]; answer: (after: State, position: bigint | undefined) => Result | Promise<Result> }
+  /** Append `events` (if any), wait `again` ms, then read and decide again (not a conflict: a payment in progress). */
+  | { events: readonly Event[]; again: number };
+
+/** decide's answer when something it depends on was changed by another writer: read and decide again, as after a conflict. */
+export const CONFLICT = Symbol('conflict');
+
+export interface HandleOptions<Event, Result> {
+  /** The request's metadata (toEventData), or each event's metadata (reactors: causation, reactor name). */
+  meta: RequestMeta | ((event: Event, attempt: Attempt) => EventMetadata);
+  /** Read with readOwnStream: every event must name the stream's owner. */
+  ownStream?: boolean;
+  /**
+   * The stream is expected not to exist (when true for it): decide first on the initial state
+   * without reading, and let the append's `no_stream` check the guess (a stream is guessed once;
+   * the next attempt reads it). A guess only ever leads to an append: a decision without events
+   * on a guessed state is made again on the stream as read.
+   */
+  guessNew?: (stream: string) => boolean;
+  /** The stream as the caller already read it: the first decision is made on it. */
+  known?: readonly RecordedEvent[];
+  /** Conflicts allowed before giving up (default 10). */
+  attempts?: number;
+  /** Busy's message when the attempts run out (not shown to clients). */
+  busy?: string;
+  /** What to answer instead of throwing Busy when the attempts run out. */
+  exhausted?: () => Result;
+}
+
+const DEFAULT_ATTEMPTS = 10;
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Handle one command on one stream (see the top of this file). `stream` may be a function, called
+ * at every attempt: a stream named by an id drawn anew each time (a new session, a new token).
+ */
+export async function handleCommand<State, Event extends Typed, Result>(
+  deps: HandlerDeps,
+  stream: string | (() => string),
+  aggregate: Aggregate<State, Event>,
+  decide: (state: State, attempt: Attempt) => Decision<State, Event, Result> | typeof CONFLICT | Promise<Decision<State, Event, Result> | typeof CONFLICT>,
+  options: HandleOptions<Event, Result>,
+): Promise<Result> {
+  const attempts = options.attempts ?? DEFAULT_ATTEMPTS;
+  const guessed = new Set<string>();
+  let known = options.known;
+  let conflicts = 0;
+  while (conflicts < attempts) {
+    const name = typeof stream === 'string' ? stream : stream();
+    const guess = known === undefined && !guessed.has(name) && options.guessNew?.(name) === true;
+    if (guess) guessed.add(name);
+    const history = known ?? (guess ? [] : options.ownStream ? await readOwnStream(deps.store, name) : await deps.store.readStream(name));
+    known = undefined;
+    const state = fold(aggregate, history);
+    const attempt: Attempt = { now: new Date().toISOString(), history, stream: name };
+    const decision = await decide(state, attempt);
+    if (decision === CONFLICT) {
+      conflicts += 1;
+      continue;
+    }
+    if (guess && decision.events.length === 0) continue;
+    let position: bigint | undefined;
+    if (decision.events.length > 0) {
+      try {
+        position = (await deps.store.append(name, eventData(decision.events, options.meta, attempt), { expectedRevision: revisionAfter(history) })).position;
+      } catch (error) {
+        if (!(error instanceof WrongExpectedRevisionError)) throw error;
+        conflicts += 1;
+        continue;
+      }
+    }
+    if ('again' in decision) {
+      await sleep(decision.again);
+      continue;
+    }
+    if (position !== undefined) await deps.readModels?.catchUp(position);
+    return decision.answer(decision.events.reduce(aggregate.evolve, state), position);
+  }
+  if (options.exhausted) return options.exhausted();
+  throw new Busy(options.busy ?? `stream '${typeof stream === 'string' ? stream : 'new'}' is being changed by too many requests at once`);
+}
+
+function eventData<Event extends Typed>(events: readonly Event[], meta: HandleOptions<Event, unknown>['meta'], attempt: Attempt): EventData[] {
+  if (typeof meta !== 'function') return toEventData(events, meta, attempt.now);
+  return events.map((e) => ({ id: uuidV7(), type: e.type, data: e.data, metadata: meta(e, attempt) }));
+}

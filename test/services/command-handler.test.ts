@@ -1,0 +1,118 @@
+// The command handler's promises (services/command-handler.ts), on the memory store, with a tiny
+// counter aggregate: fold + decide + append with the expected revision; a conflict is retried on
+// the new state; attempts exhausted is Busy (or what `exhausted` gives); no append without events;
+// the read models caught up once, to the append, before the answer; a guess of a new stream is
+// checked by the append.
+import t from 'tap';
+import { type Aggregate, type Typed } from '../../services/aggregates.js';
+import { CONFLICT, handleCommand } from '../../services/command-handler.js';
+import { Busy, type RequestMeta } from '../../services/context.js';
+import { MemoryEventStore } from '../../store/memory.js';
+import type { EventStore } from '../../store/event-store.js';
+
+interface Added { type: 'Added'; data: { by: number } }
+const counter: Aggregate<number, Added> = {
+  initialState: () => 0,
+  evolve: (total, e) => total + e.data.by,
+  handles: (e: Typed): e is Added => e.type === 'Added',
+};
+const meta: RequestMeta = { requestId: 'req-1', correlationId: 'corr-1', merchantId: 'M1' };
+const added = (by: number): Added => ({ type: 'Added', data: { by } });
+const STREAM = 'counter-M1:1';
+
+/** Read models that count their catch-ups. */
+const readModels = () => {
+  const positions: Array<bigint | undefined> = [];
+  return { positions, catchUp: async (position?: bigint) => { positions.push(position); } };
+};
+
+/** A store where another writer appends `by` to the stream just before each of our next `times` appends. */
+function contended(store: MemoryEventStore, times: number, by = 100): EventStore {
+  let left = times;
+  return Object.assign(Object.create(store) as EventStore, {
+    append: async (...args: Parameters<EventStore['append']>) => {
+      if (left > 0) {
+        left -= 1;
+        await store.append(args[0], [{ id: crypto.randomUUID(), type: 'Added', data: { by }, metadata: { correlationId: 'other', recordedAt: '' } }]);
+      }
+      return store.append(...args);
+    },
+  });
+}
+
+t.test('folds the stream, decides on its state, appends with its revision, catches up, answers with the state after', async (t) => {
+  const store = new MemoryEventStore();
+  await store.append(STREAM, [{ id: crypto.randomUUID(), type: 'Added', data: { by: 2 }, metadata: { correlationId: 'c', recordedAt: '' } }]);
+  const models = readModels();
+  const seen: number[] = [];
+  const answer = await handleCommand({ store, readModels: models }, STREAM, counter, (total) => {
+    seen.push(total);
+    return { events: [added(3)], answer: (after, position) => ({ after, position }) };
+  }, { meta });
+  t.same(seen, [2], 'decided once, on the folded state');
+  t.same(answer, { after: 5, position: 2n });
+  const events = await store.readStream(STREAM);
+  t.same(events.map((e) => e.data), [{ by: 2 }, { by: 3 }]);
+  t.equal(events[1]!.revision, 1n);
+  t.match(events[1]!.metadata, { correlationId: 'corr-1', causationId: 'req-1', merchantId: 'M1', requestId: 'req-1' }, 'the request metadata');
+  t.same(models.positions, [2n], 'read models caught up once, to the append');
+});
+
+t.test('a conflict is decided again on the new state, and the append carries the new revision', async (t) => {
+  const store = new MemoryEventStore();
+  const seen: number[] = [];
+  const answer = await handleCommand({ store: contended(store, 2) }, STREAM, counter, (total) => {
+    seen.push(total);
+    return { events: [added(1)], answer: (after) => after };
+  }, { meta });
+  t.same(seen, [0, 100, 200], 'each decision on the state after the other writer');
+  t.equal(answer, 201);
+  t.same((await store.readStream(STREAM)).map((e) => e.data.by), [100, 100, 1], 'our event once, after the other two');
+});
+
+t.test('attempts exhausted: Busy, or what exhausted gives; nothing of ours appended', async (t) => {
+  const store = new MemoryEventStore();
+  const decide = () => ({ events: [added(1)], answer: () => 'done' });
+  await t.rejects(handleCommand({ store: contended(store, 3) }, STREAM, counter, decide, { meta, attempts: 3 }), Busy);
+  t.same((await store.readStream(STREAM)).map((e) => e.data.by), [100, 100, 100]);
+  t.equal(await handleCommand({ store: contended(store, 1) }, STREAM, counter, decide, { meta, attempts: 1, exhausted: () => 'gave up' }), 'gave up');
+  t.equal(await handleCommand({ store }, STREAM, counter, () => CONFLICT, { meta, attempts: 2, exhausted: () => 'conflicts' }), 'conflicts', 'decide may report a conflict of its own');
+});
+
+t.test('no events: nothing appended, no catch-up, the answer at once', async (t) => {
+  const store = new MemoryEventStore();
+  const models = readModels();
+  const answer = await handleCommand({ store, readModels: models }, STREAM, counter, () => ({ events: [], answer: (after, position) => ({ after, position }) }), { meta });
+  t.same(answer, { after: 0, position: undefined });
+  t.same(await store.readStream(STREAM), []);
+  t.same(models.positions, []);
+});
+
+t.test('a guessed new stream is not read; an existing one refuses the append and is read then', async (t) => {
+  const store = new MemoryEventStore();
+  await store.append(STREAM, [{ id: crypto.randomUUID(), type: 'Added', data: { by: 7 }, metadata: { correlationId: 'c', recordedAt: '' } }]);
+  const seen: number[] = [];
+  const answer = await handleCommand({ store }, STREAM, counter, (total, { history }) => {
+    seen.push(total);
+    return { events: [added(1)], answer: (after) => ({ after, read: history.length }) };
+  }, { meta, guessNew: () => true });
+  t.same(seen, [0, 7], 'the guess, then the stream as read');
+  t.same(answer, { after: 8, read: 1 });
+});
+
+t.test('again: the events appended, no catch-up, then decided again on a fresh read', async (t) => {
+  const store = new MemoryEventStore();
+  const models = readModels();
+  const answer = await handleCommand({ store, readModels: models }, STREAM, counter, (total) =>
+    (total === 0 ? { events: [added(1)], again: 1 } : { events: [added(10)], answer: (after) => after }), { meta });
+  t.equal(answer, 11);
+  t.same(models.positions, [2n], 'caught up once, after the last append');
+});
+
+t.test('reactor metadata: a function of the event and the attempt', async (t) => {
+  const store = new MemoryEventStore();
+  await handleCommand({ store }, STREAM, counter, () => ({ events: [added(1)], answer: () => undefined }), {
+    meta: (e, { now, stream }) => ({ correlationId: stream, causationId: String(e.data.by), recordedAt: now, reactor: 'test' }),
+  });
+  t.match((await store.readStream(STREAM))[0]!.metadata, { correlationId: STREAM, causationId: '1', reactor: 'test' });
+});
