@@ -52,6 +52,8 @@ export interface HandleOptions<Event, Result> {
    * on a guessed state is made again on the stream as read.
    */
   guessNew?: (stream: string) => boolean;
+  /** The command's time, when the caller fixed it (a request's steps share it); default: the clock at each attempt. */
+  now?: string;
   /** The stream as the caller already read it: the first decision is made on it. */
   known?: readonly RecordedEvent[];
   /** Conflicts allowed before giving up (default 10). */
@@ -87,7 +89,7 @@ export async function handleCommand<State, Event extends Typed, Result>(
     const history = known ?? (guess ? [] : options.ownStream ? await readOwnStream(deps.store, name) : await deps.store.readStream(name));
     known = undefined;
     const state = fold(aggregate, history);
-    const attempt: Attempt = { now: new Date().toISOString(), history, stream: name };
+    const attempt: Attempt = { now: options.now ?? new Date().toISOString(), history, stream: name };
     const decision = await decide(state, attempt);
     if (decision === CONFLICT) {
       conflicts += 1;

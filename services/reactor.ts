@@ -1,8 +1,9 @@
-// What the gateway's reactors share (services/unknown-resolver.ts, services/scheme-tokens.ts):
+// What the gateway's reactors share (unknown-resolver.ts, scheme-tokens.ts, session-expiry.ts, token-shredding.ts):
 // they follow the store's log, keep one timer per piece of pending work, retry work the store
 // refused after another delay, and on stop cancel the timers and wait for work under way.
 import type { ReadModels } from '../projections/read-models.js';
 import type { EventStore, RecordedEvent, Subscription } from '../store/event-store.js';
+import type { HandlerDeps } from './command-handler.js';
 
 export abstract class Reactor {
   private subscription: Subscription | undefined;
@@ -11,6 +12,11 @@ export abstract class Reactor {
   protected stopped = false;
 
   constructor(protected readonly store: EventStore, protected readonly readModels: ReadModels, readonly delayMs: number) {}
+
+  /** What the command handler writes with (services/command-handler.ts): the store, the read models caught up after. */
+  protected get deps(): HandlerDeps {
+    return { store: this.store, readModels: this.readModels };
+  }
 
   /** Schedule the pending work found in the read models, then `follow` the log. */
   abstract start(): Promise<void>;

@@ -6,20 +6,19 @@
 // race, and the loser re-reads, finds the work done, and appends nothing.
 import { randomBytes } from 'node:crypto';
 import { delayFromEnv } from '../config.js';
-import { uuidV7 } from '../lib/uuid.js';
 import { detectBrand } from '../domain/card.js';
 import { TOKEN_EVENT_TYPES, type ProvisioningMode, type SchemeTokenDetails, type SchemeTokenProvider } from '../domain/events.js';
 import { decideSchemeTokenAtCreation, decideSchemeTokenDue, pushProvisionedSchemeToken, type SchemeTokenRefused, type SchemeTokenStored } from '../domain/scheme-token.js';
 import { decideToken } from '../domain/token.js';
 import type { MerchantProfile } from '../merchants.js';
 import { PENDING_SCHEME_TOKEN, pendingProjection, type PendingDoc } from '../projections/pending.js';
-import { WrongExpectedRevisionError, type RecordedEvent } from '../store/event-store.js';
-import { foldTokenState, revisionAfter } from './aggregates.js';
+import type { RecordedEvent } from '../store/event-store.js';
+import { foldTokenState, tokenAggregate } from './aggregates.js';
+import { handleCommand } from './command-handler.js';
 import { Reactor } from './reactor.js';
 import type { Resolution } from './token-sources.js';
 
 export const DEFAULT_SCHEME_TOKEN_DELAY_MS = 2000;
-const MAX_ATTEMPTS = 10;
 
 /** SCHEME_TOKEN_DELAY_MS: whole milliseconds, at most one day. */
 export function schemeTokenDelayMs(env: NodeJS.ProcessEnv = process.env): number {
@@ -82,28 +81,19 @@ export class SchemeTokenReactor extends Reactor {
   }
 
   private async act(stream: string): Promise<void> {
-    for (let attempt = 0; attempt < MAX_ATTEMPTS && !this.stopped; attempt++) {
-      const history = await this.store.readStream(stream);
-      const state = foldTokenState(history);
-      if (state.status !== 'VALID' || !state.card || !state.schemeToken?.nextActionAt) return;
-      const now = new Date().toISOString();
+    await handleCommand(this.deps, stream, tokenAggregate, (state, { now }) => {
+      if (state.status !== 'VALID' || !state.card || !state.schemeToken?.nextActionAt) return { events: [], answer: () => undefined };
       const { schemeToken } = state;
       const next = decideSchemeTokenDue(schemeToken, state.card, { tokenIdentifier: schemeToken.tokenIdentifier ?? newTokenIdentifier(schemeToken.provider), now, delayMs: this.delayMs });
-      if (!next) { this.scheduleFrom(stream, state); return; }
-      const events = decideToken(state, { type: 'ChangeSchemeTokenStatus', merchantId: state.merchantId, schemeToken: next });
-      const cause = history.at(-1);
-      const data = events.map((e) => ({
-        id: uuidV7(), type: e.type, data: e.data,
-        metadata: { correlationId: cause?.metadata.correlationId ?? '', causationId: cause?.id ?? '', merchantId: state.merchantId, recordedAt: now, reactor: 'scheme-tokens' },
-      }));
-      try {
-        await this.store.append(stream, data, { expectedRevision: revisionAfter(history) });
-      } catch (error) {
-        if (error instanceof WrongExpectedRevisionError) continue;
-        throw error;
-      }
-      await this.readModels.catchUp();
-      return;
-    }
+      if (!next) return { events: [], answer: () => this.scheduleFrom(stream, state) };
+      return { events: decideToken(state, { type: 'ChangeSchemeTokenStatus', merchantId: state.merchantId, schemeToken: next }), answer: () => undefined };
+    }, {
+      meta: (e, { now, history }) => {
+        const cause = history.at(-1);
+        return { correlationId: cause?.metadata.correlationId ?? '', causationId: cause?.id ?? '', merchantId: e.data.merchantId, recordedAt: now, reactor: 'scheme-tokens' };
+      },
+      // Given up after that many conflicts, as before (the next start finds the work pending).
+      exhausted: () => undefined,
+    });
   }
 }

@@ -8,21 +8,20 @@
 // At start it finds the sessions not yet expired in the pending read model, then follows the log;
 // several processes sharing a store may race: the loser re-reads, finds it expired, appends nothing.
 import { ConfigError, delayFromEnv } from '../config.js';
-import { uuidV7 } from '../lib/uuid.js';
 import { decideExpireSession, expiresAt } from '../domain/session.js';
 import { PENDING_SESSION, pendingProjection, type PendingDoc } from '../projections/pending.js';
 import type { ReadModels } from '../projections/read-models.js';
-import { WrongExpectedRevisionError, type EventData, type EventStore, type RecordedEvent } from '../store/event-store.js';
+import type { EventStore, RecordedEvent } from '../store/event-store.js';
 import type { Sealer } from '../store/sealing.js';
-import { revisionAfter } from './aggregates.js';
+import { sessionAggregate } from './aggregates.js';
+import { handleCommand } from './command-handler.js';
 import { Reactor } from './reactor.js';
-import { foldSession, sessionKeyIds } from './sessions.js';
+import { sessionKeyIds } from './sessions.js';
 
 /** 15 minutes: the real gateway's usual session lifetime. */
 export const DEFAULT_SESSION_LIFETIME_MS = 15 * 60_000;
 /** Work the store refused (busy, closing) is tried again this much later. */
 const RETRY_MS = 1000;
-const MAX_ATTEMPTS = 10;
 
 /** SESSION_LIFETIME_MS: whole milliseconds, from 1 to one day. */
 export function sessionLifetimeMs(env: NodeJS.ProcessEnv = process.env): number {
@@ -58,31 +57,21 @@ export class SessionExpiry extends Reactor {
   }
 
   private async expire(created: RecordedEvent): Promise<void> {
-    for (let attempt = 0; attempt < MAX_ATTEMPTS && !this.stopped; attempt++) {
-      const history = await this.store.readStream(created.stream);
-      const state = foldSession(history);
-      if (state.status === 'NONE') return;
-      const now = new Date().toISOString();
+    const done = { events: [], answer: () => undefined };
+    await handleCommand(this.deps, created.stream, sessionAggregate, (state, { now, history }) => {
+      if (state.status === 'NONE') return done;
       if (state.status === 'OPEN') {
         const due = Date.parse(expiresAt(state, this.lifetimeMs)) - Date.parse(now);
         // A timer that fired early (clock adjustments): not yet.
-        if (due > 0) { this.schedule(created.stream, due, () => this.expire(created)); return; }
+        if (due > 0) return { events: [], answer: () => this.schedule(created.stream, due, () => this.expire(created)) };
       }
+      // The keys go before SessionExpired is appended (see the top of this file).
       for (const keyId of sessionKeyIds(this.sealer, history)) this.sealer.destroyKey(keyId);
-      const events = decideExpireSession(state, { type: 'ExpireSession', now, lifetimeMs: this.lifetimeMs });
-      if (events.length === 0) return;
-      const data: EventData[] = events.map((e) => ({
-        id: uuidV7(), type: e.type, data: e.data,
-        metadata: { correlationId: created.metadata.correlationId, causationId: created.id, merchantId: e.data.merchantId, recordedAt: now, reactor: 'session-expiry' },
-      }));
-      try {
-        await this.store.append(created.stream, data, { expectedRevision: revisionAfter(history) });
-      } catch (error) {
-        if (error instanceof WrongExpectedRevisionError) continue;
-        throw error;
-      }
-      await this.readModels.catchUp();
-      return;
-    }
+      return { events: decideExpireSession(state, { type: 'ExpireSession', now, lifetimeMs: this.lifetimeMs }), answer: () => undefined };
+    }, {
+      meta: (e, { now }) => ({ correlationId: created.metadata.correlationId, causationId: created.id, merchantId: e.data.merchantId, recordedAt: now, reactor: 'session-expiry' }),
+      // Given up after that many conflicts, as before (the next start finds the session pending).
+      exhausted: () => undefined,
+    });
   }
 }

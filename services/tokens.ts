@@ -12,9 +12,9 @@ import { streams, type StoredShipping, type StoredSourceOfFunds, type Verificati
 import { decideToken } from '../domain/token.js';
 import type { MerchantProfile } from '../merchants.js';
 import type { TokenBody } from '../schemas/token.js';
-import { WrongExpectedRevisionError } from '../store/event-store.js';
-import { foldTokenState, revisionAfter } from './aggregates.js';
-import { Busy, toEventData, type RequestMeta } from './context.js';
+import { tokenAggregate } from './aggregates.js';
+import { handleCommand } from './command-handler.js';
+import type { RequestMeta } from './context.js';
 import type { Gateway } from './gateway.js';
 import { schemeDecision } from './scheme-tokens.js';
 import { failureResponse, tokenResponse, type Presentation, type TokenEchoes } from './token-responses.js';
@@ -22,8 +22,6 @@ import { resolveSource, type SourceDetails } from './token-sources.js';
 import { checkFormats, mergeStreet } from './token-validation.js';
 import { createNew, createOrReuse, updateNamed, type TokenPlan, type WriteContext } from './token-writes.js';
 import { shredToken } from './token-shredding.js';
-
-const MAX_ATTEMPTS = 10;
 
 export type AuthMethod = 'certificate' | 'basic' | null;
 
@@ -128,24 +126,16 @@ export async function createToken(gateway: Gateway, merchant: MerchantProfile, b
  * (why this order and not the other: see token-shredding.ts).
  */
 export async function deleteToken(gateway: Gateway, merchant: MerchantProfile, token: string, meta: RequestMeta) {
-  const stream = streams.token(merchant.repository.id, token);
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const history = await gateway.store.readStream(stream);
-    const state = foldTokenState(history);
+  return handleCommand(gateway, streams.token(merchant.repository.id, token), tokenAggregate, (state, { now, history }) => {
     if (state.status !== 'VALID') {
       throw new InvalidRequest(`Value '${token}' is invalid. No such token in the merchant's token repository`, 'tokenid');
     }
-    const now = new Date().toISOString();
-    const events = decideToken(state, { type: 'DeleteToken', merchantId: merchant.id, now });
-    try {
-      await gateway.store.append(stream, toEventData(events, meta, now), { expectedRevision: revisionAfter(history) });
-    } catch (error) {
-      if (error instanceof WrongExpectedRevisionError) continue;
-      throw error;
-    }
-    await shredToken(gateway, history);
-    await gateway.readModels.catchUp();
-    return { result: 'SUCCESS' };
-  }
-  throw new Busy('the token is being changed by too many requests at once');
+    return {
+      events: decideToken(state, { type: 'DeleteToken', merchantId: merchant.id, now }),
+      answer: async () => {
+        await shredToken(gateway, history);
+        return { result: 'SUCCESS' };
+      },
+    };
+  }, { meta, busy: 'the token is being changed by too many requests at once' });
 }

@@ -5,8 +5,9 @@
 // the same transaction may claim it again (a retry, or the second phase of a slow payment).
 import { InvalidRequest } from '../domain/errors.js';
 import { streams, type TransactionReferenceReserved } from '../domain/events.js';
-import { WrongExpectedRevisionError } from '../store/event-store.js';
-import { toEventData, type RequestMeta } from './context.js';
+import { transactionReferenceAggregate } from './aggregates.js';
+import { handleCommand } from './command-handler.js';
+import type { RequestMeta } from './context.js';
 import type { Gateway } from './gateway.js';
 
 export interface ReferenceClaim { merchantId: string; orderId: string; transactionId: string; reference: string }
@@ -21,20 +22,12 @@ function checkOwner(claim: ReferenceClaim, owner: TransactionReferenceReserved['
 
 export async function reserveTransactionReference(gateway: Gateway, claim: ReferenceClaim, meta: RequestMeta, now: string): Promise<void> {
   const stream = streams.transactionReference(claim.merchantId, gateway.sealer.fingerprint(`txref:${claim.merchantId}:${claim.reference}`));
-  const existing = await gateway.store.readStream(stream);
-  const owner = existing[0]?.data as TransactionReferenceReserved['data'] | undefined;
-  if (owner) return checkOwner(claim, owner);
   const reserved: TransactionReferenceReserved = {
     type: 'TransactionReferenceReserved',
     data: { merchantId: claim.merchantId, orderId: claim.orderId, transactionId: claim.transactionId, reservedAt: now },
   };
-  try {
-    await gateway.store.append(stream, toEventData([reserved], meta, now), { expectedRevision: 'no_stream' });
-  } catch (error) {
-    if (!(error instanceof WrongExpectedRevisionError)) throw error;
-    // Another request claimed it first: it is ours only if that request was this transaction.
-    const winner = (await gateway.store.readStream(stream))[0]?.data as TransactionReferenceReserved['data'] | undefined;
-    if (!winner) throw error;
-    checkOwner(claim, winner);
-  }
+  // A conflict (another request claimed it first) reads the claim again: it is ours only if that
+  // request was this transaction.
+  await handleCommand({ store: gateway.store }, stream, transactionReferenceAggregate, (owner) =>
+    (owner ? { events: [], answer: () => checkOwner(claim, owner) } : { events: [reserved], answer: () => undefined }), { meta, now });
 }

@@ -5,18 +5,16 @@
 // order stream with the stream's revision as the expected one. Several processes sharing a store
 // may race: the loser re-reads, finds the payment resolved, and appends nothing.
 import { delayFromEnv } from '../config.js';
-import { uuidV7 } from '../lib/uuid.js';
 import type { PaymentRecorded } from '../domain/events.js';
 import { PENDING_PAYMENT, pendingProjection, type PendingDoc } from '../projections/pending.js';
 import { decideResolveUnknown } from '../domain/order-resolution.js';
-import { WrongExpectedRevisionError, type EventData, type RecordedEvent } from '../store/event-store.js';
-import { revisionAfter } from './aggregates.js';
+import type { RecordedEvent } from '../store/event-store.js';
+import { orderAggregate } from './aggregates.js';
+import { handleCommand } from './command-handler.js';
 import { randomDigits } from './context.js';
-import { foldOrderStream } from './order-stream.js';
 import { Reactor } from './reactor.js';
 
 export const DEFAULT_UNKNOWN_RESOLUTION_DELAY_MS = 5000;
-const MAX_ATTEMPTS = 10;
 
 /** UNKNOWN_RESOLUTION_DELAY_MS: whole milliseconds, at most one day. */
 export function unknownResolutionDelayMs(env: NodeJS.ProcessEnv = process.env): number {
@@ -54,25 +52,13 @@ export class UnknownResolver extends Reactor {
   }
 
   private async resolve(cause: RecordedEvent, transactionId: string): Promise<void> {
-    for (let attempt = 0; attempt < MAX_ATTEMPTS && !this.stopped; attempt++) {
-      const history = await this.store.readStream(cause.stream);
-      const now = new Date().toISOString();
-      const events = decideResolveUnknown(foldOrderStream(history), {
-        type: 'ResolveUnknownPayment', transactionId, authorizationCode: randomDigits(6), now,
-      });
-      if (events.length === 0) return;
-      const data: EventData[] = events.map((e) => ({
-        id: uuidV7(), type: e.type, data: e.data,
-        metadata: { correlationId: cause.metadata.correlationId, causationId: cause.id, merchantId: e.data.merchantId, recordedAt: now, reactor: 'unknown-resolver' },
-      }));
-      try {
-        await this.store.append(cause.stream, data, { expectedRevision: revisionAfter(history) });
-      } catch (error) {
-        if (error instanceof WrongExpectedRevisionError) continue;
-        throw error;
-      }
-      await this.readModels.catchUp();
-      return;
-    }
+    await handleCommand(this.deps, cause.stream, orderAggregate, (order, { now }) => ({
+      events: decideResolveUnknown(order, { type: 'ResolveUnknownPayment', transactionId, authorizationCode: randomDigits(6), now }),
+      answer: () => undefined,
+    }), {
+      meta: (e, { now }) => ({ correlationId: cause.metadata.correlationId, causationId: cause.id, merchantId: e.data.merchantId, recordedAt: now, reactor: 'unknown-resolver' }),
+      // Given up after that many conflicts, as before (the payment stays UNKNOWN until the next start).
+      exhausted: () => undefined,
+    });
   }
 }
