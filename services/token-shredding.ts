@@ -20,7 +20,7 @@
 // any process. A key store without a checkpoint (made by an older version) has the whole log read
 // once, in the background: deletions an older version left half done are finished too.
 import { accountKey, type AccountIdentifier } from '../domain/accounts.js';
-import { streams, TOKEN_EVENT_TYPES, type AccountIdentifierReserved, type TokenEvent } from '../domain/events.js';
+import { isTokenEvent, streams, type AccountIdentifierReserved } from '../domain/events.js';
 import { evolveToken, initialTokenState, type TokenState } from '../domain/token.js';
 import type { ReadModels } from '../projections/read-models.js';
 import type { EventStore, RecordedEvent } from '../store/event-store.js';
@@ -60,8 +60,8 @@ function accountsHeld(sealer: Sealer, history: readonly RecordedEvent[]): Accoun
   const out = new Map<string, AccountIdentifier>();
   let state: TokenState = initialTokenState();
   for (const event of history) {
-    if (!TOKEN_EVENT_TYPES.has(event.type)) continue;
-    state = evolveToken(state, event as unknown as TokenEvent);
+    if (!isTokenEvent(event)) continue;
+    state = evolveToken(state, event);
     const account = state.status === 'VALID' ? heldAccount({ sealer }, state) : undefined;
     if (account) out.set(accountKey('', account), account);
   }

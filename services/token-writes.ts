@@ -6,15 +6,16 @@
 import { accountKey, type AccountIdentifier } from '../domain/accounts.js';
 import { InvalidRequest } from '../domain/errors.js';
 import {
-  streams, type AccountIdentifierReserved, type ProvisioningMode, type StoredShipping, type StoredSourceOfFunds, type TokenOrigin, type Verification,
+  streams, type AccountIdentifierReserved, type ProvisioningMode, type TokenEvent, type StoredShipping, type StoredSourceOfFunds, type TokenOrigin, type Verification,
 } from '../domain/events.js';
 import type { SchemeTokenRefused, SchemeTokenStored } from '../domain/scheme-token.js';
 import { generateToken } from '../domain/token-id.js';
-import { decideToken, evolveToken, initialTokenState, sourceOfFundsOf, TokenIdTaken, type CreateToken, type TokenState, type ValidToken } from '../domain/token.js';
+import { decideToken, sourceOfFundsOf, type CreateToken, type TokenState, type ValidToken } from '../domain/token.js';
 import type { MerchantProfile } from '../merchants.js';
-import { WrongExpectedRevisionError, type RecordedEvent } from '../store/event-store.js';
-import { foldTokenState, revisionAfter } from './aggregates.js';
-import { Busy, randomDigits, toEventData, type RequestMeta } from './context.js';
+import type { RecordedEvent } from '../store/event-store.js';
+import { foldTokenState, reservationAggregate, tokenAggregate } from './aggregates.js';
+import { CONFLICT, handleCommand } from './command-handler.js';
+import { Busy, randomDigits, type RequestMeta } from './context.js';
 import type { Gateway } from './gateway.js';
 import type { SourceDetails } from './token-sources.js';
 import { accountOf, holds, storedSource } from './token-accounts.js';
@@ -48,10 +49,13 @@ export interface WriteContext { gateway: Gateway; merchant: MerchantProfile; met
 
 const stored = (s: SchemeTokenRefused | SchemeTokenStored | undefined) => (s?.kind === 'stored' ? s.schemeToken : undefined);
 
-interface Written { state: ValidToken; position: bigint }
+/** The token as the events leave it: a write that makes no valid token is a bug, never an answer. */
+function valid(state: TokenState): ValidToken {
+  if (state.status !== 'VALID') throw new Error('token expected to be valid');
+  return state;
+}
 
-/** Append TokenCreated under `token` (a stream that must not exist yet). */
-async function writeToken(ctx: WriteContext, token: string, plan: TokenPlan, source: StoredSourceOfFunds): Promise<Written> {
+function createCommand(ctx: WriteContext, token: string, plan: TokenPlan, source: StoredSourceOfFunds): CreateToken {
   const { repository } = ctx.merchant;
   if (repository.tokenGeneration === 'MERCHANT_SUPPLIED') throw new Error('unreachable: refused before');
   const schemeToken = stored(plan.scheme);
@@ -65,15 +69,27 @@ async function writeToken(ctx: WriteContext, token: string, plan: TokenPlan, sou
   }
   if (plan.shipping) command.shipping = plan.shipping;
   if (plan.origin) command.origin = plan.origin;
-  const events = decideToken(initialTokenState(), command);
-  const { position } = await ctx.gateway.store.append(streams.token(repository.id, token), toEventData(events, ctx.meta, ctx.now), { expectedRevision: 'no_stream' });
-  const state = events.reduce(evolveToken, initialTokenState() as TokenState);
-  if (state.status !== 'VALID') throw new Error('token expected to exist');
-  return { state, position };
+  return command;
 }
 
-const storedToken = (written: Written, plan: TokenPlan): WriteOutcome =>
-  ({ kind: 'stored', state: written.state, schemeDecided: plan.scheme !== undefined, position: written.position });
+/**
+ * Append TokenCreated under a new token id (a stream that must not exist: not read, the append's
+ * no_stream checks it). `token`: the id, or a function drawing a new one at each attempt.
+ * A fixed id: one attempt, undefined when it is taken. Drawn ids: `attempts` draws, then Busy.
+ */
+async function writeToken(ctx: WriteContext, token: string | (() => string), plan: TokenPlan, source: StoredSourceOfFunds, attempts = 1): Promise<WriteOutcome | undefined> {
+  const repositoryId = ctx.merchant.repository.id;
+  let id = typeof token === 'string' ? token : '';
+  const stream = typeof token === 'string' ? streams.token(repositoryId, token) : () => streams.token(repositoryId, id = token());
+  // An id drawn twice is read the second time: taken, another is drawn.
+  return handleCommand<TokenState, TokenEvent, WriteOutcome | undefined>({ store: ctx.gateway.store }, stream, tokenAggregate, (state) => (state.status !== 'NONE' ? CONFLICT : {
+    events: decideToken(state, createCommand(ctx, id, plan, source)),
+    answer: (after, position) => ({ kind: 'stored', state: valid(after), schemeDecided: plan.scheme !== undefined, ...(position === undefined ? {} : { position }) }),
+  }), {
+    meta: ctx.meta, now: ctx.now, guessNew: () => true, attempts,
+    ...(typeof token === 'string' ? { exhausted: () => undefined } : { busy: `no free token id after ${attempts} attempts` }),
+  });
+}
 
 /** Preserve 6.4 keeps a card's first 6 and last 4 digits; other accounts get random tokens. */
 function newTokenId(ctx: WriteContext, details: SourceDetails): string {
@@ -85,17 +101,8 @@ function newTokenId(ctx: WriteContext, details: SourceDetails): string {
 /** UNIQUE_TOKEN: every request stores the details under a new token. */
 export async function createNew(ctx: WriteContext, plan: TokenPlan): Promise<WriteOutcome> {
   if (plan.scheme?.kind === 'refused') return { kind: 'refused', refusal: plan.scheme };
-  const source = storedSource(ctx.gateway, plan.details);
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    try {
-      return storedToken(await writeToken(ctx, newTokenId(ctx, plan.details), plan, source), plan);
-    } catch (error) {
-      // The generated id is taken by another token of this repository: draw another.
-      if (error instanceof WrongExpectedRevisionError || error instanceof TokenIdTaken) continue;
-      throw error;
-    }
-  }
-  throw new Busy(`no free token id after ${MAX_ATTEMPTS} attempts`);
+  // A generated id taken by another token of this repository: another is drawn.
+  return (await writeToken(ctx, () => newTokenId(ctx, plan.details), plan, storedSource(ctx.gateway, plan.details), MAX_ATTEMPTS))!;
 }
 
 const claimData = (claims: readonly RecordedEvent[]) => claims.at(-1)?.data as AccountIdentifierReserved['data'] | undefined;
@@ -134,19 +141,15 @@ async function reservationOf(ctx: WriteContext, account: AccountIdentifier): Pro
   return { hash, id, stream: streams.accountReservation(repositoryId, id) };
 }
 
+/** Claim the reservation for `token`, on its claims as read; false when another request claimed it first. */
 async function claim(ctx: WriteContext, reservation: string, claims: readonly RecordedEvent[], token: string): Promise<boolean> {
   const reserved: AccountIdentifierReserved = { type: 'AccountIdentifierReserved', data: { repositoryId: ctx.merchant.repository.id, token, reservedAt: ctx.now } };
-  try {
-    await ctx.gateway.store.append(reservation, toEventData([reserved], ctx.meta, ctx.now), { expectedRevision: revisionAfter(claims) });
-    return true;
-  } catch (error) {
-    if (error instanceof WrongExpectedRevisionError) return false; // another request claimed it first
-    throw error;
-  }
+  return handleCommand({ store: ctx.gateway.store }, reservation, reservationAggregate, () => ({ events: [reserved], answer: () => true }),
+    { meta: ctx.meta, now: ctx.now, known: claims, attempts: 1, exhausted: () => false });
 }
 
-/** Append the update of `state` decided for `plan`; false on a conflict (re-read and retry). */
-async function update(ctx: WriteContext, history: readonly RecordedEvent[], state: ValidToken, plan: TokenPlan, accountChanged: boolean): Promise<{ state: ValidToken; position?: bigint } | false> {
+/** The update of `state` for `plan`: the events, and the outcome once they are appended. */
+function decideUpdate(ctx: WriteContext, state: ValidToken, plan: TokenPlan, accountChanged: boolean) {
   const schemeToken = accountChanged ? stored(plan.scheme) : undefined;
   const events = decideToken(state, {
     type: 'UpdateTokenDetails', merchantId: ctx.merchant.id, tokenGeneration: ctx.merchant.repository.tokenGeneration,
@@ -155,17 +158,9 @@ async function update(ctx: WriteContext, history: readonly RecordedEvent[], stat
     ...(schemeToken ? { schemeToken } : {}), ...(plan.shipping ? { shipping: plan.shipping } : {}), ...(plan.origin ? { origin: plan.origin } : {}),
     now: ctx.now,
   });
-  if (events.length === 0) return { state };
-  let position: bigint;
-  try {
-    ({ position } = await ctx.gateway.store.append(streams.token(state.repositoryId, state.token), toEventData(events, ctx.meta, ctx.now), { expectedRevision: revisionAfter(history) }));
-  } catch (error) {
-    if (error instanceof WrongExpectedRevisionError) return false;
-    throw error;
-  }
-  const after = events.reduce(evolveToken, state as TokenState);
-  if (after.status !== 'VALID') throw new Error('token expected to stay valid');
-  return { state: after, position };
+  const answer = (after: TokenState, position: bigint | undefined): WriteOutcome =>
+    ({ kind: 'stored', state: valid(after), schemeDecided: accountChanged && plan.scheme !== undefined, ...(position === undefined ? {} : { position }) });
+  return { events, answer };
 }
 
 /**
@@ -173,6 +168,9 @@ async function update(ctx: WriteContext, history: readonly RecordedEvent[], stat
  * returns its token, updated (TokenUpdated) when its details changed. The latest claim of the
  * reservation names the token; a reservation whose claim names a deleted token, or a token that has
  * since changed to another account, is replaced by a new reservation.
+ * Not one handleCommand: each turn works on two streams (the reservation, then the token it names,
+ * which may change from turn to turn), and a conflict on either starts the turn again from the
+ * reservation. Each single-stream step is a handleCommand of one attempt on what the turn read.
  */
 export async function createOrReuse(ctx: WriteContext, plan: TokenPlan): Promise<WriteOutcome> {
   const { gateway } = ctx;
@@ -196,22 +194,23 @@ export async function createOrReuse(ctx: WriteContext, plan: TokenPlan): Promise
       const token = newTokenId(ctx, plan.details);
       if ((await gateway.store.readStream(streams.token(ctx.merchant.repository.id, token))).length > 0) continue;
       if (!(await claim(ctx, reservation.stream, claims, token))) continue;
-      return storedToken(await writeToken(ctx, token, plan, storedSource(gateway, plan.details)), plan);
+      const written = await writeToken(ctx, token, plan, storedSource(gateway, plan.details));
+      if (written) return written;
+      continue;
     }
     if (state.status !== 'VALID') {
       // The winner has not written its token yet; after a short wait, finish its work for it
       // (it may have stopped between the two appends).
       if (attempt < MAX_ATTEMPTS / 2) { await sleep(5 * (attempt + 1)); continue; }
       if (plan.scheme?.kind === 'refused') return { kind: 'refused', refusal: plan.scheme };
-      try {
-        return storedToken(await writeToken(ctx, claimed.token, plan, storedSource(gateway, plan.details)), plan);
-      } catch (error) {
-        if (error instanceof WrongExpectedRevisionError || error instanceof TokenIdTaken) continue;
-        throw error;
-      }
+      const written = await writeToken(ctx, claimed.token, plan, storedSource(gateway, plan.details));
+      if (written) return written;
+      continue;
     }
-    const after = await update(ctx, history, state, plan, false);
-    if (after) return { kind: 'stored', state: after.state, schemeDecided: false, ...(after.position === undefined ? {} : { position: after.position }) };
+    const updated = await handleCommand({ store: gateway.store }, streams.token(state.repositoryId, state.token), tokenAggregate,
+      (token) => decideUpdate(ctx, valid(token), plan, false),
+      { meta: ctx.meta, now: ctx.now, known: history, attempts: 1, exhausted: () => undefined });
+    if (updated) return updated;
   }
   throw new Busy('the account is being stored by too many requests at once');
 }
@@ -219,17 +218,17 @@ export async function createOrReuse(ctx: WriteContext, plan: TokenPlan): Promise
 /**
  * The token named in sourceOfFunds.token gets the request's details. A new account identifier is
  * refused under Preserve 6.4 (the decider), and in a unique-account repository when another token
- * holds it; otherwise it is claimed for this token before the update.
+ * holds it; otherwise it is claimed for this token before the update (a claim lost to another
+ * request, or a stale reservation released, is a conflict: read and decide again).
  */
 export async function updateNamed(ctx: WriteContext, plan: TokenPlan, token: string): Promise<WriteOutcome> {
   const { gateway, merchant } = ctx;
   const account = accountOf(plan.details);
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const history = await gateway.store.readStream(streams.token(merchant.repository.id, token));
-    const state = foldTokenState(history);
+  return handleCommand({ store: gateway.store }, streams.token(merchant.repository.id, token), tokenAggregate, async (state) => {
     if (state.status !== 'VALID') throw new InvalidRequest(`Value '${token}' is invalid. No such token in the merchant's token repository`, 'sourceOfFunds.token');
     const accountChanged = !holds(gateway, state, account);
-    if (accountChanged && plan.scheme?.kind === 'refused') return { kind: 'refused', refusal: plan.scheme };
+    const { scheme } = plan;
+    if (accountChanged && scheme?.kind === 'refused') return { events: [], answer: (): WriteOutcome => ({ kind: 'refused', refusal: scheme }) };
     if (accountChanged && merchant.repository.tokenManagement !== 'UNIQUE_TOKEN' && merchant.repository.tokenGeneration !== 'PRESERVE_6_4') {
       const reservation = await reservationOf(ctx, account);
       const claims = await gateway.store.readStream(reservation.stream);
@@ -241,12 +240,10 @@ export async function updateNamed(ctx: WriteContext, plan: TokenPlan, token: str
         }
         // Another token's reservation it no longer holds (deleted, or changed to another account):
         // replaced by a new one on the next turn (see createOrReuse).
-        if (other.status !== 'NONE') { gateway.sealer.release(reservation.hash, reservation.id); continue; }
+        if (other.status !== 'NONE') { gateway.sealer.release(reservation.hash, reservation.id); return CONFLICT; }
       }
-      if (claimed?.token !== token && !(await claim(ctx, reservation.stream, claims, token))) continue;
+      if (claimed?.token !== token && !(await claim(ctx, reservation.stream, claims, token))) return CONFLICT;
     }
-    const after = await update(ctx, history, state, plan, accountChanged);
-    if (after) return { kind: 'stored', state: after.state, schemeDecided: accountChanged && plan.scheme !== undefined, ...(after.position === undefined ? {} : { position: after.position }) };
-  }
-  throw new Busy('the token is being changed by too many requests at once');
+    return decideUpdate(ctx, state, plan, accountChanged);
+  }, { meta: ctx.meta, now: ctx.now, busy: 'the token is being changed by too many requests at once' });
 }
