@@ -11,12 +11,12 @@ import basicAuth from '@fastify/basic-auth';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { adminPasswordProblem, ConfigError, PROJECT_ROOT } from '../config.js';
-import { InvalidRequest } from '../domain/errors.js';
+import { AuthenticationFailed, InvalidRequest } from '../domain/errors.js';
 import { orderHistory, tokenHistory, type AsOf } from '../services/history.js';
 import { matches, timelinePage, toTimelineEvent, type TimelineFilter } from '../services/timeline.js';
 import { Opt, Pattern, Str } from '../schemas/common.js';
 import { refuseIfLocked } from './auth.js';
-import { AuthenticationFailed, errorBody } from './errors.js';
+import { errorBody } from './errors.js';
 
 export interface AdminOptions { password: string | undefined }
 

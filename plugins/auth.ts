@@ -14,9 +14,8 @@ import type { TLSSocket } from 'node:tls';
 import basicAuth from '@fastify/basic-auth';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { InvalidRequest } from '../domain/errors.js';
+import { AuthenticationFailed, InvalidRequest, RequestRejected } from '../domain/errors.js';
 import type { MerchantProfile, Merchants } from '../merchants.js';
-import { AuthenticationFailed, RequestRejected } from './errors.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

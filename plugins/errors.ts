@@ -1,34 +1,20 @@
 // One place that turns every failure into the gateway's error body and status
-// (../shared/guide/gateway-facts.md, "HTTP status codes and error bodies"): field-level 400s with
-// `field` and `validationType`, 400 for malformed JSON, 401 for credentials, 404 for unknown
-// paths, 503 SERVER_BUSY, and 500 SERVER_FAILED with a support code for anything unexpected.
-// Explanations quote the offending value, except for card data, which is never echoed.
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+// (../shared/guide/gateway-facts.md, "HTTP status codes and error bodies"). The gateway's own
+// refusals and failures are coded errors (domain/errors.ts): each carries its cause, status, body
+// members and log line, and is rendered the same way; the store adapters translate their errors
+// into them (store/storage-fault.ts, store/kurrentdb-mapping.ts). Here Fastify's own errors
+// (schema validation, Basic authentication, the router, body parsing) become coded errors too,
+// and anything else is a 500 SERVER_FAILED with a support code, or the store's fault while the
+// store cannot write. Explanations quote the offending value, except for card data, which is never
+// echoed. The 404 body lists the gateway's operations, collected from the routes as registered.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
-import { InvalidRequest } from '../domain/errors.js';
+import { GatewayError, InvalidRequest, AuthenticationFailed, StorageFault, StoreUnreachable, type ErrorMembers } from '../domain/errors.js';
 import { sortedJson } from '../lib/json.js';
 import { jsonSyntaxProblem } from '../lib/json-syntax.js';
 import { SENSITIVE_FIELD } from '../schemas/common.js';
-import { Busy } from '../services/context.js';
-import { SimulatedFault } from '../services/faults.js';
-import { asStorageFault } from '../store/storage-fault.js';
+import { asStoreError } from '../store/storage-fault.js';
 import { maskCardNumbers } from '../lib/mask.js';
-
-export class AuthenticationFailed extends Error {
-  override name = 'AuthenticationFailed';
-  readonly statusCode = 401;
-  constructor(explanation = 'Invalid credentials.') { super(explanation); }
-}
-
-/**
- * error.cause REQUEST_REJECTED (HTTP 429): the credential tried (a merchant id, or the admin)
- * failed too often and is locked; Retry-After says in how many seconds it may be tried again.
- */
-export class RequestRejected extends Error {
-  override name = 'RequestRejected';
-  readonly statusCode = 429;
-  constructor(readonly retryAfterSeconds = 60) { super('too many failed authentications of this credential'); }
-}
 
 interface AjvError {
   keyword: string;
@@ -110,91 +96,89 @@ export function jsonParseExplanation(body: string): string {
     : 'Request body is not valid JSON';
 }
 
+/**
+ * A refusal of Fastify itself (a malformed URL, a body too large, a wrong Content-Length, any
+ * other 4xx of the framework): INVALID_REQUEST with the framework's status.
+ */
+class FrameworkRefusal extends GatewayError {
+  override name = 'FrameworkRefusal';
+  readonly gatewayCause = 'INVALID_REQUEST';
+  readonly logMessage = 'request refused';
+  constructor(readonly statusCode: number, explanation: string, readonly code: string | undefined) { super(explanation); }
+  members(): ErrorMembers {
+    return { explanation: this.message };
+  }
+  override logFields(): Record<string, unknown> {
+    return { cause: this.gatewayCause, code: this.code, status: this.statusCode };
+  }
+}
+
+/** Fastify's own errors as the gateway's coded errors; undefined for anything else. */
+function fromFramework(error: FastifyError & { validation?: AjvError[]; validationContext?: string }): GatewayError | undefined {
+  if (error.validation && error.validation[0]) return fromValidation(error.validation[0], error.validationContext ?? 'body');
+  if (error.code?.startsWith('FST_BASIC_AUTH')) return new AuthenticationFailed();
+  const framework = FRAMEWORK_ERRORS[error.code ?? ''];
+  if (framework) return new FrameworkRefusal(framework[0], framework[1], error.code);
+  const status = typeof error.statusCode === 'number' ? error.statusCode : 500;
+  // Fastify's other client errors: their messages hold no request data.
+  if (status >= 400 && status < 500) return new FrameworkRefusal(status, error.message, error.code);
+  return undefined;
+}
+
 function send(reply: FastifyReply, status: number, body: unknown) {
   return reply.code(status).type('application/json; charset=utf-8').send(sortedJson(body));
 }
 
+/** A coded error as the gateway's body, its headers and its log line. */
+function render(coded: GatewayError, error: unknown, request: FastifyRequest, reply: FastifyReply) {
+  const facts = { id: String(request.id), ip: request.ip };
+  const fields = coded.logFields(facts);
+  request.log[coded.logLevel](coded.logLevel === 'error' ? { ...fields, err: error } : fields, coded.logMessage);
+  const members = coded.members(facts);
+  // A card number sent where another value belongs (a token id, a merchant id) is never quoted.
+  if (members.explanation !== undefined) members.explanation = maskCardNumbers(members.explanation);
+  for (const [name, value] of Object.entries(coded.headers())) reply.header(name, value);
+  return send(reply, coded.statusCode, errorBody(coded.gatewayCause, { ...members }));
+}
+
 export function renderError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
-  const err = error as FastifyError & { validation?: AjvError[]; validationContext?: string };
-  let refusal: InvalidRequest | undefined;
-  if (error instanceof InvalidRequest) refusal = error;
-  else if (err.validation && err.validation[0]) refusal = fromValidation(err.validation[0], err.validationContext ?? 'body');
-  if (refusal) {
-    request.log.info({ cause: 'INVALID_REQUEST', field: refusal.field, validationType: refusal.validationType }, 'request refused');
-    // A card number sent where another value belongs (a token id, a merchant id) is never quoted.
-    return send(reply, 400, errorBody('INVALID_REQUEST', {
-      explanation: maskCardNumbers(refusal.message), field: refusal.field, validationType: refusal.validationType,
-    }));
-  }
-  if (error instanceof AuthenticationFailed || err.code?.startsWith('FST_BASIC_AUTH')) {
-    request.log.info({ cause: 'INVALID_REQUEST', status: 401 }, 'authentication failed');
-    const explanation = error instanceof AuthenticationFailed ? error.message : 'Invalid credentials.';
-    return send(reply, 401, errorBody('INVALID_REQUEST', { explanation }));
-  }
-  if (error instanceof SimulatedFault) {
-    // A merchant rule asked for it: rendered exactly like the real fault.
-    request.log.info({ cause: error.fault }, 'simulated fault (merchant rule)');
-    return error.fault === 'SERVER_BUSY'
-      ? send(reply, 503, errorBody('SERVER_BUSY', { explanation: error.message }))
-      : send(reply, 500, errorBody('SERVER_FAILED', { supportCode: String(request.id) }));
-  }
-  if (error instanceof RequestRejected) {
-    request.log.warn({ cause: 'REQUEST_REJECTED', client: request.ip, retryAfter: error.retryAfterSeconds }, 'credential locked after too many failed authentications');
-    return send(reply.header('retry-after', String(error.retryAfterSeconds)), 429, errorBody('REQUEST_REJECTED', { supportCode: String(request.id) }));
-  }
-  if (error instanceof Busy || err.code === 'SQLITE_BUSY') {
-    request.log.warn({ cause: 'SERVER_BUSY', code: err.code }, 'busy');
-    return send(reply, 503, errorBody('SERVER_BUSY', { explanation: 'The gateway is busy: repeat the identical request later' }));
-  }
-  const framework = FRAMEWORK_ERRORS[err.code ?? ''];
-  if (framework) {
-    request.log.info({ cause: 'INVALID_REQUEST', code: err.code, status: framework[0] }, 'request refused');
-    return send(reply, framework[0], errorBody('INVALID_REQUEST', { explanation: framework[1] }));
-  }
-  const status = typeof err.statusCode === 'number' ? err.statusCode : 500;
-  if (status >= 400 && status < 500) {
-    // Fastify's own client errors (body too large, malformed URL, ...): their messages hold no request data.
-    request.log.info({ cause: 'INVALID_REQUEST', code: err.code, status }, 'request refused');
-    return send(reply, status, errorBody('INVALID_REQUEST', { explanation: maskCardNumbers(error.message) }));
-  }
+  // A SQLite statement run outside the store adapters (the read models share the event store's
+  // connection) may still fail with the store's own code: store/storage-fault.ts translates it.
+  const coded = error instanceof GatewayError ? error : fromFramework(error as FastifyError) ?? asStoreError(error);
+  // An unreachable store says less than a store that cannot write: the fault, while it lasts, wins.
+  if (coded && !(coded instanceof StoreUnreachable)) return render(coded, error, request, reply);
   // A store that cannot write (full disk, read-only or corrupt file, I/O error, failed sync):
-  // Check Gateway says SHUTDOWN, and every write is refused with this body until it is OPERATING.
-  const gateway = (request.server as { gateway?: { fault?: () => Error | undefined } }).gateway;
-  const fault = asStorageFault(error, 'the event store') ?? asStorageFault(gateway?.fault?.(), 'the event store');
-  if (fault) {
-    request.log.error({ cause: 'SERVER_BUSY', code: fault.code, fault: fault.message, err: error }, 'the store cannot write: request refused');
-    return send(reply, 503, errorBody('SERVER_BUSY', { explanation: storageFaultExplanation(fault.reason, fault.heals) }));
-  }
-  if ((error as { type?: unknown }).type === 'unavailable') {
-    // A KurrentDB node that cannot be reached (store/kurrentdb-mapping.ts): it may come back.
-    request.log.error({ cause: 'SERVER_BUSY', err: error }, 'the event store cannot be reached: request refused');
-    return send(reply, 503, errorBody('SERVER_BUSY', { explanation: 'The gateway cannot reach its event store. The request may not have been recorded; repeat the identical request later' }));
-  }
+  // Check Gateway says SHUTDOWN, and any failure is answered with its 503 until it is OPERATING.
+  const fault = (request.server as { gateway?: { fault?: () => Error | undefined } }).gateway?.fault?.();
+  if (fault instanceof StorageFault) return render(fault, error, request, reply);
+  if (coded) return render(coded, error, request, reply);
   request.log.error({ err: error }, 'internal failure');
   return send(reply, 500, errorBody('SERVER_FAILED', { supportCode: String(request.id) }));
 }
 
-/** The 503 explanation of a store that cannot write (the same for every request while it lasts). */
-export const storageFaultExplanation = (reason: string, heals: boolean) =>
-  `The gateway cannot write to its store: ${reason}. The request may not have been recorded; ` +
-  (heals ? 'repeat the identical request later' : 'repeat the identical request once Check Gateway reports OPERATING again (after a restart)');
+/** Routes of the gateway API, listed in the 404 body. */
+const API_PREFIX = '/api/rest/';
 
-export const OPERATIONS = [
-  'PUT /api/rest/version/3/merchant/{merchantid}/token/{tokenid}/order/{orderid}/transaction/{transactionid}',
-  'POST /api/rest/version/100/merchant/{merchantId}/token',
-  'GET /api/rest/version/100/merchant/{merchantId}/token/{tokenid}',
-  'DELETE /api/rest/version/100/merchant/{merchantId}/token/{tokenid}',
-  'GET /api/rest/version/3/merchant/{merchantid}/order/{orderid}',
-  'GET /api/rest/version/3/merchant/{merchantid}/order/{orderid}/transaction/{transactionid}',
-  'GET /api/rest/version/{version}/information',
-];
+/** `:param` (with or without a pattern) in the gateway's `{param}` notation. */
+const operationPath = (url: string): string => url.replace(/:([A-Za-z0-9_]+)(\([^)]*\))?/g, '{$1}');
 
 async function errorsPlugin(app: FastifyInstance) {
   app.setErrorHandler(renderError);
+  // The operations of the gateway API, as registered (in registration order; HEAD, which Fastify
+  // adds to every GET, is not one of them): the 404 body names them.
+  const operations: string[] = [];
+  app.addHook('onRoute', (route: RouteOptions) => {
+    if (!route.url.startsWith(API_PREFIX)) return;
+    for (const method of [route.method].flat()) {
+      const operation = `${method} ${operationPath(route.url)}`;
+      if (method !== 'HEAD' && !operations.includes(operation)) operations.push(operation);
+    }
+  });
+  app.decorate('operations', operations);
   app.setNotFoundHandler((request, reply) => {
     request.log.info({ cause: 'INVALID_REQUEST', status: 404 }, 'unknown path');
     return send(reply, 404, errorBody('INVALID_REQUEST', {
-      explanation: `No operation for ${request.method} on this path. Expected one of: ${OPERATIONS.join('; ')}`,
+      explanation: `No operation for ${request.method} on this path. Expected one of: ${operations.join('; ')}`,
     }));
   });
   // Replies of routes without a response schema (admin API, /openapi.json); a route with one
@@ -213,6 +197,13 @@ async function errorsPlugin(app: FastifyInstance) {
       done(new InvalidRequest(jsonParseExplanation(body)), undefined);
     }
   });
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The gateway API's operations (`METHOD /api/rest/...{param}`), as the 404 body lists them. */
+    readonly operations: readonly string[];
+  }
 }
 
 export default fp(errorsPlugin, { name: 'errors', fastify: '5.x' });

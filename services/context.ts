@@ -29,7 +29,5 @@ export function randomDigits(count: number): string {
   return out.slice(0, count);
 }
 
-/** Too much contention to finish now: answered 503 SERVER_BUSY; the client repeats the request. */
-export class Busy extends Error {
-  override name = 'Busy';
-}
+/** Too much contention to finish now (503 SERVER_BUSY): with the gateway's other coded errors. */
+export { Busy } from '../domain/errors.js';

@@ -14,6 +14,7 @@ import type {
   AllStreamResolvedEvent, AppendStreamState, Filter, JSONEventData, Position, ReadPosition, ResolvedEvent,
 } from '@kurrent/kurrentdb-client';
 import { WrongExpectedRevisionError, type EventData, type EventMetadata, type ExpectedRevision, type RecordedEvent } from './event-store.js';
+import { StoreUnreachable } from '../domain/errors.js';
 
 // ---------------------------------------------------------------------------------------------
 // Connection string
@@ -195,9 +196,9 @@ export function isTransient(error: unknown): boolean {
   return error instanceof Error && typeof code === 'number' && TRANSIENT_GRPC_CODES.has(code);
 }
 
-/** The node could not be reached: says which, keeps the client's error as the cause, and stays
- *  transient (type 'unavailable'). */
-export class KurrentDbUnavailableError extends Error {
+/** The node could not be reached: the port's StoreUnreachable (503 SERVER_BUSY), says which,
+ *  keeps the client's error as the cause, and stays transient (type 'unavailable'). */
+export class KurrentDbUnavailableError extends StoreUnreachable {
   override name = 'KurrentDbUnavailableError';
   readonly type = 'unavailable';
   constructor(readonly target: string, cause: unknown) {
