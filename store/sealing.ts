@@ -6,6 +6,16 @@ import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:
 import { closeSync, fdatasync, openSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { databaseFile, openDatabase } from './sqlite.js';
+import { asStoreBusy } from './storage-fault.js';
+
+/** A key-store write; SQLITE_BUSY (another process holds the file) becomes the port's StoreBusy. */
+function keyWrite<T>(write: () => T): T {
+  try {
+    return write();
+  } catch (error) {
+    throw asStoreBusy(error) ?? error;
+  }
+}
 
 export interface KeyStore {
   get(keyId: string): Buffer | undefined;
@@ -175,14 +185,14 @@ export class SqliteKeyStore implements KeyStore {
   /** INSERT OR IGNORE, then read back: every process sharing the file agrees on the first id written. */
   reserve(accountHash: string, reservationId: string) {
     if (this.syncFailure) throw this.syncFailure;
-    this.stmt.reserve.run(accountHash, reservationId);
+    keyWrite(() => this.stmt.reserve.run(accountHash, reservationId));
     const id = this.reservation(accountHash);
     if (id === undefined) throw new Error('unreachable: a reservation was just written');
     return id;
   }
   /** Deleted (zeroed: secure_delete), then the WAL checkpointed and truncated, as for a destroyed key. */
   release(accountHash: string, reservationId: string) {
-    if (this.stmt.release.run(accountHash, reservationId).changes > 0) this.scheduleScrub(0);
+    if (keyWrite(() => this.stmt.release.run(accountHash, reservationId)).changes > 0) this.scheduleScrub(0);
   }
   shreddedThrough() {
     const value = this.stmt.meta.get(SHREDDED_THROUGH)?.value;
@@ -190,14 +200,14 @@ export class SqliteKeyStore implements KeyStore {
   }
   setShreddedThrough(position: bigint) {
     // Read and written in one IMMEDIATE transaction: another process's higher position is kept.
-    this.db.transaction(() => {
+    keyWrite(() => this.db.transaction(() => {
       const value = this.stmt.meta.get(SHREDDED_THROUGH)?.value;
       if (value === undefined || BigInt(value) < position) this.stmt.setMeta.run(SHREDDED_THROUGH, String(position));
-    }).immediate();
+    }).immediate());
   }
   get(keyId: string) { return this.pending.get(keyId) ?? this.stmt.get.get(keyId)?.key; }
   put(keyId: string, key: Buffer) {
-    if (!this.batched) { this.stmt.put.run(keyId, key); return; }
+    if (!this.batched) { keyWrite(() => this.stmt.put.run(keyId, key)); return; }
     this.pending.set(keyId, key);
     if (!this.flushScheduled) {
       this.flushScheduled = true;
@@ -276,10 +286,10 @@ export class SqliteKeyStore implements KeyStore {
   private write(more: readonly NewKey[]): void {
     if (this.syncFailure) throw this.syncFailure;
     const entries = [...this.pending];
-    this.db.transaction(() => {
+    keyWrite(() => this.db.transaction(() => {
       for (const [keyId, key] of entries) this.stmt.put.run(keyId, key);
       for (const { keyId, key } of more) this.stmt.put.run(keyId, key);
-    })();
+    })());
     for (const [keyId] of entries) this.pending.delete(keyId);
   }
 
@@ -298,7 +308,7 @@ export class SqliteKeyStore implements KeyStore {
    */
   destroy(keyId: string) {
     this.pending.delete(keyId);
-    this.stmt.destroy.run(keyId);
+    keyWrite(() => this.stmt.destroy.run(keyId));
     this.scheduleScrub(0);
   }
 

@@ -25,7 +25,7 @@ import { frozenJsonCopy } from '../lib/json.js';
 import { readLogAhead } from './log-reader.js';
 import { upgradeEventsFile } from './sqlite-migrations.js';
 import { Checkpointer, type CheckpointerOptions } from './checkpointer.js';
-import { asStorageFault, StorageFault } from './storage-fault.js';
+import { asStorageFault, lastingFault, translateSqliteError, type StorageFault } from './storage-fault.js';
 import { Notifier, pullSubscription } from './subscription.js';
 
 const SCHEMA = `
@@ -307,7 +307,8 @@ export class SqliteEventStore implements EventStore {
     try {
       this.beforeCommit?.();
     } catch (error) {
-      for (const item of batch) item.reject(error);
+      const translated = translateSqliteError(error, 'the key store');
+      for (const item of batch) item.reject(translated);
       return;
     }
     const outcomes: Array<{ ok: true; value: Written } | { ok: false; error: unknown }> = [];
@@ -349,7 +350,7 @@ export class SqliteEventStore implements EventStore {
       this.streams.clear();
       this.tail = [];
       const fault = this.noteFault(error);
-      for (const item of batch) item.reject(fault ?? error);
+      for (const item of batch) item.reject(fault ?? translateSqliteError(error, 'the event store'));
       return;
     }
     // A batch committed: the disk has room again.
@@ -370,7 +371,7 @@ export class SqliteEventStore implements EventStore {
     batch.forEach((item, i) => {
       const outcome = outcomes[i];
       if (outcome?.ok) durable.then(() => item.resolve(outcome.value.result), item.reject);
-      else item.reject(asStorageFault(outcome?.error, 'the event store') ?? outcome?.error);
+      else item.reject(translateSqliteError(outcome?.error, 'the event store'));
     });
     void durable.then(() => this.notifier.notify(), () => this.notifier.notify());
   }
@@ -438,7 +439,7 @@ export class SqliteEventStore implements EventStore {
 
   /** What is on disk can no longer be vouched for: refuse every waiter and every later append. */
   private poison(what: string, cause: Error): void {
-    this.syncFailure ??= new StorageFault(`the event store ${what}; restart tokengate`, (cause as NodeJS.ErrnoException).code ?? 'EIO', false, { cause });
+    this.syncFailure ??= lastingFault(`the event store ${what}; restart tokengate`, (cause as NodeJS.ErrnoException).code ?? 'EIO', cause);
     const waiting = this.syncWaiters;
     this.syncWaiters = [];
     for (const waiter of waiting) waiter.reject(this.syncFailure);
