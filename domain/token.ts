@@ -122,7 +122,7 @@ function decideCreate(state: TokenState, c: CreateToken): TokenCreated[] {
 const GROUP = { CARD: 'card', ACH: 'ach', DIRECT_DEBIT_CANADA: 'directDebitCanada', WALLET: 'wallet' } as const;
 const NUMBER_MEMBER = { CARD: 'number', ACH: 'bankAccountNumber', DIRECT_DEBIT_CANADA: 'bankAccountNumber', WALLET: 'billingAgreement' } as const;
 /** The request field of the account identifier (a wallet's is the billing agreement's id). */
-const ACCOUNT_FIELD = {
+export const ACCOUNT_FIELD = {
   CARD: 'sourceOfFunds.provided.card.number',
   ACH: 'sourceOfFunds.provided.ach.bankAccountNumber',
   DIRECT_DEBIT_CANADA: 'sourceOfFunds.provided.directDebitCanada.bankAccountNumber',

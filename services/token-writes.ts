@@ -10,7 +10,7 @@ import {
 } from '../domain/events.js';
 import type { SchemeTokenRefused, SchemeTokenStored } from '../domain/scheme-token.js';
 import { generateToken } from '../domain/token-id.js';
-import { decideToken, sourceOfFundsOf, type CreateToken, type TokenState, type ValidToken } from '../domain/token.js';
+import { ACCOUNT_FIELD, decideToken, sourceOfFundsOf, type CreateToken, type TokenState, type ValidToken } from '../domain/token.js';
 import type { MerchantProfile } from '../merchants.js';
 import type { RecordedEvent } from '../store/event-store.js';
 import { foldTokenState, reservationAggregate, tokenAggregate } from './aggregates.js';
@@ -21,12 +21,6 @@ import type { SourceDetails } from './token-sources.js';
 import { accountOf, holds, storedSource } from './token-accounts.js';
 
 const MAX_ATTEMPTS = 10;
-const ACCOUNT_FIELD = {
-  CARD: 'sourceOfFunds.provided.card.number',
-  ACH: 'sourceOfFunds.provided.ach.bankAccountNumber',
-  DIRECT_DEBIT_CANADA: 'sourceOfFunds.provided.directDebitCanada.bankAccountNumber',
-  WALLET: 'sourceOfFunds.provided.wallet.billingAgreement.id',
-} as const;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** What a request would store, every decision taken except the token id. */
