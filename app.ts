@@ -5,11 +5,12 @@ import type { Socket } from 'node:net';
 import { createServer as createHttpsServer } from 'node:https';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { EventStoreConfig } from './config.js';
+import type { EventStoreConfig, GatewaySettings } from './config.js';
 import type { Merchants } from './merchants.js';
 import errors, { renderError } from './plugins/errors.js';
 import { authGuard } from './plugins/auth.js';
 import gateway from './plugins/gateway.js';
+import { openGateway } from './root.js';
 import pay from './plugins/pay.js';
 import token from './plugins/token.js';
 import session from './plugins/session.js';
@@ -26,6 +27,8 @@ import { DEFAULT_LIMITS, type Limits } from './config.js';
 export interface AppOptions {
   eventStore: EventStoreConfig;
   merchants: Merchants;
+  /** The rest of what the gateway opens with (the Config's); default: from the environment (config.ts). */
+  settings?: GatewaySettings | undefined;
   logger?: FastifyServerOptions['logger'];
   /** ADMIN_PASSWORD: enables the timeline API and page under /admin. */
   adminPassword?: string | undefined;
@@ -164,7 +167,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(limits, limitsInForce);
   await app.register(authGuard, { limit: limitsInForce.authFailureLimit, windowMs: 60_000 });
   await app.register(openapi);
-  await app.register(gateway, { eventStore: options.eventStore, merchants: options.merchants });
+  await app.register(gateway, { gateway: await openGateway(options.eventStore, options.merchants, options.settings) });
   await app.register(pay);
   await app.register(token);
   await app.register(session);

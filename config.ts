@@ -1,5 +1,7 @@
 // The run contract (../shared/guide/architecture.md): HOST, PORT, EVENT_STORE, MERCHANTS_FILE,
-// LOG_LEVEL. Read once at start-up; a bad value stops the process with a clear message.
+// LOG_LEVEL, and every other variable tokengate reads: here alone. Read once at start-up; a bad
+// value stops the process with a clear message. The composition root (root.ts) opens the
+// gateway from it.
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -8,7 +10,26 @@ export type EventStoreConfig =
   | { kind: 'memory' }
   | { kind: 'kurrentdb'; url: string };
 
-export interface Config {
+/** What the composition root (root.ts) opens the gateway with, beside the event store. */
+export interface GatewaySettings {
+  /** READ_MODELS_FILE: a KurrentDB gateway's read models and checkpoints (default ./data/read-models.db). */
+  readModelsFile: string;
+  /** KEYS_FILE: a KurrentDB gateway's key store, shared by every instance on that store (default ./data/keys.db). */
+  keysFile: string;
+  /** UNKNOWN_RESOLUTION_DELAY_MS: when an UNKNOWN payment is resolved (default 5 s). */
+  unknownResolutionDelayMs: number;
+  /** SCHEME_TOKEN_DELAY_MS: when a scheme token is finished after the request (default 2 s). */
+  schemeTokenDelayMs: number;
+  /** SESSION_LIFETIME_MS: a session's lifetime (default 15 minutes). */
+  sessionLifetimeMs: number;
+}
+
+export const DEFAULT_UNKNOWN_RESOLUTION_DELAY_MS = 5000;
+export const DEFAULT_SCHEME_TOKEN_DELAY_MS = 2000;
+/** 15 minutes: the real gateway's usual session lifetime. */
+export const DEFAULT_SESSION_LIFETIME_MS = 15 * 60_000;
+
+export interface Config extends GatewaySettings {
   host: string;
   port: number;
   eventStore: EventStoreConfig;
@@ -56,6 +77,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 export const PROJECT_ROOT = basename(here) === 'dist' ? dirname(here) : here;
 export const DEMO_MERCHANTS_FILE = join(PROJECT_ROOT, 'config', 'merchants.demo.json');
 
+const DEFAULT_EVENT_STORE = 'sqlite:./data/gateway.db';
 const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
 export class ConfigError extends Error {
@@ -103,10 +125,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const adminPassword = env.ADMIN_PASSWORD || undefined;
   const adminProblem = adminPassword === undefined ? undefined : adminPasswordProblem(adminPassword);
   if (adminProblem) throw new ConfigError(adminProblem);
+  const settings = loadGatewaySettings(env);
   return {
     host: env.HOST ?? '127.0.0.1',
     port,
-    eventStore: withDurability(parseEventStore(env.EVENT_STORE ?? 'sqlite:./data/gateway.db'), env.SQLITE_DURABILITY),
+    eventStore: loadEventStore(env),
     merchantsFile: env.MERCHANTS_FILE ?? DEMO_MERCHANTS_FILE,
     logLevel,
     adminPassword,
@@ -118,7 +141,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       authFailureLimit: positiveInteger(env, 'AUTH_FAILURE_LIMIT', DEFAULT_LIMITS.authFailureLimit),
     },
     tls: tlsFiles(env),
+    ...settings,
   };
+}
+
+/** The gateway's settings from the environment (see GatewaySettings). */
+export function loadGatewaySettings(env: NodeJS.ProcessEnv = process.env): GatewaySettings {
+  const unknownResolutionDelayMs = delayFromEnv(env, 'UNKNOWN_RESOLUTION_DELAY_MS', DEFAULT_UNKNOWN_RESOLUTION_DELAY_MS);
+  const schemeTokenDelayMs = delayFromEnv(env, 'SCHEME_TOKEN_DELAY_MS', DEFAULT_SCHEME_TOKEN_DELAY_MS);
+  const sessionLifetimeMs = delayFromEnv(env, 'SESSION_LIFETIME_MS', DEFAULT_SESSION_LIFETIME_MS);
+  if (sessionLifetimeMs === 0) throw new ConfigError("SESSION_LIFETIME_MS '0' is not a number of milliseconds from 1 to 86400000");
+  return { ...loadStoreFiles(env), unknownResolutionDelayMs, schemeTokenDelayMs, sessionLifetimeMs };
+}
+
+/** READ_MODELS_FILE and KEYS_FILE (what the stores open beside the event store, on KurrentDB). */
+export function loadStoreFiles(env: NodeJS.ProcessEnv = process.env): Pick<GatewaySettings, 'readModelsFile' | 'keysFile'> {
+  return { readModelsFile: env.READ_MODELS_FILE ?? './data/read-models.db', keysFile: env.KEYS_FILE ?? './data/keys.db' };
+}
+
+/** EVENT_STORE (or `spec`, the CLI's --store) with SQLITE_DURABILITY. */
+export function loadEventStore(env: NodeJS.ProcessEnv = process.env, spec?: string): EventStoreConfig {
+  return withDurability(parseEventStore(spec ?? env.EVENT_STORE ?? DEFAULT_EVENT_STORE), env.SQLITE_DURABILITY);
 }
 
 function tlsFiles(env: NodeJS.ProcessEnv): TlsFiles | undefined {
@@ -132,7 +175,7 @@ function tlsFiles(env: NodeJS.ProcessEnv): TlsFiles | undefined {
 
 /**
  * A delay in whole milliseconds from the environment, 0 to one day (UNKNOWN_RESOLUTION_DELAY_MS,
- * SCHEME_TOKEN_DELAY_MS).
+ * SCHEME_TOKEN_DELAY_MS, SESSION_LIFETIME_MS).
  */
 export function delayFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const text = env[name];

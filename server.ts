@@ -11,7 +11,7 @@ import { oneLine, StoreUnavailable } from './store/storage-fault.js';
 export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const config = loadConfig(env);
   const merchants = loadMerchants(config.merchantsFile);
-  const app = await buildApp({ eventStore: config.eventStore, merchants, logger: loggerOptions(config.logLevel), adminPassword: config.adminPassword, limits: config.limits,
+  const app = await buildApp({ eventStore: config.eventStore, settings: config, merchants, logger: loggerOptions(config.logLevel), adminPassword: config.adminPassword, limits: config.limits,
     tls: config.tls && {
       cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile),
       clientCa: config.tls.clientCaFile ? readFileSync(config.tls.clientCaFile) : undefined,

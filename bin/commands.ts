@@ -1,10 +1,10 @@
-// The commands of bin/tokengate.ts. Each opens the store named by --store or EVENT_STORE.
+// The commands of bin/tokengate.ts. Each opens the store named by --store or EVENT_STORE, through
+// the composition root (root.ts).
 import { createReadStream, createWriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { once } from 'node:events';
-import { parseEventStore } from '../config.js';
-import { openStores, PROJECTIONS, type Opened } from '../services/gateway.js';
-import { ReadModels } from '../projections/read-models.js';
+import { loadEventStore } from '../config.js';
+import { openStores, PROJECTIONS, type Opened } from '../root.js';
 import { orderHistory, recordedAt, repositoriesOfToken, tokenHistory, type AsOf, type HistoryEntry } from '../services/history.js';
 import type { RecordedEvent } from '../store/event-store.js';
 import { renamedStream } from '../domain/events.js';
@@ -22,8 +22,7 @@ export interface Command {
 class UsageError extends Error {}
 
 function open(values: Values): Opened {
-  const spec = typeof values.store === 'string' ? values.store : process.env.EVENT_STORE ?? 'sqlite:./data/gateway.db';
-  return openStores(parseEventStore(spec));
+  return openStores(loadEventStore(process.env, typeof values.store === 'string' ? values.store : undefined));
 }
 
 async function withStores<T>(values: Values, work: (opened: Opened) => Promise<T>): Promise<T> {
@@ -31,9 +30,7 @@ async function withStores<T>(values: Values, work: (opened: Opened) => Promise<T
   try {
     return await work(opened);
   } finally {
-    await opened.store.close();
-    if (opened.readModelDb.open) opened.readModelDb.close();
-    opened.keys.close();
+    await opened.close();
   }
 }
 
@@ -114,8 +111,7 @@ export const commands: Record<string, Command> = {
     async run(_positionals, values) {
       const untilPosition = integer(values['until-position'], 'until-position');
       const untilTime = instant(values['until-time'], 'until-time');
-      return withStores(values, async ({ store, readModelDb }) => {
-        const readModels = new ReadModels(readModelDb, store, PROJECTIONS);
+      return withStores(values, async ({ readModels }) => {
         const result = await readModels.rebuild({
           ...(untilPosition !== undefined ? { untilPosition } : {}),
           ...(untilTime ? { untilTime } : {}),
@@ -212,7 +208,7 @@ export const commands: Record<string, Command> = {
     example: 'EVENT_STORE=sqlite:./copy.db tokengate import events.ndjson',
     async run([file], values) {
       if (!file) throw new UsageError('name the export file: tokengate import <file>');
-      return withStores(values, async ({ store, readModelDb }) => {
+      return withStores(values, async ({ store, readModels }) => {
         if ((await store.headPosition()) !== 0n) throw new UsageError('the target store is not empty: import only into an empty store');
         let count = 0;
         let pending: Array<Promise<unknown>> = [];
@@ -230,7 +226,7 @@ export const commands: Record<string, Command> = {
           if (pending.length >= 1000) { await Promise.all(pending); pending = []; }
         }
         await Promise.all(pending);
-        const result = await new ReadModels(readModelDb, store, PROJECTIONS).rebuild();
+        const result = await readModels.rebuild();
         process.stdout.write(`imported ${count} events; read models rebuilt from ${result.events} events\n`);
         return 0;
       });

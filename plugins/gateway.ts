@@ -1,9 +1,8 @@
-// Opens the gateway's stores for the app's lifetime and closes them when the app closes.
+// Decorates the app with the gateway (opened by the composition root, root.ts) and closes it when
+// the app closes; request metadata for the events.
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import type { EventStoreConfig } from '../config.js';
-import type { Merchants } from '../merchants.js';
-import { openGateway, type Gateway } from '../services/gateway.js';
+import type { Gateway } from '../services/gateway.js';
 import type { RequestMeta } from '../services/context.js';
 
 declare module 'fastify' {
@@ -17,14 +16,13 @@ declare module 'fastify' {
 }
 
 export interface GatewayPluginOptions {
-  eventStore: EventStoreConfig;
-  merchants: Merchants;
+  gateway: Gateway;
 }
 
 const CORRELATION_ID = /^[\x21-\x7e]{1,100}$/;
 
 async function gatewayPlugin(app: FastifyInstance, options: GatewayPluginOptions) {
-  const gateway = await openGateway(options.eventStore, options.merchants);
+  const { gateway } = options;
   app.decorate('gateway', gateway);
   app.decorateRequest('meta', function meta() {
     const header = this.headers['x-correlation-id'];

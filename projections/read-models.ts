@@ -1,11 +1,12 @@
 // Keeps read models in SQLite tables, each projection with a durable checkpoint (the last $all
 // position applied) written in the same transaction as its documents. Command handlers call
 // catchUp() after an append, so a reply always reflects its own write; a subscription to the
-// store calls it too, so events appended by other processes arrive as well.
+// store calls it too, so events appended by other processes arrive as well. They use the store
+// through the port; a store's own speed-ups come as a ProjectionFeed (projections/feed.ts).
 import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { EventStore, ProjectedEvent, ReadAllOptions, RecordedEvent, Subscription } from '../store/event-store.js';
-import type { CommitListener } from '../store/sqlite.js';
+import type { InlineProjection, ProjectionFeed } from './feed.js';
 import type { Projection } from './projection.js';
 
 const SCHEMA = `
@@ -29,6 +30,8 @@ const AHEAD_AFTER_PAGES = 10n;
 export interface ReadModelsOptions {
   /** Events per page (default PAGE). */
   page?: number;
+  /** The store's speed-ups (the SQLite adapter's, on this same connection), if it has them. */
+  feed?: ProjectionFeed | undefined;
 }
 
 export interface RebuildOptions {
@@ -46,6 +49,7 @@ export class ReadModels {
   private subscription: Subscription | undefined;
   private readonly knownCheckpoints = new Map<string, bigint>();
   private readonly page: number;
+  private readonly feed: ProjectionFeed | undefined;
 
   constructor(
     private readonly db: Database.Database,
@@ -54,6 +58,7 @@ export class ReadModels {
     options: ReadModelsOptions = {},
   ) {
     this.page = options.page ?? PAGE;
+    this.feed = options.feed;
     db.exec(SCHEMA);
     this.stmt = {
       checkpoint: db.prepare<[string], { version: number; position: number }>('SELECT version, position FROM projection_checkpoints WHERE name = ?'),
@@ -181,7 +186,7 @@ export class ReadModels {
   async catchUp(position?: bigint): Promise<void> {
     if (position !== undefined && this.minCheckpoint() >= position) return;
     await this.run();
-    await this.store.durable?.();
+    await this.feed?.durable();
   }
 
   /** One catch-up run; concurrent calls share it. */
@@ -209,15 +214,16 @@ export class ReadModels {
 
   /** Apply the log in (from, until], read ahead by the store while a page is applied, if it can. */
   private async replayAhead(from: bigint, until: bigint, onPage?: (page: readonly ProjectedEvent[]) => void): Promise<void> {
-    if (!this.store.readPagesAhead) return;
-    for await (const page of this.store.readPagesAhead({ fromPosition: from, untilPosition: until, pageSize: this.page })) {
+    const readPagesAhead = this.feed?.readPagesAhead;
+    if (!readPagesAhead) return;
+    for await (const page of readPagesAhead({ fromPosition: from, untilPosition: until, pageSize: this.page })) {
       this.apply(page);
       onPage?.(page);
     }
   }
 
   private readForProjections(options: ReadAllOptions): Promise<ProjectedEvent[]> {
-    return this.store.readAllForProjections ? this.store.readAllForProjections(options) : this.store.readAll(options);
+    return this.feed ? this.feed.readAllForProjections(options) : this.store.readAll(options);
   }
 
   /**
@@ -239,7 +245,7 @@ export class ReadModels {
   }
 
   /**
-   * Apply events inside the store's own commit (SqliteEventStore.commitListener, same connection):
+   * Apply events inside the store's own commit (the SQLite adapter's commit listener, same connection):
    * the documents and checkpoints commit with the events, in one fsync, and the catch-up after
    * the append finds nothing left to read. Only when every checkpoint is right before these
    * events; otherwise (events of another process not yet applied) the next catch-up applies them.
@@ -256,8 +262,8 @@ export class ReadModels {
     this.applyRows(events, stored);
   }
 
-  /** What a SqliteEventStore on this same connection calls at each commit (see applyWithinCommit). */
-  commitListener(): CommitListener {
+  /** What a store on this same connection calls at each commit (see applyWithinCommit). */
+  commitListener(): InlineProjection {
     return {
       written: (events) => this.applyWithinCommit(events),
       // The store's transaction did not commit: the checkpoints this process believes may be ahead.
@@ -270,15 +276,10 @@ export class ReadModels {
   private apply(events: readonly ProjectedEvent[]): void {
     if (events.length === 0) return;
     // Read models are derived and checkpointed in the same transaction: they need not wait for
-    // an fsync of their own (a power cut loses at most a catch-up, redone from the events).
-    const synchronous = this.db.pragma('synchronous', { simple: true }) as number;
-    if (synchronous > 1) this.db.pragma('synchronous = NORMAL');
-    try {
-      this.applyInTransaction(events);
-    } finally {
-      // Back to what the connection had (FULL, or NORMAL under the store's group durability).
-      if (synchronous > 1) this.db.pragma(`synchronous = ${synchronous}`);
-    }
+    // an fsync of their own (a power cut loses at most a catch-up, redone from the events). On
+    // the store's connection the store says how; a file of their own is opened so (root.ts).
+    if (this.feed) this.feed.relaxedSync(() => this.applyInTransaction(events));
+    else this.applyInTransaction(events);
   }
 
   private applyInTransaction(events: readonly ProjectedEvent[]): void {

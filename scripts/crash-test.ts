@@ -27,8 +27,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
-import { ReadModels } from '../projections/read-models.js';
-import { openStores, PROJECTIONS } from '../services/gateway.js';
+import { openStores } from '../root.js';
 
 // ---------------------------------------------------------------------------------------------
 // Where things are
@@ -331,32 +330,28 @@ export function inspect(dbPath: string, expected: Expectations): { problems: str
 
 /** ReadModels on a copy: catch up (a crash may leave them behind the log), hash, rebuild, hash. */
 async function liveAndRebuiltHash(copy: string): Promise<{ live: string; rebuilt: string }> {
-  const { store, keys, readModelDb } = openStores({ kind: 'sqlite', path: copy });
+  const opened = openStores({ kind: 'sqlite', path: copy });
   try {
-    const models = new ReadModels(readModelDb, store, PROJECTIONS);
+    const models = opened.readModels;
     await models.catchUp();
     const live = models.hash();
     await models.rebuild();
     return { live, rebuilt: models.hash() };
   } finally {
-    await store.close();
-    if (readModelDb.open) readModelDb.close();
-    keys.close();
+    await opened.close();
   }
 }
 
 /** The live read models' hash of a copy, as they are (no catch-up): the final, cleanly stopped file. */
 async function hashAsIs(copy: string): Promise<{ live: string; rebuilt: string }> {
-  const { store, keys, readModelDb } = openStores({ kind: 'sqlite', path: copy });
+  const opened = openStores({ kind: 'sqlite', path: copy });
   try {
-    const models = new ReadModels(readModelDb, store, PROJECTIONS);
+    const models = opened.readModels;
     const live = models.hash();
     await models.rebuild();
     return { live, rebuilt: models.hash() };
   } finally {
-    await store.close();
-    if (readModelDb.open) readModelDb.close();
-    keys.close();
+    await opened.close();
   }
 }
 

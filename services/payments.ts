@@ -87,7 +87,7 @@ export async function payWithToken(gateway: Gateway, merchant: MerchantProfile, 
     // decidePay refuses nothing (its refusals need a recorded transaction, a lock or a currency);
     // an answer without an append (a simulated SERVER_BUSY) is made on the order as read. A guess
     // is never made before the reference is claimed: nothing is claimed on a guessed state.
-    guessNew: (name) => referenceClaimed && gateway.store.holdsStream?.(name) === false,
+    guessNew: (name) => referenceClaimed && gateway.streamIsCold?.(name) === true,
     attempts: MAX_CONFLICTS,
     busy: `Order '${params.orderid}' is being changed by too many requests at once`,
   });

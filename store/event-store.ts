@@ -1,6 +1,32 @@
 // The event store port, modelled on KurrentDB (formerly EventStoreDB): streams with 0-based
 // revisions, a global log with positions, optimistic concurrency by expected revision,
 // idempotent appends by event id, and a catch-up subscription to the whole log.
+//
+// What every adapter owes (`EventStore` below), and no more. test/store/contract.ts is the proof
+// that an adapter keeps these promises: a new adapter implements the interface and passes it.
+//
+//  1. append(stream, events, { expectedRevision }) writes the events at the stream's next
+//     revisions, all or none, once the expected revision matches: 'any'; 'no_stream' (the stream
+//     has no event); 'stream_exists' (it has one); a bigint (its last revision is exactly that).
+//     A mismatch is a WrongExpectedRevisionError naming the stream, the expected and the actual
+//     revision ('no_stream' for none), and writes nothing. It resolves once the events are durable
+//     (on disk, or acknowledged by the server): a reply may depend on them.
+//  2. Appending event ids that are all already in the stream is a no-op that answers the original
+//     append's result (its last position); some but not all of them: an IdempotencyConflictError.
+//     A failing append does not undo others requested alongside it.
+//  3. readStream gives a stream's events in revision order ([] for no stream), within
+//     fromRevision..untilRevision (inclusive), and only those created at or before untilTime.
+//  4. readAll gives the log after fromPosition (exclusive), in position order, at most maxCount;
+//     positions strictly increase from 1, in commit order: a reader never sees a position after
+//     a lower one that was not there yet. headPosition is the last position (0n: empty).
+//  5. subscribeAll delivers, from a position (exclusive), every event in log order exactly once:
+//     first those already there (then onCaughtUp, `caughtUp`), then each later one, appended by
+//     this process or any other, until closed; a slow handler delays, never loses or repeats.
+//  6. What an adapter hands out or is handed is not shared: changing it afterwards changes
+//     nothing stored. `failure`, when set, says why every append is refused until a restart.
+//
+// Speed-ups are an adapter's own business (its options and methods, e.g. store/sqlite/README.md),
+// wired by the composition root (root.ts), never asked for through this port.
 
 export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | bigint;
 
@@ -76,29 +102,18 @@ export interface Subscription {
   close(): Promise<void>;
 }
 
-/** The log in (fromPosition, untilPosition], in pages of pageSize events. */
-export interface PagesAheadOptions { fromPosition: bigint; untilPosition: bigint; pageSize: number }
-
+/** The port (the promises above, numbered). */
 export interface EventStore {
+  /** The adapter's name ('sqlite', 'memory', 'kurrentdb'). */
   readonly kind: string;
+  /** Promises 1, 2 and 6; resolves once the events are durable. */
   append(stream: string, events: readonly EventData[], options?: { expectedRevision?: ExpectedRevision }): Promise<AppendResult>;
-  /** Events of a stream in revision order; an empty array for a stream that does not exist. */
+  /** Promise 3: events of a stream in revision order; an empty array for a stream that does not exist. */
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
-  /**
-   * Whether readStream would answer from memory, without reading the store. A caller expecting a
-   * new stream may skip the read when it would not, and let the append's expected revision
-   * (`no_stream`) check the guess.
-   */
-  holdsStream?(stream: string): boolean;
+  /** Promise 4. */
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
-  /** readAll for folding read models, where a store can read less (SQLite: no ids, metadata not parsed). */
-  readAllForProjections?(options?: ReadAllOptions): Promise<ProjectedEvent[]>;
-  /** readAllForProjections in pages up to `untilPosition`, where a store can read the next pages while the caller folds one (long replays). */
-  readPagesAhead?(options: PagesAheadOptions): AsyncIterable<ProjectedEvent[]>;
-  /** Catch up from a position, then receive events as they are appended (by any process). */
+  /** Promise 5: catch up from a position, then receive events as they are appended (by any process). */
   subscribeAll(options: SubscribeOptions, handlers: SubscriptionHandlers): Subscription;
-  /** Resolves when this process's appends up to `position` (default: all) are on disk, where a store commits before it syncs. */
-  durable?(position?: bigint): Promise<void>;
   /** The position of the last event in the log (0n when empty). */
   headPosition(): Promise<bigint>;
   /** Why the store refuses every append until a restart (a failed sync or checkpoint), if it does. */
@@ -127,14 +142,16 @@ export class IdempotencyConflictError extends Error {
   }
 }
 
+/** Whether an expected revision matches the stream's current one (-1n: no stream). */
+export const revisionMatches = (expected: ExpectedRevision, current: bigint): boolean =>
+  expected === 'any' ||
+  (expected === 'no_stream' && current === -1n) ||
+  (expected === 'stream_exists' && current >= 0n) ||
+  (typeof expected === 'bigint' && expected === current);
+
 /** Check an expected revision against the stream's current one (-1n: no stream). */
 export function checkExpectedRevision(stream: string, expected: ExpectedRevision, current: bigint): void {
-  const ok =
-    expected === 'any' ||
-    (expected === 'no_stream' && current === -1n) ||
-    (expected === 'stream_exists' && current >= 0n) ||
-    (typeof expected === 'bigint' && expected === current);
-  if (!ok) throw new WrongExpectedRevisionError(stream, expected, current < 0n ? 'no_stream' : current);
+  if (!revisionMatches(expected, current)) throw new WrongExpectedRevisionError(stream, expected, current < 0n ? 'no_stream' : current);
 }
 
 /** The category of a stream: the text before its first '-'. */

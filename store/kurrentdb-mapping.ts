@@ -13,8 +13,12 @@
 import type {
   AllStreamResolvedEvent, AppendStreamState, Filter, JSONEventData, Position, ReadPosition, ResolvedEvent,
 } from '@kurrent/kurrentdb-client';
+import type { KurrentDBClient } from '@kurrent/kurrentdb-client';
 import { WrongExpectedRevisionError, type EventData, type EventMetadata, type ExpectedRevision, type RecordedEvent } from './event-store.js';
 import { StoreUnreachable } from '../domain/errors.js';
+
+/** What the adapter uses of the KurrentDB client (a test fakes it). */
+export type KurrentClient = Pick<KurrentDBClient, 'appendToStream' | 'readStream' | 'readAll' | 'subscribeToAll' | 'dispose'>;
 
 // ---------------------------------------------------------------------------------------------
 // Connection string

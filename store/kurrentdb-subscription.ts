@@ -11,8 +11,7 @@
 // position, with a growing delay; any other error ends the subscription through onError.
 import type { AllStreamResolvedEvent, AllStreamSubscription, Filter } from '@kurrent/kurrentdb-client';
 import type { Subscription, SubscriptionHandlers } from './event-store.js';
-import type { KurrentClient } from './kurrentdb.js';
-import { fromResolvedEvent, isTransient, toReadPosition } from './kurrentdb-mapping.js';
+import { fromResolvedEvent, isTransient, toReadPosition, type KurrentClient } from './kurrentdb-mapping.js';
 
 export interface SubscribeToAllParams {
   client: Pick<KurrentClient, 'subscribeToAll'>;

@@ -23,9 +23,10 @@ import {
   toReadPosition, toStreamState, translateAppendError, translateClientError,
 } from './kurrentdb-mapping.js';
 import { subscribeToAll } from './kurrentdb-subscription.js';
+import type { KurrentClient } from './kurrentdb-mapping.js';
 
 /** The part of the client this adapter uses (a test may pass its own). */
-export type KurrentClient = Pick<KurrentDBClient, 'appendToStream' | 'readStream' | 'readAll' | 'subscribeToAll' | 'dispose'>;
+export type { KurrentClient } from './kurrentdb-mapping.js';
 
 export interface KurrentDbStoreOptions {
   /** Confine the store to streams named with this prefix (the prefix is invisible to callers):

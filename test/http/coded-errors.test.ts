@@ -12,7 +12,7 @@ import { buildApp } from '../../app.js';
 import { parseMerchants } from '../../merchants.js';
 import { StoreBusy } from '../../domain/errors.js';
 import { SqliteEventStore } from '../../store/sqlite.js';
-import { SqliteKeyStore } from '../../store/sealing.js';
+import { SqliteKeyStore } from '../../store/keys/sqlite-key-store.js';
 import { buildTestApp, cardBody, createToken, M1, MERCHANTS, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
 import { assertSortedJson, type App } from './http.fixture.js';
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { openDatabase } from '../../store/sqlite.js';
 import { ReadModels } from '../../projections/read-models.js';
-import { PROJECTIONS } from '../../services/gateway.js';
+import { PROJECTIONS } from '../../root.js';
 import { buildTestApp, M1 } from '../helpers/app.js';
 import { MERCHANTS_WITH_RULES, newOrderId, payAs, payBody, storedCard, type App } from './pay-triggers.fixture.js';
 import { streams } from '../../domain/events.js';

@@ -8,6 +8,7 @@ import { streams } from '../../domain/events.js';
 import type { OrderDoc } from '../../projections/orders.js';
 import { orderKey, ordersProjection } from '../../projections/orders.js';
 import type { Projection } from '../../projections/projection.js';
+import type { ProjectionFeed } from '../../projections/feed.js';
 import { ReadModels } from '../../projections/read-models.js';
 import type { TokenDoc } from '../../projections/tokens.js';
 import { tokenKey, tokensProjection } from '../../projections/tokens.js';
@@ -158,10 +159,10 @@ function counting<Doc>(projection: Projection<Doc>, overrides: Partial<Projectio
   return { projection: wrapped, counter };
 }
 
-/** An event store and read models on one SQLite file, as services/gateway.ts wires them. */
+/** An event store and read models on one SQLite file, as root.ts wires them. */
 function openGatewayLike(t: Test, path: string, projections: readonly Projection[], pollIntervalMs = 20) {
   const store = new SqliteEventStore(path, { pollIntervalMs });
-  const readModels = new ReadModels(store.db, store, projections);
+  const readModels = new ReadModels(store.db, store, projections, { feed: store });
   const close = async () => {
     await readModels.stop();
     await store.close();
@@ -172,18 +173,12 @@ function openGatewayLike(t: Test, path: string, projections: readonly Projection
 
 const PROJECTIONS = [tokensProjection as Projection, ordersProjection as Projection];
 
-/** The EventStore methods of a SQLite store, bound, as a plain object a test can change. */
-const storeMethods = (store: SqliteEventStore): EventStore => ({
-  kind: store.kind,
-  append: store.append.bind(store),
-  readStream: store.readStream.bind(store),
-  readAll: store.readAll.bind(store),
+/** The projection feed of a SQLite store (projections/feed.ts), bound, as a plain object a test can change. */
+const feedOf = (store: SqliteEventStore): ProjectionFeed => ({
   readAllForProjections: store.readAllForProjections.bind(store),
   readPagesAhead: store.readPagesAhead,
-  subscribeAll: store.subscribeAll.bind(store),
-  durable: store.durable.bind(store),
-  headPosition: store.headPosition.bind(store),
-  close: store.close.bind(store),
+  durable: () => store.durable(),
+  relaxedSync: (work) => store.relaxedSync(work),
 });
 
 t.test('catchUp folds tokens and orders into their documents', async (t) => {
@@ -451,7 +446,7 @@ t.test('with the commit listener, read models commit with the events: current wh
   const path = newPath();
   const { store, readModels } = openGatewayLike(t, path, PROJECTIONS);
   await readModels.start();
-  store.commitListener = readModels.commitListener();
+  store.setCommitListener(readModels.commitListener());
   await appendHistory(store);
   // No catchUp(): every checkpoint already stands at the head, in the same commits as the events.
   const head = await store.headPosition();
@@ -493,16 +488,16 @@ t.test('far behind the head, start() and rebuild() read the log ahead on a worke
     })]);
   }
   // Page by page (no reading ahead): the reference.
-  const reference = new ReadModels(store.db, { ...storeMethods(store), readPagesAhead: undefined }, PROJECTIONS, { page: 2 });
+  const reference = new ReadModels(store.db, store, PROJECTIONS, { page: 2, feed: { ...feedOf(store), readPagesAhead: undefined } });
   await reference.catchUp();
   const tokens = reference.all('tokens');
   const orders = reference.all('orders');
   t.equal(orders.length, 32);
 
   let aheadCalls = 0;
-  const counted: EventStore = { ...storeMethods(store), readPagesAhead: (o) => { aheadCalls += 1; return store.readPagesAhead!(o); } };
+  const counted: ProjectionFeed = { ...feedOf(store), readPagesAhead: (o) => { aheadCalls += 1; return store.readPagesAhead!(o); } };
   for (const p of PROJECTIONS) reference.reset(p);
-  const readModels = new ReadModels(store.db, counted, PROJECTIONS, { page: 2 });
+  const readModels = new ReadModels(store.db, store, PROJECTIONS, { page: 2, feed: counted });
   await readModels.start();
   t.equal(aheadCalls, 1, '37 events behind, pages of 2: start() read ahead');
   t.strictSame(readModels.all('tokens'), tokens, 'tokens: same keys, same JSON text');
@@ -517,7 +512,7 @@ t.test('far behind the head, start() and rebuild() read the log ahead on a worke
   await readModels.rebuild();
   t.strictSame(readModels.all('orders'), orders, 'a whole rebuild: the same documents');
 
-  const restarted = new ReadModels(store.db, counted, PROJECTIONS, { page: 2 });
+  const restarted = new ReadModels(store.db, store, PROJECTIONS, { page: 2, feed: counted });
   await store.append(streams.order(MERCHANT, '9300000000'), [paymentRecorded({
     token: TOKEN_A, orderId: '9300000000', transactionId: 'txn-1', amount: 1, totalAfter: 1, timeOfRecord: '2026-03-04T10:00:00.000Z',
   })]);
@@ -545,7 +540,7 @@ t.test('a projection that throws inside the commit undoes only its own writes: t
   };
   const { store, readModels } = openGatewayLike(t, path, [...PROJECTIONS, fragile as Projection]);
   await readModels.start();
-  store.commitListener = readModels.commitListener();
+  store.setCommitListener(readModels.commitListener());
   const warnings: string[] = [];
   const onWarning = (warning: Error) => warnings.push(warning.message);
   process.on('warning', onWarning);

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
-import { SPARE_KEYS, SPARE_LOW, SqliteKeyStore, Sealer } from '../../store/sealing.js';
+import { Sealer } from '../../store/sealing.js';
+import { SPARE_KEYS, SPARE_LOW, SqliteKeyStore } from '../../store/keys/sqlite-key-store.js';
 import { SqliteEventStore } from '../../store/sqlite.js';
 
 const event = (n: number) => ({ id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`, type: 'Test', data: { n }, metadata: { correlationId: 'c', recordedAt: new Date().toISOString() } });
@@ -34,12 +35,18 @@ t.test('keys put in one turn are readable at once and on disk before the events 
   const dir = t.testdir();
   const path = join(dir, 'g.db.keys');
   const keys = new SqliteKeyStore(path, true);
-  const store = new SqliteEventStore(join(dir, 'g.db'));
+  let keysWhenEventsCommitted = new Set<string>();
+  let refuse = false;
+  const store = new SqliteEventStore(join(dir, 'g.db'), {
+    beforeCommit: () => {
+      if (refuse) throw new Error('disk full');
+      keys.flush();
+      keysWhenEventsCommitted = onDisk(path);
+    },
+  });
   t.teardown(async () => { await store.close(); keys.close(); });
   const sealer = new Sealer(keys);
   const before = onDisk(path).size;
-  let keysWhenEventsCommitted = new Set<string>();
-  store.beforeCommit = () => { keys.flush(); keysWhenEventsCommitted = onDisk(path); };
   const ids = Array.from({ length: 5 }, (_, i) => `put-${i}`);
   for (const id of ids) keys.put(id, randomBytes(32));
   const sealed = ids.map((id, i) => sealer.seal(id, `41111111111111${i}`));
@@ -48,7 +55,7 @@ t.test('keys put in one turn are readable at once and on disk before the events 
   await Promise.all(sealed.map((_, i) => store.append(`s-${i}`, [event(i)])));
   t.ok(ids.every((id) => keysWhenEventsCommitted.has(id)), 'all five keys were on disk when the events committed');
 
-  store.beforeCommit = () => { throw new Error('disk full'); };
+  refuse = true;
   await t.rejects(store.append('refused', [event(99)]), /disk full/, 'no key, no event');
   t.equal((await store.readStream('refused')).length, 0);
 });

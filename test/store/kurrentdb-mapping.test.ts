@@ -13,7 +13,7 @@ import {
 } from '@kurrent/kurrentdb-client';
 import { ConfigError, loadConfig, parseEventStore } from '../../config.js';
 import { parseMerchants } from '../../merchants.js';
-import { openGateway } from '../../services/gateway.js';
+import { openGateway } from '../../root.js';
 import { WrongExpectedRevisionError, type EventData } from '../../store/event-store.js';
 import {
   allFilter, fromKurrentPosition, fromMetadata, fromResolvedEvent, isStreamNotFound, isTransient, KurrentDbUnavailableError,

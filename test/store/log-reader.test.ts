@@ -6,7 +6,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import t from 'tap';
-import { readLogAhead } from '../../store/log-reader.js';
+import { readLogAhead } from '../../store/sqlite/log-reader.js';
 import { SqliteEventStore } from '../../store/sqlite.js';
 
 const dir = t.testdir();

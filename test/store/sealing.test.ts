@@ -4,7 +4,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import t from 'tap';
-import { MemoryKeyStore, Sealer, SqliteKeyStore } from '../../store/sealing.js';
+import { Sealer } from '../../store/sealing.js';
+import { MemoryKeyStore } from '../../store/keys/key-store.js';
+import { SqliteKeyStore } from '../../store/keys/sqlite-key-store.js';
 
 const PAN = '5123450000000008';
 const dir = t.testdir();

@@ -416,7 +416,7 @@ t.test('group durability syncs the real WAL file: appends resolve, and close() w
 
 t.test('SQLITE_DURABILITY chooses group (default) or commit durability; anything else stops the start', async (t) => {
   const { ConfigError, loadConfig } = await import('../../config.js');
-  const { openStores } = await import('../../services/gateway.js');
+  const { openStores } = await import('../../root.js');
   t.same(loadConfig({ EVENT_STORE: 'sqlite:/tmp/x.db' }).eventStore, { kind: 'sqlite', path: '/tmp/x.db' });
   t.same(loadConfig({ EVENT_STORE: 'sqlite:/tmp/x.db', SQLITE_DURABILITY: 'commit' }).eventStore, { kind: 'sqlite', path: '/tmp/x.db', durability: 'commit' });
   t.same(loadConfig({ EVENT_STORE: 'memory:', SQLITE_DURABILITY: 'commit' }).eventStore, { kind: 'memory' }, 'ignored by other stores');

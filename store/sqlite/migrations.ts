@@ -1,7 +1,7 @@
 // Upgrades of an events file written by an earlier tokengate, run once when the store opens; the
 // file's `user_version` says which have run.
 import type Database from 'better-sqlite3';
-import { renamedStream } from '../domain/events.js';
+import { renamedStream } from '../../domain/events.js';
 
 /** The upgrades, in order: the file's user_version is how many of them it has had. */
 const UPGRADES: ReadonlyArray<(db: Database.Database) => void> = [

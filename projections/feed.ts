@@ -1,0 +1,24 @@
+// What the read models may use of a store beyond the port, where a store offers it: the
+// composition root (root.ts) passes the SQLite adapter here; without a feed, the read models use
+// the port alone (readAll), as they do on KurrentDB and in memory.
+import type { ProjectedEvent, ReadAllOptions } from '../store/event-store.js';
+
+/** The log in (fromPosition, untilPosition], in pages of pageSize events. */
+export interface PagesAheadOptions { fromPosition: bigint; untilPosition: bigint; pageSize: number }
+
+export interface ProjectionFeed {
+  /** readAll for folding read models, reading less (no ids, metadata not parsed). */
+  readAllForProjections(options?: ReadAllOptions): Promise<ProjectedEvent[]>;
+  /** The same in pages up to `untilPosition`, the next pages read while one is folded (long replays); undefined where it cannot. */
+  readonly readPagesAhead?: ((options: PagesAheadOptions) => AsyncIterable<ProjectedEvent[]>) | undefined;
+  /** Resolves when everything this process committed (events and read models) is on disk. */
+  durable(): Promise<void>;
+  /** Run a transaction of the read models (derived, checkpointed with them) without an fsync of its own. */
+  relaxedSync<T>(work: () => T): T;
+}
+
+/** Told of every batch of events inside the store's own commit (store/sqlite/commit-listener.ts). */
+export interface InlineProjection {
+  written(events: readonly ProjectedEvent[]): void;
+  rolledBack(): void;
+}

@@ -1,0 +1,185 @@
+// The composition root: everything the gateway runs on, opened from the configuration (config.ts)
+// and closed together: the event store (the port's adapter for EVENT_STORE, with its own
+// speed-ups wired here), the key store, the read models, and the reactors. The server's plugin
+// (plugins/gateway.ts), the CLI (bin/commands.ts) and the scripts open through here.
+import { dirname } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { ConfigError, loadGatewaySettings, loadStoreFiles, type EventStoreConfig, type GatewaySettings } from './config.js';
+import type { Merchants } from './merchants.js';
+import type { EventStore } from './store/event-store.js';
+import { MemoryEventStore } from './store/memory.js';
+import { SqliteEventStore, openDatabase } from './store/sqlite.js';
+import { KurrentDbEventStore } from './store/kurrentdb.js';
+import { Sealer } from './store/sealing.js';
+import { MemoryKeyStore, type KeyStore } from './store/keys/key-store.js';
+import { SqliteKeyStore } from './store/keys/sqlite-key-store.js';
+import { guardKeys } from './store/keys/guarded.js';
+import { ReadModels } from './projections/read-models.js';
+import type { Projection } from './projections/projection.js';
+import { tokensProjection } from './projections/tokens.js';
+import { ordersProjection } from './projections/orders.js';
+import { pendingProjection } from './projections/pending.js';
+import { UnknownResolver } from './services/unknown-resolver.js';
+import { SchemeTokenReactor } from './services/scheme-tokens.js';
+import { SessionExpiry } from './services/session-expiry.js';
+import { TokenShredder } from './services/token-shredding.js';
+import type { Gateway } from './services/gateway.js';
+import { oneLine, StorageFault, StoreUnavailable } from './store/storage-fault.js';
+
+export type { Gateway } from './services/gateway.js';
+
+export const PROJECTIONS: readonly Projection[] = [tokensProjection as Projection, ordersProjection as Projection, pendingProjection as Projection];
+
+/** The stores, open; the read models made, not started. */
+export interface Opened {
+  readonly store: EventStore;
+  /** The key store, its writes' storage faults noted (keyFault). */
+  readonly keys: KeyStore;
+  readonly readModels: ReadModels;
+  /** See Gateway.streamIsCold. */
+  readonly streamIsCold: ((stream: string) => boolean) | undefined;
+  /** From now on the read models commit with the events, where they share the store's connection (after start()). */
+  projectInline(): void;
+  keyFault(): StorageFault | undefined;
+  /** Closes the store, the read models' file and the key store (the read models must be stopped). */
+  close(): Promise<void>;
+}
+
+/** The store as named in a message: no credentials of a kurrentdb:// URL. */
+function storeName(config: EventStoreConfig): string {
+  switch (config.kind) {
+    case 'sqlite': return `sqlite:${config.path}`;
+    case 'memory': return 'memory:';
+    case 'kurrentdb': {
+      try {
+        const url = new URL(config.url);
+        url.username = '';
+        url.password = '';
+        return url.toString();
+      } catch {
+        return 'kurrentdb';
+      }
+    }
+  }
+}
+
+type Files = Pick<GatewaySettings, 'readModelsFile' | 'keysFile'>;
+
+/** Open the stores; a store that cannot be opened is one StoreUnavailable line (ConfigError as it is). */
+export function openStores(config: EventStoreConfig, files: Files = loadStoreFiles()): Opened {
+  try {
+    return openStoresOf(config, files);
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    // mkdir of a path whose component is a file says EEXIST: name the real problem.
+    const e = error as NodeJS.ErrnoException;
+    const reason = e.syscall === 'mkdir' && (e.code === 'EEXIST' || e.code === 'ENOTDIR') && e.path
+      ? `${e.path} (or a directory above it) is not a directory (${e.code})` : oneLine(error);
+    throw new StoreUnavailable(`the event store ${storeName(config)} cannot be opened: ${reason}`, { cause: error });
+  }
+}
+
+function openStoresOf(config: EventStoreConfig, files: Files): Opened {
+  switch (config.kind) {
+    case 'sqlite': {
+      if (config.path !== ':memory:') mkdirSync(dirname(config.path), { recursive: true });
+      // New keys are written in batches, always before the events that reference them.
+      let flushKeys: (() => void) | undefined;
+      const store = new SqliteEventStore(config.path, {
+        ...(config.durability ? { durability: config.durability } : {}),
+        beforeCommit: () => flushKeys?.(),
+      });
+      const guarded = guardKeys(config.path === ':memory:' ? new MemoryKeyStore() : new SqliteKeyStore(`${config.path}.keys`, true));
+      const keys = guarded.keys;
+      if (keys.flush) flushKeys = keys.flush;
+      // Read models live in the same file as the events (one connection, one WAL), read through
+      // the store's own speed-ups (projections/feed.ts) and, once started, applied in its commits.
+      const readModels = new ReadModels(store.db, store, PROJECTIONS, { feed: store });
+      return {
+        store, keys, readModels, keyFault: guarded.fault,
+        streamIsCold: (stream) => !store.holdsStream(stream),
+        projectInline: () => store.setCommitListener(readModels.commitListener()),
+        close: () => closeAll(() => store.close(), () => keys.close()),
+      };
+    }
+    case 'memory':
+      return withOwnReadModels(new MemoryEventStore(), new MemoryKeyStore(), ':memory:');
+    case 'kurrentdb': {
+      // Events in KurrentDB; read models and their checkpoints in a local SQLite file (each
+      // instance may have its own: it follows the store's $all); the card-data keys and the
+      // fingerprint secret in a key-store file that every instance on this store must share.
+      let store: KurrentDbEventStore;
+      try {
+        store = KurrentDbEventStore.fromUrl(config.url);
+      } catch (error) {
+        throw new ConfigError(`EVENT_STORE: ${(error as Error).message}`);
+      }
+      for (const file of [files.readModelsFile, files.keysFile]) mkdirSync(dirname(file), { recursive: true });
+      return withOwnReadModels(store, new SqliteKeyStore(files.keysFile), files.readModelsFile);
+    }
+  }
+}
+
+/** Close each in turn, every one even when an earlier one fails; then throw the first failure. */
+async function closeAll(...steps: Array<() => unknown>): Promise<void> {
+  let failure: { error: unknown } | undefined;
+  for (const step of steps) {
+    try { await step(); } catch (error) { failure ??= { error }; }
+  }
+  if (failure) throw failure.error;
+}
+
+/** Read models in a file (or memory) of their own, read through the port alone. */
+function withOwnReadModels(store: EventStore, rawKeys: KeyStore, readModelsFile: string): Opened {
+  const guarded = guardKeys(rawKeys);
+  const db = openDatabase(readModelsFile);
+  // Derived and checkpointed with their documents: no fsync of their own (a power cut loses at
+  // most a catch-up, redone from the events).
+  db.pragma('synchronous = NORMAL');
+  return {
+    store, keys: guarded.keys, readModels: new ReadModels(db, store, PROJECTIONS), keyFault: guarded.fault,
+    streamIsCold: undefined,
+    projectInline: () => undefined,
+    close: () => closeAll(() => store.close(), () => { if (db.open) db.close(); }, () => guarded.keys.close()),
+  };
+}
+
+/** Open the gateway: the stores, the read models caught up, the reactors started. */
+export async function openGateway(eventStore: EventStoreConfig, merchants: Merchants, settings: GatewaySettings = loadGatewaySettings()): Promise<Gateway> {
+  const opened = openStores(eventStore, settings);
+  const { store, keys, readModels } = opened;
+  let sealer: Sealer;
+  try {
+    sealer = new Sealer(keys);
+    await readModels.start();
+  } catch (error) {
+    // A store that cannot be read or written at start-up (unreachable, corrupt, read-only): one line.
+    await opened.close().catch(() => undefined); // the key store may be what fails
+    throw new StoreUnavailable(`the event store ${storeName(eventStore)} cannot be opened: ${oneLine(error)}`, { cause: error });
+  }
+  opened.projectInline();
+  const unknownResolver = new UnknownResolver(store, readModels, settings.unknownResolutionDelayMs);
+  await unknownResolver.start();
+  const schemeTokens = new SchemeTokenReactor(store, readModels, settings.schemeTokenDelayMs);
+  await schemeTokens.start();
+  const sessionExpiry = new SessionExpiry(store, readModels, sealer, settings.sessionLifetimeMs);
+  await sessionExpiry.start();
+  const tokenShredder = new TokenShredder(store, readModels, sealer);
+  await tokenShredder.start();
+  let closing = false;
+  return {
+    merchants, store, sealer, readModels, schemeTokens, sessionExpiry, tokenShredder,
+    streamIsCold: opened.streamIsCold,
+    status: () => (closing || store.failure !== undefined || opened.keyFault() !== undefined ? 'SHUTDOWN' : 'OPERATING'),
+    fault: () => store.failure ?? opened.keyFault(),
+    async close() {
+      closing = true;
+      await tokenShredder.stop();
+      await sessionExpiry.stop();
+      await schemeTokens.stop();
+      await unknownResolver.stop();
+      await readModels.stop();
+      await opened.close();
+    },
+  };
+}

@@ -1,0 +1,96 @@
+// Appends: a batch of them in one transaction, each in a savepoint of its own, so one append's
+// conflict does not undo another's. The fast path inserts at the revision the cache (or an empty
+// stream) implies and lets the UNIQUE constraints refuse what is taken; the careful path looks the
+// stream and the event ids up first.
+import type Database from 'better-sqlite3';
+import {
+  checkExpectedRevision, IdempotencyConflictError, revisionMatches,
+  type AppendResult, type EventData, type ExpectedRevision, type RecordedEvent,
+} from '../event-store.js';
+import { frozenJsonCopy } from '../../lib/json.js';
+import type { RecentEvents } from './caches.js';
+import { isUniqueViolation, type Statements } from './rows.js';
+
+export interface PendingAppend {
+  stream: string;
+  events: readonly EventData[];
+  expected: ExpectedRevision;
+  resolve: (result: AppendResult) => void;
+  reject: (error: unknown) => void;
+}
+
+/** What one append wrote (empty on an idempotent repeat). */
+export interface Written { result: AppendResult; recorded: RecordedEvent[] }
+
+export type Outcome = { ok: true; value: Written } | { ok: false; error: unknown };
+
+/**
+ * Write `batch` inside the caller's transaction: one outcome per append, in order. Throws when
+ * SQLite rolled the whole transaction back (a full disk, an I/O error): then nothing of the batch
+ * may go on outside it.
+ */
+export function writeBatch(db: Database.Database, stmt: Statements, cache: RecentEvents, batch: readonly PendingAppend[]): Outcome[] {
+  const appendOne = db.transaction((item: PendingAppend, created: string, heads: Map<string, bigint>, fast: boolean) =>
+    writeOne(stmt, cache, item, created, heads, fast));
+  cache.check(true);
+  const created = new Date().toISOString();
+  // Revisions written by earlier appends of this batch (the cache learns them at commit).
+  const heads = new Map<string, bigint>();
+  const outcomes: Outcome[] = [];
+  for (const item of batch) {
+    let written: Written;
+    try {
+      try {
+        written = appendOne(item, created, heads, true);
+      } catch (error) {
+        // An event id or revision already taken: idempotent repeat, conflict, or a cache that did
+        // not know the stream; the careful path tells which.
+        if (!isUniqueViolation(error)) throw error;
+        written = appendOne(item, created, heads, false);
+      }
+    } catch (error) {
+      if (!db.inTransaction) throw error;
+      outcomes.push({ ok: false, error });
+      continue;
+    }
+    if (written.recorded.length > 0) heads.set(item.stream, written.result.nextExpectedRevision);
+    outcomes.push({ ok: true, value: written });
+  }
+  return outcomes;
+}
+
+function writeOne(stmt: Statements, cache: RecentEvents, item: PendingAppend, created: string, heads: Map<string, bigint>, fast: boolean): Written {
+  const { stream, events, expected } = item;
+  let current: bigint | undefined = heads.get(stream);
+  if (current === undefined) {
+    const cached = cache.stream(stream);
+    if (cached) current = BigInt(cached.length) - 1n;
+    else if (expected === 'no_stream') current = -1n;
+  }
+  // The fast path only appends: anything else (a repeat, a conflict) takes the careful one.
+  if (!fast || current === undefined || events.length === 0 || !revisionMatches(expected, current)) {
+    current = BigInt(stmt.currentRevision.get(stream)?.revision ?? -1);
+    const repeated = events.map((e) => stmt.byEventId.get(e.id));
+    if (repeated.length > 0 && repeated.every((r) => r !== undefined && r.stream === stream)) {
+      const last = repeated[repeated.length - 1];
+      return { result: { nextExpectedRevision: current, position: BigInt(last?.position ?? 0) }, recorded: [] };
+    }
+    if (repeated.some((r) => r !== undefined)) throw new IdempotencyConflictError(stream);
+  }
+  checkExpectedRevision(stream, expected, current);
+  let revision = current;
+  let position = 0n;
+  const recorded: RecordedEvent[] = [];
+  for (const e of events) {
+    revision += 1n;
+    const data = JSON.stringify(e.data);
+    const metadata = JSON.stringify(e.metadata);
+    const info = stmt.insert.run(e.id, stream, Number(revision), e.type, data, metadata, created);
+    position = BigInt(info.lastInsertRowid);
+    // Exactly what a read of the row would give (a copy: the caller's objects stay theirs), frozen
+    // because every later reader of the cache shares it; copied without parsing the text again.
+    recorded.push(Object.freeze({ id: e.id, type: e.type, data: frozenJsonCopy(e.data), metadata: frozenJsonCopy(e.metadata) as RecordedEvent['metadata'], stream, revision, position, created }));
+  }
+  if (events.length === 0) position = BigInt(stmt.head.get()?.position ?? 0);
+  return { result: { nextExpectedRevision: revision, position }, recorded };
+}

@@ -1,0 +1,104 @@
+// What this process wrote or read recently, kept in memory: whole streams, most recently used
+// last (a pay reads its token and order streams without a query), and the tail of the log (the
+// read models read the events just appended without a query). Both are valid only while no other
+// connection has written to the file: SQLite's `PRAGMA data_version` changes when one has; reads
+// look at it once per event-loop iteration, write transactions always, and both caches are
+// dropped when it changed.
+import type { RecordedEvent } from '../event-store.js';
+
+export class RecentEvents {
+  /** Whole streams, in least recently used order (a Map iterates in insertion order). */
+  private readonly streams = new Map<string, RecordedEvent[]>();
+  /** The log's last events, contiguous, the last one at the head of the log. */
+  private tail: RecordedEvent[] = [];
+  private dataVersion = -1;
+  private checkedThisTurn = false;
+
+  /**
+   * `maxStreams`: streams kept (0: none); `maxTail`: events of the tail kept (at times up to twice
+   * that; 0: none); `dataVersion`: reads the connection's data_version.
+   */
+  constructor(private readonly maxStreams: number, private readonly maxTail: number, private readonly dataVersionOf: () => number) {}
+
+  /**
+   * Drop what is cached when another connection has written to the file since the last look
+   * (our own commits do not change our connection's data_version). The look is a statement (a
+   * read transaction, locks: µs): reads look once per event-loop iteration, so a read may miss
+   * another connection's commit made during the same iteration; a write transaction always
+   * looks (`force`), since it decides on the cached revisions.
+   */
+  check(force = false): void {
+    if (this.checkedThisTurn && !force) return;
+    if (!this.checkedThisTurn) {
+      this.checkedThisTurn = true;
+      setImmediate(() => { this.checkedThisTurn = false; });
+    }
+    const version = this.dataVersionOf();
+    if (version === this.dataVersion) return;
+    this.dataVersion = version;
+    this.clear();
+  }
+
+  clear(): void {
+    this.streams.clear();
+    this.tail = [];
+  }
+
+  /** A cached stream's events (no check: the caller has checked). */
+  stream(stream: string): RecordedEvent[] | undefined {
+    return this.streams.get(stream);
+  }
+
+  /** Whether the stream is cached (valid while no other connection wrote). */
+  holds(stream: string): boolean {
+    this.check();
+    return this.streams.has(stream);
+  }
+
+  /** A whole stream just read from the file. */
+  read(stream: string, events: RecordedEvent[]): void {
+    if (this.maxStreams > 0 && events.length > 0) this.touch(stream, events);
+  }
+
+  /** After a commit: the written events join their cached stream and the log's tail. */
+  remember(recorded: readonly RecordedEvent[]): void {
+    const first = recorded[0];
+    if (first === undefined) return;
+    if (this.maxStreams > 0) {
+      const cached = this.streams.get(first.stream);
+      if (cached && BigInt(cached.length) === first.revision) {
+        cached.push(...recorded);
+        this.touch(first.stream, cached);
+      } else if (first.revision === 0n) {
+        this.touch(first.stream, [...recorded]);
+      } else if (cached) {
+        this.streams.delete(first.stream);
+      }
+    }
+    if (this.maxTail > 0) {
+      const last = this.tail.at(-1);
+      if (last !== undefined && last.position + 1n !== first.position) this.tail = [];
+      this.tail.push(...recorded);
+      if (this.tail.length > this.maxTail * 2) this.tail = this.tail.slice(-this.maxTail);
+    }
+  }
+
+  private touch(stream: string, events: RecordedEvent[]): void {
+    this.streams.delete(stream);
+    this.streams.set(stream, events);
+    if (this.streams.size > this.maxStreams) {
+      const oldest = this.streams.keys().next().value;
+      if (oldest !== undefined) this.streams.delete(oldest);
+    }
+  }
+
+  /** The events after `from` (at most `max`; -1: all) when the cached tail holds them and the head. */
+  fromTail(from: bigint, max: number): RecordedEvent[] | undefined {
+    this.check();
+    const first = this.tail[0];
+    const last = this.tail.at(-1);
+    if (first === undefined || last === undefined || from < first.position - 1n || from > last.position) return undefined;
+    const start = Number(from - first.position + 1n);
+    return this.tail.slice(start, max < 0 ? undefined : start + max);
+  }
+}

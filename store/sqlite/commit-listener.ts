@@ -1,0 +1,33 @@
+// The inline projection hook: a listener told of every batch inside its transaction, so the read
+// models on the same connection commit with the events (one transaction, one sync) and the
+// catch-up after the append finds nothing left to read.
+import type Database from 'better-sqlite3';
+import type { RecordedEvent } from '../event-store.js';
+
+/** Told of every batch this store commits (the read models, applied in the same transaction). */
+export interface CommitListener {
+  /**
+   * Inside the batch's transaction, after its writes, with every event it wrote in log order. It
+   * runs in a savepoint of its own: if it throws, what it wrote is undone, the events still commit.
+   */
+  written(events: readonly RecordedEvent[]): void;
+  /** What written() wrote did not commit (the listener threw, or the whole transaction failed). */
+  rolledBack(): void;
+}
+
+/**
+ * Tell `listener` of the batch's events, in a savepoint. A listener that fails is undone and
+ * `failed` is told (the read models could not write: a full disk, an I/O error); when SQLite rolled
+ * the whole transaction back, the error is thrown.
+ */
+export function tellListener(db: Database.Database, listener: CommitListener | undefined, events: readonly RecordedEvent[], failed: (error: unknown) => void): void {
+  if (listener === undefined || events.length === 0) return;
+  try {
+    db.transaction(() => listener.written(events))();
+  } catch (error) {
+    if (!db.inTransaction) throw error;
+    listener.rolledBack();
+    failed(error);
+    process.emitWarning(`a commit listener failed (its writes were undone, the events are committed): ${String(error)}`);
+  }
+}

@@ -1,0 +1,248 @@
+// SQLite adapter of the event store port (better-sqlite3, WAL): an event is on disk before the
+// append's promise resolves (store/sqlite/README.md). Appends requested in the same event-loop
+// turn, or while the last commit is being synced, are written in one transaction (appends.ts);
+// with 'group' durability one fdatasync of the WAL off the event loop covers them (group-sync.ts);
+// reads answer from the recent events in memory where they can (caches.ts). Several processes may
+// share the file: every write transaction is BEGIN IMMEDIATE, and subscriptions poll for the
+// other processes' events. Beyond the port, its own speed-ups for the read models on its
+// connection (readAllForProjections, readPagesAhead, durable, relaxedSync, setCommitListener)
+// and for a caller guessing a new stream (holdsStream), which the composition root wires.
+import { fdatasync, fdatasyncSync } from 'node:fs';
+import type Database from 'better-sqlite3';
+import type {
+  AppendResult, EventData, EventStore, ExpectedRevision, ProjectedEvent, ReadAllOptions,
+  ReadStreamOptions, RecordedEvent, SubscribeOptions, SubscriptionHandlers, Subscription,
+} from '../event-store.js';
+import { translateSqliteError, type StorageFault } from '../storage-fault.js';
+import { Notifier, pullSubscription } from '../subscription.js';
+import { writeBatch, type Outcome, type PendingAppend } from './appends.js';
+import { RecentEvents } from './caches.js';
+import { Checkpointer } from './checkpointer.js';
+import { tellListener, type CommitListener } from './commit-listener.js';
+import { databaseFile, openDatabase, relaxedSync } from './database.js';
+import { WriteFaults } from './faults.js';
+import { GroupSync } from './group-sync.js';
+import type { PagesAheadOptions, SqliteStoreOptions } from './options.js';
+import { readLogAhead } from './log-reader.js';
+import { upgradeEventsFile } from './migrations.js';
+import { frozen, prepareStatements, projected, SCHEMA, toRecorded } from './rows.js';
+
+export class SqliteEventStore implements EventStore {
+  readonly kind = 'sqlite';
+  readonly db: Database.Database;
+  private readonly notifier = new Notifier();
+  private queue: PendingAppend[] = [];
+  private flushScheduled = false;
+  private readonly pollIntervalMs: number;
+  private readonly stmt;
+  private readonly recent: RecentEvents;
+  private readonly sync: GroupSync;
+  /** The database file SQLite opened ('' in memory). */
+  private readonly file: string;
+  private readonly beforeCommit: (() => void) | undefined;
+  private commitListener: CommitListener | undefined;
+  private readonly faults = new WriteFaults();
+  private closing = false;
+  /** Runs the WAL's checkpoints off the event loop (a file in WAL mode). */
+  readonly checkpointer: Checkpointer | undefined;
+
+  constructor(path: string, options: SqliteStoreOptions = {}) {
+    this.db = openDatabase(path);
+    this.db.exec(SCHEMA);
+    upgradeEventsFile(this.db);
+    this.pollIntervalMs = options.pollIntervalMs ?? 100;
+    this.beforeCommit = options.beforeCommit;
+    this.stmt = prepareStatements(this.db);
+    this.recent = new RecentEvents(options.cachedStreams ?? 2_000, options.cachedTail ?? 1_000, () => this.stmt.dataVersion.get() as number);
+    // The WAL of the file SQLite opened (symbolic links resolved; not relative to a later chdir).
+    const file = databaseFile(this.db);
+    const wal = this.db.pragma('journal_mode', { simple: true }) === 'wal';
+    this.file = file;
+    this.readPagesAhead = file === '' ? undefined : (options) => this.pagesAhead(options);
+    this.sync = new GroupSync(file !== '' && wal && (options.durability ?? 'group') === 'group', `${file}-wal`, options.syncFile ?? fdatasync, () => {
+      if (this.queue.length > 0 && !this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+    if (file !== '' && wal && options.checkpoints !== false) {
+      this.db.pragma('wal_autocheckpoint = 0');
+      this.checkpointer = new Checkpointer(file, () => this.sync.walBytes(), (error) => this.sync.poison(`could not checkpoint its WAL (${error.message})`, error), options.checkpoints);
+    }
+    // The WAL is synced by this store after the commit (group-sync.ts), not inside it.
+    if (this.sync.enabled) this.db.pragma('synchronous = NORMAL');
+    this.sync.syncAtOpen(BigInt(this.stmt.head.get()?.position ?? 0), fdatasyncSync);
+  }
+
+  append(stream: string, events: readonly EventData[], options: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
+    if (!this.db.open || this.closing) return Promise.reject(new Error('the event store is not open (closed)'));
+    if (this.sync.failure) return Promise.reject(this.sync.failure);
+    if (this.faults.lasting) return Promise.reject(this.faults.lasting);
+    return new Promise<AppendResult>((resolve, reject) => {
+      this.queue.push({ stream, events, expected: options.expectedRevision ?? 'any', resolve, reject });
+      // While a sync runs, appends gather: the batch commits when it ends (group commit), so a
+      // busy store makes few large commits rather than one small commit per event-loop turn.
+      if (!this.flushScheduled && !this.sync.syncing) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  /** The inline projection hook (commit-listener.ts); undefined: none. */
+  setCommitListener(listener: CommitListener | undefined): void {
+    this.commitListener = listener;
+  }
+
+  private flush(): void {
+    const batch = this.queue;
+    this.queue = [];
+    this.flushScheduled = false;
+    try {
+      this.beforeCommit?.();
+    } catch (error) {
+      const translated = translateSqliteError(error, 'the key store');
+      for (const item of batch) item.reject(translated);
+      return;
+    }
+    let outcomes: Outcome[] = [];
+    try {
+      this.db.transaction(() => {
+        outcomes = writeBatch(this.db, this.stmt, this.recent, batch);
+        const events: RecordedEvent[] = [];
+        for (const outcome of outcomes) if (outcome.ok) events.push(...outcome.value.recorded);
+        tellListener(this.db, this.commitListener, events, (error) => this.noteFault(error, 'the event store (its read models)'));
+        if (!this.db.inTransaction) throw new Error('the batch transaction was rolled back by SQLite');
+      }).immediate();
+    } catch (error) {
+      this.commitListener?.rolledBack();
+      // Nothing of the batch is known to be in the file: forget what is cached.
+      this.recent.clear();
+      const fault = this.noteFault(error);
+      for (const item of batch) item.reject(fault ?? translateSqliteError(error, 'the event store'));
+      return;
+    }
+    this.faults.committed();
+    for (const outcome of outcomes) if (!outcome.ok) this.noteFault(outcome.error);
+    for (const outcome of outcomes) {
+      if (!outcome.ok) continue;
+      this.recent.remember(outcome.value.recorded);
+      this.sync.committedTo(outcome.value.recorded.at(-1)?.position ?? outcome.value.result.position);
+    }
+    this.checkpointer?.committed();
+    // An append answers once its events are on disk (an idempotent repeat: once the events it
+    // found are); a refused append wrote nothing and answers at once.
+    const durable = this.sync.durable(this.sync.committed);
+    batch.forEach((item, i) => {
+      const outcome = outcomes[i];
+      if (outcome?.ok) durable.then(() => item.resolve(outcome.value.result), item.reject);
+      else item.reject(translateSqliteError(outcome?.error, 'the event store'));
+    });
+    void durable.then(() => this.notifier.notify(), () => this.notifier.notify());
+  }
+
+  /**
+   * Resolves when this process's commits up to `position` (default: all of them) are on disk.
+   * With 'commit' durability they are as soon as the commit returns.
+   */
+  durable(position?: bigint): Promise<void> {
+    return this.sync.durable(position);
+  }
+
+  async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    this.recent.check();
+    let events = this.recent.stream(stream);
+    if (events === undefined) {
+      events = this.stmt.readStream.all(stream, 0, Number.MAX_SAFE_INTEGER, '\uffff').map((row) => frozen(toRecorded(row)));
+      this.recent.read(stream, events);
+    }
+    const { fromRevision, untilRevision, untilTime } = options;
+    if (fromRevision === undefined && untilRevision === undefined && untilTime === undefined) return this.sync.whenDurable(events.slice());
+    const until = untilTime?.toISOString();
+    return this.sync.whenDurable(events.filter((e) =>
+      (fromRevision === undefined || e.revision >= fromRevision) &&
+      (untilRevision === undefined || e.revision <= untilRevision) &&
+      (until === undefined || e.created <= until)));
+  }
+
+  /**
+   * Why appends are refused until a restart (a failed fdatasync or checkpoint, a write SQLite
+   * refused: an I/O error, a read-only or corrupt file), or fail until the disk has room again (a
+   * full disk); undefined while they are not.
+   */
+  get failure(): Error | undefined {
+    return this.sync.failure ?? this.faults.lasting ?? this.faults.fullDisk;
+  }
+
+  private noteFault(error: unknown, what = 'the event store'): StorageFault | undefined {
+    return this.faults.note(error, what, this.sync.failure !== undefined);
+  }
+
+  /**
+   * Whether readStream would answer from memory, without a query (valid while no other connection
+   * wrote). A caller expecting a new stream may skip the read when it would not, and let the
+   * append's expected revision (`no_stream`) check the guess.
+   */
+  holdsStream(stream: string): boolean {
+    return this.recent.holds(stream);
+  }
+
+  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    const from = options.fromPosition ?? 0n;
+    const max = options.maxCount ?? -1;
+    return this.sync.whenDurable(this.recent.fromTail(from, max) ?? this.stmt.readAll.all(Number(from), max).map(toRecorded));
+  }
+
+  /** readAll without event ids and metadata: a replay of the read models parses only the data. */
+  async readAllForProjections(options: ReadAllOptions = {}): Promise<ProjectedEvent[]> {
+    const from = options.fromPosition ?? 0n;
+    const max = options.maxCount ?? -1;
+    const cached = this.recent.fromTail(from, max);
+    if (cached) return this.sync.whenDurable(cached);
+    return this.sync.whenDurable(projected(this.stmt.readProjected.all(Number(from), max)));
+  }
+
+  /**
+   * The log after `fromPosition` up to `untilPosition`, in pages of `pageSize` events, read ahead
+   * on a worker thread (log-reader.ts) while the caller folds the page before; for long replays.
+   * Every event of this process in that range is on disk before the first page. Only for a file
+   * (another connection cannot open an in-memory database): undefined otherwise.
+   */
+  readonly readPagesAhead: ((options: PagesAheadOptions) => AsyncGenerator<ProjectedEvent[], void, undefined>) | undefined;
+
+  private async *pagesAhead(options: PagesAheadOptions): AsyncGenerator<ProjectedEvent[], void, undefined> {
+    if (this.sync.enabled && this.sync.committed > this.sync.durablePosition) await this.sync.syncedTo(this.sync.committed);
+    for await (const rows of readLogAhead(this.file, { from: options.fromPosition, until: options.untilPosition, page: options.pageSize })) {
+      yield projected(rows);
+    }
+  }
+
+  /**
+   * Run `work` (a transaction of derived data on this connection: the read models, checkpointed
+   * with their documents) without an fsync of its own: a power cut loses at most what is redone
+   * from the events. Under group durability the connection already commits so.
+   */
+  relaxedSync<T>(work: () => T): T {
+    return relaxedSync(this.db, work);
+  }
+
+  subscribeAll(options: SubscribeOptions, handlers: SubscriptionHandlers): Subscription {
+    return pullSubscription((o) => this.readAll(o), this.notifier, options, handlers, this.pollIntervalMs);
+  }
+
+  async headPosition(): Promise<bigint> {
+    return BigInt(this.stmt.head.get()?.position ?? 0);
+  }
+
+  async close(): Promise<void> {
+    if (this.queue.length > 0) this.flush();
+    this.closing = true;
+    this.sync.closingSoon();
+    await this.sync.durable().catch(() => undefined);
+    // Its connection closes first: the store's is then the file's last, which checkpoints the WAL.
+    await this.checkpointer?.close();
+    this.sync.close(); // or when the sync in flight ends
+    if (this.db.open) this.db.close();
+    this.recent.clear();
+  }
+}
