@@ -5,7 +5,6 @@
 // reactor finds it in the pending read model and carries on; several processes sharing a store may
 // race, and the loser re-reads, finds the work done, and appends nothing.
 import { randomBytes } from 'node:crypto';
-import { delayFromEnv } from '../config.js';
 import { detectBrand } from '../domain/card.js';
 import { TOKEN_EVENT_TYPES, type ProvisioningMode, type SchemeTokenDetails, type SchemeTokenProvider } from '../domain/events.js';
 import { decideSchemeTokenAtCreation, decideSchemeTokenDue, pushProvisionedSchemeToken, type SchemeTokenRefused, type SchemeTokenStored } from '../domain/scheme-token.js';
@@ -17,13 +16,6 @@ import { foldTokenState, tokenAggregate } from './aggregates.js';
 import { handleCommand } from './command-handler.js';
 import { Reactor } from './reactor.js';
 import type { Resolution } from './token-sources.js';
-
-export const DEFAULT_SCHEME_TOKEN_DELAY_MS = 2000;
-
-/** SCHEME_TOKEN_DELAY_MS: whole milliseconds, at most one day. */
-export function schemeTokenDelayMs(env: NodeJS.ProcessEnv = process.env): number {
-  return delayFromEnv(env, 'SCHEME_TOKEN_DELAY_MS', DEFAULT_SCHEME_TOKEN_DELAY_MS);
-}
 
 const PREFIX: Record<SchemeTokenProvider, string> = { MDES: 'DWSPMC', VTS: 'VTS', AETS: 'AETS' };
 /** A provider-assigned identifier (spec: schemeToken.tokenIdentifier, 1-64). */

@@ -7,7 +7,6 @@
 // as pending, so the next start expires it again (destroying a destroyed key does nothing).
 // At start it finds the sessions not yet expired in the pending read model, then follows the log;
 // several processes sharing a store may race: the loser re-reads, finds it expired, appends nothing.
-import { ConfigError, delayFromEnv } from '../config.js';
 import { decideExpireSession, expiresAt } from '../domain/session.js';
 import { PENDING_SESSION, pendingProjection, type PendingDoc } from '../projections/pending.js';
 import type { ReadModels } from '../projections/read-models.js';
@@ -18,17 +17,8 @@ import { handleCommand } from './command-handler.js';
 import { Reactor } from './reactor.js';
 import { sessionKeyIds } from './sessions.js';
 
-/** 15 minutes: the real gateway's usual session lifetime. */
-export const DEFAULT_SESSION_LIFETIME_MS = 15 * 60_000;
 /** Work the store refused (busy, closing) is tried again this much later. */
 const RETRY_MS = 1000;
-
-/** SESSION_LIFETIME_MS: whole milliseconds, from 1 to one day. */
-export function sessionLifetimeMs(env: NodeJS.ProcessEnv = process.env): number {
-  const ms = delayFromEnv(env, 'SESSION_LIFETIME_MS', DEFAULT_SESSION_LIFETIME_MS);
-  if (ms === 0) throw new ConfigError("SESSION_LIFETIME_MS '0' is not a number of milliseconds from 1 to 86400000");
-  return ms;
-}
 
 export class SessionExpiry extends Reactor {
   constructor(store: EventStore, readModels: ReadModels, private readonly sealer: Sealer, readonly lifetimeMs: number) {

@@ -4,7 +4,6 @@
 // after its timeOfRecord (at once when that is past) by appending PaymentOutcomeResolved to the
 // order stream with the stream's revision as the expected one. Several processes sharing a store
 // may race: the loser re-reads, finds the payment resolved, and appends nothing.
-import { delayFromEnv } from '../config.js';
 import type { PaymentRecorded } from '../domain/events.js';
 import { PENDING_PAYMENT, pendingProjection, type PendingDoc } from '../projections/pending.js';
 import { decideResolveUnknown } from '../domain/order-resolution.js';
@@ -13,13 +12,6 @@ import { orderAggregate } from './aggregates.js';
 import { handleCommand } from './command-handler.js';
 import { randomDigits } from './context.js';
 import { Reactor } from './reactor.js';
-
-export const DEFAULT_UNKNOWN_RESOLUTION_DELAY_MS = 5000;
-
-/** UNKNOWN_RESOLUTION_DELAY_MS: whole milliseconds, at most one day. */
-export function unknownResolutionDelayMs(env: NodeJS.ProcessEnv = process.env): number {
-  return delayFromEnv(env, 'UNKNOWN_RESOLUTION_DELAY_MS', DEFAULT_UNKNOWN_RESOLUTION_DELAY_MS);
-}
 
 export class UnknownResolver extends Reactor {
   /**

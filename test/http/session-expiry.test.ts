@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import t from 'tap';
 import { decideCreateSession, decideExpireSession, evolveSession, initialSessionState, usable, type SessionState } from '../../domain/session.js';
 import type { SessionEvent } from '../../domain/events.js';
-import { DEFAULT_SESSION_LIFETIME_MS, sessionLifetimeMs } from '../../services/session-expiry.js';
+import { DEFAULT_SESSION_LIFETIME_MS, loadGatewaySettings } from '../../config.js';
+
+const sessionLifetimeMs = (env: NodeJS.ProcessEnv) => loadGatewaySettings(env).sessionLifetimeMs;
 import { M1, basic } from '../helpers/app.js';
 import { expectInvalid } from './http.fixture.js';
 import { filesHolding, keyBytes, keyIdOf, storeFiles, windowsThatOpen } from './shredding.fixture.js';
