@@ -444,6 +444,27 @@ export function eventStoreContract(t: Test, makeStore: () => Promise<StoreHarnes
     t.equal(new Set(received.map((e) => e.id)).size, received.length, 'no duplicates');
   });
 
+  t.test('positions are seen in commit order: a reader paging from the last position it saw misses nothing appended meanwhile', async (t) => {
+    const { store } = await open(t);
+    const seen: RecordedEvent[] = [];
+    let writing = true;
+    const reader = (async () => {
+      for (let rounds = 0; rounds < 10_000 && (writing || rounds === 0); rounds++) {
+        seen.push(...await store.readAll({ fromPosition: seen.at(-1)?.position ?? 0n }));
+        await sleep(0);
+      }
+      seen.push(...await store.readAll({ fromPosition: seen.at(-1)?.position ?? 0n }));
+    })();
+    for (let round = 0; round < 10; round++) {
+      await Promise.all(Array.from({ length: 4 }, (_, i) => store.append(`order-${i}`, events(2))));
+    }
+    writing = false;
+    await reader;
+    const log = await store.readAll();
+    t.equal(log.length, 80);
+    t.same(seen.map(summary), log.map(summary), 'every event, once, in log order');
+  });
+
   t.test('concurrent appends to different streams in one tick all succeed', async (t) => {
     const { store } = await open(t);
     const results = await Promise.all(Array.from({ length: 25 }, (_, i) =>
