@@ -24,7 +24,8 @@ import { SchemeTokenReactor } from './services/scheme-tokens.js';
 import { SessionExpiry } from './services/session-expiry.js';
 import { TokenShredder } from './services/token-shredding.js';
 import type { Gateway } from './services/gateway.js';
-import { oneLine, StorageFault, StoreUnavailable } from './store/storage-fault.js';
+import { StorageFault } from './domain/errors.js';
+import { oneLine, StoreUnavailable } from './store/storage-fault.js';
 
 export type { Gateway } from './services/gateway.js';
 

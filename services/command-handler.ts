@@ -20,7 +20,8 @@
 import { uuidV7 } from '../lib/uuid.js';
 import { WrongExpectedRevisionError, type EventData, type EventMetadata, type EventStore, type RecordedEvent } from '../store/event-store.js';
 import { fold, readOwnStream, revisionAfter, type Aggregate, type Typed } from './aggregates.js';
-import { Busy, toEventData, type RequestMeta } from './context.js';
+import { toEventData, type RequestMeta } from './context.js';
+import { Busy } from '../domain/errors.js';
 
 export interface HandlerDeps {
   readonly store: EventStore;

@@ -28,6 +28,3 @@ export function randomDigits(count: number): string {
   while (out.length < count) out += String(randomInt(0, 1_000_000_000)).padStart(9, '0');
   return out.slice(0, count);
 }
-
-/** Too much contention to finish now (503 SERVER_BUSY): with the gateway's other coded errors. */
-export { Busy } from '../domain/errors.js';

@@ -4,7 +4,7 @@
 // token a request names in sourceOfFunds.token. Account numbers are sealed (token-accounts.ts)
 // before any event.
 import { accountKey, type AccountIdentifier } from '../domain/accounts.js';
-import { InvalidRequest } from '../domain/errors.js';
+import { Busy, InvalidRequest } from '../domain/errors.js';
 import {
   streams, type AccountIdentifierReserved, type ProvisioningMode, type TokenEvent, type StoredShipping, type StoredSourceOfFunds, type TokenOrigin, type Verification,
 } from '../domain/events.js';
@@ -15,7 +15,7 @@ import type { MerchantProfile } from '../merchants.js';
 import type { RecordedEvent } from '../store/event-store.js';
 import { foldTokenState, reservationAggregate, tokenAggregate } from './aggregates.js';
 import { CONFLICT, handleCommand } from './command-handler.js';
-import { Busy, randomDigits, type RequestMeta } from './context.js';
+import { randomDigits, type RequestMeta } from './context.js';
 import type { Gateway } from './gateway.js';
 import type { SourceDetails } from './token-sources.js';
 import { accountOf, holds, storedSource } from './token-accounts.js';

@@ -3,12 +3,10 @@
 // Check Gateway SHUTDOWN and refuses writes with 503 SERVER_BUSY (plugins/errors.ts); a full disk
 // heals (the next write that succeeds ends it), every other fault lasts until a restart.
 //
-// The SQLite adapters (store/sqlite.ts, store/sealing.ts) translate SQLite's codes here into the
+// The SQLite adapters (store/sqlite/, store/keys/) translate SQLite's codes here into the
 // port's errors (domain/errors.ts): StorageFault, and StoreBusy for a file another connection
 // holds locked longer than the busy timeout. Nothing above the store knows SQLite's codes.
 import { StorageFault, StoreBusy } from '../domain/errors.js';
-
-export { StorageFault, StoreBusy } from '../domain/errors.js';
 
 /** SQLite's result codes (and extended codes) that say the file cannot be written. */
 const SQLITE_FAULT = /^SQLITE_(FULL|IOERR|READONLY|CORRUPT|CANTOPEN|NOTADB|PERM)(_|$)/;

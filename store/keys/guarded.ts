@@ -1,6 +1,7 @@
 // A key store whose writes note the storage faults they meet: the gateway turns SHUTDOWN while
 // one lasts (a full disk: until a write succeeds again), as it does for the event store's.
-import { asStorageFault, StorageFault } from '../storage-fault.js';
+import { StorageFault } from '../../domain/errors.js';
+import { asStorageFault } from '../storage-fault.js';
 import type { KeyStore } from './key-store.js';
 
 export interface GuardedKeys {

@@ -13,7 +13,8 @@ import type {
   AppendResult, EventData, EventStore, ExpectedRevision, ProjectedEvent, ReadAllOptions,
   ReadStreamOptions, RecordedEvent, SubscribeOptions, SubscriptionHandlers, Subscription,
 } from '../event-store.js';
-import { translateSqliteError, type StorageFault } from '../storage-fault.js';
+import type { StorageFault } from '../../domain/errors.js';
+import { translateSqliteError } from '../storage-fault.js';
 import { Notifier, pullSubscription } from '../subscription.js';
 import { writeBatch, type Outcome, type PendingAppend } from './appends.js';
 import { RecentEvents } from './caches.js';

@@ -1,7 +1,8 @@
 // Writes SQLite refused for the file's sake. A lasting one (SQLITE_IOERR*, SQLITE_READONLY*,
 // SQLITE_CORRUPT*, SQLITE_CANTOPEN, ...) refuses every later append at once, until a restart. A
 // full disk (SQLITE_FULL) heals: appends are still tried, and the first batch that commits ends it.
-import { asStorageFault, type StorageFault } from '../storage-fault.js';
+import type { StorageFault } from '../../domain/errors.js';
+import { asStorageFault } from '../storage-fault.js';
 
 export class WriteFaults {
   lasting: StorageFault | undefined;

@@ -106,7 +106,7 @@ t.test('a read-only store (SQLITE_READONLY): SHUTDOWN until a restart; writes re
 t.test('any other failure while the store is SHUTDOWN is the same 503, never a bare 500', async (t) => {
   const app = await buildTestApp(t);
   const token = (await createToken(app)).json().token as string;
-  const failed = new (await import('../../store/storage-fault.js')).StorageFault('the event store could not sync its WAL to disk (EIO); restart tokengate', 'EIO', false);
+  const failed = new (await import('../../domain/errors.js')).StorageFault('the event store could not sync its WAL to disk (EIO); restart tokengate', 'EIO', false);
   Object.defineProperty(app.gateway.store, 'failure', { value: failed, configurable: true });
   Object.defineProperty(app.gateway.store, 'append', { value: () => Promise.reject(failed), configurable: true });
   const res = await pay(app, token, '40000000001');

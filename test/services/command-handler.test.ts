@@ -6,7 +6,8 @@
 import t from 'tap';
 import { type Aggregate, type Typed } from '../../services/aggregates.js';
 import { CONFLICT, handleCommand } from '../../services/command-handler.js';
-import { Busy, type RequestMeta } from '../../services/context.js';
+import type { RequestMeta } from '../../services/context.js';
+import { Busy } from '../../domain/errors.js';
 import { MemoryEventStore } from '../../store/memory.js';
 import type { EventStore } from '../../store/event-store.js';
 
