@@ -4,7 +4,7 @@ import { Type, type Static, type TLiteral } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { ConfigError } from './config.js';
 import { decimalMillionths } from './domain/merchant-rules.js';
-import { GATEWAY_CODES, MERCHANT_RISK_DECISIONS } from './domain/triggers.js';
+import { GATEWAY_CODES, MERCHANT_RISK_DECISIONS } from './domain/order/triggers.js';
 
 const Repository = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 16, pattern: '^[\\x21-\\x7e]+$' }),

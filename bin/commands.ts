@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import { once } from 'node:events';
 import { loadEventStore } from '../config.js';
 import { openStores, PROJECTIONS, type Opened } from '../root.js';
-import { orderHistory, recordedAt, repositoriesOfToken, tokenHistory, type AsOf, type HistoryEntry } from '../services/history.js';
+import { orderHistory, recordedAt, repositoriesOfToken, tokenHistory, type AsOf, type HistoryEntry } from '../services/queries/history.js';
 import type { RecordedEvent } from '../store/event-store.js';
 import { renamedStream } from '../domain/events.js';
 

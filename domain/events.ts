@@ -1,8 +1,8 @@
 // The event catalog. Past tense, one fact each, every decision of the simulator inside, so that
 // replay never re-runs the simulator and reproduces every response.
 import type { Brand, FundingMethod, Scheme } from './card.js';
-import type { CscResponse, AvsResponse, PayResult } from './test-acquirer.js';
-import type { TokenGeneration } from './token-id.js';
+import type { CscResponse, AvsResponse, PayResult } from './order/test-acquirer.js';
+import type { TokenGeneration } from './token/token-id.js';
 
 export interface CardExpiry { month: number; year: number }
 
@@ -69,7 +69,7 @@ export type SchemeTokenizationCode =
 
 /**
  * The scheme token of a gateway token as decided by the token service provider simulator
- * (domain/scheme-token-simulator.ts). `nextActionAt`: when the scheme-token reactor acts next
+ * (domain/token/scheme-token-simulator.ts). `nextActionAt`: when the scheme-token reactor acts next
  * (provisioning to finish, or a lifecycle change to come); absent when nothing is pending.
  */
 export interface SchemeTokenDetails {
@@ -137,7 +137,7 @@ export interface TokenUpdated {
   };
 }
 
-/** The scheme token's status changed after the request (services/scheme-tokens.ts reactor). */
+/** The scheme token's status changed after the request (services/token/scheme-tokens.ts reactor). */
 export interface SchemeTokenStatusChanged {
   type: 'SchemeTokenStatusChanged';
   data: {
@@ -191,7 +191,7 @@ export interface SessionUpdated {
 }
 
 /**
- * The session's lifetime ended (services/session-expiry.ts reactor): its card-data keys were
+ * The session's lifetime ended (services/session/session-expiry.ts reactor): its card-data keys were
  * destroyed just before this event was stored, and it is refused from now on like an unknown one.
  */
 export interface SessionExpired {
@@ -215,7 +215,7 @@ export interface AccountIdentifierReserved {
 
 export type RiskGatewayCode = 'ACCEPT' | 'NOT_CHECKED' | 'REJECT' | 'REVIEW' | 'SYSTEM_REJECT';
 
-/** response.risk: the risk assessment, present when one applies (see domain/triggers.ts). */
+/** response.risk: the risk assessment, present when one applies (see domain/order/triggers.ts). */
 export interface RiskResponse {
   gatewayCode: RiskGatewayCode;
   reviewResult?: 'NOT_REQUIRED' | 'ORDER_CANCELLED' | 'ORDER_RELEASED' | 'PENDING';
@@ -309,7 +309,7 @@ export interface PaymentStarted {
   };
 }
 
-/** A payment answered UNKNOWN got its final outcome (the reactor of services/unknown-resolver.ts). */
+/** A payment answered UNKNOWN got its final outcome (the reactor of services/order/unknown-resolver.ts). */
 export interface PaymentOutcomeResolved {
   type: 'PaymentOutcomeResolved';
   data: {
@@ -370,7 +370,7 @@ export const streams = {
   order: (merchantId: string, orderId: string) => `order-${ownerPart(merchantId)}:${orderId}`,
   /**
    * `reservationId`: a random id, mapped from the account identifier's keyed hash in the key store
-   * (services/token-writes.ts); in stores of older versions, that keyed hash (HMAC) itself.
+   * (services/token/token-writes.ts); in stores of older versions, that keyed hash (HMAC) itself.
    */
   accountReservation: (repositoryId: string, reservationId: string) => `accountref-${ownerPart(repositoryId)}:${reservationId}`,
   session: (merchantId: string, sessionId: string) => `session-${ownerPart(merchantId)}:${sessionId}`,

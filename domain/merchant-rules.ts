@@ -1,7 +1,7 @@
 // A merchant's own outcome rules (merchants file, `rules`): the first rule whose `match` fits the
 // payment answers it. Pure: the rules arrive in the command, loaded and checked by merchants.ts.
 import { formatAmount, minorUnits } from './money.js';
-import type { GatewayCode, MerchantRiskDecision } from './triggers.js';
+import type { GatewayCode, MerchantRiskDecision } from './order/triggers.js';
 
 /** A decimal as in requests ("12.50"); a range is inclusive, either end optional. */
 export type AmountMatch = string | { min?: string; max?: string };

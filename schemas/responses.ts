@@ -1,7 +1,7 @@
 // Response bodies: the OpenAPI document, and the serializers compiled from them (plugins/openapi.ts,
 // keys sorted). A compiled serializer writes only the properties its schema declares, so each
-// schema here declares every member its builder can produce (services/responses.ts,
-// services/token-responses.ts, services/retrieval.ts); test/http/serializer.test.ts checks it.
+// schema here declares every member its builder can produce (services/order/responses.ts,
+// services/token/token-responses.ts, services/queries/retrieval.ts); test/http/serializer.test.ts checks it.
 import { Type, type TSchema } from '@sinclair/typebox';
 
 const S = (description?: string) => Type.String(description ? { description } : {});
@@ -103,6 +103,6 @@ export const errorResponses = {
 
 /**
  * A response schema that documents and serializes without typing the handler's reply: the
- * response builders in services/responses.ts are the source of truth, the schema follows them.
+ * response builders in services/order/responses.ts are the source of truth, the schema follows them.
  */
 export const documented = <T extends TSchema>(schema: T) => Type.Unsafe<unknown>(schema);

@@ -69,7 +69,7 @@ export const TokenBody = Strict({
     origin: Opt(Strict({ postcodeZip: Opt(PostcodeZip()) })),
   })),
   sourceOfFunds: Strict({
-    // Spec: with sourceOfFunds.token alone the type may be left unset (services/token-sources.ts).
+    // Spec: with sourceOfFunds.token alone the type may be left unset (services/token/token-sources.ts).
     type: Opt(StringEnum(SOURCE_OF_FUNDS_TYPES)),
     token: Opt(Pattern(1, 40, '^[0-9A-Za-z]+$', 'characters 0-9 a-z A-Z')),
     schemeTokenProvisioningIdentifier: Opt(Ascii(1, 64)),

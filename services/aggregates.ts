@@ -6,9 +6,9 @@ import {
   isAccountIdentifierReserved, isOrderEvent, isSessionEvent, isTokenEvent, isTransactionReferenceReserved, ownedByStreamOwner,
   type AccountIdentifierReserved, type TransactionReferenceReserved,
 } from '../domain/events.js';
-import { evolveOrder, initialOrderState, type OrderState } from '../domain/order-state.js';
-import { evolveSession, initialSessionState, type SessionState } from '../domain/session.js';
-import { evolveToken, initialTokenState, type CardToken, type TokenState } from '../domain/token.js';
+import { evolveOrder, initialOrderState, type OrderState } from '../domain/order/order-state.js';
+import { evolveSession, initialSessionState, type SessionState } from '../domain/session/session.js';
+import { evolveToken, initialTokenState, type CardToken, type TokenState } from '../domain/token/token.js';
 import type { EventStore, RecordedEvent } from '../store/event-store.js';
 
 /** An event as a stream gives it back (a RecordedEvent, or a domain event not yet stored). */
@@ -25,11 +25,11 @@ export interface Aggregate<State, Event extends Typed> {
 export const fold = <State, Event extends Typed>(aggregate: Aggregate<State, Event>, events: readonly Typed[]): State =>
   events.reduce((state, e) => (aggregate.handles(e) ? aggregate.evolve(state, e) : state), aggregate.initialState());
 
-/** An order (PaymentStarted, PaymentRecorded, PaymentOutcomeResolved): domain/order-state.ts. */
+/** An order (PaymentStarted, PaymentRecorded, PaymentOutcomeResolved): domain/order/order-state.ts. */
 export const orderAggregate = { initialState: initialOrderState, evolve: evolveOrder, handles: isOrderEvent };
-/** A token of any kind (card, bank account, wallet billing agreement): domain/token-state.ts. */
+/** A token of any kind (card, bank account, wallet billing agreement): domain/token/token-state.ts. */
 export const tokenAggregate = { initialState: initialTokenState, evolve: evolveToken, handles: isTokenEvent };
-/** A session: domain/session.ts. */
+/** A session: domain/session/session.ts. */
 export const sessionAggregate = { initialState: initialSessionState, evolve: evolveSession, handles: isSessionEvent };
 /** An account identifier's reservation: its latest claim (the token it names), if any. */
 export const reservationAggregate: Aggregate<AccountIdentifierReserved['data'] | undefined, AccountIdentifierReserved> = {

@@ -17,7 +17,7 @@ export interface KeyStore {
   /**
    * Unique-account repositories: the reservation id an account's keyed hash maps to, if any. The
    * mapping lives here, not in the events, so that forgetting it (release) unlinks the account from
-   * its reservation stream, named by the random id, for good (services/token-writes.ts).
+   * its reservation stream, named by the random id, for good (services/token/token-writes.ts).
    */
   reservation(accountHash: string): string | undefined;
   /**

@@ -3,7 +3,7 @@ import { InvalidRequest } from '../../domain/errors.js';
 import type { PaymentRecorded } from '../../domain/events.js';
 import {
   decidePay, evolveOrder, initialOrderState, optional, orderStatus, type OrderState, type PayDecision, type PayWithToken,
-} from '../../domain/order.js';
+} from '../../domain/order/order.js';
 import { deciderSpec } from '../helpers/decider.js';
 
 const spec = deciderSpec({ decide: decidePay, evolve: evolveOrder, initialState: initialOrderState });

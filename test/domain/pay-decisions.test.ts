@@ -3,8 +3,8 @@
 import t from 'tap';
 import { InvalidRequest } from '../../domain/errors.js';
 import type { OrderEvent } from '../../domain/events.js';
-import { decidePay, evolveOrder, initialOrderState, type PayWithToken } from '../../domain/order.js';
-import { decideResolveUnknown } from '../../domain/order-resolution.js';
+import { decidePay, evolveOrder, initialOrderState, type PayWithToken } from '../../domain/order/order.js';
+import { decideResolveUnknown } from '../../domain/order/order-resolution.js';
 import type { MerchantRule } from '../../domain/merchant-rules.js';
 
 const NOW = '2026-11-21T12:00:00.000Z';

@@ -1,8 +1,8 @@
 // The token service provider simulator and the scheme-token decisions (pure domain).
 import t from 'tap';
-import { decideSchemeTokenAtCreation, decideSchemeTokenDue } from '../../domain/scheme-token.js';
-import { providerVerdict, pushProvisionedCard } from '../../domain/scheme-token-simulator.js';
-import { decideCreateSession, decideUpdateSession, evolveSession, initialSessionState, SessionNotFound } from '../../domain/session.js';
+import { decideSchemeTokenAtCreation, decideSchemeTokenDue } from '../../domain/token/scheme-token.js';
+import { providerVerdict, pushProvisionedCard } from '../../domain/token/scheme-token-simulator.js';
+import { decideCreateSession, decideUpdateSession, evolveSession, initialSessionState, SessionNotFound } from '../../domain/session/session.js';
 
 const NOW = '2026-11-21T12:00:00.000Z';
 const attempt = (month: number, year: number, mode: 'ASYNCHRONOUS' | 'ATTEMPT_SYNCHRONOUS' | 'SYNCHRONOUS', brand: 'MASTERCARD' | 'DISCOVER' = 'MASTERCARD') =>

@@ -1,7 +1,7 @@
 import t from 'tap';
 import {
   avsResponse, cardSecurityCodeResponse, EXPIRY_TABLE, expiryKey, isExpired, outcomeForExpiry,
-} from '../../domain/test-acquirer.js';
+} from '../../domain/order/test-acquirer.js';
 
 const NOW = new Date('2026-11-21T12:00:00.000Z');
 

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import t from 'tap';
 import { detectBrand, luhnValid } from '../../domain/card.js';
-import { generateToken, preserve64Token, randomToken, type RandomDigits } from '../../domain/token-id.js';
+import { generateToken, preserve64Token, randomToken, type RandomDigits } from '../../domain/token/token-id.js';
 
 /** A real source of random decimal digits. */
 const realDigits: RandomDigits = (count) => {

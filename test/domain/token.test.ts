@@ -1,6 +1,6 @@
 // The token decider, command by command, as production sends them: CreateToken
-// (services/token-writes.ts writeToken), UpdateTokenDetails (token-writes.ts update),
-// ChangeSchemeTokenStatus (services/scheme-tokens.ts) and DeleteToken (services/tokens.ts).
+// (services/token/token-writes.ts writeToken), UpdateTokenDetails (token-writes.ts update),
+// ChangeSchemeTokenStatus (services/token/scheme-tokens.ts) and DeleteToken (services/token/tokens.ts).
 // given(events).when(command).then(events) or .thenThrows(error class).
 import t, { type Test } from 'tap';
 import { InvalidRequest } from '../../domain/errors.js';
@@ -10,7 +10,7 @@ import type {
 import {
   decideToken, evolveToken, initialTokenState, TokenIdTaken, TokenNotFound,
   type ChangeSchemeTokenStatus, type CreateToken, type DeleteToken, type TokenCommand, type TokenState, type UpdateTokenDetails,
-} from '../../domain/token.js';
+} from '../../domain/token/token.js';
 import { deciderSpec } from '../helpers/decider.js';
 
 const decide = (state: TokenState, command: TokenCommand): TokenEvent[] => decideToken(state, command);

@@ -9,7 +9,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import t from 'tap';
-import { accountKey } from '../../domain/accounts.js';
+import { accountKey } from '../../domain/token/accounts.js';
 import { SqliteEventStore } from '../../store/sqlite.js';
 import { buildTestApp, cardBody, tokenAuth, tokenPath, UNIQUE } from '../helpers/app.js';
 import { filesHolding, keyBytes, keyIdOf, storeFiles, windowsThatOpen } from './shredding.fixture.js';

@@ -15,9 +15,9 @@ import { responseSerializer, serializerDecisions, sortedSchema, type Serializer 
 import { PayBody } from '../../schemas/pay.js';
 import { documented, ErrorBody, PayResponse, TokenResponse } from '../../schemas/responses.js';
 import { TokenBody } from '../../schemas/token.js';
-import { payWithToken } from '../../services/payments.js';
-import { retrieveOrder, retrieveToken, retrieveTransaction } from '../../services/retrieval.js';
-import { createToken } from '../../services/tokens.js';
+import { payWithToken } from '../../services/order/payments.js';
+import { retrieveOrder, retrieveToken, retrieveTransaction } from '../../services/queries/retrieval.js';
+import { createToken } from '../../services/token/tokens.js';
 import { buildTestApp, createToken as createStoredToken, M1, M2, UNIQUE, payAuth, tokenAuth } from '../helpers/app.js';
 import { cell, newOrderId, payAs, payBody, readmeTriggerTables, RULES, storedCard, type App, type Merchant } from './pay-triggers.fixture.js';
 import { ALL_MERCHANTS, MASK04, SCHEME, SCHEME_SYNC, SCHEME_UNIQUE, ach, card, create, directDebitCanada, eventually, wallet } from './token-api.fixture.js';

@@ -4,7 +4,7 @@
 // gateway was stopped (at the next start). The decisions themselves are tested with explicit times.
 import { join } from 'node:path';
 import t from 'tap';
-import { decideCreateSession, decideExpireSession, evolveSession, initialSessionState, usable, type SessionState } from '../../domain/session.js';
+import { decideCreateSession, decideExpireSession, evolveSession, initialSessionState, usable, type SessionState } from '../../domain/session/session.js';
 import type { SessionEvent } from '../../domain/events.js';
 import { DEFAULT_SESSION_LIFETIME_MS, loadGatewaySettings } from '../../config.js';
 

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import { M1, MERCHANTS, UNIQUE, basic, tokenPath } from '../helpers/app.js';
-import { accountKey } from '../../domain/accounts.js';
+import { accountKey } from '../../domain/token/accounts.js';
 import { expectInvalid } from './http.fixture.js';
 import { ACCOUNT, app, card, count, create, typesOf, wallet } from './token-api.fixture.js';
 

@@ -4,7 +4,7 @@
 // 5 risk codes, the 13 3-D Secure codes and the 12 AVS codes.
 import t, { type Test } from 'tap';
 import { buildTestApp, M1 } from '../helpers/app.js';
-import { GATEWAY_CODES, THREE_D_SECURE_CODES } from '../../domain/triggers.js';
+import { GATEWAY_CODES, THREE_D_SECURE_CODES } from '../../domain/order/triggers.js';
 import {
   cell, MERCHANTS_WITH_RULES, newOrderId, payAs, payBody, readmeTriggerTables, RULES, storedCard, type App,
 } from './pay-triggers.fixture.js';

@@ -1,0 +1,46 @@
+// The decider of ResolveUnknownPayment: a payment answered UNKNOWN gets its final outcome, chosen
+// by a documented deterministic rule (triggers.ts, unknownResolution). Run by the reactor of
+// services/order/unknown-resolver.ts; pure like every decider (time and the authorization code arrive
+// in the command).
+import type { PaymentOutcomeResolved } from '../events.js';
+import { orderStatus, type OrderState } from './order-state.js';
+import { CODE_ANSWERS, unknownResolution } from './triggers.js';
+
+export interface ResolveUnknownPayment {
+  type: 'ResolveUnknownPayment';
+  transactionId: string;
+  authorizationCode: string;
+  now: string;
+}
+
+/** No events when the transaction is unknown to the order or no longer UNKNOWN (already resolved). */
+export function decideResolveUnknown(state: OrderState, command: ResolveUnknownPayment): PaymentOutcomeResolved[] {
+  const payment = state.exists ? state.transactions.get(command.transactionId) : undefined;
+  if (!state.exists || !payment) return [];
+  if (payment.outcome.result !== 'UNKNOWN') return [];
+  const { gatewayCode, rule } = unknownResolution(payment.amount);
+  const approved = gatewayCode === 'APPROVED';
+  const [acquirerCode, acquirerMessage] = CODE_ANSWERS[gatewayCode].acquirer ?? ['', ''];
+  const before = state.totals;
+  const totalsAfter = approved
+    ? { authorized: before.authorized + payment.amount, captured: before.captured + payment.amount, refunded: before.refunded }
+    : before;
+  const result = approved ? 'SUCCESS' : 'FAILURE';
+  return [{
+    type: 'PaymentOutcomeResolved',
+    data: {
+      merchantId: payment.merchantId,
+      orderId: payment.orderId,
+      transactionId: payment.transactionId,
+      gatewayCode,
+      result,
+      acquirerCode,
+      acquirerMessage,
+      ...(approved ? { authorizationCode: command.authorizationCode } : {}),
+      rule,
+      totalsAfter,
+      orderStatus: orderStatus(totalsAfter, result),
+      resolvedAt: command.now,
+    },
+  }];
+}

@@ -1,0 +1,82 @@
+// The order aggregate's state: its transactions, totals and the payment in progress, folded
+// from the order stream (PaymentStarted, PaymentRecorded, PaymentOutcomeResolved).
+import type { OrderEvent, OrderTotals, PaymentOutcome, PaymentRecorded, PaymentStarted } from '../events.js';
+
+type Recorded = PaymentRecorded['data'];
+
+/** A PaymentStarted not yet followed by its PaymentRecorded. */
+export type PaymentInProgress = Pick<PaymentStarted['data'], 'transactionId' | 'requestFingerprint' | 'attemptId' | 'startedAt' | 'lockExpiresAt'>;
+
+export type OrderState =
+  | { exists: false; inProgress?: PaymentInProgress }
+  | {
+      exists: true;
+      merchantId: string;
+      orderId: string;
+      currency: string;
+      reference: string | undefined;
+      creationTime: string;
+      lastUpdatedTime: string;
+      status: string;
+      totals: OrderTotals;
+      transactions: Map<string, Recorded>;
+      inProgress?: PaymentInProgress;
+    };
+
+export const initialOrderState = (): OrderState => ({ exists: false });
+
+/** How long a lock outlives the latency it covers: a process that died mid-payment frees the order then. */
+export const LOCK_MARGIN_MS = 10_000;
+
+export const ZERO_TOTALS: OrderTotals = { authorized: 0, captured: 0, refunded: 0 };
+const withLock = (lock: PaymentInProgress | undefined) => (lock ? { inProgress: lock } : {});
+
+export function evolveOrder(state: OrderState, event: OrderEvent): OrderState {
+  switch (event.type) {
+    case 'PaymentStarted': {
+      const { transactionId, requestFingerprint, attemptId, startedAt, lockExpiresAt } = event.data;
+      return { ...state, inProgress: { transactionId, requestFingerprint, attemptId, startedAt, lockExpiresAt } };
+    }
+    case 'PaymentRecorded': {
+      const d = event.data;
+      const transactions = new Map(state.exists ? state.transactions : []);
+      transactions.set(d.transactionId, d);
+      const lock = state.inProgress?.transactionId === d.transactionId ? undefined : state.inProgress;
+      return {
+        exists: true,
+        merchantId: d.merchantId,
+        orderId: d.orderId,
+        currency: d.currency,
+        reference: (state.exists ? state.reference : undefined) ?? d.orderReference,
+        creationTime: state.exists ? state.creationTime : d.timeOfRecord,
+        lastUpdatedTime: d.timeOfRecord,
+        status: d.orderStatus,
+        totals: d.totalsAfter,
+        transactions,
+        ...withLock(lock),
+      };
+    }
+    case 'PaymentOutcomeResolved': {
+      const d = event.data;
+      const payment = state.exists ? state.transactions.get(d.transactionId) : undefined;
+      if (!state.exists || !payment) return state;
+      const { gatewayCode, result, acquirerCode, acquirerMessage, authorizationCode } = d;
+      const outcome: PaymentOutcome = { ...payment.outcome, gatewayCode, result, acquirerCode, acquirerMessage, ...(authorizationCode ? { authorizationCode } : {}) };
+      const transactions = new Map(state.transactions);
+      transactions.set(d.transactionId, { ...payment, outcome, totalsAfter: d.totalsAfter, orderStatus: d.orderStatus });
+      return { ...state, transactions, totals: d.totalsAfter, status: d.orderStatus, lastUpdatedTime: d.resolvedAt };
+    }
+    default: {
+      const unreachable: never = event;
+      return unreachable;
+    }
+  }
+}
+
+/** Order status after a transaction: CAPTURED once money moved, CANCELLED after a reversal, else by the latest result. */
+export function orderStatus(totals: OrderTotals, latest: PaymentOutcome['result'], reversed = false): string {
+  if (totals.captured > 0) return 'CAPTURED';
+  if (reversed) return 'CANCELLED';
+  return latest === 'UNKNOWN' || latest === 'PENDING' ? 'INITIATED' : 'FAILED';
+}
+

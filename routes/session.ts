@@ -1,0 +1,44 @@
+// POST /api/rest/version/100/merchant/{merchantId}/session (Create Session) and
+// PUT .../session/{sessionId} (Update Session): card fields held for a later token request.
+// Thin: schema → service → reply. Authenticate as merchant.<merchantId>, as for tokens.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { CreateSessionBody, SessionBody, SessionIdParams, SessionParams } from '../schemas/session.js';
+import { documented, errorResponses } from '../schemas/responses.js';
+import { createSession, updateSession } from '../services/session/sessions.js';
+import { merchantOf, requireMerchant } from '../plugins/auth.js';
+
+const SessionResponse = Type.Object({
+  merchant: Type.String(), result: Type.String(),
+  session: Type.Object({ id: Type.String({ description: '31 characters' }), updateStatus: Type.String(), version: Type.String({ description: '10 characters; changes on every update' }) }),
+  sourceOfFunds: Type.Optional(Type.Unknown()),
+}, { description: 'The session, card number masked, security code shown as xxx' });
+
+const session: FastifyPluginAsyncTypebox = async (app) => {
+  await requireMerchant(app, app.gateway.merchants, 'token', 'merchantId');
+  app.post('/api/rest/version/100/merchant/:merchantId/session', {
+    schema: {
+      summary: 'Create Session',
+      description: 'A session to hold card fields for a later Create or Update Token (session.id, session.version). Send a JSON body, {} at least.',
+      tags: ['session'], security: [{ basicAuth: [] }],
+      params: SessionParams, body: CreateSessionBody,
+      response: { 201: documented(SessionResponse), ...errorResponses },
+    },
+  }, async (request, reply) => {
+    return reply.code(201).send(await createSession(app.gateway, merchantOf(request), request.body, request.meta()));
+  });
+
+  app.put('/api/rest/version/100/merchant/:merchantId/session/:sessionId', {
+    schema: {
+      summary: 'Update Session',
+      description: 'Stores card fields (sourceOfFunds.provided.card.*) in the session; its version changes.',
+      tags: ['session'], security: [{ basicAuth: [] }],
+      params: SessionIdParams, body: SessionBody,
+      response: { 200: documented(SessionResponse), ...errorResponses },
+    },
+  }, async (request) => {
+    return updateSession(app.gateway, merchantOf(request), request.params.sessionId, request.body, request.meta());
+  });
+};
+
+export default session;

@@ -1,0 +1,59 @@
+// POST /api/rest/version/100/merchant/{merchantId}/token
+// (spec: "Create or Update Token (system-generated token)"), and GET .../token/{tokenid}
+// (Retrieve Token). Thin: schema → service → reply.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { RetrieveTokenParams, TokenBody, TokenParams } from '../schemas/token.js';
+import { documented, errorResponses, TokenResponse } from '../schemas/responses.js';
+import { Type } from '@sinclair/typebox';
+import { createToken, deleteToken } from '../services/token/tokens.js';
+import { retrieveToken } from '../services/queries/retrieval.js';
+import { merchantOf, requireMerchant } from '../plugins/auth.js';
+
+const token: FastifyPluginAsyncTypebox = async (app) => {
+  await requireMerchant(app, app.gateway.merchants, 'token', 'merchantId');
+  app.post('/api/rest/version/100/merchant/:merchantId/token', {
+    schema: {
+      summary: 'Create or Update Token (system-generated token)',
+      description: 'Stores a payment instrument against a token id the gateway generates. Authenticate as merchant.<merchantId> with the API password.',
+      tags: ['token'],
+      security: [{ basicAuth: [] }],
+      params: TokenParams,
+      body: TokenBody,
+      response: { 201: documented(TokenResponse), ...errorResponses },
+    },
+  }, async (request, reply) => {
+    const merchant = merchantOf(request);
+    const response = await createToken(app.gateway, merchant, request.body, request.meta(), request.authMethod);
+    return reply.code(201).send(response);
+  });
+
+  app.get('/api/rest/version/100/merchant/:merchantId/token/:tokenid', {
+    schema: {
+      summary: 'Retrieve Token',
+      description: 'The stored token, card number masked. Authenticate as merchant.<merchantId> with the API password.',
+      tags: ['token'],
+      security: [{ basicAuth: [] }],
+      params: RetrieveTokenParams,
+      response: { 200: documented(TokenResponse), ...errorResponses },
+    },
+  }, async (request) => {
+    const merchant = merchantOf(request);
+    return retrieveToken(app.gateway, merchant, request.params.tokenid);
+  });
+
+  app.delete('/api/rest/version/100/merchant/:merchantId/token/:tokenid', {
+    schema: {
+      summary: 'Delete Token',
+      description: 'Deletes the token: it can no longer pay or be retrieved, and its card number is forgotten for good (its key is destroyed). Its history stays, masked.',
+      tags: ['token'],
+      security: [{ basicAuth: [] }],
+      params: RetrieveTokenParams,
+      response: { 200: documented(Type.Object({ result: Type.Literal('SUCCESS') })), ...errorResponses },
+    },
+  }, async (request) => {
+    const merchant = merchantOf(request);
+    return deleteToken(app.gateway, merchant, request.params.tokenid, request.meta());
+  });
+};
+
+export default token;

@@ -1,0 +1,12 @@
+// An order stream's state (PaymentStarted, PaymentRecorded, PaymentOutcomeResolved: its aggregate
+// is in services/aggregates.ts) and the order fields of a pay response.
+import type { OrderState } from '../../domain/order/order-state.js';
+import { foldOrder } from '../aggregates.js';
+
+export const foldOrderStream = foldOrder;
+
+/** The order fields of a pay response; before its first record an order dates from its PaymentStarted. */
+export function orderView(state: OrderState, now: string): { creationTime: string; reference: string | undefined } {
+  if (state.exists) return { creationTime: state.creationTime, reference: state.reference };
+  return { creationTime: state.inProgress?.startedAt ?? now, reference: undefined };
+}

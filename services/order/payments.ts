@@ -1,0 +1,94 @@
+// Pay with token: read the order, decide, append with the order's revision as the expected one,
+// bring the read models up to date, answer (services/command-handler.ts). A conflict (another
+// request wrote the order first) re-reads and decides again: an identical repeat then finds its
+// transaction recorded and answers with it, so a payment is never recorded twice. A new order is
+// not read at all (see guessNew below).
+//
+// "In progress" works across processes sharing a store: when a merchant rule adds acquirer
+// latency, a PaymentStarted holds the order (until its lockExpiresAt) before the wait and the
+// PaymentRecorded follows it. Meanwhile another transaction on the order is answered
+// LOCK_FAILURE (not recorded) and an identical repeat waits for the record and answers with it.
+import { randomUUID } from 'node:crypto';
+import { streams } from '../../domain/events.js';
+import { decidePay, type AcquirerIds } from '../../domain/order/order.js';
+import type { MerchantProfile } from '../../merchants.js';
+import type { PayBody, PayParams } from '../../schemas/pay.js';
+import { orderAggregate } from '../aggregates.js';
+import { handleCommand } from '../command-handler.js';
+import { SimulatedFault } from '../../domain/errors.js';
+import { randomDigits, type RequestMeta } from '../context.js';
+import type { Gateway } from '../gateway.js';
+import { orderView } from './order-stream.js';
+import { payFacts } from './pay-request.js';
+import { payResponse } from './responses.js';
+import { reserveTransactionReference } from './transaction-references.js';
+
+export { amountExplanation } from './pay-request.js';
+
+const MAX_CONFLICTS = 20;
+/** How often a repeat of a payment in progress looks for its record. */
+const POLL_MS = 20;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function acquirerIds(now: string): AcquirerIds {
+  return {
+    authorizationCode: randomDigits(6),
+    receipt: randomDigits(12),
+    stan: randomDigits(6),
+    acquirerTransactionId: randomUUID().replace(/-/g, '').slice(0, 20).toUpperCase(),
+    batch: Number(now.slice(0, 10).replace(/-/g, '')),
+  };
+}
+
+export async function payWithToken(gateway: Gateway, merchant: MerchantProfile, params: PayParams, body: PayBody, meta: RequestMeta) {
+  const facts = await payFacts(gateway, merchant, params, body);
+  const stream = streams.order(merchant.id, params.orderid);
+  const attemptId = randomUUID();
+  const { correlationId } = body;
+  let referenceClaimed = facts.transactionReference === undefined;
+  /** transaction.reference is claimed once, before the first append that records or starts the payment. */
+  const claimReference = async (now: string) => {
+    if (referenceClaimed || facts.transactionReference === undefined) return;
+    const claim = { merchantId: merchant.id, orderId: params.orderid, transactionId: params.transactionid, reference: facts.transactionReference };
+    await reserveTransactionReference(gateway, claim, meta, now);
+    referenceClaimed = true;
+  };
+  return handleCommand(gateway, stream, orderAggregate, async (state, { now }) => {
+    const decision = decidePay(state, { ...facts, attemptId, ids: acquirerIds(now), now });
+    switch (decision.kind) {
+      case 'replayed':
+      case 'locked':
+        return { events: [], answer: () => payResponse(decision.payment, orderView(state, now), correlationId) };
+      case 'inFlight':
+        return { events: [], again: POLL_MS };
+      case 'busy':
+        return { events: [], answer: async () => { await sleep(decision.latencyMs); throw new SimulatedFault('SERVER_BUSY'); } };
+      case 'started':
+        await claimReference(now);
+        return { events: decision.events, again: decision.latencyMs };
+      case 'recorded':
+        await claimReference(now);
+        return {
+          events: decision.events,
+          answer: (after) => {
+            // The payment is recorded; a merchant rule makes this first answer a lost one (500).
+            if (decision.payment.fault === 'SERVER_FAILED') throw new SimulatedFault('SERVER_FAILED');
+            return payResponse(decision.payment, orderView(after, now), correlationId);
+          },
+        };
+    }
+  }, {
+    meta,
+    ownStream: true,
+    // Most payments open a new order. When the store would have to read the order's stream from
+    // disk, the first decision is made on an empty order, and the append (expected: no stream)
+    // checks that guess: an order that exists refuses it, and the order is read. On an empty order
+    // decidePay refuses nothing (its refusals need a recorded transaction, a lock or a currency);
+    // an answer without an append (a simulated SERVER_BUSY) is made on the order as read. A guess
+    // is never made before the reference is claimed: nothing is claimed on a guessed state.
+    guessNew: (name) => referenceClaimed && gateway.streamIsCold?.(name) === true,
+    attempts: MAX_CONFLICTS,
+    busy: `Order '${params.orderid}' is being changed by too many requests at once`,
+  });
+}

@@ -1,0 +1,67 @@
+// Response bodies built from recorded facts, so a repeated request, a replay and a retrieval
+// answer exactly what the first request answered.
+import type { PaymentRecorded } from '../../domain/events.js';
+import { minorUnits, toDecimal } from '../../domain/money.js';
+import { optional } from '../../domain/order/order.js';
+
+type Payment = PaymentRecorded['data'];
+
+const amount = (minor: number, currency: string) => toDecimal(minor, minorUnits(currency) ?? 2);
+
+export function payResponse(payment: Payment, order: { creationTime: string; reference: string | undefined }, correlationId: string | undefined) {
+  const { outcome, card, currency } = payment;
+  const expiry = { month: String(card.expiry.month), year: String(card.expiry.year).padStart(2, '0') };
+  const taxLocal = payment.taxLocal
+    ? { local: optional({ ...payment.taxLocal, amount: payment.taxLocal.amount === undefined ? undefined : amount(payment.taxLocal.amount, currency) }) }
+    : undefined;
+  return optional({
+    card: optional({ expiry, holder: payment.holder, number: card.number, token: payment.token, type: card.type }),
+    correlationId,
+    merchant: payment.merchantId,
+    order: optional({
+      amount: amount(payment.amount, currency),
+      creationTime: order.creationTime,
+      currency,
+      id: BigInt(payment.orderId),
+      lastUpdatedTime: payment.timeOfRecord,
+      reference: order.reference,
+      status: payment.orderStatus,
+      totalAuthorizedAmount: amount(payment.totalsAfter.authorized, currency),
+      totalCapturedAmount: amount(payment.totalsAfter.captured, currency),
+      totalRefundedAmount: amount(payment.totalsAfter.refunded, currency),
+    }),
+    response: optional({
+      '3dsecure': outcome.threeDSecure,
+      acquirerCode: outcome.acquirerCode,
+      acquirerMessage: outcome.acquirerMessage,
+      avs: outcome.avs,
+      cardSecurityCode: outcome.cardSecurityCode,
+      gatewayCode: outcome.gatewayCode,
+      risk: outcome.risk,
+    }),
+    result: outcome.result,
+    sourceOfFunds: {
+      provided: { card: { brand: card.brand, expiry, fundingMethod: card.fundingMethod, number: card.number, scheme: card.scheme } },
+      token: payment.token,
+      type: 'CARD' as const,
+    },
+    timeOfRecord: payment.timeOfRecord,
+    transaction: optional({
+      acquirer: outcome.acquirer,
+      amount: amount(payment.amount, currency),
+      authorizationCode: outcome.authorizationCode,
+      batch: outcome.acquirer.batch,
+      cashAdvance: payment.cashAdvance,
+      currency,
+      frequency: payment.frequency,
+      id: payment.transactionId,
+      receipt: outcome.receipt,
+      reference: payment.transactionReference,
+      source: payment.source,
+      stan: outcome.stan,
+      tax: taxLocal,
+      terminal: outcome.terminal,
+      type: 'PAYMENT',
+    }),
+  });
+}

@@ -1,0 +1,56 @@
+// The reactor that makes UNKNOWN final (spec: "the code is updated if the outcome is learned
+// later"). At start it finds, through the pending read model, every payment answered UNKNOWN
+// without a PaymentOutcomeResolved, then follows the log; each is resolved UNKNOWN_RESOLUTION_DELAY_MS
+// after its timeOfRecord (at once when that is past) by appending PaymentOutcomeResolved to the
+// order stream with the stream's revision as the expected one. Several processes sharing a store
+// may race: the loser re-reads, finds the payment resolved, and appends nothing.
+import type { PaymentRecorded } from '../../domain/events.js';
+import { PENDING_PAYMENT, pendingProjection, type PendingDoc } from '../../projections/pending.js';
+import { decideResolveUnknown } from '../../domain/order/order-resolution.js';
+import type { RecordedEvent } from '../../store/event-store.js';
+import { orderAggregate } from '../aggregates.js';
+import { handleCommand } from '../command-handler.js';
+import { randomDigits } from '../context.js';
+import { Reactor } from '../reactor.js';
+
+export class UnknownResolver extends Reactor {
+  /**
+   * Pending work first: the UNKNOWN payments the pending read model (caught up at start) lists;
+   * then every event after that model's checkpoint, live. Reading the whole log, or every order,
+   * at every start would make start-up grow with the store.
+   */
+  async start(): Promise<void> {
+    const from = this.readModels.checkpoint(pendingProjection.name);
+    const orders = new Set(this.readModels.withPrefix(pendingProjection.name, PENDING_PAYMENT).map(({ doc }) => (JSON.parse(doc) as PendingDoc).stream));
+    for (const stream of orders) {
+      for (const event of await this.store.readStream(stream)) {
+        if (event.position <= from) this.onEvent(event);
+      }
+    }
+    this.follow(from, (event) => this.onEvent(event));
+  }
+
+  private onEvent(event: RecordedEvent): void {
+    const transactionId = (event.data as { transactionId?: string }).transactionId ?? '';
+    const key = JSON.stringify([event.stream, transactionId]);
+    if (event.type === 'PaymentRecorded') {
+      const payment = event.data as PaymentRecorded['data'];
+      if (payment.outcome.result !== 'UNKNOWN') return;
+      const due = Date.parse(payment.timeOfRecord) + this.delayMs - Date.now();
+      this.schedule(key, due, () => this.resolve(event, transactionId));
+    } else if (event.type === 'PaymentOutcomeResolved') {
+      this.cancel(key);
+    }
+  }
+
+  private async resolve(cause: RecordedEvent, transactionId: string): Promise<void> {
+    await handleCommand(this.deps, cause.stream, orderAggregate, (order, { now }) => ({
+      events: decideResolveUnknown(order, { type: 'ResolveUnknownPayment', transactionId, authorizationCode: randomDigits(6), now }),
+      answer: () => undefined,
+    }), {
+      meta: (e, { now }) => ({ correlationId: cause.metadata.correlationId, causationId: cause.id, merchantId: e.data.merchantId, recordedAt: now, reactor: 'unknown-resolver' }),
+      // Given up after that many conflicts, as before (the payment stays UNKNOWN until the next start).
+      exhausted: () => undefined,
+    });
+  }
+}

@@ -1,0 +1,67 @@
+// Sessions expire, as the real gateway's do ("a single session lasts usually about 15 minutes":
+// Mastercard Gateway, Hosted Session, Session Basics). A session is refused like an unknown one
+// from its expiresAt on (decided by the request from the recorded time, services/session/sessions.ts);
+// this reactor then forgets what it held: it destroys every card-data key of the session (its
+// number's, its security code's) and appends SessionExpired, so the history shows it. The keys go
+// first: a crash between the two leaves a session that can no longer be read and is still listed
+// as pending, so the next start expires it again (destroying a destroyed key does nothing).
+// At start it finds the sessions not yet expired in the pending read model, then follows the log;
+// several processes sharing a store may race: the loser re-reads, finds it expired, appends nothing.
+import { decideExpireSession, expiresAt } from '../../domain/session/session.js';
+import { PENDING_SESSION, pendingProjection, type PendingDoc } from '../../projections/pending.js';
+import type { ReadModels } from '../../projections/read-models.js';
+import type { EventStore, RecordedEvent } from '../../store/event-store.js';
+import type { Sealer } from '../../store/sealing.js';
+import { sessionAggregate } from '../aggregates.js';
+import { handleCommand } from '../command-handler.js';
+import { Reactor } from '../reactor.js';
+import { sessionKeyIds } from './sessions.js';
+
+/** Work the store refused (busy, closing) is tried again this much later. */
+const RETRY_MS = 1000;
+
+export class SessionExpiry extends Reactor {
+  constructor(store: EventStore, readModels: ReadModels, private readonly sealer: Sealer, readonly lifetimeMs: number) {
+    super(store, readModels, RETRY_MS);
+  }
+
+  async start(): Promise<void> {
+    const from = this.readModels.checkpoint(pendingProjection.name);
+    const sessions = new Set(this.readModels.withPrefix(pendingProjection.name, PENDING_SESSION).map(({ doc }) => (JSON.parse(doc) as PendingDoc).stream));
+    for (const stream of sessions) {
+      for (const event of await this.store.readStream(stream)) {
+        if (event.position <= from) this.onEvent(event);
+      }
+    }
+    this.follow(from, (event) => this.onEvent(event));
+  }
+
+  private onEvent(event: RecordedEvent): void {
+    if (event.type === 'SessionCreated') {
+      const data = event.data as { createdAt: string; expiresAt?: string };
+      const at = data.expiresAt ?? new Date(Date.parse(data.createdAt) + this.lifetimeMs).toISOString();
+      this.schedule(event.stream, Date.parse(at) - Date.now(), () => this.expire(event));
+    } else if (event.type === 'SessionExpired') {
+      this.cancel(event.stream);
+    }
+  }
+
+  private async expire(created: RecordedEvent): Promise<void> {
+    const done = { events: [], answer: () => undefined };
+    await handleCommand(this.deps, created.stream, sessionAggregate, (state, { now, history }) => {
+      if (state.status === 'NONE') return done;
+      if (state.status === 'OPEN') {
+        const due = Date.parse(expiresAt(state, this.lifetimeMs)) - Date.parse(now);
+        // A timer that fired early (clock adjustments): not yet.
+        if (due > 0) return { events: [], answer: () => this.schedule(created.stream, due, () => this.expire(created)) };
+      }
+      // The keys go before SessionExpired is appended (see the top of this file).
+      for (const keyId of sessionKeyIds(this.sealer, history)) this.sealer.destroyKey(keyId);
+      return { events: decideExpireSession(state, { type: 'ExpireSession', now, lifetimeMs: this.lifetimeMs }), answer: () => undefined };
+    }, {
+      meta: (e, { now }) => ({ correlationId: created.metadata.correlationId, causationId: created.id, merchantId: e.data.merchantId, recordedAt: now, reactor: 'session-expiry' }),
+      // Given up after that many conflicts, as before (the next start finds the session pending).
+      exhausted: () => undefined,
+    });
+  }
+}

@@ -1,0 +1,163 @@
+// Create Session and Update Session (version 100), and reading a session for a token request.
+// Sessions are event-sourced in their session stream. The card number is sealed under a key of
+// the session; the security code under a key of its own, destroyed once a token request has used
+// the session (so no event ever holds a readable security code after use). A session lasts
+// SESSION_LIFETIME_MS from its creation (services/session/session-expiry.ts destroys its keys then), and
+// deleting a token made from it destroys its keys at once (forgetSessionCard): a session whose card
+// is forgotten can make no token.
+import { randomBytes } from 'node:crypto';
+import { detectBrand, fundingMethodOf, luhnValid, mask64, schemeOf } from '../../domain/card.js';
+import { InvalidRequest } from '../../domain/errors.js';
+import { streams, type CardExpiry, type SessionCard } from '../../domain/events.js';
+import { decideCreateSession, decideUpdateSession, usable, type SessionState } from '../../domain/session/session.js';
+import type { MerchantProfile } from '../../merchants.js';
+import type { CreateSessionBody, SessionBody } from '../../schemas/session.js';
+import type { RecordedEvent } from '../../store/event-store.js';
+import type { Sealer } from '../../store/sealing.js';
+import { foldSession, readOwnStream, sessionAggregate } from '../aggregates.js';
+import { handleCommand } from '../command-handler.js';
+import { randomDigits, type RequestMeta } from '../context.js';
+import type { Gateway } from '../gateway.js';
+
+export { foldSession };
+
+/** Every key that sealed a value of the session (its number's, every security code's). */
+export function sessionKeyIds(sealer: Sealer, events: readonly RecordedEvent[]): Set<string> {
+  const out = new Set<string>();
+  for (const event of events) {
+    const card = (event.data as { card?: SessionCard }).card;
+    for (const sealed of [card?.numberSealed, card?.securityCodeSealed]) {
+      const keyId = sealed ? sealer.keyIdOf(sealed) : undefined;
+      if (keyId) out.add(keyId);
+    }
+  }
+  return out;
+}
+
+/**
+ * Forget the card a session holds (Delete Token of a token made from it): every key of the session
+ * is destroyed, so neither the session nor a copy of the files can give the number again, and the
+ * session can make no new token. The keys alone carry this (no event): like a token's key after
+ * TokenDeleted, they are an effect of the deletion, never a decision that replay re-runs.
+ */
+export async function forgetSessionCard(gateway: Gateway, merchantId: string, sessionId: string): Promise<void> {
+  for (const keyId of sessionKeyIds(gateway.sealer, await gateway.store.readStream(streams.session(merchantId, sessionId)))) gateway.sealer.destroyKey(keyId);
+}
+
+const noSuchSession = (sessionId: string, field: string) => new InvalidRequest(`Value '${sessionId}' is invalid. No such session for this merchant`, field);
+
+/** 31 characters, like the real gateway's: SESSION and 24 digits. */
+const newSessionId = () => `SESSION${randomDigits(24)}`;
+/** 10 hexadecimal characters (spec: session.version exactly 10). */
+const newVersion = () => randomBytes(5).toString('hex');
+
+export async function createSession(gateway: Gateway, merchant: MerchantProfile, body: CreateSessionBody | undefined, meta: RequestMeta) {
+  const authenticationLimit = body?.session?.authenticationLimit;
+  // A new session id at every attempt: a stream already there (an id drawn twice) refuses the append.
+  let sessionId = '';
+  const stream = () => streams.session(merchant.id, sessionId = newSessionId());
+  return handleCommand({ store: gateway.store }, stream, sessionAggregate, (state, { now }) => {
+    const events = decideCreateSession(state, {
+      type: 'CreateSession', merchantId: merchant.id, sessionId, version: newVersion(), ...(authenticationLimit === undefined ? {} : { authenticationLimit }), now,
+      lifetimeMs: gateway.sessionExpiry.lifetimeMs,
+    });
+    return {
+      events,
+      answer: () => ({
+        correlationId: body?.correlationId,
+        merchant: merchant.id,
+        result: 'SUCCESS',
+        session: { ...(authenticationLimit === undefined ? {} : { authenticationLimit }), id: sessionId, updateStatus: 'NO_UPDATE', version: events[0]!.data.version },
+      }),
+    };
+  }, { meta, guessNew: () => true, busy: 'no free session id' });
+}
+
+/** The card fields of an Update Session request, the number and security code sealed. */
+function sessionCard(gateway: Gateway, state: Extract<SessionState, { status: 'OPEN' }>, card: NonNullable<NonNullable<SessionBody['sourceOfFunds']>['provided']>['card']): SessionCard {
+  if (!card) return {};
+  const out: SessionCard = {};
+  if (card.number !== undefined) {
+    if (!luhnValid(card.number)) throw new InvalidRequest('Value is invalid. The card number fails the Luhn check', 'sourceOfFunds.provided.card.number');
+    // The session's number key is reused while it exists.
+    const held = state.card.numberSealed;
+    const key = held && gateway.sealer.open(held) !== undefined ? gateway.sealer.keyIdOf(held) : undefined;
+    const brand = detectBrand(card.number);
+    Object.assign(out, { numberSealed: key ? gateway.sealer.seal(key, card.number) : gateway.sealer.sealNew(card.number), number: mask64(card.number), brand, scheme: schemeOf(brand), fundingMethod: fundingMethodOf(brand) });
+  }
+  if (card.expiry) out.expiry = { month: Number(card.expiry.month), year: Number(card.expiry.year) };
+  if (card.nameOnCard !== undefined) out.nameOnCard = card.nameOnCard;
+  if (card.securityCode !== undefined) out.securityCodeSealed = gateway.sealer.sealNew(card.securityCode);
+  return out;
+}
+
+export async function updateSession(gateway: Gateway, merchant: MerchantProfile, sessionId: string, body: SessionBody, meta: RequestMeta) {
+  const stream = streams.session(merchant.id, sessionId);
+  return handleCommand({ store: gateway.store }, stream, sessionAggregate, (state, { now }) => {
+    // An expired session is refused like an unknown one (its keys are, or are about to be, destroyed).
+    if (!usable(state, now, gateway.sessionExpiry.lifetimeMs)) throw noSuchSession(sessionId, 'sessionId');
+    const card = sessionCard(gateway, state, body.sourceOfFunds?.provided?.card);
+    const events = decideUpdateSession(state, { type: 'UpdateSession', merchantId: merchant.id, version: newVersion(), card, now, lifetimeMs: gateway.sessionExpiry.lifetimeMs });
+    return {
+      events,
+      answer: () => {
+        // A replaced security code is forgotten at once.
+        if (card.securityCodeSealed && state.card.securityCodeSealed) destroy(gateway, state.card.securityCodeSealed);
+        return {
+          correlationId: body.correlationId,
+          merchant: merchant.id,
+          result: 'SUCCESS',
+          session: { id: sessionId, updateStatus: 'SUCCESS', version: events[0]!.data.version },
+          sourceOfFunds: { provided: { card: sessionCardView(events[0]!.data.card) }, type: 'CARD' },
+          version: '100',
+        };
+      },
+    };
+  }, { meta, ownStream: true, busy: 'the session is being changed by too many requests at once' });
+}
+
+function sessionCardView(card: SessionCard) {
+  const expiry = card.expiry ? { month: String(card.expiry.month), year: String(card.expiry.year).padStart(2, '0') } : undefined;
+  const view = {
+    brand: card.brand, expiry, fundingMethod: card.fundingMethod, nameOnCard: card.nameOnCard, number: card.number, scheme: card.scheme,
+    securityCode: card.securityCodeSealed ? 'xxx' : undefined,
+  };
+  return Object.fromEntries(Object.entries(view).filter(([, v]) => v !== undefined));
+}
+
+const destroy = (gateway: Gateway, sealed: string) => {
+  const keyId = gateway.sealer.keyIdOf(sealed);
+  if (keyId) gateway.sealer.destroyKey(keyId);
+};
+
+/** Card fields a session holds, in clear, for a token request (spec: session.id, session.version). */
+export interface SessionCardFields { number?: string; expiry?: CardExpiry; nameOnCard?: string; securityCode?: string }
+
+export async function sessionForToken(gateway: Gateway, merchant: MerchantProfile, session: { id?: string; version?: string }, now = new Date().toISOString()) {
+  if (session.id === undefined) {
+    if (session.version !== undefined) throw new InvalidRequest('Missing parameter', 'session.id', 'MISSING');
+    return undefined;
+  }
+  const state = foldSession(await readOwnStream(gateway.store, streams.session(merchant.id, session.id)));
+  // An expired session is refused like an unknown one, from its recorded expiry on.
+  if (!usable(state, now, gateway.sessionExpiry.lifetimeMs)) throw noSuchSession(session.id, 'session.id');
+  // Spec: a session.version that differs from the stored one fails the operation.
+  if (session.version !== undefined && session.version !== state.version) {
+    throw new InvalidRequest(`Value '${session.version}' is invalid. The session was updated since this version: its version is now another one`, 'session.version');
+  }
+  const { card } = state;
+  const number = card.numberSealed ? gateway.sealer.open(card.numberSealed) : undefined;
+  // The session's card was forgotten (a token made from it was deleted): it gives no card again.
+  if (card.numberSealed && number === undefined) {
+    throw new InvalidRequest(`Value '${session.id}' is invalid. The card details of this session are no longer held (a token made from it was deleted)`, 'session.id');
+  }
+  const fields: SessionCardFields = {
+    number,
+    expiry: card.expiry,
+    nameOnCard: card.nameOnCard,
+    securityCode: card.securityCodeSealed ? gateway.sealer.open(card.securityCodeSealed) : undefined,
+  };
+  /** After the token request: the security code is destroyed (used once). */
+  const used = () => { if (card.securityCodeSealed) destroy(gateway, card.securityCodeSealed); };
+  return { sessionId: session.id, fields, used };
+}

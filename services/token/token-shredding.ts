@@ -1,0 +1,164 @@
+// What Delete Token must make the files forget once TokenDeleted is recorded, and the reactor that
+// makes sure they do, whatever stopped the request in between.
+//
+// Order: TokenDeleted is appended first (services/token/tokens.ts), then shredToken runs: the token's
+// unique-account reservations are released (their mapping in the key store: the only link from an
+// account number to the reservation stream, services/token/token-writes.ts), then every key that sealed
+// a number of the token, or of a session it was made from, is destroyed.
+// Why not destroy first and append after: a failed append (a conflict, a full disk, a crash) would
+// leave a token that is still VALID, retrieved and listed, but whose number is gone: it could no
+// longer pay, and nothing would tell the merchant why. A recorded deletion whose keys remain is
+// finished later instead, with nothing visible to anyone but the files.
+// The releases come before the keys because they need the numbers (the keyed hash of each
+// account): once the keys are gone, the mapping of a token's account could no longer be found.
+//
+// TokenShredder is that "later": it follows the log from the key store's checkpoint
+// (shreddedThrough) and shreds the token of every TokenDeleted it sees, again for those the request
+// shredded itself (destroying a destroyed key, or releasing a released mapping, does nothing). The
+// checkpoint moves past a TokenDeleted only once its token is shredded, so a crash anywhere in
+// between (of this process, or of another one sharing the store) is finished by the next start of
+// any process. A key store without a checkpoint (made by an older version) has the whole log read
+// once, in the background: deletions an older version left half done are finished too.
+import { accountKey, type AccountIdentifier } from '../../domain/token/accounts.js';
+import { isTokenEvent, streams, type AccountIdentifierReserved } from '../../domain/events.js';
+import { evolveToken, initialTokenState, type TokenState } from '../../domain/token/token.js';
+import type { ReadModels } from '../../projections/read-models.js';
+import type { EventStore, RecordedEvent } from '../../store/event-store.js';
+import type { Sealer } from '../../store/sealing.js';
+import { Reactor } from '../reactor.js';
+import { sessionKeyIds } from '../session/sessions.js';
+import { heldAccount } from './token-accounts.js';
+
+export interface ShredDeps { readonly store: EventStore; readonly sealer: Sealer }
+
+/** Every key that sealed a value of the token (card or bank account numbers). */
+export function sealedKeys(sealer: Sealer, value: unknown, out = new Set<string>()): Set<string> {
+  if (Array.isArray(value)) for (const v of value) sealedKeys(sealer, v, out);
+  else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      if (k.endsWith('Sealed') && typeof v === 'string') {
+        const keyId = sealer.keyIdOf(v);
+        if (keyId) out.add(keyId);
+      } else sealedKeys(sealer, v, out);
+    }
+  }
+  return out;
+}
+
+/** The sessions the token's details came from (origin.sessionId of its TokenCreated and TokenUpdated events). */
+function originSessions(history: readonly { data: unknown }[]): Array<{ merchantId: string; sessionId: string }> {
+  const out = new Map<string, { merchantId: string; sessionId: string }>();
+  for (const { data } of history) {
+    const { merchantId, origin } = data as { merchantId?: string; origin?: { sessionId?: string } };
+    if (merchantId !== undefined && origin?.sessionId !== undefined) out.set(`${merchantId}\n${origin.sessionId}`, { merchantId, sessionId: origin.sessionId });
+  }
+  return [...out.values()];
+}
+
+/** Every account the token held in its life (opened from its sealed values: while its keys exist). */
+function accountsHeld(sealer: Sealer, history: readonly RecordedEvent[]): AccountIdentifier[] {
+  const out = new Map<string, AccountIdentifier>();
+  let state: TokenState = initialTokenState();
+  for (const event of history) {
+    if (!isTokenEvent(event)) continue;
+    state = evolveToken(state, event);
+    const account = state.status === 'VALID' ? heldAccount({ sealer }, state) : undefined;
+    if (account) out.set(accountKey('', account), account);
+  }
+  return [...out.values()];
+}
+
+/**
+ * Forget what the files hold of a token (its history `history`, read before or after its
+ * TokenDeleted): release every reservation whose latest claim names it, then destroy its keys and
+ * those of the sessions it was made from. Safe to run again, and from several processes at once.
+ */
+export async function shredToken(deps: ShredDeps, history: readonly RecordedEvent[]): Promise<void> {
+  const { store, sealer } = deps;
+  const first = history.find((e) => e.type === 'TokenCreated')?.data as { repositoryId?: string; token?: string } | undefined;
+  if (first?.repositoryId !== undefined && first.token !== undefined) {
+    const { repositoryId, token } = first;
+    for (const account of accountsHeld(sealer, history)) {
+      const hash = sealer.fingerprint(accountKey(repositoryId, account));
+      const id = sealer.reservation(hash);
+      if (id === undefined) continue;
+      // A reservation claimed since by another token (the account stored again, or moved to
+      // another token) is that token's now: kept.
+      const claims = await store.readStream(streams.accountReservation(repositoryId, id));
+      if ((claims.at(-1)?.data as AccountIdentifierReserved['data'] | undefined)?.token === token) sealer.release(hash, id);
+    }
+  }
+  for (const keyId of sealedKeys(sealer, history.map((e) => e.data))) sealer.destroyKey(keyId);
+  // A session the token was made from forgets its card too: it would still hold the number (until
+  // it expired) and could make a new token of it.
+  for (const { merchantId, sessionId } of originSessions(history)) {
+    for (const keyId of sessionKeyIds(sealer, await store.readStream(streams.session(merchantId, sessionId)))) sealer.destroyKey(keyId);
+  }
+}
+
+/** Work the store or key store refused (busy, closing, a full disk) is tried again this much later. */
+const RETRY_MS = 1000;
+/** With no deletion pending, the checkpoint is written at most once per this many events. */
+const CHECKPOINT_EVERY = 10_000n;
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Shreds the token of every TokenDeleted in the log (see the top of this file). */
+export class TokenShredder extends Reactor {
+  /** Token streams whose TokenDeleted was seen and whose shredding is not done, with its position. */
+  private readonly due = new Map<string, bigint>();
+  private seen = 0n;
+  private recorded: bigint | undefined;
+
+  constructor(store: EventStore, readModels: ReadModels, private readonly sealer: Sealer) {
+    super(store, readModels, RETRY_MS);
+  }
+
+  async start(): Promise<void> {
+    const from = this.sealer.shreddedThrough() ?? 0n;
+    this.seen = from;
+    this.recorded = from;
+    this.follow(from, (event) => this.onEvent(event));
+    void this.caughtUp.then(() => this.advance());
+  }
+
+  /** Resolves once every TokenDeleted of the log at start has been seen and its token shredded. */
+  async settled(): Promise<void> {
+    await this.caughtUp;
+    while (this.due.size > 0 && !this.stopped) await sleep(5);
+  }
+
+  private onEvent(event: RecordedEvent): void {
+    if (event.position > this.seen) this.seen = event.position;
+    if (event.type === 'TokenDeleted') {
+      if (!this.due.has(event.stream)) this.due.set(event.stream, event.position);
+      this.schedule(event.stream, 0, () => this.shred(event.stream));
+    } else if (this.due.size === 0 && this.seen - (this.recorded ?? 0n) >= CHECKPOINT_EVERY) {
+      this.advance();
+    }
+  }
+
+  private async shred(stream: string): Promise<void> {
+    const history = await this.store.readStream(stream);
+    if (history.some((e) => e.type === 'TokenDeleted')) await shredToken({ store: this.store, sealer: this.sealer }, history);
+    this.due.delete(stream);
+    this.advance();
+  }
+
+  /** Record the checkpoint: every event seen, but not past a TokenDeleted whose shredding is not done. */
+  private advance(): void {
+    let through = this.seen;
+    for (const position of this.due.values()) if (position - 1n < through) through = position - 1n;
+    if (this.recorded !== undefined && through <= this.recorded) return;
+    try {
+      this.sealer.setShreddedThrough(through);
+      this.recorded = through;
+    } catch {
+      // The key store refuses writes (closing, a full disk): written at the next advance.
+    }
+  }
+
+  override async stop(): Promise<void> {
+    await super.stop();
+    this.advance();
+  }
+}

@@ -1,0 +1,243 @@
+// Writing tokens: a new token (UNIQUE_TOKEN), the token of an account identifier (UNIQUE_CARD,
+// UNIQUE_ACCOUNT_IDENTIFIER: a reservation stream per identifier, created with no_stream or the
+// read revision, so simultaneous requests in any number of processes make one token), and the
+// token a request names in sourceOfFunds.token. Account numbers are sealed (token-accounts.ts)
+// before any event.
+import { accountKey, type AccountIdentifier } from '../../domain/token/accounts.js';
+import { Busy, InvalidRequest } from '../../domain/errors.js';
+import {
+  streams, type AccountIdentifierReserved, type ProvisioningMode, type TokenEvent, type StoredShipping, type StoredSourceOfFunds, type TokenOrigin, type Verification,
+} from '../../domain/events.js';
+import type { SchemeTokenRefused, SchemeTokenStored } from '../../domain/token/scheme-token.js';
+import { generateToken } from '../../domain/token/token-id.js';
+import { ACCOUNT_FIELD, decideToken, sourceOfFundsOf, type CreateToken, type TokenState, type ValidToken } from '../../domain/token/token.js';
+import type { MerchantProfile } from '../../merchants.js';
+import type { RecordedEvent } from '../../store/event-store.js';
+import { foldTokenState, reservationAggregate, tokenAggregate } from '../aggregates.js';
+import { CONFLICT, handleCommand } from '../command-handler.js';
+import { randomDigits, type RequestMeta } from '../context.js';
+import type { Gateway } from '../gateway.js';
+import type { SourceDetails } from './token-sources.js';
+import { accountOf, holds, storedSource } from './token-accounts.js';
+
+const MAX_ATTEMPTS = 10;
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** What a request would store, every decision taken except the token id. */
+export interface TokenPlan {
+  details: SourceDetails;
+  verification: Verification;
+  /** The scheme-token decision for a new card (or a changed card number); absent: none attempted. */
+  scheme?: SchemeTokenRefused | SchemeTokenStored;
+  provisioningMode?: ProvisioningMode;
+  shipping?: StoredShipping;
+  origin?: TokenOrigin;
+}
+
+export type WriteOutcome =
+  /** `position`: the log position of the last event written (absent when nothing was written). */
+  | { kind: 'stored'; state: ValidToken; schemeDecided: boolean; position?: bigint }
+  | { kind: 'refused'; refusal: SchemeTokenRefused };
+
+export interface WriteContext { gateway: Gateway; merchant: MerchantProfile; meta: RequestMeta; now: string }
+
+const stored = (s: SchemeTokenRefused | SchemeTokenStored | undefined) => (s?.kind === 'stored' ? s.schemeToken : undefined);
+
+/** The token as the events leave it: a write that makes no valid token is a bug, never an answer. */
+function valid(state: TokenState): ValidToken {
+  if (state.status !== 'VALID') throw new Error('token expected to be valid');
+  return state;
+}
+
+function createCommand(ctx: WriteContext, token: string, plan: TokenPlan, source: StoredSourceOfFunds): CreateToken {
+  const { repository } = ctx.merchant;
+  if (repository.tokenGeneration === 'MERCHANT_SUPPLIED') throw new Error('unreachable: refused before');
+  const schemeToken = stored(plan.scheme);
+  const command: CreateToken = {
+    type: 'CreateToken', merchantId: ctx.merchant.id, repositoryId: repository.id, tokenGeneration: repository.tokenGeneration, token,
+    sourceOfFunds: source, verification: plan.verification, now: ctx.now,
+  };
+  if (schemeToken) {
+    command.schemeToken = schemeToken;
+    command.provisioningMode = plan.provisioningMode;
+  }
+  if (plan.shipping) command.shipping = plan.shipping;
+  if (plan.origin) command.origin = plan.origin;
+  return command;
+}
+
+/**
+ * Append TokenCreated under a new token id (a stream that must not exist: not read, the append's
+ * no_stream checks it). `token`: the id, or a function drawing a new one at each attempt.
+ * A fixed id: one attempt, undefined when it is taken. Drawn ids: `attempts` draws, then Busy.
+ */
+async function writeToken(ctx: WriteContext, token: string | (() => string), plan: TokenPlan, source: StoredSourceOfFunds, attempts = 1): Promise<WriteOutcome | undefined> {
+  const repositoryId = ctx.merchant.repository.id;
+  let id = typeof token === 'string' ? token : '';
+  const stream = typeof token === 'string' ? streams.token(repositoryId, token) : () => streams.token(repositoryId, id = token());
+  // An id drawn twice is read the second time: taken, another is drawn.
+  return handleCommand<TokenState, TokenEvent, WriteOutcome | undefined>({ store: ctx.gateway.store }, stream, tokenAggregate, (state) => (state.status !== 'NONE' ? CONFLICT : {
+    events: decideToken(state, createCommand(ctx, id, plan, source)),
+    answer: (after, position) => ({ kind: 'stored', state: valid(after), schemeDecided: plan.scheme !== undefined, ...(position === undefined ? {} : { position }) }),
+  }), {
+    meta: ctx.meta, now: ctx.now, guessNew: () => true, attempts,
+    ...(typeof token === 'string' ? { exhausted: () => undefined } : { busy: `no free token id after ${attempts} attempts` }),
+  });
+}
+
+/** Preserve 6.4 keeps a card's first 6 and last 4 digits; other accounts get random tokens. */
+function newTokenId(ctx: WriteContext, details: SourceDetails): string {
+  const { tokenGeneration } = ctx.merchant.repository;
+  if (tokenGeneration === 'MERCHANT_SUPPLIED') throw new Error('unreachable: refused before');
+  return details.type === 'CARD' ? generateToken(tokenGeneration, details.number, randomDigits) : generateToken('RANDOM', '', randomDigits);
+}
+
+/** UNIQUE_TOKEN: every request stores the details under a new token. */
+export async function createNew(ctx: WriteContext, plan: TokenPlan): Promise<WriteOutcome> {
+  if (plan.scheme?.kind === 'refused') return { kind: 'refused', refusal: plan.scheme };
+  // A generated id taken by another token of this repository: another is drawn.
+  return (await writeToken(ctx, () => newTokenId(ctx, plan.details), plan, storedSource(ctx.gateway, plan.details), MAX_ATTEMPTS))!;
+}
+
+const claimData = (claims: readonly RecordedEvent[]) => claims.at(-1)?.data as AccountIdentifierReserved['data'] | undefined;
+
+/** An account's reservation: its keyed hash, the reservation id it maps to, and the stream of that id. */
+interface Reservation { hash: string; id: string; stream: string }
+
+/**
+ * The reservation of an account in a unique-account repository. Its stream is named by a random
+ * id, and the mapping from the account's keyed hash to that id is kept in the key store, not in
+ * the events: Delete Token releases it (token-shredding.ts), after which nothing in the files
+ * links the number to the deleted token. (A stream named by the keyed hash itself, as before,
+ * stays in the append-only log: anyone holding the files, key file included, could find a deleted
+ * token's number from its 6.4 masked digits in ≈ 10^5 tries of the hash.) The mapping is written
+ * INSERT OR IGNORE and read back, so every request, in any process sharing the key store, uses
+ * the first id written.
+ * Stores of older versions named the stream by the keyed hash: with no mapping, that stream is
+ * looked up, and adopted (mapped to the hash itself) while its latest claim names a token that
+ * still holds the account, so existing tokens stay unique. A lookup, not a migration at start: the old names
+ * cannot be listed by account (they are hashes), and a stream of a deleted token is never adopted,
+ * so the card stored again gets a new random reservation. (The old names of deleted tokens stay in
+ * the log: only reservations made by this version are unlinked by a deletion.)
+ */
+async function reservationOf(ctx: WriteContext, account: AccountIdentifier): Promise<Reservation> {
+  const { sealer, store } = ctx.gateway;
+  const repositoryId = ctx.merchant.repository.id;
+  const hash = sealer.fingerprint(accountKey(repositoryId, account));
+  let id = sealer.reservation(hash);
+  if (id === undefined) {
+    const legacy = claimData(await store.readStream(streams.accountReservation(repositoryId, hash)));
+    const holder = legacy === undefined ? undefined : foldTokenState(await store.readStream(streams.token(repositoryId, legacy.token)));
+    // Adopted while its token holds the account (or is not written yet: a request cut short).
+    const live = holder !== undefined && (holder.status === 'NONE' || (holder.status === 'VALID' && holds(ctx.gateway, holder, account)));
+    id = sealer.reserve(hash, live ? hash : sealer.newReservationId());
+  }
+  return { hash, id, stream: streams.accountReservation(repositoryId, id) };
+}
+
+/** Claim the reservation for `token`, on its claims as read; false when another request claimed it first. */
+async function claim(ctx: WriteContext, reservation: string, claims: readonly RecordedEvent[], token: string): Promise<boolean> {
+  const reserved: AccountIdentifierReserved = { type: 'AccountIdentifierReserved', data: { repositoryId: ctx.merchant.repository.id, token, reservedAt: ctx.now } };
+  return handleCommand({ store: ctx.gateway.store }, reservation, reservationAggregate, () => ({ events: [reserved], answer: () => true }),
+    { meta: ctx.meta, now: ctx.now, known: claims, attempts: 1, exhausted: () => false });
+}
+
+/** The update of `state` for `plan`: the events, and the outcome once they are appended. */
+function decideUpdate(ctx: WriteContext, state: ValidToken, plan: TokenPlan, accountChanged: boolean) {
+  const schemeToken = accountChanged ? stored(plan.scheme) : undefined;
+  const events = decideToken(state, {
+    type: 'UpdateTokenDetails', merchantId: ctx.merchant.id, tokenGeneration: ctx.merchant.repository.tokenGeneration,
+    sourceOfFunds: storedSource(ctx.gateway, plan.details, sourceOfFundsOf(state)), accountChanged,
+    ...(plan.verification.strategy === 'ACQUIRER' ? { verification: plan.verification } : {}),
+    ...(schemeToken ? { schemeToken } : {}), ...(plan.shipping ? { shipping: plan.shipping } : {}), ...(plan.origin ? { origin: plan.origin } : {}),
+    now: ctx.now,
+  });
+  const answer = (after: TokenState, position: bigint | undefined): WriteOutcome =>
+    ({ kind: 'stored', state: valid(after), schemeDecided: accountChanged && plan.scheme !== undefined, ...(position === undefined ? {} : { position }) });
+  return { events, answer };
+}
+
+/**
+ * UNIQUE_CARD / UNIQUE_ACCOUNT_IDENTIFIER (spec rule 3): an account identifier already stored
+ * returns its token, updated (TokenUpdated) when its details changed. The latest claim of the
+ * reservation names the token; a reservation whose claim names a deleted token, or a token that has
+ * since changed to another account, is replaced by a new reservation.
+ * Not one handleCommand: each turn works on two streams (the reservation, then the token it names,
+ * which may change from turn to turn), and a conflict on either starts the turn again from the
+ * reservation. Each single-stream step is a handleCommand of one attempt on what the turn read.
+ */
+export async function createOrReuse(ctx: WriteContext, plan: TokenPlan): Promise<WriteOutcome> {
+  const { gateway } = ctx;
+  const account = accountOf(plan.details);
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const reservation = await reservationOf(ctx, account);
+    const claims = await gateway.store.readStream(reservation.stream);
+    const claimed = claimData(claims);
+    const history = claimed ? await gateway.store.readStream(streams.token(ctx.merchant.repository.id, claimed.token)) : [];
+    const state = foldTokenState(history);
+    if (claimed && (state.status === 'DELETED' || (state.status === 'VALID' && !holds(gateway, state, account)))) {
+      // The reservation of a deleted token whose release has not happened yet (under way, or cut
+      // short by a crash), or of a token changed since to another account: released here, and the
+      // next turn makes a new one. Never claimed again: its stream would keep linking the number to
+      // the token it named, which a later deletion of that token could not undo.
+      gateway.sealer.release(reservation.hash, reservation.id);
+      continue;
+    }
+    if (!claimed) {
+      if (plan.scheme?.kind === 'refused') return { kind: 'refused', refusal: plan.scheme };
+      const token = newTokenId(ctx, plan.details);
+      if ((await gateway.store.readStream(streams.token(ctx.merchant.repository.id, token))).length > 0) continue;
+      if (!(await claim(ctx, reservation.stream, claims, token))) continue;
+      const written = await writeToken(ctx, token, plan, storedSource(gateway, plan.details));
+      if (written) return written;
+      continue;
+    }
+    if (state.status !== 'VALID') {
+      // The winner has not written its token yet; after a short wait, finish its work for it
+      // (it may have stopped between the two appends).
+      if (attempt < MAX_ATTEMPTS / 2) { await sleep(5 * (attempt + 1)); continue; }
+      if (plan.scheme?.kind === 'refused') return { kind: 'refused', refusal: plan.scheme };
+      const written = await writeToken(ctx, claimed.token, plan, storedSource(gateway, plan.details));
+      if (written) return written;
+      continue;
+    }
+    const updated = await handleCommand({ store: gateway.store }, streams.token(state.repositoryId, state.token), tokenAggregate,
+      (token) => decideUpdate(ctx, valid(token), plan, false),
+      { meta: ctx.meta, now: ctx.now, known: history, attempts: 1, exhausted: () => undefined });
+    if (updated) return updated;
+  }
+  throw new Busy('the account is being stored by too many requests at once');
+}
+
+/**
+ * The token named in sourceOfFunds.token gets the request's details. A new account identifier is
+ * refused under Preserve 6.4 (the decider), and in a unique-account repository when another token
+ * holds it; otherwise it is claimed for this token before the update (a claim lost to another
+ * request, or a stale reservation released, is a conflict: read and decide again).
+ */
+export async function updateNamed(ctx: WriteContext, plan: TokenPlan, token: string): Promise<WriteOutcome> {
+  const { gateway, merchant } = ctx;
+  const account = accountOf(plan.details);
+  return handleCommand({ store: gateway.store }, streams.token(merchant.repository.id, token), tokenAggregate, async (state) => {
+    if (state.status !== 'VALID') throw new InvalidRequest(`Value '${token}' is invalid. No such token in the merchant's token repository`, 'sourceOfFunds.token');
+    const accountChanged = !holds(gateway, state, account);
+    const { scheme } = plan;
+    if (accountChanged && scheme?.kind === 'refused') return { events: [], answer: (): WriteOutcome => ({ kind: 'refused', refusal: scheme }) };
+    if (accountChanged && merchant.repository.tokenManagement !== 'UNIQUE_TOKEN' && merchant.repository.tokenGeneration !== 'PRESERVE_6_4') {
+      const reservation = await reservationOf(ctx, account);
+      const claims = await gateway.store.readStream(reservation.stream);
+      const claimed = claimData(claims);
+      if (claimed && claimed.token !== token) {
+        const other = foldTokenState(await gateway.store.readStream(streams.token(merchant.repository.id, claimed.token)));
+        if (other.status === 'VALID' && holds(gateway, other, account)) {
+          throw new InvalidRequest(`Value is invalid. This account is already stored against token '${claimed.token}' of the repository, which manages one token per account`, ACCOUNT_FIELD[plan.details.type]);
+        }
+        // Another token's reservation it no longer holds (deleted, or changed to another account):
+        // replaced by a new one on the next turn (see createOrReuse).
+        if (other.status !== 'NONE') { gateway.sealer.release(reservation.hash, reservation.id); return CONFLICT; }
+      }
+      if (claimed?.token !== token && !(await claim(ctx, reservation.stream, claims, token))) return CONFLICT;
+    }
+    return decideUpdate(ctx, state, plan, accountChanged);
+  }, { meta: ctx.meta, now: ctx.now, busy: 'the token is being changed by too many requests at once' });
+}
