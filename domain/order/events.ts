@@ -1,0 +1,130 @@
+// The order aggregate's events (payments, their outcome resolved later) and the claim of a
+// transaction.reference: every decision of the simulator inside, so replay never re-runs it.
+import type { Brand, FundingMethod, Scheme } from '../card.js';
+import type { CardExpiry } from '../token/events.js';
+import type { CscResponse, AvsResponse, PayResult } from './test-acquirer.js';
+
+export type RiskGatewayCode = 'ACCEPT' | 'NOT_CHECKED' | 'REJECT' | 'REVIEW' | 'SYSTEM_REJECT';
+
+/** response.risk: the risk assessment, present when one applies (see domain/order/triggers.ts). */
+export interface RiskResponse {
+  gatewayCode: RiskGatewayCode;
+  reviewResult?: 'NOT_REQUIRED' | 'ORDER_CANCELLED' | 'ORDER_RELEASED' | 'PENDING';
+  /** A payment rejected after authorization is reversed automatically: did the reversal work? */
+  reversalTransactionResult?: 'FAIL' | 'NOT_APPLICABLE' | 'OKAY';
+}
+
+export interface PaymentOutcome {
+  gatewayCode: string;
+  result: PayResult;
+  /** Absent when the acquirer was not contacted (blocked by the gateway first). */
+  acquirerCode?: string;
+  acquirerMessage?: string;
+  authorizationCode?: string;
+  cardSecurityCode?: CscResponse;
+  avs?: AvsResponse;
+  risk?: RiskResponse;
+  /** response.3dsecure.gatewayCode, when the request carried a 3-D Secure marker. */
+  threeDSecure?: { gatewayCode: string };
+  acquirer: {
+    id: string;
+    batch: number;
+    date: string; // MMDD
+    merchantId: string;
+    settlementDate: string; // YYYY-MM-DD
+    timeZone: string;
+    transactionId: string;
+  };
+  receipt?: string;
+  stan?: string;
+  terminal: string;
+}
+
+export interface OrderTotals { authorized: number; captured: number; refunded: number } // minor units
+
+export interface PaymentRecorded {
+  type: 'PaymentRecorded';
+  data: {
+    merchantId: string;
+    orderId: string;
+    transactionId: string;
+    /** Keyed hash of the request (path and body, correlationId excluded): detects reused ids. */
+    requestFingerprint: string;
+    repositoryId: string;
+    token: string;
+    card: { number: string; brand: Brand; scheme: Scheme; fundingMethod: FundingMethod; type: string; expiry: CardExpiry };
+    amount: number; // minor units
+    currency: string;
+    orderReference?: string;
+    transactionReference?: string;
+    source: string;
+    frequency?: string;
+    cashAdvance?: boolean;
+    taxLocal?: { amount?: number; exempt?: boolean; reference?: string };
+    /** card.holder.* of the request, echoed in the response. */
+    holder?: CardHolder;
+    /** Index of the merchant rule (merchants file) that matched, if any. */
+    rule?: number;
+    /** Latency a merchant rule added before the acquirer answered (ms). */
+    latencyMs?: number;
+    /** A merchant rule made the first answer to this payment a simulated SERVER_FAILED (500). */
+    fault?: 'SERVER_FAILED';
+    outcome: PaymentOutcome;
+    orderStatus: string;
+    totalsAfter: OrderTotals;
+    timeOfRecord: string;
+  };
+}
+
+export interface CardHolder { firstName?: string; fullName?: string; lastName?: string; middleName?: string; title?: string }
+
+/**
+ * A payment began and holds the order until `lockExpiresAt` (only when a merchant rule adds
+ * acquirer latency): another transaction on the order meanwhile is answered LOCK_FAILURE, an
+ * identical repeat waits for the PaymentRecorded that follows.
+ */
+export interface PaymentStarted {
+  type: 'PaymentStarted';
+  data: {
+    merchantId: string;
+    orderId: string;
+    transactionId: string;
+    requestFingerprint: string;
+    /** Identifies the request that holds the lock (a repeat of it waits, it alone records). */
+    attemptId: string;
+    amount: number;
+    currency: string;
+    latencyMs: number;
+    startedAt: string;
+    lockExpiresAt: string;
+  };
+}
+
+/** A payment answered UNKNOWN got its final outcome (the reactor of services/order/unknown-resolver.ts). */
+export interface PaymentOutcomeResolved {
+  type: 'PaymentOutcomeResolved';
+  data: {
+    merchantId: string;
+    orderId: string;
+    transactionId: string;
+    gatewayCode: 'APPROVED' | 'DECLINED';
+    result: 'SUCCESS' | 'FAILURE';
+    acquirerCode: string;
+    acquirerMessage: string;
+    authorizationCode?: string;
+    /** The rule that chose the outcome, e.g. "amount in minor units even: APPROVED". */
+    rule: string;
+    totalsAfter: OrderTotals;
+    orderStatus: string;
+    resolvedAt: string;
+  };
+}
+
+/** transaction.reference claimed by one transaction of the merchant (stream named from an HMAC of it). */
+export interface TransactionReferenceReserved {
+  type: 'TransactionReferenceReserved';
+  data: { merchantId: string; orderId: string; transactionId: string; reservedAt: string };
+}
+
+export type OrderEvent = PaymentRecorded | PaymentStarted | PaymentOutcomeResolved;
+export const ORDER_EVENT_TYPES: ReadonlySet<string> = new Set<OrderEvent['type']>(['PaymentRecorded', 'PaymentStarted', 'PaymentOutcomeResolved']);
