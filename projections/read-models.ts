@@ -3,24 +3,11 @@
 // catchUp() after an append, so a reply always reflects its own write; a subscription to the
 // store calls it too, so events appended by other processes arrive as well. They use the store
 // through the port; a store's own speed-ups come as a ProjectionFeed (projections/feed.ts).
-import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { EventStore, ProjectedEvent, ReadAllOptions, RecordedEvent, Subscription } from '../store/event-store.js';
 import type { InlineProjection, ProjectionFeed } from './feed.js';
 import type { Projection } from './projection.js';
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS projection_checkpoints (
-  name     TEXT PRIMARY KEY,
-  version  INTEGER NOT NULL,
-  position INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS read_models (
-  projection TEXT NOT NULL,
-  key        TEXT NOT NULL,
-  doc        TEXT NOT NULL,
-  PRIMARY KEY (projection, key)
-) WITHOUT ROWID;`;
+import { ReadModelTables } from './tables.js';
 
 /** Events per read and per transaction when replaying (small pages die young: less GC, less memory). */
 export const PAGE = 1_000;
@@ -43,11 +30,10 @@ export interface RebuildOptions {
 export interface RebuildResult { events: number; position: bigint; seconds: number; eventsPerSecond: number }
 
 export class ReadModels {
-  private readonly stmt;
+  private readonly tables: ReadModelTables;
   private running: Promise<void> | undefined;
   private again = false;
   private subscription: Subscription | undefined;
-  private readonly knownCheckpoints = new Map<string, bigint>();
   private readonly page: number;
   private readonly feed: ProjectionFeed | undefined;
 
@@ -59,32 +45,22 @@ export class ReadModels {
   ) {
     this.page = options.page ?? PAGE;
     this.feed = options.feed;
-    db.exec(SCHEMA);
-    this.stmt = {
-      checkpoint: db.prepare<[string], { version: number; position: number }>('SELECT version, position FROM projection_checkpoints WHERE name = ?'),
-      setCheckpoint: db.prepare('INSERT INTO projection_checkpoints (name, version, position) VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE SET version = excluded.version, position = excluded.position'),
-      get: db.prepare<[string, string], { doc: string }>('SELECT doc FROM read_models WHERE projection = ? AND key = ?'),
-      put: db.prepare('INSERT INTO read_models (projection, key, doc) VALUES (?, ?, ?) ON CONFLICT(projection, key) DO UPDATE SET doc = excluded.doc'),
-      remove: db.prepare('DELETE FROM read_models WHERE projection = ? AND key = ?'),
-      drop: db.prepare('DELETE FROM read_models WHERE projection = ?'),
-      all: db.prepare<[string], { key: string; doc: string }>('SELECT key, doc FROM read_models WHERE projection = ? ORDER BY key'),
-      prefixed: db.prepare<[string, string, string], { key: string; doc: string }>('SELECT key, doc FROM read_models WHERE projection = ? AND key >= ? AND key < ? ORDER BY key'),
-    };
+    this.tables = new ReadModelTables(db, projections);
   }
 
   /** Rebuild models whose stored version differs, catch up, and follow the store's log. */
   async start(): Promise<void> {
     for (const p of this.projections) {
-      const stored = this.stmt.checkpoint.get(p.name);
+      const stored = this.tables.stored(p.name);
       if (stored && stored.version !== p.version) this.reset(p);
     }
     // Far behind (a first start on a large store, a new projection version): the long part of
     // the replay reads the log ahead on another thread, where the store can.
-    const from = this.minCheckpoint();
+    const from = this.tables.minCheckpoint();
     const head = await this.store.headPosition();
     if (head - from > BigInt(this.page) * AHEAD_AFTER_PAGES) await this.replayAhead(from, head);
     await this.catchUp();
-    this.subscription = this.store.subscribeAll({ fromPosition: this.minCheckpoint() }, {
+    this.subscription = this.store.subscribeAll({ fromPosition: this.tables.minCheckpoint() }, {
       onEvent: () => {
         // Another process's events: a failed catch-up is retried by the next event or request.
         this.catchUp().catch((error: unknown) => process.emitWarning(`read models could not catch up: ${String(error)}`));
@@ -100,11 +76,7 @@ export class ReadModels {
 
   /** Drop a projection's documents and checkpoint, so the next catch-up replays from the start. */
   reset(projection: Projection): void {
-    this.db.transaction(() => {
-      this.stmt.drop.run(projection.name);
-      this.stmt.setCheckpoint.run(projection.name, projection.version, 0);
-    })();
-    this.knownCheckpoints.set(projection.name, 0n);
+    this.tables.reset(projection);
   }
 
   /**
@@ -152,30 +124,25 @@ export class ReadModels {
 
   /** SHA-256 over every document of every projection, in key order: equal hashes, equal models. */
   hash(): string {
-    const digest = createHash('sha256');
-    for (const p of this.projections) {
-      for (const row of this.all(p.name)) digest.update(`${p.name}\u0000${row.key}\u0000${row.doc}\n`);
-    }
-    return digest.digest('hex');
+    return this.tables.hash();
   }
 
   checkpoint(name: string): bigint {
-    return BigInt(this.stmt.checkpoint.get(name)?.position ?? 0);
+    return this.tables.checkpoint(name);
   }
 
   get<Doc>(projection: string, key: string): Doc | undefined {
-    const row = this.stmt.get.get(projection, key);
-    return row ? (JSON.parse(row.doc) as Doc) : undefined;
+    return this.tables.get<Doc>(projection, key);
   }
 
   /** Every document of a projection, ordered by key (for hashing and export). */
   all(projection: string): Array<{ key: string; doc: string }> {
-    return this.stmt.all.all(projection);
+    return this.tables.all(projection);
   }
 
   /** Documents of a projection whose key starts with `prefix` (an ASCII text), ordered by key. */
   withPrefix(projection: string, prefix: string): Array<{ key: string; doc: string }> {
-    return this.stmt.prefixed.all(projection, prefix, `${prefix}\u{10FFFF}`);
+    return this.tables.withPrefix(projection, prefix);
   }
 
   /**
@@ -184,7 +151,7 @@ export class ReadModels {
    * store applies events inside their own commit, and its appends resolve once they are on disk).
    */
   async catchUp(position?: bigint): Promise<void> {
-    if (position !== undefined && this.minCheckpoint() >= position) return;
+    if (position !== undefined && this.tables.minCheckpoint() >= position) return;
     await this.run();
     await this.feed?.durable();
   }
@@ -201,7 +168,7 @@ export class ReadModels {
           this.again = false;
           let batch: ProjectedEvent[];
           do {
-            batch = await this.readForProjections({ fromPosition: this.minCheckpoint(), maxCount: this.page });
+            batch = await this.readForProjections({ fromPosition: this.tables.minCheckpoint(), maxCount: this.page });
             this.apply(batch);
           } while (batch.length === this.page);
         } while (this.again);
@@ -227,24 +194,6 @@ export class ReadModels {
   }
 
   /**
-   * Where the next catch-up reads from: the lowest checkpoint this process last wrote or read.
-   * A stale (lower) value is harmless: apply() re-reads the checkpoints in its transaction and
-   * skips what another process already applied; it saves two queries per request.
-   */
-  private minCheckpoint(): bigint {
-    let min: bigint | undefined;
-    for (const p of this.projections) {
-      let position = this.knownCheckpoints.get(p.name);
-      if (position === undefined) {
-        position = this.checkpoint(p.name);
-        this.knownCheckpoints.set(p.name, position);
-      }
-      if (min === undefined || position < min) min = position;
-    }
-    return min ?? 0n;
-  }
-
-  /**
    * Apply events inside the store's own commit (the SQLite adapter's commit listener, same connection):
    * the documents and checkpoints commit with the events, in one fsync, and the catch-up after
    * the append finds nothing left to read. Only when every checkpoint is right before these
@@ -255,11 +204,11 @@ export class ReadModels {
     if (first === undefined) return;
     const stored = new Map<string, bigint>();
     for (const p of this.projections) {
-      const position = BigInt(this.stmt.checkpoint.get(p.name)?.position ?? 0);
+      const position = this.tables.checkpoint(p.name);
       if (position !== first.position - 1n) return;
       stored.set(p.name, position);
     }
-    this.applyRows(events, stored);
+    this.tables.applyRows(events, stored);
   }
 
   /** What a store on this same connection calls at each commit (see applyWithinCommit). */
@@ -267,7 +216,7 @@ export class ReadModels {
     return {
       written: (events) => this.applyWithinCommit(events),
       // The store's transaction did not commit: the checkpoints this process believes may be ahead.
-      rolledBack: () => this.knownCheckpoints.clear(),
+      rolledBack: () => this.tables.known.clear(),
     };
   }
 
@@ -284,35 +233,11 @@ export class ReadModels {
 
   private applyInTransaction(events: readonly ProjectedEvent[]): void {
     try {
-      this.db.transaction(() => this.applyRows(events)).immediate();
+      this.db.transaction(() => this.tables.applyRows(events)).immediate();
     } catch (error) {
       // applyRows set the checkpoints it believed; the transaction did not commit them.
-      this.knownCheckpoints.clear();
+      this.tables.known.clear();
       throw error;
-    }
-  }
-
-  /** `checkpoints`: the stored ones, when the caller has just read them in this transaction. */
-  private applyRows(events: readonly ProjectedEvent[], checkpoints?: ReadonlyMap<string, bigint>): void {
-    for (const p of this.projections) {
-      let position = checkpoints?.get(p.name) ?? BigInt(this.stmt.checkpoint.get(p.name)?.position ?? 0);
-      const cache = new Map<string, unknown>();
-      for (const event of events) {
-        if (event.position <= position) continue;
-        position = event.position;
-        if (!p.handles.has(event.type)) continue;
-        for (const key of p.keysOf(event)) {
-          const before = cache.has(key) ? cache.get(key) : p.isNew?.(event, key) ? undefined : this.get(p.name, key);
-          const after = p.evolve(before, event, key);
-          cache.set(key, after);
-        }
-      }
-      for (const [key, doc] of cache) {
-        if (doc === undefined) this.stmt.remove.run(p.name, key);
-        else this.stmt.put.run(p.name, key, p.serialize ? p.serialize(doc) : JSON.stringify(doc));
-      }
-      this.stmt.setCheckpoint.run(p.name, p.version, Number(position));
-      this.knownCheckpoints.set(p.name, position);
     }
   }
 }

@@ -259,8 +259,10 @@ t.test("an order's first event does not look its document up; a later event of t
   t.teardown(() => db.close());
   const readModels = new ReadModels(db, store, [ordersProjection as Projection]);
   const lookups: string[] = [];
-  const get = readModels.get.bind(readModels);
-  readModels.get = <Doc>(projection: string, key: string): Doc | undefined => { lookups.push(`${projection} ${key}`); return get<Doc>(projection, key); };
+  // The documents' table is where a projection's fold looks a document up (projections/tables.ts).
+  const tables = (readModels as unknown as { tables: { get<Doc>(projection: string, key: string): Doc | undefined } }).tables;
+  const get = tables.get.bind(tables);
+  tables.get = <Doc>(projection: string, key: string): Doc | undefined => { lookups.push(`${projection} ${key}`); return get<Doc>(projection, key); };
 
   t.equal(ordersProjection.isNew?.({ type: 'PaymentRecorded', data: {}, stream: 's', revision: 0n, position: 1n, created: '' }, 'k'), true, 'revision 0: new');
   t.equal(ordersProjection.isNew?.({ type: 'PaymentRecorded', data: {}, stream: 's', revision: 1n, position: 2n, created: '' }, 'k'), false, 'revision 1: not new');
