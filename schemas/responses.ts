@@ -26,7 +26,7 @@ const Code = Obj({ acquirerCode: O(S()), gatewayCode: S() });
 const Holder = Obj({ firstName: O(S()), fullName: O(S()), lastName: O(S()), middleName: O(S()), title: O(S()) }, { description: 'echo of the request card.holder' });
 
 export const PayResponse = Obj({
-  card: Obj({ expiry: O(Expiry), holder: O(Holder), number: S('masked 6.4'), token: O(S()), type: S() }),
+  card: Obj({ expiry: O(Expiry), holder: O(Holder), number: S('masked 6.4, or the merchant\'s stricter 0.4 (cardNumberMasking)'), token: O(S()), type: S() }),
   correlationId: O(S('echo of the request value')),
   merchant: S(),
   order: Obj({

@@ -46,6 +46,7 @@ export async function payWithToken(gateway: Gateway, merchant: MerchantProfile, 
   const stream = streams.order(merchant.id, params.orderid);
   const attemptId = randomUUID();
   const { correlationId } = body;
+  const masking = merchant.repository.cardNumberMasking ?? '6.4';
   let referenceClaimed = facts.transactionReference === undefined;
   /** transaction.reference is claimed once, before the first append that records or starts the payment. */
   const claimReference = async (now: string) => {
@@ -59,7 +60,7 @@ export async function payWithToken(gateway: Gateway, merchant: MerchantProfile, 
     switch (decision.kind) {
       case 'replayed':
       case 'locked':
-        return { events: [], answer: () => payResponse(decision.payment, orderView(state, now), correlationId) };
+        return { events: [], answer: () => payResponse(decision.payment, orderView(state, now), correlationId, masking) };
       case 'inFlight':
         return { events: [], again: POLL_MS };
       case 'busy':
@@ -74,7 +75,7 @@ export async function payWithToken(gateway: Gateway, merchant: MerchantProfile, 
           answer: (after) => {
             // The payment is recorded; a merchant rule makes this first answer a lost one (500).
             if (decision.payment.fault === 'SERVER_FAILED') throw new SimulatedFault('SERVER_FAILED');
-            return payResponse(decision.payment, orderView(after, now), correlationId);
+            return payResponse(decision.payment, orderView(after, now), correlationId, masking);
           },
         };
     }

@@ -1,21 +1,26 @@
 // Response bodies built from recorded facts, so a repeated request, a replay and a retrieval
-// answer exactly what the first request answered.
+// answer exactly what the first request answered. The recorded card number is masked 6.4 (never
+// more is stored); the merchant's stricter masking (cardNumberMasking 0.4) is applied here, when
+// answering, to every answer alike: the first, an identical repeat, Retrieve Order and Retrieve
+// Transaction.
 import type { PaymentRecorded } from '../../domain/events.js';
 import { minorUnits, toDecimal } from '../../domain/money.js';
 import { optional } from '../../domain/order/order.js';
+import { maskCardNumber, type CardNumberMasking } from '../../domain/token/accounts.js';
 
 type Payment = PaymentRecorded['data'];
 
 const amount = (minor: number, currency: string) => toDecimal(minor, minorUnits(currency) ?? 2);
 
-export function payResponse(payment: Payment, order: { creationTime: string; reference: string | undefined }, correlationId: string | undefined) {
+export function payResponse(payment: Payment, order: { creationTime: string; reference: string | undefined }, correlationId: string | undefined, masking: CardNumberMasking) {
   const { outcome, card, currency } = payment;
+  const number = maskCardNumber(card.number, masking);
   const expiry = { month: String(card.expiry.month), year: String(card.expiry.year).padStart(2, '0') };
   const taxLocal = payment.taxLocal
     ? { local: optional({ ...payment.taxLocal, amount: payment.taxLocal.amount === undefined ? undefined : amount(payment.taxLocal.amount, currency) }) }
     : undefined;
   return optional({
-    card: optional({ expiry, holder: payment.holder, number: card.number, token: payment.token, type: card.type }),
+    card: optional({ expiry, holder: payment.holder, number, token: payment.token, type: card.type }),
     correlationId,
     merchant: payment.merchantId,
     order: optional({
@@ -41,7 +46,7 @@ export function payResponse(payment: Payment, order: { creationTime: string; ref
     }),
     result: outcome.result,
     sourceOfFunds: {
-      provided: { card: { brand: card.brand, expiry, fundingMethod: card.fundingMethod, number: card.number, scheme: card.scheme } },
+      provided: { card: { brand: card.brand, expiry, fundingMethod: card.fundingMethod, number, scheme: card.scheme } },
       token: payment.token,
       type: 'CARD' as const,
     },

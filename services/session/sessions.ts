@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { detectBrand, fundingMethodOf, luhnValid, mask64, schemeOf } from '../../domain/card.js';
 import { InvalidRequest } from '../../domain/errors.js';
 import { streams, type CardExpiry, type SessionCard } from '../../domain/events.js';
+import { maskCardNumber, type CardNumberMasking } from '../../domain/token/accounts.js';
 import { decideCreateSession, decideUpdateSession, usable, type SessionState } from '../../domain/session/session.js';
 import type { MerchantProfile } from '../../merchants.js';
 import type { CreateSessionBody, SessionBody } from '../../schemas/session.js';
@@ -108,7 +109,7 @@ export async function updateSession(gateway: Gateway, merchant: MerchantProfile,
           merchant: merchant.id,
           result: 'SUCCESS',
           session: { id: sessionId, updateStatus: 'SUCCESS', version: events[0]!.data.version },
-          sourceOfFunds: { provided: { card: sessionCardView(events[0]!.data.card) }, type: 'CARD' },
+          sourceOfFunds: { provided: { card: sessionCardView(events[0]!.data.card, merchant.repository.cardNumberMasking ?? '6.4') }, type: 'CARD' },
           version: '100',
         };
       },
@@ -116,10 +117,11 @@ export async function updateSession(gateway: Gateway, merchant: MerchantProfile,
   }, { meta, ownStream: true, busy: 'the session is being changed by too many requests at once' });
 }
 
-function sessionCardView(card: SessionCard) {
+/** The session's card fields as answered: the stored 6.4 number masked as the merchant says. */
+function sessionCardView(card: SessionCard, masking: CardNumberMasking) {
   const expiry = card.expiry ? { month: String(card.expiry.month), year: String(card.expiry.year).padStart(2, '0') } : undefined;
   const view = {
-    brand: card.brand, expiry, fundingMethod: card.fundingMethod, nameOnCard: card.nameOnCard, number: card.number, scheme: card.scheme,
+    brand: card.brand, expiry, fundingMethod: card.fundingMethod, nameOnCard: card.nameOnCard, number: card.number === undefined ? undefined : maskCardNumber(card.number, masking), scheme: card.scheme,
     securityCode: card.securityCodeSealed ? 'xxx' : undefined,
   };
   return Object.fromEntries(Object.entries(view).filter(([, v]) => v !== undefined));
