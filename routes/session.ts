@@ -16,17 +16,27 @@ const SessionResponse = Type.Object({
 
 const session: FastifyPluginAsyncTypebox = async (app) => {
   await requireMerchant(app, app.gateway.merchants, 'token', 'merchantId');
-  app.post('/api/rest/version/100/merchant/:merchantId/session', {
-    schema: {
-      summary: 'Create Session',
-      description: 'A session to hold card fields for a later Create or Update Token (session.id, session.version). Send a JSON body, {} at least.',
-      tags: ['session'], security: [{ basicAuth: [] }],
-      params: SessionParams, body: CreateSessionBody,
-      response: { 201: documented(SessionResponse), ...errorResponses },
-    },
-  }, async (request, reply) => {
-    return reply.code(201).send(await createSession(app.gateway, merchantOf(request), request.body, request.meta()));
-  });
+  // Create Session answers the same with a trailing slash (POST .../session/), and an empty body
+  // (none at all, with or without a Content-Type) is taken as {}: some clients send nothing.
+  const createSchema = {
+    summary: 'Create Session',
+    description: 'A session to hold card fields for a later Create or Update Token (session.id, session.version). The body is optional: none is taken as {}. A trailing slash (.../session/) is accepted.',
+    tags: ['session'], security: [{ basicAuth: [] }],
+    params: SessionParams, body: CreateSessionBody,
+    response: { 201: documented(SessionResponse), ...errorResponses },
+  };
+  for (const url of ['/api/rest/version/100/merchant/:merchantId/session', '/api/rest/version/100/merchant/:merchantId/session/']) {
+    app.post(url, {
+      // The slash variant is the same operation: documented once.
+      schema: url.endsWith('/') ? { ...createSchema, hide: true } : createSchema,
+      preValidation: async (request) => {
+        // No body at all (the content-type parser gives undefined for an empty one); JSON null stays refused.
+        if (request.body === undefined) request.body = {};
+      },
+    }, async (request, reply) => {
+      return reply.code(201).send(await createSession(app.gateway, merchantOf(request), request.body, request.meta()));
+    });
+  }
 
   app.put('/api/rest/version/100/merchant/:merchantId/session/:sessionId', {
     schema: {
