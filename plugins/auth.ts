@@ -6,9 +6,14 @@
 //      password is the API password of the merchant in the path.
 //    - Create token: the user id is `merchant.<merchantId>`; the password is its API password.
 // Passwords are compared as SHA-256 digests with crypto.timingSafeEqual, also for unknown
-// merchants, so a wrong guess takes the same time whoever it names. No WWW-Authenticate header
-// is sent (the real gateway sends none). A credential that keeps failing is refused for a while
-// (AuthFailures below: per merchant id, not per client address).
+// merchants, so a wrong guess takes the same time whoever it names. A credential that keeps
+// failing is refused for a while (AuthFailures below: per merchant id, not per client address).
+// Credentials are checked before the path is matched: a path under /api/rest/ that names no
+// operation is a 401 with missing or wrong credentials, and a 404 only with valid ones
+// (authenticateUnmatched below; Check Gateway's path needs none). Every 401 carries
+// `WWW-Authenticate: Basic realm="tokengate"` (plugins/errors.ts), for clients that send
+// credentials only after a challenge: issue 15 asks for it, although the real gateway sends none
+// (../shared/guide/gateway-facts.md).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
 import basicAuth from '@fastify/basic-auth';
@@ -127,12 +132,89 @@ export function refuseIfLocked(failures: AuthFailures, credential: string): void
   if (wait > 0) throw new RequestRejected(Math.max(1, Math.ceil(wait / 1000)));
 }
 
-/** One failure registry for the whole app (pay, token, retrieval and admin routes alike). */
+/**
+ * One failure registry for the whole app (pay, token, retrieval and admin routes alike); and the
+ * credentials of a request under /api/rest/ that matched no operation, checked before its 404.
+ */
 export const authGuard = fp(async (app: FastifyInstance, options: { limit: number; windowMs: number; maxUnknown?: number }) => {
-  app.decorate('authFailures', new AuthFailures(options.limit, options.windowMs, options.maxUnknown));
+  const failures = new AuthFailures(options.limit, options.windowMs, options.maxUnknown);
+  app.decorate('authFailures', failures);
   app.decorateRequest('merchant', null);
   app.decorateRequest('authMethod', null);
+  app.addHook('onRequest', async (request) => {
+    if (!request.is404) return;
+    // The gateway (and its merchants) is decorated after this plugin; an app without it has no API.
+    const merchants = (request.server as Partial<FastifyInstance>).gateway?.merchants;
+    if (merchants) authenticateUnmatched(request, merchants, failures);
+  });
 }, { name: 'auth-guard', fastify: '5.x' });
+
+/** Basic credentials as @fastify/basic-auth reads them (strict form, no control characters). */
+export function basicCredentials(header: string | undefined): { username: string; password: string } | undefined {
+  const match = typeof header === 'string' ? /^basic ([\w.~+/-]+=*)$/iu.exec(header) : null;
+  if (!match) return undefined;
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  // eslint-disable-next-line no-control-regex
+  if (/[\x00-\x1F\x7F]/u.test(decoded)) return undefined;
+  const colon = decoded.indexOf(':');
+  return colon < 0 ? undefined : { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+const API_PREFIX = '/api/rest/';
+/** Check Gateway's path, any version and method: it needs no credentials, so neither do its 404s. */
+const CHECK_GATEWAY = /^\/api\/rest\/version\/[^/]*\/information\/?$/;
+/** The merchant a path names (`.../merchant/<id>/...`), percent-decoded; '' when none. */
+function pathMerchant(path: string): string {
+  const found = /\/merchant\/([^/]*)/.exec(path)?.[1] ?? '';
+  try { return decodeURIComponent(found); } catch { return ''; }
+}
+
+/**
+ * A request under /api/rest/ that matched no operation is authenticated before its 404, so a
+ * wrong password is a 401 on every path (nothing tells a guesser which paths exist):
+ * - a listed client certificate authenticates its merchant;
+ * - `merchant.<id>` is checked against merchant <id> (counted and locked like on any operation);
+ * - a blank user id against the merchant the path names (`/merchant/<id>/`), if it names one;
+ * - anything else (no header, a malformed one, another user id, a blank user id on a path that
+ *   names no merchant) is a 401 that guesses nothing and counts nothing.
+ * Credentials valid for another merchant than the one the path names are refused as on the
+ * operations (not authorised). Valid credentials get the 404.
+ */
+export function authenticateUnmatched(request: FastifyRequest, merchants: Merchants, failures: AuthFailures): void {
+  const path = request.url.split('?')[0] ?? '';
+  if (!path.startsWith(API_PREFIX) || CHECK_GATEWAY.test(path)) return;
+  const named = pathMerchant(path);
+  const certified = certificateMerchant(request, merchants);
+  let caller: MerchantProfile;
+  if (certified) {
+    caller = certified;
+  } else {
+    const credentials = basicCredentials(request.headers.authorization);
+    if (!credentials) throw new AuthenticationFailed();
+    const { username, password } = credentials;
+    const userMerchant = username.startsWith('merchant.') ? username.slice('merchant.'.length) : undefined;
+    if (username === '' && MERCHANT_ID.test(named)) caller = checkPassword(failures, merchants, named, password);
+    else if (userMerchant !== undefined && MERCHANT_ID.test(userMerchant)) caller = checkPassword(failures, merchants, userMerchant, password);
+    else throw new AuthenticationFailed();
+  }
+  if (named !== '' && named !== caller.id) throw new AuthenticationFailed(NOT_AUTHORISED);
+  request.merchant = caller;
+}
+
+/**
+ * The merchant whose password this is, or AuthenticationFailed (and the failure counted against
+ * `merchant.<merchantId>`); a locked credential is refused before its password is looked at.
+ */
+function checkPassword(failures: AuthFailures, merchants: Merchants, merchantId: string, password: string): MerchantProfile {
+  const credential = `merchant.${merchantId}`;
+  refuseIfLocked(failures, credential);
+  const merchant = merchants.get(merchantId);
+  if (!passwordMatches(merchant, password) || merchant === undefined) {
+    failures.record(credential, merchant !== undefined);
+    throw new AuthenticationFailed();
+  }
+  return merchant;
+}
 
 /** The merchant a route's request authenticated as (the hook of requireMerchant ran first). */
 export function merchantOf(request: FastifyRequest): MerchantProfile {
@@ -157,16 +239,7 @@ export async function requireMerchant(app: FastifyInstance, merchants: Merchants
   // certificate, a missing or malformed header, or a user id that can never succeed (not blank
   // for pay, not `merchant.<id>` with an id of the path's shape) guesses nothing and counts nothing.
   const failures = app.authFailures;
-  const check = (merchantId: string, password: string): MerchantProfile => {
-    const credential = `merchant.${merchantId}`;
-    refuseIfLocked(failures, credential);
-    const merchant = merchants.get(merchantId);
-    if (!passwordMatches(merchant, password) || merchant === undefined) {
-      failures.record(credential, merchant !== undefined);
-      throw new AuthenticationFailed();
-    }
-    return merchant;
-  };
+  const check = (merchantId: string, password: string) => checkPassword(failures, merchants, merchantId, password);
   await app.register(basicAuth, {
     authenticate: false,
     async validate(username: string, password: string, request: FastifyRequest) {

@@ -129,6 +129,9 @@ function send(reply: FastifyReply, status: number, body: unknown) {
   return reply.code(status).type('application/json; charset=utf-8').send(sortedJson(body));
 }
 
+/** The challenge of every 401 of the gateway API. */
+export const REALM = 'Basic realm="tokengate"';
+
 /** A coded error as the gateway's body, its headers and its log line. */
 function render(coded: GatewayError, error: unknown, request: FastifyRequest, reply: FastifyReply) {
   const facts = { id: String(request.id), ip: request.ip };
@@ -138,6 +141,10 @@ function render(coded: GatewayError, error: unknown, request: FastifyRequest, re
   // A card number sent where another value belongs (a token id, a merchant id) is never quoted.
   if (members.explanation !== undefined) members.explanation = maskCardNumbers(members.explanation);
   for (const [name, value] of Object.entries(coded.headers())) reply.header(name, value);
+  // Every 401 challenges (issue 15; the real gateway sends no WWW-Authenticate, see
+  // ../shared/guide/gateway-facts.md): some clients send credentials only after one. The admin
+  // API's own challenge (its realm, set by @fastify/basic-auth) is kept.
+  if (coded.statusCode === 401 && !reply.hasHeader('www-authenticate')) reply.header('www-authenticate', REALM);
   return send(reply, coded.statusCode, errorBody(coded.gatewayCause, { ...members }));
 }
 

@@ -194,7 +194,7 @@ t.test('wrong credentials: 401, whatever else is wrong', async (t) => {
     if (!['Invalid credentials.', 'Authenticated entity not authorised to perform operation for target entity'].includes(explanation)) {
       throw new Error(`401 with explanation ${explanation}\n${describe(sent)}`);
     }
-    if ('www-authenticate' in out.res.headers) throw new Error('401 with a WWW-Authenticate header');
+    if (out.res.headers['www-authenticate'] !== 'Basic realm="tokengate"') throw new Error('401 without the challenge WWW-Authenticate: Basic realm="tokengate"');
   }, runs(120));
 });
 

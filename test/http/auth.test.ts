@@ -1,5 +1,5 @@
-// HTTP Basic authentication of both operations (spec "Authentication"; facts: 401 body, no
-// WWW-Authenticate, credentials of another merchant).
+// HTTP Basic authentication of both operations (spec "Authentication"; facts: 401 body,
+// credentials of another merchant; the WWW-Authenticate challenge of issue 15).
 import t from 'tap';
 import { basic, buildTestApp, cardBody, createToken, M1, M2, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
 import { expect401, expectInvalid, NOT_AUTHORISED, orderId, pay, payBody } from './http.fixture.js';
@@ -21,7 +21,7 @@ t.test('pay with user merchant.<id> and the API password is accepted too', async
   t.equal(res.json().result, 'SUCCESS');
 });
 
-t.test('pay: bad or missing credentials are 401 Invalid credentials., without WWW-Authenticate, and record nothing', async (t) => {
+t.test('pay: bad or missing credentials are 401 Invalid credentials., with WWW-Authenticate: Basic realm="tokengate", and record nothing', async (t) => {
   const app = await buildTestApp(t);
   const token = await createToken(app);
   const head = await app.gateway.store.headPosition();

@@ -71,11 +71,11 @@ export function expectInvalid(
   return body;
 }
 
-/** A 401 exactly as the real gateway answers it. */
+/** A 401 as the real gateway answers it, with the challenge issue 15 asks for (the real gateway sends none). */
 export function expect401(t: Test, res: LightMyRequestResponse, what: string, explanation = 'Invalid credentials.') {
   t.equal(res.statusCode, 401, `${what}: 401 (got ${res.statusCode} ${res.body})`);
   t.equal(res.body, `{"error":{"cause":"INVALID_REQUEST","explanation":${JSON.stringify(explanation)}},"result":"ERROR"}`, `${what}: body`);
-  t.notOk('www-authenticate' in res.headers, `${what}: no WWW-Authenticate header`);
+  t.equal(res.headers['www-authenticate'], 'Basic realm="tokengate"', `${what}: WWW-Authenticate: Basic realm="tokengate"`);
   t.match(String(res.headers['content-type']), /^application\/json/, `${what}: JSON content type`);
 }
 

@@ -263,7 +263,8 @@ async function errorBodies(app: App, samples: Samples) {
   await send('malformed JSON', { method: 'PUT', url: payUrl(), headers, payload: '{"apiOperation":' });
   await send('no credentials', { method: 'PUT', url: payUrl(), headers: { 'content-type': 'application/json' }, payload: payBody() });
   await send('wrong password', { method: 'PUT', url: payUrl(), headers: { ...headers, authorization: payAuth({ apiPassword: 'nope' }) }, payload: payBody() });
-  await send('unknown path', { method: 'GET', url: '/api/rest/version/3/nothing' });
+  await send('unknown path', { method: 'GET', url: '/api/rest/version/3/nothing', headers: { authorization: tokenAuth(M1) } });
+  await send('unknown path, no credentials', { method: 'GET', url: '/api/rest/version/3/nothing' });
   await send('unknown token', { method: 'PUT', url: `/api/rest/version/3/merchant/${M1.id}/token/9000000000000001/order/${newOrderId()}/transaction/1`, headers, payload: payBody() });
   const reused = newOrderId();
   await payAs(app, M1, token, payBody('1.00'), reused);
