@@ -1,13 +1,13 @@
 // Child process of the replay benchmark, so its memory is measured alone: open a SQLite store
 // with the compiled core (dist/), then
-//   rebuild: reset every projection of services/gateway.ts PROJECTIONS, then time ReadModels.rebuild();
+//   rebuild: reset every projection of root.ts PROJECTIONS, then time ReadModels.rebuild();
 //   reset:   only reset them (so the next server start builds the read models itself).
 // Prints one JSON line: { events, ms, rssMB, hwmMB, heapUsedMB }.
 // Usage: node bench/rebuild.mjs rebuild|reset <path of the SQLite file>
 import { readFileSync } from 'node:fs';
 import { SqliteEventStore } from '../dist/store/sqlite.js';
 import { ReadModels } from '../dist/projections/read-models.js';
-import { PROJECTIONS } from '../dist/services/gateway.js';
+import { PROJECTIONS } from '../dist/root.js';
 
 const [mode, path] = process.argv.slice(2);
 if ((mode !== 'rebuild' && mode !== 'reset') || !path) {
@@ -22,7 +22,8 @@ const memory = () => {
 };
 
 const store = new SqliteEventStore(path);
-const readModels = new ReadModels(store.db, store, PROJECTIONS);
+// As root.ts opens them: the store's own speed-ups (read ahead, projection reads) as the feed.
+const readModels = new ReadModels(store.db, store, PROJECTIONS, { feed: store });
 for (const projection of PROJECTIONS) readModels.reset(projection);
 let ms = 0;
 if (mode === 'rebuild') {
