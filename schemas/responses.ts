@@ -95,7 +95,7 @@ export const TokenResponse = Obj({
 /** Error responses of a gateway operation. */
 export const errorResponses = {
   400: Type.Ref(ErrorBody, { description: 'INVALID_REQUEST: a field, URL parameter or the JSON is wrong' }),
-  401: Type.Ref(ErrorBody, { description: 'INVALID_REQUEST: missing or wrong credentials' }),
+  401: Type.Ref(ErrorBody, { description: 'INVALID_REQUEST: missing or wrong credentials (with WWW-Authenticate: Basic realm="tokengate")' }),
   404: Type.Ref(ErrorBody, { description: 'INVALID_REQUEST: no such operation' }),
   500: Type.Ref(ErrorBody, { description: 'SERVER_FAILED, with a supportCode' }),
   503: Type.Ref(ErrorBody, { description: 'SERVER_BUSY: repeat the identical request later' }),
