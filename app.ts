@@ -167,7 +167,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(limits, limitsInForce);
   await app.register(authGuard, { limit: limitsInForce.authFailureLimit, windowMs: 60_000 });
   await app.register(openapi);
-  await app.register(gateway, { gateway: await openGateway(options.eventStore, options.merchants, options.settings) });
+  await app.register(gateway, { gateway: await openGateway(options.eventStore, options.merchants, options.settings, app.log) });
   await app.register(pay);
   await app.register(token);
   await app.register(session);

@@ -23,6 +23,8 @@ import { UnknownResolver } from './services/order/unknown-resolver.js';
 import { SchemeTokenReactor } from './services/token/scheme-tokens.js';
 import { SessionExpiry } from './services/session/session-expiry.js';
 import { TokenShredder } from './services/token/token-shredding.js';
+import { ReactorHost } from './services/reactors.js';
+import type { ReactorLog } from './services/reactor.js';
 import type { Gateway } from './services/gateway.js';
 import { StorageFault } from './domain/errors.js';
 import { oneLine, StoreUnavailable } from './store/storage-fault.js';
@@ -145,8 +147,12 @@ function withOwnReadModels(store: EventStore, rawKeys: KeyStore, readModelsFile:
   };
 }
 
-/** Open the gateway: the stores, the read models caught up, the reactors started. */
-export async function openGateway(eventStore: EventStoreConfig, merchants: Merchants, settings: GatewaySettings = loadGatewaySettings()): Promise<Gateway> {
+/**
+ * Open the gateway: the stores, the read models caught up, the reactors started (hosted by one
+ * consumer of the log, services/reactors.ts). `log`: where the reactors tell failed work (the
+ * app's logger; default: process warnings).
+ */
+export async function openGateway(eventStore: EventStoreConfig, merchants: Merchants, settings: GatewaySettings = loadGatewaySettings(), log?: ReactorLog): Promise<Gateway> {
   const opened = openStores(eventStore, settings);
   const { store, keys, readModels } = opened;
   let sealer: Sealer;
@@ -159,14 +165,13 @@ export async function openGateway(eventStore: EventStoreConfig, merchants: Merch
     throw new StoreUnavailable(`the event store ${storeName(eventStore)} cannot be opened: ${oneLine(error)}`, { cause: error });
   }
   opened.projectInline();
-  const unknownResolver = new UnknownResolver(store, readModels, settings.unknownResolutionDelayMs);
-  await unknownResolver.start();
   const schemeTokens = new SchemeTokenReactor(store, readModels, settings.schemeTokenDelayMs);
-  await schemeTokens.start();
   const sessionExpiry = new SessionExpiry(store, readModels, sealer, settings.sessionLifetimeMs);
-  await sessionExpiry.start();
   const tokenShredder = new TokenShredder(store, readModels, sealer);
-  await tokenShredder.start();
+  const reactors = new ReactorHost(store, [
+    new UnknownResolver(store, readModels, settings.unknownResolutionDelayMs), schemeTokens, sessionExpiry, tokenShredder,
+  ], log);
+  await reactors.start();
   let closing = false;
   return {
     merchants, store, sealer, readModels, schemeTokens, sessionExpiry, tokenShredder,
@@ -175,10 +180,7 @@ export async function openGateway(eventStore: EventStoreConfig, merchants: Merch
     fault: () => store.failure ?? opened.keyFault(),
     async close() {
       closing = true;
-      await tokenShredder.stop();
-      await sessionExpiry.stop();
-      await schemeTokens.stop();
-      await unknownResolver.stop();
+      await reactors.stop();
       await readModels.stop();
       await opened.close();
     },

@@ -1,42 +1,99 @@
-// What the gateway's reactors share (unknown-resolver.ts, scheme-tokens.ts, session-expiry.ts, token-shredding.ts):
-// they follow the store's log, keep one timer per piece of pending work, retry work the store
-// refused after another delay, and on stop cancel the timers and wait for work under way.
+// What the gateway's reactors share (unknown-resolver.ts, scheme-tokens.ts, session-expiry.ts,
+// token-shredding.ts): each schedules, at start, the pending work it finds, then is handed the log's
+// events after its own start position by the one consumer of the log that hosts them all
+// (services/reactors.ts); it keeps one timer per piece of pending work, retries work that failed
+// (the store busy or closing, a full disk) with a growing delay, telling each failure in one log
+// line, and on stop cancels its timers and waits for the work under way.
+import { maskCardNumbers } from '../lib/mask.js';
 import type { ReadModels } from '../projections/read-models.js';
-import type { EventStore, RecordedEvent, Subscription } from '../store/event-store.js';
+import type { EventStore, RecordedEvent } from '../store/event-store.js';
+import { oneLine } from '../store/storage-fault.js';
 import type { HandlerDeps } from './command-handler.js';
 
+/** Where reactors tell their failures: pino's shape (the app's logger, or a child of it). */
+export interface ReactorLog {
+  warn(fields: Record<string, unknown>, message: string): void;
+}
+
+/** Without a logger (the CLI, scripts): one process warning per failure, on stderr. */
+export const warningLog: ReactorLog = {
+  warn: (_fields, message) => process.emitWarning(message, 'ReactorWarning'),
+};
+
+/** Failed work is tried again after its reactor's retry delay, doubled at each failure up to this. */
+export const MAX_RETRY_MS = 60_000;
+/** The first retry waits at least this long (a reactor whose delay is 0 does not spin). */
+export const MIN_RETRY_MS = 10;
+
+/** The delay before the retry that follows failure number `attempt` (1, 2, ...). */
+export function retryDelay(baseMs: number, attempt: number): number {
+  const base = Math.max(MIN_RETRY_MS, baseMs);
+  return Math.min(MAX_RETRY_MS, base * 2 ** Math.min(attempt - 1, 30));
+}
+
 export abstract class Reactor {
-  private subscription: Subscription | undefined;
+  /** Its name in log lines and event metadata ('unknown-resolver', ...). */
+  abstract readonly name: string;
+  /** The event types it handles (undefined: every event); the host hands it no other. */
+  readonly eventTypes: ReadonlySet<string> | undefined = undefined;
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly running = new Set<Promise<void>>();
   protected stopped = false;
+  /** The position through which its start-up scan saw the log: later events only are handed to it. */
+  private from: bigint | undefined;
+  private log: ReactorLog = warningLog;
+  private markCaughtUp!: () => void;
+  /** Resolves once every event that existed at start has been handed to it (its work scheduled), or once stopped. */
+  readonly caughtUp: Promise<void> = new Promise<void>((resolve) => { this.markCaughtUp = resolve; });
 
-  constructor(protected readonly store: EventStore, protected readonly readModels: ReadModels, readonly delayMs: number) {}
+  /**
+   * @param delayMs the reactor's own delay; also where the retries of failed work start
+   * (services/reactor.ts retryDelay), unless `retryMs` says otherwise.
+   */
+  constructor(protected readonly store: EventStore, protected readonly readModels: ReadModels, readonly delayMs: number, private readonly retryMs = delayMs) {}
 
   /** What the command handler writes with (services/command-handler.ts): the store, the read models caught up after. */
   protected get deps(): HandlerDeps {
     return { store: this.store, readModels: this.readModels };
   }
 
-  /** Schedule the pending work found in the read models, then `follow` the log. */
-  abstract start(): Promise<void>;
+  /**
+   * Schedule the pending work found in the read models (or its own checkpoint); resolve to the
+   * position through which that covers the log: the events after it are handed to `onEvent`.
+   */
+  protected abstract prepare(): Promise<bigint>;
 
-  /** Every event after `from`, live (events by other processes too). */
-  protected follow(from: bigint, onEvent: (event: RecordedEvent) => void): void {
-    this.subscription = this.store.subscribeAll({ fromPosition: from }, {
-      onEvent,
-      onError: () => { /* the store closed under the subscription: nothing left to do here */ },
-    });
+  /** One event of the log after the start position (of a type in `eventTypes`). */
+  protected abstract onEvent(event: RecordedEvent): void;
+
+  /** Once every event that existed at start has been handed to it. */
+  protected onCaughtUp(): void { /* nothing by default */ }
+
+  /** Called by the host: scan the pending work; resolves to the position to follow the log from. */
+  async start(log: ReactorLog = warningLog): Promise<bigint> {
+    this.log = log;
+    this.from = await this.prepare();
+    return this.from;
   }
 
-  /** Resolves once every event that existed at start has been seen (its work scheduled). */
-  get caughtUp(): Promise<void> {
-    return this.subscription?.caughtUp ?? Promise.resolve();
+  /** Called by the host for each event of the log: handed on unless seen at start, or stopped. */
+  deliver(event: RecordedEvent): void {
+    if (this.stopped || this.from === undefined || event.position <= this.from) return;
+    if (this.eventTypes && !this.eventTypes.has(event.type)) return;
+    this.onEvent(event);
   }
 
+  /** Called by the host once its subscription has delivered the log as it was at start. */
+  caughtUpWithLog(): void {
+    if (this.stopped) return;
+    this.markCaughtUp();
+    this.onCaughtUp();
+  }
+
+  /** Cancels its timers and waits for its work under way; the host hands it no more events. */
   async stop(): Promise<void> {
     this.stopped = true;
-    await this.subscription?.close();
+    this.markCaughtUp();
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
     await Promise.allSettled([...this.running]);
@@ -49,14 +106,28 @@ export abstract class Reactor {
 
   /**
    * Run `work` after `delayMs` (at once when negative). A key already scheduled keeps its timer
-   * unless `replace`. Work the store refuses (busy, closing) is tried again `this.delayMs` later.
+   * unless `replace`. Work that fails is logged and tried again later (see `retryDelay`).
    */
   protected schedule(key: string, delayMs: number, work: () => Promise<void>, replace = false): void {
+    this.arm(key, delayMs, work, replace, 0);
+  }
+
+  private arm(key: string, delayMs: number, work: () => Promise<void>, replace: boolean, failures: number): void {
     if (this.stopped || (this.timers.has(key) && !replace)) return;
     this.cancel(key);
     const timer = setTimeout(() => {
       this.timers.delete(key);
-      const run = work().catch(() => this.schedule(key, this.delayMs, work));
+      const run = work().catch((error: unknown) => {
+        // Stopping: the next start finds the work pending.
+        if (this.stopped) return;
+        const attempt = failures + 1;
+        const nextDelayMs = retryDelay(this.retryMs, attempt);
+        const message = maskCardNumbers(oneLine(error));
+        this.log.warn({ reactor: this.name, key, attempt, nextDelayMs, error: message },
+          `reactor ${this.name}: work on ${key} failed (attempt ${attempt}), retried in ${nextDelayMs} ms: ${message}`);
+        // A key scheduled again meanwhile (a newer event) keeps that timer.
+        this.arm(key, nextDelayMs, work, false, attempt);
+      });
       this.running.add(run);
       void run.finally(() => this.running.delete(run));
     }, Math.max(0, delayMs));

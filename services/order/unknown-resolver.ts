@@ -14,12 +14,15 @@ import { randomDigits } from '../context.js';
 import { Reactor } from '../reactor.js';
 
 export class UnknownResolver extends Reactor {
+  readonly name = 'unknown-resolver';
+  override readonly eventTypes: ReadonlySet<string> = new Set(['PaymentRecorded', 'PaymentOutcomeResolved']);
+
   /**
    * Pending work first: the UNKNOWN payments the pending read model (caught up at start) lists;
-   * then every event after that model's checkpoint, live. Reading the whole log, or every order,
-   * at every start would make start-up grow with the store.
+   * then every event after that model's checkpoint, live (services/reactors.ts). Reading the whole
+   * log, or every order, at every start would make start-up grow with the store.
    */
-  async start(): Promise<void> {
+  protected async prepare(): Promise<bigint> {
     const from = this.readModels.checkpoint(pendingProjection.name);
     const orders = new Set(this.readModels.withPrefix(pendingProjection.name, PENDING_PAYMENT).map(({ doc }) => (JSON.parse(doc) as PendingDoc).stream));
     for (const stream of orders) {
@@ -27,10 +30,10 @@ export class UnknownResolver extends Reactor {
         if (event.position <= from) this.onEvent(event);
       }
     }
-    this.follow(from, (event) => this.onEvent(event));
+    return from;
   }
 
-  private onEvent(event: RecordedEvent): void {
+  protected onEvent(event: RecordedEvent): void {
     const transactionId = (event.data as { transactionId?: string }).transactionId ?? '';
     const key = JSON.stringify([event.stream, transactionId]);
     if (event.type === 'PaymentRecorded') {
@@ -48,7 +51,7 @@ export class UnknownResolver extends Reactor {
       events: decideResolveUnknown(order, { type: 'ResolveUnknownPayment', transactionId, authorizationCode: randomDigits(6), now }),
       answer: () => undefined,
     }), {
-      meta: (e, { now }) => ({ correlationId: cause.metadata.correlationId, causationId: cause.id, merchantId: e.data.merchantId, recordedAt: now, reactor: 'unknown-resolver' }),
+      meta: (e, { now }) => ({ correlationId: cause.metadata.correlationId, causationId: cause.id, merchantId: e.data.merchantId, recordedAt: now, reactor: this.name }),
       // Given up after that many conflicts, as before (the payment stays UNKNOWN until the next start).
       exhausted: () => undefined,
     });

@@ -21,11 +21,15 @@ import { sessionKeyIds } from './sessions.js';
 const RETRY_MS = 1000;
 
 export class SessionExpiry extends Reactor {
+  readonly name = 'session-expiry';
+  override readonly eventTypes: ReadonlySet<string> = new Set(['SessionCreated', 'SessionExpired']);
+
   constructor(store: EventStore, readModels: ReadModels, private readonly sealer: Sealer, readonly lifetimeMs: number) {
     super(store, readModels, RETRY_MS);
   }
 
-  async start(): Promise<void> {
+  /** Pending work first (the sessions the pending read model lists), then the events after its checkpoint, live. */
+  protected async prepare(): Promise<bigint> {
     const from = this.readModels.checkpoint(pendingProjection.name);
     const sessions = new Set(this.readModels.withPrefix(pendingProjection.name, PENDING_SESSION).map(({ doc }) => (JSON.parse(doc) as PendingDoc).stream));
     for (const stream of sessions) {
@@ -33,10 +37,10 @@ export class SessionExpiry extends Reactor {
         if (event.position <= from) this.onEvent(event);
       }
     }
-    this.follow(from, (event) => this.onEvent(event));
+    return from;
   }
 
-  private onEvent(event: RecordedEvent): void {
+  protected onEvent(event: RecordedEvent): void {
     if (event.type === 'SessionCreated') {
       const data = event.data as { createdAt: string; expiresAt?: string };
       const at = data.expiresAt ?? new Date(Date.parse(data.createdAt) + this.lifetimeMs).toISOString();
@@ -59,7 +63,7 @@ export class SessionExpiry extends Reactor {
       for (const keyId of sessionKeyIds(this.sealer, history)) this.sealer.destroyKey(keyId);
       return { events: decideExpireSession(state, { type: 'ExpireSession', now, lifetimeMs: this.lifetimeMs }), answer: () => undefined };
     }, {
-      meta: (e, { now }) => ({ correlationId: created.metadata.correlationId, causationId: created.id, merchantId: e.data.merchantId, recordedAt: now, reactor: 'session-expiry' }),
+      meta: (e, { now }) => ({ correlationId: created.metadata.correlationId, causationId: created.id, merchantId: e.data.merchantId, recordedAt: now, reactor: this.name }),
       // Given up after that many conflicts, as before (the next start finds the session pending).
       exhausted: () => undefined,
     });

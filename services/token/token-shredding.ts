@@ -12,7 +12,7 @@
 // The releases come before the keys because they need the numbers (the keyed hash of each
 // account): once the keys are gone, the mapping of a token's account could no longer be found.
 //
-// TokenShredder is that "later": it follows the log from the key store's checkpoint
+// TokenShredder is that "later": it is handed the log (services/reactors.ts) from the key store's checkpoint
 // (shreddedThrough) and shreds the token of every TokenDeleted it sees, again for those the request
 // shredded itself (destroying a destroyed key, or releasing a released mapping, does nothing). The
 // checkpoint moves past a TokenDeleted only once its token is shredded, so a crash anywhere in
@@ -104,6 +104,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 /** Shreds the token of every TokenDeleted in the log (see the top of this file). */
 export class TokenShredder extends Reactor {
+  readonly name = 'token-shredder';
   /** Token streams whose TokenDeleted was seen and whose shredding is not done, with its position. */
   private readonly due = new Map<string, bigint>();
   private seen = 0n;
@@ -113,12 +114,16 @@ export class TokenShredder extends Reactor {
     super(store, readModels, RETRY_MS);
   }
 
-  async start(): Promise<void> {
+  /** From the key store's checkpoint: every event after it (of any type: the checkpoint follows them all). */
+  protected async prepare(): Promise<bigint> {
     const from = this.sealer.shreddedThrough() ?? 0n;
     this.seen = from;
     this.recorded = from;
-    this.follow(from, (event) => this.onEvent(event));
-    void this.caughtUp.then(() => this.advance());
+    return from;
+  }
+
+  protected override onCaughtUp(): void {
+    this.advance();
   }
 
   /** Resolves once every TokenDeleted of the log at start has been seen and its token shredded. */
@@ -127,7 +132,7 @@ export class TokenShredder extends Reactor {
     while (this.due.size > 0 && !this.stopped) await sleep(5);
   }
 
-  private onEvent(event: RecordedEvent): void {
+  protected onEvent(event: RecordedEvent): void {
     if (event.position > this.seen) this.seen = event.position;
     if (event.type === 'TokenDeleted') {
       if (!this.due.has(event.stream)) this.due.set(event.stream, event.position);

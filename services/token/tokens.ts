@@ -1,7 +1,7 @@
 // Create or Update Token with a system-generated token id (spec rules 1-9): the details are
 // resolved from the request, a session, a named token, a referenced order or push provisioning
 // (token-sources.ts), verified (BASIC, or by the acquirer with transaction.currency), given a
-// scheme token where the repository asks for one (scheme-tokens.ts), and written by the
+// scheme token where the repository asks for one (scheme-token-requests.ts), and written by the
 // repository's rules (token-writes.ts). Account numbers are sealed before they reach an event;
 // security codes are never stored. Also Delete Token.
 import { verificationSucceeded, acquirerVerification } from '../../domain/token/verification.js';
@@ -16,7 +16,7 @@ import { tokenAggregate } from '../aggregates.js';
 import { handleCommand } from '../command-handler.js';
 import type { RequestMeta } from '../context.js';
 import type { Gateway } from '../gateway.js';
-import { schemeDecision } from './scheme-tokens.js';
+import { schemeDecision } from './scheme-token-requests.js';
 import { failureResponse, tokenResponse, type Presentation, type TokenEchoes } from './token-responses.js';
 import { resolveSource, type SourceDetails } from './token-sources.js';
 import { checkFormats, mergeStreet } from './token-validation.js';
