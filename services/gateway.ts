@@ -6,7 +6,10 @@ import type { ReadModels } from '../projections/read-models.js';
 import type { EventStore } from '../store/event-store.js';
 import type { Sealer } from '../store/sealing.js';
 
-/** A reactor of the gateway's (services/reactor.ts), started by the root, stopped at close. */
+/**
+ * A reactor of the gateway's (services/reactor.ts), hosted with the others by one consumer of the
+ * log (services/reactors.ts), started by the root, stopped at close; stop() stops it alone.
+ */
 export interface RunningReactor {
   stop(): Promise<void>;
 }
