@@ -1,6 +1,6 @@
 // Helpers of the pay trigger, concurrency and resolution tests: a merchant with rules of its own,
-// payments as any merchant, tokens with any expiry (also a past one), and the README's
-// "Outcome triggers" tables, parsed so the tests run every row the README documents.
+// payments as any merchant, tokens with any expiry (also a past one), and the "Outcome triggers"
+// tables of docs/triggers.md, parsed so the tests run every row that page documents.
 // Named *.fixture.ts so tap does not run it as a test file.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -11,7 +11,7 @@ import { streams } from '../../domain/events.js';
 export type App = Awaited<ReturnType<typeof buildTestApp>>;
 export interface Merchant { id: string; apiPassword: string }
 
-/** A merchant whose profile adds rules (README, "Merchant rules"). */
+/** A merchant whose profile adds rules (docs/triggers.md, "Merchant rules"). */
 export const RULES = {
   id: 'RULES01',
   apiPassword: 'test-password-rules-01-0123456789abc',
@@ -58,12 +58,9 @@ export async function storedCard(app: App, merchant: { id: string; repository: {
   return token;
 }
 
-/** The tables of the README's "Outcome triggers" section, keyed by their first header cell. */
+/** The tables of docs/triggers.md ("Outcome triggers"), keyed by their first header cell. */
 export function readmeTriggerTables(): Map<string, string[][]> {
-  const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
-  const start = readme.indexOf('### Outcome triggers');
-  const end = readme.indexOf('\n### ', start + 1);
-  const section = readme.slice(start, end < 0 ? undefined : end);
+  const section = readFileSync(fileURLToPath(new URL('../../docs/triggers.md', import.meta.url)), 'utf8');
   const tables = new Map<string, string[][]>();
   let rows: string[][] | undefined;
   for (const line of section.split('\n')) {

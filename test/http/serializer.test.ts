@@ -1,7 +1,7 @@
 // Issue 7: replies are written by serializers compiled from the route response schemas
 // (plugins/openapi.ts, fast-json-stringify with sorted properties). A compiled serializer writes
 // only what its schema declares, so this proves, for real responses of every kind (every row of
-// the README's pay trigger tables, token responses of every source of funds and scheme-token
+// the pay trigger tables of docs/triggers.md, token responses of every source of funds and scheme-token
 // state, retrievals, error bodies), that it writes byte for byte what lib/json.ts sortedJson
 // writes of the same object, and that the HTTP body is that text. The objects come from the
 // services the routes call: an identical pay repeat answers the recorded response, and a token
@@ -81,12 +81,12 @@ const CSC: Array<[string, string, string | undefined]> = [
   ['UATP', '135492xxxxx4528', '100'],
 ];
 
-/** Every row of the README's pay trigger tables, as test/http/triggers.test.ts sends them, and more fields. */
+/** Every row of the pay trigger tables of docs/triggers.md, as test/http/triggers.test.ts sends them, and more fields. */
 async function payTriggers(t: Test, app: App, samples: Samples) {
   const tables = readmeTriggerTables();
   const rows = (header: string) => {
     const found = tables.get(header) ?? [];
-    t.ok(found.length > 0, `the README has the table '${header}'`);
+    t.ok(found.length > 0, `docs/triggers.md has the table '${header}'`);
     return found;
   };
   for (const header of ['expiry (MM/YY)', 'sandbox expiry (MM/YY)']) {

@@ -1,5 +1,5 @@
-// Every outcome trigger of the README's "Outcome triggers" section, through HTTP: the tables are
-// read from the README itself, so a row documented there is a row tested here (and a row without
+// Every outcome trigger of docs/triggers.md ("Outcome triggers"), through HTTP: the tables are
+// read from that page itself, so a row documented there is a row tested here (and a row without
 // a test case fails). Together the tables reach each of the 27 response.gatewayCode values, the
 // 5 risk codes, the 13 3-D Secure codes and the 12 AVS codes.
 import t, { type Test } from 'tap';
@@ -13,7 +13,7 @@ import { streams } from '../../domain/events.js';
 const tables = readmeTriggerTables();
 const rowsOf = (t: Test, header: string): string[][] => {
   const rows = tables.get(header);
-  t.ok(rows && rows.length > 0, `the README has the table '${header}'`);
+  t.ok(rows && rows.length > 0, `docs/triggers.md has the table '${header}'`);
   return rows ?? [];
 };
 
@@ -38,7 +38,7 @@ function expectOrder(t: Test, body: any, result: string, amount: number, what: s
 }
 
 for (const header of ['expiry (MM/YY)', 'sandbox expiry (MM/YY)']) {
-  t.test(`README table '${header}': each expiry date`, async (t) => {
+  t.test(`docs/triggers.md table '${header}': each expiry date`, async (t) => {
     const app = await appWithRules(t);
     for (const [expiry = '', gatewayCode, result = '', acquirerCode] of rowsOf(t, header)) {
       const [month, year] = expiryOf(expiry);
@@ -73,7 +73,7 @@ const CSC_CASES: Record<string, Array<[brand: string, number: string, code: stri
   'any code on a UATP card': [['UATP', '135492xxxxx4528', '100']],
 };
 
-t.test("README table 'code': the card security code", async (t) => {
+t.test("docs/triggers.md table 'code': the card security code", async (t) => {
   const app = await appWithRules(t);
   for (const [code = '', gatewayCode, acquirerCode] of rowsOf(t, 'code')) {
     const cases = CSC_CASES[cell(code) ?? ''];
@@ -89,7 +89,7 @@ t.test("README table 'code': the card security code", async (t) => {
   }
 });
 
-t.test("README table 'street contains': AVS", async (t) => {
+t.test("docs/triggers.md table 'street contains': AVS", async (t) => {
   const app = await appWithRules(t);
   const token = await storedCard(app, M1, 1, 39);
   const rows = rowsOf(t, 'street contains');
@@ -103,7 +103,7 @@ t.test("README table 'street contains': AVS", async (t) => {
   t.notOk('avs' in none.json().response, 'no street: no response.avs');
 });
 
-t.test("README table 'word in order.reference': risk", async (t) => {
+t.test("docs/triggers.md table 'word in order.reference': risk", async (t) => {
   const app = await appWithRules(t);
   const approving = await storedCard(app, M1, 1, 39);
   const declining = await storedCard(app, M1, 5, 39);
@@ -142,7 +142,7 @@ t.test("README table 'word in order.reference': risk", async (t) => {
   t.notOk('risk' in plain.response, 'no marker (markers are upper case), no risk rules: no response.risk');
 });
 
-t.test("README table 'word in card.holder.lastName': 3-D Secure", async (t) => {
+t.test("docs/triggers.md table 'word in card.holder.lastName': 3-D Secure", async (t) => {
   const app = await appWithRules(t);
   const token = await storedCard(app, M1, 1, 39);
   const rows = rowsOf(t, 'word in card.holder.lastName');
@@ -210,7 +210,7 @@ const RULE_CASES: Array<[prefix: string, run: RuleCase]> = [
   }],
 ];
 
-t.test("README table 'rule answer': a merchant's own rules", async (t) => {
+t.test("docs/triggers.md table 'rule answer': a merchant's own rules", async (t) => {
   const app = await appWithRules(t);
   const token = await storedCard(app, RULES, 1, 39);
   const visa = await storedCard(app, RULES, 1, 39, 'VISA', '450875xxxxxx1019');

@@ -7,7 +7,7 @@
 // Known differences from the contract on a real server (not reproducible here, seen against the
 // client stand-in of kurrentdb-adapter.test.ts): positions are KurrentDB commit positions, so
 // "the log starts at position 1" fails; and event ids reused by ANOTHER stream are not refused
-// (KurrentDB keeps no index of event ids across streams). See the README, "Event stores".
+// (KurrentDB keeps no index of event ids across streams). See docs/stores.md.
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import t from 'tap';
