@@ -23,7 +23,7 @@ const literals = <T extends readonly string[]>(values: T) =>
   Type.Union(values.map((v) => Type.Literal(v)) as Array<TLiteral<T[number]>>);
 const Decimal = Type.String({ pattern: '^[0-9]{1,13}(\\.[0-9]{1,6})?$' });
 
-/** A merchant's own outcome rule (README, "Merchant rules"): the first that matches answers. */
+/** A merchant's own outcome rule (docs/triggers.md, "Merchant rules"): the first that matches answers. */
 const Rule = Type.Object({
   match: Type.Optional(Type.Object({
     amount: Type.Optional(Type.Union([Decimal, Type.Object({ min: Type.Optional(Decimal), max: Type.Optional(Decimal) }, { additionalProperties: false })])),

@@ -32,7 +32,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (name === 'serve') {
     if (rest.includes('--help')) {
-      process.stdout.write('Usage: tokengate serve\n\nStart the gateway. Configuration comes from the environment: HOST, PORT, EVENT_STORE, MERCHANTS_FILE, LOG_LEVEL (see the README).\n');
+      process.stdout.write('Usage: tokengate serve\n\nStart the gateway. Configuration comes from the environment: HOST, PORT, EVENT_STORE, MERCHANTS_FILE, LOG_LEVEL and the others of the README (Configuration).\n');
       return 0;
     }
     await serve();

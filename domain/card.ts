@@ -111,7 +111,7 @@ export function schemeOf(brand: Brand): Scheme {
 }
 
 /**
- * Funding method of the sandbox's issuers (documented in the README): Maestro cards are debit
+ * Funding method of the sandbox's issuers (documented in docs/operations.md): Maestro cards are debit
  * cards, American Express cards are charge cards, unidentified cards are UNKNOWN, and every
  * other network's cards are credit cards.
  */

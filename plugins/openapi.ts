@@ -159,7 +159,7 @@ async function openapi(app: FastifyInstance) {
       info: {
         title: 'tokengate: Mastercard Gateway card-token API sandbox',
         version: '1.0.0',
-        description: 'Pay with token (version 3) and Create or Update Token (version 100), with the real gateway\'s paths, authentication, fields and error bodies. Outcomes follow the test acquirer\'s rules (see the README).',
+        description: 'Pay with token (version 3) and Create or Update Token (version 100), with the real gateway\'s paths, authentication, fields and error bodies. Outcomes follow the test acquirer\'s rules (see docs/triggers.md).',
       },
       components: {
         securitySchemes: {

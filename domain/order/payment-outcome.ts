@@ -1,4 +1,4 @@
-// How a payment's outcome is chosen, in order (README, "Outcome triggers"):
+// How a payment's outcome is chosen, in order (docs/triggers.md):
 //   1. system risk rules: marker RISK_SYSTEM_REJECT → BLOCKED, whatever else the request says;
 //   2. merchant risk rules (skipped with action.bypassMerchantRiskRules ALL: risk NOT_CHECKED):
 //      marker RISK_<decision> in order.reference, else a merchant rule's `risk`; REJECT → BLOCKED;

@@ -91,7 +91,7 @@ const AVS_WORDS: ReadonlyArray<[RegExp, AvsResponse]> = [
 
 /**
  * AVS response, only when the request carries billing.address.street. A street with none of
- * the trigger words is NOT_VERIFIED (the sandbox's choice; documented in the README).
+ * the trigger words is NOT_VERIFIED (the sandbox's choice; documented in docs/triggers.md).
  */
 export function avsResponse(street: string | undefined): AvsResponse | undefined {
   if (street === undefined) return undefined;

@@ -2,7 +2,7 @@
 // security codes, AVS streets of test-acquirer.ts, which they never change): extra expiry dates
 // that the real table does not use, and clearly named markers for risk and 3-D Secure. Every
 // one of the 27 response.gatewayCode values, 5 risk codes and 13 3-D Secure codes can be
-// produced on purpose. The README's "Outcome triggers" section is the user's copy of these tables.
+// produced on purpose. docs/triggers.md is the user's copy of these tables (the tests read it).
 import type { RiskResponse } from '../events.js';
 import type { Expiry, PayResult } from './test-acquirer.js';
 import { expiryKey } from './test-acquirer.js';

@@ -1,6 +1,6 @@
 // The sandbox's token service providers (MDES, VTS, AETS): deterministic rules that say what a
 // scheme-token request for a card gets, and the cards that push provisioning hands out. The
-// README's "Scheme tokens" section is the user's copy of these rules. Pure; no I/O.
+// "Scheme tokens" in docs/operations.md is the user's copy of these rules. Pure; no I/O.
 import { detectBrand, luhnCheckDigit, type Brand } from '../card.js';
 import type { CardExpiry, SchemeTokenProvider } from '../events.js';
 
