@@ -12,14 +12,16 @@
 //   slot for REQUEST_TIMEOUT_MS, again and again, and refuse everyone else. The price: a busy
 //   gateway reads a body before refusing it (no bigger than BODY_LIMIT, and friendlier to HTTP
 //   clients than a refusal in the middle of their upload).
-// - The slot is released exactly once, by whichever comes first: the response sent (onResponse;
-//   the response's 'close'), the request aborted before it was complete (onRequestAbort), the
-//   connection closed (the response's or the socket's 'close', also for pipelined requests whose
-//   response had not started). Before, a client that closed its connection after sending a whole
-//   request and before the reply (a client time-out) kept its slot forever: Fastify runs neither
-//   onResponse nor onRequestAbort then, and the gateway answered 503 to everyone until a restart.
-//   The request's work still runs to its end (a payment is recorded, its repetition answered from
-//   the store); its slot is free as soon as nobody waits for the answer.
+// - The slot is held while the gateway works for the request, and released exactly once, when
+//   the answer is ready (onSend, which Fastify runs when the handler or the error handler has
+//   replied, whether or not the client is still there), or when the request was aborted before it
+//   was complete (onRequestAbort), or when the connection of a reply handed to the route itself
+//   (the timeline's live stream) closes. Before, a client that closed its connection after sending
+//   a whole request and before the reply (a client time-out) kept its slot forever: Fastify runs
+//   neither onResponse nor onRequestAbort then, and the gateway answered 503 to everyone until a
+//   restart. A dropped request's slot is not freed before its work is done either: clients that
+//   give up must not let more work run at once than MAX_IN_FLIGHT (the work of a dropped payment
+//   still completes; its repetition is answered from the store).
 // - Check Gateway (GET .../information) takes no slot and is never refused for MAX_IN_FLIGHT: it
 //   reads a flag and touches no store, and a health check that said "busy" while the gateway is
 //   processing requests at full capacity would get a healthy instance restarted under load. It is
@@ -44,32 +46,20 @@ async function limits(app: FastifyInstance, options: Pick<Limits, 'maxInFlight' 
   const slots = new WeakMap<FastifyRequest, () => void>();
   const release = (request: FastifyRequest) => slots.get(request)?.();
 
-  /** The releases of the requests holding a slot on each connection: one 'close' listener per socket, however many pipelined requests. */
-  const bySocket = new WeakMap<object, Set<() => void>>();
   const take = (request: FastifyRequest, reply: FastifyReply) => {
     inFlight++;
     const res = reply.raw;
-    // light-my-request (app.inject) gives a stand-in socket; a real one is an EventEmitter.
-    const socket = request.raw.socket as (typeof request.raw.socket | null | undefined);
-    let onSocket = socket ? bySocket.get(socket) : undefined;
-    if (socket && !onSocket && typeof socket.once === 'function') {
-      const frees = new Set<() => void>();
-      onSocket = frees;
-      bySocket.set(socket, frees);
-      socket.once('close', () => { for (const free of [...frees]) free(); bySocket.delete(socket); });
-    }
     const free = () => {
       if (slots.get(request) !== free) return;
       slots.delete(request);
       inFlight--;
-      res.removeListener('close', free);
-      onSocket?.delete(free);
+      res.removeListener('close', closed);
     };
+    // A reply the route took over (hijacked: a live stream) ends when its connection closes; any
+    // other reply is freed by onSend once its answer is ready, the client there or not.
+    const closed = () => { if (reply.sent) free(); };
     slots.set(request, free);
-    res.once('close', free);
-    onSocket?.add(free);
-    // Closed already (between the body and this hook): nothing will emit 'close' again.
-    if (socket?.destroyed || res.destroyed) free();
+    res.once('close', closed);
   };
 
   // While closing, requests in flight finish; new ones on kept-alive connections are told to retry.
@@ -90,6 +80,7 @@ async function limits(app: FastifyInstance, options: Pick<Limits, 'maxInFlight' 
     }
     take(request, reply);
   });
+  app.addHook('onSend', async (request, _reply, payload) => { release(request); return payload; });
   app.addHook('onResponse', async (request) => release(request));
   app.addHook('onRequestAbort', async (request) => release(request));
   app.decorate('inFlight', () => inFlight);

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { buildTestApp, cardBody, createToken, M1, M2, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
 import { bodyStart, eventually, inBatches, rawRequest, sendAndDrop, trackConnections } from '../helpers/raw.js';
+import { MERCHANTS_WITH_RULES, RULES, storedCard } from './pay-triggers.fixture.js';
 
 const PAY_BODY = JSON.stringify({ apiOperation: 'PAY', transaction: { amount: '1.00', currency: 'USD' } });
 
@@ -63,4 +64,28 @@ t.test('2,000 clients that drop their connection leave every slot free (MAX_IN_F
   }).then((r) => r.status)));
   t.same(many.filter((s) => s === 503), [], 'no later request is refused as busy');
   t.equal(app.inFlight(), 0);
+});
+
+t.test('a dropped client keeps its slot while the gateway still works for it (MAX_IN_FLIGHT bounds the work, not the clients)', async (t) => {
+  // RULES's rule: order.reference 'slow' adds 1 s of acquirer latency to the payment.
+  const dir = t.testdir();
+  const app = await buildTestApp(t, { merchants: MERCHANTS_WITH_RULES, eventStore: { kind: 'sqlite', path: join(dir, 'gateway.db') }, limits: { maxInFlight: 3 } });
+  const token = await storedCard(app, RULES, 1, 39);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.server.address() as AddressInfo;
+  const slow = JSON.stringify({ apiOperation: 'PAY', order: { reference: 'slow' }, transaction: { amount: '1.00', currency: 'USD' } });
+  // Three slow payments whose clients give up at once.
+  await Promise.all([0, 1, 2].map((i) => sendAndDrop(port, rawRequest('PUT', payPath(RULES.id, token, String(21_000_000_000 + i), '1'), { authorization: payAuth(RULES) }, slow))));
+  t.ok(await eventually(() => app.inFlight() === 3, 5000), 'their work holds the three slots');
+  const refused = await fetch(`http://127.0.0.1:${port}${payPath(RULES.id, token, '21000000010', '1')}`, {
+    method: 'PUT', headers: { authorization: payAuth(RULES), 'content-type': 'application/json' }, body: PAY_BODY,
+  });
+  t.equal(refused.status, 503, 'a fourth request is refused while the dropped ones are still being worked on');
+  t.ok(await eventually(() => app.inFlight() === 0, 10_000), 'their slots come back once their work is done');
+  const served = await fetch(`http://127.0.0.1:${port}${payPath(RULES.id, token, '21000000011', '1')}`, {
+    method: 'PUT', headers: { authorization: payAuth(RULES), 'content-type': 'application/json' }, body: PAY_BODY,
+  });
+  t.equal(served.status, 201, 'then requests are served');
+  const recorded = (await app.gateway.store.readAll()).filter((e) => e.type === 'PaymentRecorded').length;
+  t.equal(recorded, 4, 'the three dropped payments were completed and recorded, and the served one');
 });
