@@ -7,7 +7,11 @@
 // Preserve 6.4 token always fails the Luhn check. So are shorter runs (order ids, amounts).
 import { luhnValid, mask64 } from '../domain/card.js';
 
-const DIGIT_RUN = /[0-9]{12,}/g;
+/**
+ * A run of 12 or more digits, each pair perhaps apart by one space or '-' (a number written in
+ * groups, 5123 4500 0000 0008), or percent-encoded as such (%20 in a logged URL).
+ */
+const DIGIT_RUN = /[0-9](?:(?: |-|%20)?[0-9]){11,}/g;
 
 /** Whether a run of digits is masked: it could be a card number, and it is not token-shaped. */
 function cardLike(digits: string): boolean {
@@ -18,5 +22,8 @@ function cardLike(digits: string): boolean {
 
 /** The text with every run of digits that could be a card number masked (512345xxxxxx0008). */
 export function maskCardNumbers(text: string): string {
-  return text.replace(DIGIT_RUN, (digits) => (cardLike(digits) ? mask64(digits) : digits));
+  return text.replace(DIGIT_RUN, (run) => {
+    const digits = run.replace(/ |-|%20/g, '');
+    return cardLike(digits) ? mask64(digits) : run;
+  });
 }

@@ -136,10 +136,13 @@ export const REALM = 'Basic realm="tokengate"';
 function render(coded: GatewayError, error: unknown, request: FastifyRequest, reply: FastifyReply) {
   const facts = { id: String(request.id), ip: request.ip };
   const fields = coded.logFields(facts);
+  // A card number sent where another value belongs (a token id, a merchant id, a member's name) is
+  // never quoted: not in the explanation, not in the field, not in the log line.
+  if (typeof fields.field === 'string') fields.field = maskCardNumbers(fields.field);
   request.log[coded.logLevel](coded.logLevel === 'error' ? { ...fields, err: error } : fields, coded.logMessage);
   const members = coded.members(facts);
-  // A card number sent where another value belongs (a token id, a merchant id) is never quoted.
   if (members.explanation !== undefined) members.explanation = maskCardNumbers(members.explanation);
+  if (members.field !== undefined) members.field = maskCardNumbers(members.field);
   for (const [name, value] of Object.entries(coded.headers())) reply.header(name, value);
   // Every 401 challenges (issue 15; the real gateway sends no WWW-Authenticate, see
   // ../shared/guide/gateway-facts.md): some clients send credentials only after one. The admin

@@ -70,3 +70,28 @@ t.test("the gateway's own token ids, and values that are no card number, are sti
     t.match(log(), `token/${tokenid}/order/10000000001/transaction/1`, `${tokenid}: the logged URL keeps it`);
   }
 });
+
+t.test('a card number as a member name, or written in groups, is masked in the field, the explanation and the log', async (t) => {
+  const { app, log } = await appWithLog(t);
+  const card = { number: '5123450000000008', expiry: { month: '1', year: '39' } };
+  const asMember = await app.inject({
+    method: 'POST', url: `/api/rest/version/100/merchant/${M1.id}/token`, headers: { authorization: tokenAuth(M1) },
+    payload: { sourceOfFunds: { type: 'CARD', provided: { card } }, '4508750015741019': 'x' },
+  });
+  t.equal(asMember.statusCode, 400);
+  t.equal(asMember.json().error.field, '450875xxxxxx1019', 'the member name is masked in the field');
+  const nested = await app.inject({
+    method: 'POST', url: `/api/rest/version/100/merchant/${M1.id}/token`, headers: { authorization: tokenAuth(M1) },
+    payload: { sourceOfFunds: { type: 'CARD', provided: { card: { ...card, '4508750015741019': 'x' } } } },
+  });
+  t.equal(nested.json().error.field, 'sourceOfFunds.provided.card.450875xxxxxx1019', 'and in a nested path');
+  const grouped = [
+    await app.inject({ method: 'GET', url: `/api/rest/version/100/merchant/${M1.id}/token/4508-7500-1574-1019`, headers: { authorization: tokenAuth(M1) } }),
+    await app.inject({ method: 'PUT', url: `/api/rest/version/100/merchant/${M1.id}/session/4508%207500%201574%201019%2012345678901234`, headers: { authorization: tokenAuth(M1) }, payload: { sourceOfFunds: { type: 'CARD', provided: { card } } } }),
+  ];
+  for (const res of grouped) {
+    t.equal(res.statusCode, 400, `${res.statusCode} ${res.body}`);
+    t.notMatch(res.body, /4508[ -]?7500[ -]?1574[ -]?1019/, 'a number written in groups is not quoted');
+  }
+  t.notMatch(log(), /4508750015741019|4508[ -]7500|4508%207500/, 'nor logged, in any of those forms');
+});
