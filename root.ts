@@ -171,7 +171,15 @@ export async function openGateway(eventStore: EventStoreConfig, merchants: Merch
   const reactors = new ReactorHost(store, [
     new UnknownResolver(store, readModels, settings.unknownResolutionDelayMs), schemeTokens, sessionExpiry, tokenShredder,
   ], log);
-  await reactors.start();
+  try {
+    await reactors.start();
+  } catch (error) {
+    // A reactor's scan of its pending work failed (the store unreachable or busy at start): the
+    // stores are closed, and the fault is one line like the others.
+    await readModels.stop().catch(() => undefined);
+    await opened.close().catch(() => undefined);
+    throw new StoreUnavailable(`the event store ${storeName(eventStore)} cannot be opened: ${oneLine(error)}`, { cause: error });
+  }
   let closing = false;
   return {
     merchants, store, sealer, readModels, schemeTokens, sessionExpiry, tokenShredder,

@@ -96,7 +96,12 @@ export async function handleCommand<State, Event extends Typed, Result>(
       conflicts += 1;
       continue;
     }
-    if (guess && decision.events.length === 0) continue;
+    if (guess && decision.events.length === 0) {
+      // Decided on a guessed empty stream with nothing to append: read it and decide again. A
+      // named stream is guessed once; a drawn one is new at every attempt, so each counts.
+      if (typeof stream !== 'string') conflicts += 1;
+      continue;
+    }
     let position: bigint | undefined;
     if (decision.events.length > 0) {
       try {

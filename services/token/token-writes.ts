@@ -13,7 +13,7 @@ import { generateToken } from '../../domain/token/token-id.js';
 import { ACCOUNT_FIELD, decideToken, sourceOfFundsOf, type CreateToken, type TokenState, type ValidToken } from '../../domain/token/token.js';
 import type { MerchantProfile } from '../../merchants.js';
 import type { RecordedEvent } from '../../store/event-store.js';
-import { foldTokenState, reservationAggregate, tokenAggregate } from '../aggregates.js';
+import { foldTokenState, readOwnStream, reservationAggregate, tokenAggregate } from '../aggregates.js';
 import { CONFLICT, handleCommand } from '../command-handler.js';
 import { randomDigits, type RequestMeta } from '../context.js';
 import type { Gateway } from '../gateway.js';
@@ -173,7 +173,7 @@ export async function createOrReuse(ctx: WriteContext, plan: TokenPlan): Promise
     const reservation = await reservationOf(ctx, account);
     const claims = await gateway.store.readStream(reservation.stream);
     const claimed = claimData(claims);
-    const history = claimed ? await gateway.store.readStream(streams.token(ctx.merchant.repository.id, claimed.token)) : [];
+    const history = claimed ? await readOwnStream(gateway.store, streams.token(ctx.merchant.repository.id, claimed.token)) : [];
     const state = foldTokenState(history);
     if (claimed && (state.status === 'DELETED' || (state.status === 'VALID' && !holds(gateway, state, account)))) {
       // The reservation of a deleted token whose release has not happened yet (under way, or cut
@@ -228,7 +228,7 @@ export async function updateNamed(ctx: WriteContext, plan: TokenPlan, token: str
       const claims = await gateway.store.readStream(reservation.stream);
       const claimed = claimData(claims);
       if (claimed && claimed.token !== token) {
-        const other = foldTokenState(await gateway.store.readStream(streams.token(merchant.repository.id, claimed.token)));
+        const other = foldTokenState(await readOwnStream(gateway.store, streams.token(merchant.repository.id, claimed.token)));
         if (other.status === 'VALID' && holds(gateway, other, account)) {
           throw new InvalidRequest(`Value is invalid. This account is already stored against token '${claimed.token}' of the repository, which manages one token per account`, ACCOUNT_FIELD[plan.details.type]);
         }
@@ -239,5 +239,5 @@ export async function updateNamed(ctx: WriteContext, plan: TokenPlan, token: str
       if (claimed?.token !== token && !(await claim(ctx, reservation.stream, claims, token))) return CONFLICT;
     }
     return decideUpdate(ctx, state, plan, accountChanged);
-  }, { meta: ctx.meta, now: ctx.now, busy: 'the token is being changed by too many requests at once' });
+  }, { meta: ctx.meta, now: ctx.now, ownStream: true, busy: 'the token is being changed by too many requests at once' });
 }

@@ -137,5 +137,5 @@ export async function deleteToken(gateway: Gateway, merchant: MerchantProfile, t
         return { result: 'SUCCESS' };
       },
     };
-  }, { meta, busy: 'the token is being changed by too many requests at once' });
+  }, { meta, ownStream: true, busy: 'the token is being changed by too many requests at once' });
 }

@@ -117,3 +117,13 @@ t.test('reactor metadata: a function of the event and the attempt', async (t) =>
   });
   t.match((await store.readStream(STREAM))[0]!.metadata, { correlationId: STREAM, causationId: '1', reactor: 'test' });
 });
+
+t.test('a drawn stream guessed new whose decision appends nothing counts as an attempt: bounded, then Busy', async (t) => {
+  const store = new MemoryEventStore();
+  let drawn = 0;
+  const decided = handleCommand({ store }, () => `counter-M1:${++drawn}`, counter, () => ({ events: [], answer: () => 'never' }), {
+    meta, guessNew: () => true, attempts: 5, busy: 'no free id',
+  });
+  await t.rejects(decided, Busy, 'ends with Busy instead of drawing ids forever');
+  t.equal(drawn, 5, 'one drawn name per attempt');
+});
