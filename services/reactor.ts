@@ -5,6 +5,7 @@
 // (the store busy or closing, a full disk) with a growing delay, telling each failure in one log
 // line, and on stop cancels its timers and waits for the work under way.
 import { maskCardNumbers } from '../lib/mask.js';
+import { pendingProjection, type PendingDoc } from '../projections/pending.js';
 import type { ReadModels } from '../projections/read-models.js';
 import type { EventStore, RecordedEvent } from '../store/event-store.js';
 import { oneLine } from '../store/storage-fault.js';
@@ -68,6 +69,21 @@ export abstract class Reactor {
 
   /** Once every event that existed at start has been handed to it. */
   protected onCaughtUp(): void { /* nothing by default */ }
+
+  /**
+   * A prepare() from the pending read model: the events, up to its checkpoint, of every stream its
+   * documents under `prefix` name are handed to onEvent; the checkpoint is the start position.
+   */
+  protected async preparePending(prefix: string): Promise<bigint> {
+    const from = this.readModels.checkpoint(pendingProjection.name);
+    const streams = new Set(this.readModels.withPrefix(pendingProjection.name, prefix).map(({ doc }) => (JSON.parse(doc) as PendingDoc).stream));
+    for (const stream of streams) {
+      for (const event of await this.store.readStream(stream)) {
+        if (event.position <= from) this.onEvent(event);
+      }
+    }
+    return from;
+  }
 
   /** Called by the host: scan the pending work; resolves to the position to follow the log from. */
   async start(log: ReactorLog = warningLog): Promise<bigint> {

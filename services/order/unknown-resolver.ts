@@ -5,7 +5,7 @@
 // order stream with the stream's revision as the expected one. Several processes sharing a store
 // may race: the loser re-reads, finds the payment resolved, and appends nothing.
 import type { PaymentRecorded } from '../../domain/events.js';
-import { PENDING_PAYMENT, pendingProjection, type PendingDoc } from '../../projections/pending.js';
+import { PENDING_PAYMENT } from '../../projections/pending.js';
 import { decideResolveUnknown } from '../../domain/order/order-resolution.js';
 import type { RecordedEvent } from '../../store/event-store.js';
 import { orderAggregate } from '../aggregates.js';
@@ -22,15 +22,8 @@ export class UnknownResolver extends Reactor {
    * then every event after that model's checkpoint, live (services/reactors.ts). Reading the whole
    * log, or every order, at every start would make start-up grow with the store.
    */
-  protected async prepare(): Promise<bigint> {
-    const from = this.readModels.checkpoint(pendingProjection.name);
-    const orders = new Set(this.readModels.withPrefix(pendingProjection.name, PENDING_PAYMENT).map(({ doc }) => (JSON.parse(doc) as PendingDoc).stream));
-    for (const stream of orders) {
-      for (const event of await this.store.readStream(stream)) {
-        if (event.position <= from) this.onEvent(event);
-      }
-    }
-    return from;
+  protected prepare(): Promise<bigint> {
+    return this.preparePending(PENDING_PAYMENT);
   }
 
   protected onEvent(event: RecordedEvent): void {

@@ -8,7 +8,7 @@
 // At start it finds the sessions not yet expired in the pending read model, then follows the log;
 // several processes sharing a store may race: the loser re-reads, finds it expired, appends nothing.
 import { decideExpireSession, expiresAt } from '../../domain/session/session.js';
-import { PENDING_SESSION, pendingProjection, type PendingDoc } from '../../projections/pending.js';
+import { PENDING_SESSION } from '../../projections/pending.js';
 import type { ReadModels } from '../../projections/read-models.js';
 import type { EventStore, RecordedEvent } from '../../store/event-store.js';
 import type { Sealer } from '../../store/sealing.js';
@@ -29,15 +29,8 @@ export class SessionExpiry extends Reactor {
   }
 
   /** Pending work first (the sessions the pending read model lists), then the events after its checkpoint, live. */
-  protected async prepare(): Promise<bigint> {
-    const from = this.readModels.checkpoint(pendingProjection.name);
-    const sessions = new Set(this.readModels.withPrefix(pendingProjection.name, PENDING_SESSION).map(({ doc }) => (JSON.parse(doc) as PendingDoc).stream));
-    for (const stream of sessions) {
-      for (const event of await this.store.readStream(stream)) {
-        if (event.position <= from) this.onEvent(event);
-      }
-    }
-    return from;
+  protected prepare(): Promise<bigint> {
+    return this.preparePending(PENDING_SESSION);
   }
 
   protected onEvent(event: RecordedEvent): void {
