@@ -15,6 +15,7 @@ import pay from './routes/pay.js';
 import token from './routes/token.js';
 import session from './routes/session.js';
 import orders from './routes/orders.js';
+import transactions from './routes/transactions.js';
 import information from './routes/information.js';
 import admin from './routes/admin.js';
 import openapi from './plugins/openapi.js';
@@ -172,6 +173,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(token);
   await app.register(session);
   await app.register(orders);
+  await app.register(transactions);
   await app.register(information);
   await app.register(admin, { password: options.adminPassword });
   return app;

@@ -126,5 +126,48 @@ export interface TransactionReferenceReserved {
   data: { merchantId: string; orderId: string; transactionId: string; reservedAt: string };
 }
 
-export type OrderEvent = PaymentRecorded | PaymentStarted | PaymentOutcomeResolved;
-export const ORDER_EVENT_TYPES: ReadonlySet<string> = new Set<OrderEvent['type']>(['PaymentRecorded', 'PaymentStarted', 'PaymentOutcomeResolved']);
+/** apiOperation of the order API of versions 50-100 (PUT .../order/{orderId}/transaction/{transactionId}). */
+export type ApiOperation = 'PAY' | 'AUTHORIZE' | 'CAPTURE' | 'REFUND' | 'VOID' | 'VERIFY';
+export type TransactionType =
+  | 'PAYMENT' | 'AUTHORIZATION' | 'CAPTURE' | 'REFUND' | 'VERIFICATION'
+  | 'VOID_AUTHORIZATION' | 'VOID_CAPTURE' | 'VOID_PAYMENT' | 'VOID_REFUND';
+
+/** The card an order's transactions use: a token of the merchant's repository, its number masked 6.4. */
+export interface OrderSource {
+  repositoryId: string;
+  token: string;
+  card: { number: string; brand: Brand; scheme: Scheme; fundingMethod: FundingMethod; type: string; expiry: CardExpiry };
+}
+
+/**
+ * A transaction of the order API (versions 50-100): every decision inside (outcome, the order's
+ * status and totals after it, the card it used), so replay and retrieval never decide again.
+ */
+export interface OrderTransactionRecorded {
+  type: 'OrderTransactionRecorded';
+  data: {
+    merchantId: string;
+    orderId: string;
+    transactionId: string;
+    /** Keyed hash of the request (operation and body, correlationId excluded): detects reused ids. */
+    requestFingerprint: string;
+    apiOperation: ApiOperation;
+    transactionType: TransactionType;
+    amount: number; // minor units; 0 for VERIFY
+    currency: string;
+    /** order.amount of a PAY or AUTHORIZE (minor units). */
+    orderAmount?: number;
+    /** VOID: the transaction voided. */
+    targetTransactionId?: string;
+    source?: OrderSource;
+    orderReference?: string;
+    transactionReference?: string;
+    outcome: PaymentOutcome;
+    orderStatus: string;
+    totalsAfter: OrderTotals;
+    timeOfRecord: string;
+  };
+}
+
+export type OrderEvent = PaymentRecorded | PaymentStarted | PaymentOutcomeResolved | OrderTransactionRecorded;
+export const ORDER_EVENT_TYPES: ReadonlySet<string> = new Set<OrderEvent['type']>(['PaymentRecorded', 'PaymentStarted', 'PaymentOutcomeResolved', 'OrderTransactionRecorded']);

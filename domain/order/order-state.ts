@@ -1,8 +1,25 @@
 // The order aggregate's state: its transactions, totals and the payment in progress, folded
 // from the order stream (PaymentStarted, PaymentRecorded, PaymentOutcomeResolved).
-import type { OrderEvent, OrderTotals, PaymentOutcome, PaymentRecorded, PaymentStarted } from '../events.js';
+import type { OrderEvent, OrderSource, OrderTotals, OrderTransactionRecorded, PaymentOutcome, PaymentRecorded, PaymentStarted } from '../events.js';
 
 type Recorded = PaymentRecorded['data'];
+/** A transaction of the order API of versions 50-100 (OrderTransactionRecorded). */
+export type OrderTransaction = OrderTransactionRecorded['data'];
+
+/**
+ * What the order API (versions 50-100) adds to an order: present only once such a transaction is
+ * recorded, so the state of a version 3 order is exactly what it was.
+ */
+export interface ModernOrderFacts {
+  /** Its transactions, by id (the version 3 payments stay in `transactions`). */
+  operations: ReadonlyMap<string, OrderTransaction>;
+  /** Ids of the transactions voided. */
+  voided: ReadonlySet<string>;
+  /** order.amount of the latest PAY or AUTHORIZE. */
+  orderAmount?: number;
+  /** The card of the order's first PAY, AUTHORIZE or VERIFY. */
+  source?: OrderSource;
+}
 
 /** A PaymentStarted not yet followed by its PaymentRecorded. */
 export type PaymentInProgress = Pick<PaymentStarted['data'], 'transactionId' | 'requestFingerprint' | 'attemptId' | 'startedAt' | 'lockExpiresAt'>;
@@ -21,6 +38,7 @@ export type OrderState =
       totals: OrderTotals;
       transactions: Map<string, Recorded>;
       inProgress?: PaymentInProgress;
+      modern?: ModernOrderFacts;
     };
 
 export const initialOrderState = (): OrderState => ({ exists: false });
@@ -54,8 +72,11 @@ export function evolveOrder(state: OrderState, event: OrderEvent): OrderState {
         totals: d.totalsAfter,
         transactions,
         ...withLock(lock),
+        ...(state.exists && state.modern ? { modern: state.modern } : {}),
       };
     }
+    case 'OrderTransactionRecorded':
+      return evolveModern(state, event.data);
     case 'PaymentOutcomeResolved': {
       const d = event.data;
       const payment = state.exists ? state.transactions.get(d.transactionId) : undefined;
@@ -71,6 +92,31 @@ export function evolveOrder(state: OrderState, event: OrderEvent): OrderState {
       return unreachable;
     }
   }
+}
+
+function evolveModern(state: OrderState, d: OrderTransaction): OrderState {
+  const before = state.exists ? state.modern : undefined;
+  const operations = new Map(before?.operations ?? []);
+  operations.set(d.transactionId, d);
+  const voided = new Set(before?.voided ?? []);
+  if (d.targetTransactionId !== undefined && d.outcome.result === 'SUCCESS') voided.add(d.targetTransactionId);
+  const orderAmount = d.orderAmount ?? before?.orderAmount;
+  const source = before?.source ?? d.source;
+  const modern: ModernOrderFacts = { operations, voided, ...(orderAmount !== undefined ? { orderAmount } : {}), ...(source ? { source } : {}) };
+  return {
+    exists: true,
+    merchantId: d.merchantId,
+    orderId: d.orderId,
+    currency: state.exists ? state.currency : d.currency,
+    reference: (state.exists ? state.reference : undefined) ?? d.orderReference,
+    creationTime: state.exists ? state.creationTime : d.timeOfRecord,
+    lastUpdatedTime: d.timeOfRecord,
+    status: d.orderStatus,
+    totals: d.totalsAfter,
+    transactions: state.exists ? state.transactions : new Map(),
+    ...withLock(state.inProgress),
+    modern,
+  };
 }
 
 /** Order status after a transaction: CAPTURED once money moved, CANCELLED after a reversal, else by the latest result. */

@@ -75,6 +75,8 @@ export function decidePay(state: OrderState, command: PayWithToken): PayDecision
     if (previous.requestFingerprint === command.requestFingerprint) return { kind: 'replayed', payment: previous };
     throw differentRequest(command);
   }
+  // A transaction id taken by the order API of versions 50-100 on the same order.
+  if (state.exists && state.modern?.operations.has(command.transactionId)) throw differentRequest(command);
   const lock = state.inProgress;
   const ours = lock !== undefined && command.attemptId !== undefined && lock.attemptId === command.attemptId;
   if (lock && !ours && lock.lockExpiresAt > command.now) {

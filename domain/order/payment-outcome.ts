@@ -39,7 +39,7 @@ export interface DecidedOutcome {
 
 type Gathered = { risk?: RiskResponse; threeDSecure?: { gatewayCode: ThreeDSecureCode } };
 
-function acquirerReferences(request: OutcomeRequest): PaymentOutcome['acquirer'] {
+export function acquirerReferences(request: OutcomeRequest): PaymentOutcome['acquirer'] {
   const { now, ids } = request;
   return {
     id: 'TOKENGATE_S2I',

@@ -1,0 +1,261 @@
+// The decider of the order API of versions 50-100 (PUT .../order/{orderId}/transaction/{transactionId}):
+// PAY, AUTHORIZE, CAPTURE, REFUND, VOID and VERIFY on the order aggregate (order-state.ts). Pure:
+// the acquirer's random references and the time are in the command. PAY, AUTHORIZE and VERIFY are
+// decided by the same rules as version 3's Pay with token (payment-outcome.ts: test acquirer,
+// risk and 3-D Secure markers, merchant rules' gatewayCode and risk); CAPTURE, REFUND and VOID
+// are approved when the order's totals allow them and refused (400, nothing recorded) otherwise.
+import { InvalidRequest } from '../errors.js';
+import type { ApiOperation, OrderSource, OrderTotals, OrderTransactionRecorded, PaymentOutcome, PaymentRecorded, TransactionType } from '../events.js';
+import { formatAmount, minorUnits } from '../money.js';
+import { firstMatchingRule, type MerchantRule } from '../merchant-rules.js';
+import type { AcquirerIds } from './order.js';
+import { acquirerReferences, decideOutcome, type OutcomeRequest } from './payment-outcome.js';
+import { ZERO_TOTALS, type OrderState, type OrderTransaction } from './order-state.js';
+
+export interface OrderTransactionCommand {
+  type: 'OrderTransaction';
+  merchantId: string;
+  orderId: string;
+  transactionId: string;
+  requestFingerprint: string;
+  apiOperation: ApiOperation;
+  /** Minor units: order.amount (PAY, AUTHORIZE), transaction.amount (CAPTURE, REFUND); absent for VOID and VERIFY. */
+  amount?: number;
+  /** order.currency or transaction.currency; absent for VOID. */
+  currency?: string;
+  targetTransactionId?: string;
+  /** PAY, AUTHORIZE, VERIFY: the token's card. */
+  source?: OrderSource;
+  /** Only used to choose the CSC response; never recorded. */
+  securityCode?: string;
+  billingStreet?: string;
+  orderReference?: string;
+  transactionReference?: string;
+  holderLastName?: string;
+  rules?: readonly MerchantRule[];
+  bypassMerchantRiskRules?: boolean;
+  acquirerMerchantId: string;
+  ids: AcquirerIds;
+  now: string;
+}
+
+export type OrderTransactionDecision =
+  | { kind: 'recorded'; events: OrderTransactionRecorded[]; transaction: OrderTransaction }
+  | { kind: 'replayed'; transaction: OrderTransaction };
+
+const TERMINAL = 'TGW00001';
+
+/** The order's status from its totals; `otherwise` when no money is authorized, captured or refunded. */
+export function statusOfTotals(totals: OrderTotals, otherwise: string): string {
+  if (totals.refunded > 0) return totals.refunded >= totals.captured ? 'REFUNDED' : 'PARTIALLY_REFUNDED';
+  if (totals.captured > 0) return totals.captured >= totals.authorized ? 'CAPTURED' : 'PARTIALLY_CAPTURED';
+  if (totals.authorized > 0) return 'AUTHORIZED';
+  return otherwise;
+}
+
+const differentRequest = (c: OrderTransactionCommand) => new InvalidRequest(
+  `Transaction '${c.transactionId}' of order '${c.orderId}' is already recorded with a different request. ` +
+  'Repeat the identical request to read its outcome, or use a new transaction id.',
+);
+
+/** A version 3 payment as a transaction of the order API (a void or a refund may name it). */
+function fromPayment(p: PaymentRecorded['data']): OrderTransaction {
+  return {
+    merchantId: p.merchantId, orderId: p.orderId, transactionId: p.transactionId, requestFingerprint: p.requestFingerprint,
+    apiOperation: 'PAY', transactionType: 'PAYMENT', amount: p.amount, currency: p.currency,
+    source: { repositoryId: p.repositoryId, token: p.token, card: p.card },
+    outcome: p.outcome, orderStatus: p.orderStatus, totalsAfter: p.totalsAfter, timeOfRecord: p.timeOfRecord,
+  };
+}
+
+export function transactionOf(state: OrderState, id: string): OrderTransaction | undefined {
+  if (!state.exists) return undefined;
+  const modern = state.modern?.operations.get(id);
+  if (modern) return modern;
+  const payment = state.transactions.get(id);
+  return payment ? fromPayment(payment) : undefined;
+}
+
+function sourceOf(state: OrderState): OrderSource | undefined {
+  if (!state.exists) return undefined;
+  if (state.modern?.source) return state.modern.source;
+  const first = state.transactions.values().next();
+  return first.done ? undefined : fromPayment(first.value).source;
+}
+
+/** The authorization code the order's latest approved authorization or payment got. */
+function authorizationCodeOf(state: OrderState): string | undefined {
+  if (!state.exists) return undefined;
+  let code: string | undefined;
+  for (const p of state.transactions.values()) code = p.outcome.authorizationCode ?? code;
+  for (const t of state.modern?.operations.values() ?? []) {
+    if (t.transactionType === 'AUTHORIZATION' || t.transactionType === 'PAYMENT') code = t.outcome.authorizationCode ?? code;
+  }
+  return code;
+}
+
+export function decideOrderTransaction(state: OrderState, c: OrderTransactionCommand): OrderTransactionDecision {
+  const previous = transactionOf(state, c.transactionId);
+  if (previous) {
+    if (previous.requestFingerprint === c.requestFingerprint && state.exists && state.modern?.operations.has(c.transactionId)) {
+      return { kind: 'replayed', transaction: previous };
+    }
+    throw differentRequest(c);
+  }
+  const transaction = decideNew(state, c);
+  return { kind: 'recorded', events: [{ type: 'OrderTransactionRecorded', data: transaction }], transaction };
+}
+
+function decideNew(state: OrderState, c: OrderTransactionCommand): OrderTransaction {
+  switch (c.apiOperation) {
+    case 'PAY':
+    case 'AUTHORIZE':
+    case 'VERIFY':
+      return initial(state, c);
+    case 'CAPTURE':
+    case 'REFUND':
+      return followOn(state, c);
+    case 'VOID':
+      return voidOf(state, c);
+  }
+}
+
+function requireOrder(state: OrderState, c: OrderTransactionCommand): asserts state is Extract<OrderState, { exists: true }> {
+  if (!state.exists) throw new InvalidRequest(`Value '${c.orderId}' is invalid. No such order`, 'orderId');
+}
+
+function checkCurrency(state: OrderState, currency: string | undefined, field: string): void {
+  if (state.exists && currency !== undefined && state.currency !== currency) {
+    throw new InvalidRequest(`Value '${currency}' is invalid. The order's currency is ${state.currency}`, field);
+  }
+}
+
+function recorded(
+  state: OrderState, c: OrderTransactionCommand,
+  facts: { transactionType: TransactionType; amount: number; currency: string; outcome: PaymentOutcome; totalsAfter: OrderTotals; orderStatus: string; orderAmount?: number; targetTransactionId?: string; source?: OrderSource },
+): OrderTransaction {
+  const source = facts.source ?? sourceOf(state);
+  return {
+    merchantId: c.merchantId,
+    orderId: c.orderId,
+    transactionId: c.transactionId,
+    requestFingerprint: c.requestFingerprint,
+    apiOperation: c.apiOperation,
+    transactionType: facts.transactionType,
+    amount: facts.amount,
+    currency: facts.currency,
+    ...(facts.orderAmount !== undefined ? { orderAmount: facts.orderAmount } : {}),
+    ...(facts.targetTransactionId !== undefined ? { targetTransactionId: facts.targetTransactionId } : {}),
+    ...(source ? { source } : {}),
+    ...(c.orderReference !== undefined ? { orderReference: c.orderReference } : {}),
+    ...(c.transactionReference !== undefined ? { transactionReference: c.transactionReference } : {}),
+    outcome: facts.outcome,
+    orderStatus: facts.orderStatus,
+    totalsAfter: facts.totalsAfter,
+    timeOfRecord: c.now,
+  };
+}
+
+/** PAY, AUTHORIZE, VERIFY: the test acquirer decides (payment-outcome.ts). */
+function initial(state: OrderState, c: OrderTransactionCommand): OrderTransaction {
+  const currency = c.currency as string;
+  const source = c.source as OrderSource;
+  checkCurrency(state, currency, 'order.currency');
+  const amount = c.apiOperation === 'VERIFY' ? 0 : c.amount ?? 0;
+  const rule = firstMatchingRule(c.rules ?? [], {
+    amount, currency, cardNumber: source.card.number, brand: source.card.brand, token: source.token,
+    orderReference: c.orderReference, transactionReference: c.transactionReference,
+  }, c.bypassMerchantRiskRules === true);
+  const request: OutcomeRequest = {
+    card: source.card, securityCode: c.securityCode, billingStreet: c.billingStreet, orderReference: c.orderReference,
+    holderLastName: c.holderLastName, bypassMerchantRiskRules: c.bypassMerchantRiskRules === true, rules: c.rules ?? [],
+    acquirerMerchantId: c.acquirerMerchantId, ids: c.ids, now: c.now,
+  };
+  const { outcome, captured: stays, reversed } = decideOutcome(request, rule?.answer);
+  const before = state.exists ? state.totals : ZERO_TOTALS;
+  const totalsAfter = !stays || c.apiOperation === 'VERIFY' ? before
+    : c.apiOperation === 'PAY'
+      ? { authorized: before.authorized + amount, captured: before.captured + amount, refunded: before.refunded }
+      : { ...before, authorized: before.authorized + amount };
+  const otherwise = reversed ? 'CANCELLED'
+    : outcome.result === 'SUCCESS' ? (c.apiOperation === 'VERIFY' ? 'VERIFIED' : 'AUTHORIZED')
+      : outcome.result === 'UNKNOWN' || outcome.result === 'PENDING' ? 'INITIATED'
+        : state.exists && state.status !== 'FAILED' && c.apiOperation === 'VERIFY' ? state.status : 'FAILED';
+  const transactionType: TransactionType = c.apiOperation === 'PAY' ? 'PAYMENT' : c.apiOperation === 'AUTHORIZE' ? 'AUTHORIZATION' : 'VERIFICATION';
+  return recorded(state, c, {
+    transactionType, amount, currency, outcome, totalsAfter, orderStatus: statusOfTotals(totalsAfter, otherwise),
+    ...(c.apiOperation === 'VERIFY' ? {} : { orderAmount: amount }), source,
+  });
+}
+
+/** The acquirer's approval of a capture, refund or void (no card checks: the card was checked by the authorization). */
+function approval(state: OrderState, c: OrderTransactionCommand): PaymentOutcome {
+  const authorizationCode = authorizationCodeOf(state);
+  const request = { acquirerMerchantId: c.acquirerMerchantId, ids: c.ids, now: c.now } as OutcomeRequest;
+  return {
+    gatewayCode: 'APPROVED', result: 'SUCCESS', acquirerCode: '00', acquirerMessage: 'Approved',
+    ...(authorizationCode ? { authorizationCode } : {}),
+    acquirer: acquirerReferences(request), receipt: c.ids.receipt, stan: c.ids.stan, terminal: TERMINAL,
+  };
+}
+
+
+/** CAPTURE (up to the authorized amount not yet captured) and REFUND (up to the captured amount not yet refunded). */
+function followOn(state: OrderState, c: OrderTransactionCommand): OrderTransaction {
+  requireOrder(state, c);
+  checkCurrency(state, c.currency, 'transaction.currency');
+  const amount = c.amount as number;
+  const t = state.totals;
+  const capture = c.apiOperation === 'CAPTURE';
+  const available = capture ? t.authorized - t.captured : t.captured - t.refunded;
+  if (amount > available) {
+    throw new InvalidRequest(capture
+      ? `Value '${formatAmount(amount, minorUnits(state.currency) ?? 2)}' is invalid. The amount exceeds the order's authorized amount not yet captured`
+      : `Value '${formatAmount(amount, minorUnits(state.currency) ?? 2)}' is invalid. The amount exceeds the order's captured amount not yet refunded`, 'transaction.amount');
+  }
+  const totalsAfter = capture ? { ...t, captured: t.captured + amount } : { ...t, refunded: t.refunded + amount };
+  return recorded(state, c, {
+    transactionType: capture ? 'CAPTURE' : 'REFUND', amount, currency: state.currency, outcome: approval(state, c),
+    totalsAfter, orderStatus: statusOfTotals(totalsAfter, state.status),
+  });
+}
+
+const VOIDS: Partial<Record<TransactionType, TransactionType>> = {
+  AUTHORIZATION: 'VOID_AUTHORIZATION', CAPTURE: 'VOID_CAPTURE', PAYMENT: 'VOID_PAYMENT', REFUND: 'VOID_REFUND',
+};
+
+/** VOID: undoes an authorization, a payment, a capture or a refund, once, if the totals after it stay consistent. */
+function voidOf(state: OrderState, c: OrderTransactionCommand): OrderTransaction {
+  requireOrder(state, c);
+  const field = 'transaction.targetTransactionId';
+  const targetId = c.targetTransactionId as string;
+  const target = transactionOf(state, targetId);
+  if (!target) throw new InvalidRequest(`Value '${targetId}' is invalid. No such transaction on order ${c.orderId}`, field);
+  if (state.modern?.voided.has(targetId)) throw new InvalidRequest(`Value '${targetId}' is invalid. The transaction has already been voided`, field);
+  const type = VOIDS[target.transactionType];
+  if (!type) throw new InvalidRequest(`Value '${targetId}' is invalid. A ${target.transactionType} transaction cannot be voided`, field);
+  if (target.outcome.result !== 'SUCCESS') throw new InvalidRequest(`Value '${targetId}' is invalid. Only a successful transaction can be voided`, field);
+  const t = state.totals;
+  const a = target.amount;
+  let totalsAfter: OrderTotals;
+  switch (type) {
+    case 'VOID_AUTHORIZATION':
+      if (t.captured > t.authorized - a) throw new InvalidRequest(`Value '${targetId}' is invalid. The authorization is captured: void or refund the captures first`, field);
+      totalsAfter = { ...t, authorized: t.authorized - a };
+      break;
+    case 'VOID_PAYMENT':
+      if (t.refunded > t.captured - a) throw new InvalidRequest(`Value '${targetId}' is invalid. The payment is refunded: void the refunds first`, field);
+      totalsAfter = { ...t, authorized: t.authorized - a, captured: t.captured - a };
+      break;
+    case 'VOID_CAPTURE':
+      if (t.refunded > t.captured - a) throw new InvalidRequest(`Value '${targetId}' is invalid. The capture is refunded: void the refunds first`, field);
+      totalsAfter = { ...t, captured: t.captured - a };
+      break;
+    default:
+      totalsAfter = { ...t, refunded: t.refunded - a };
+  }
+  return recorded(state, c, {
+    transactionType: type, amount: a, currency: state.currency, outcome: approval(state, c), totalsAfter,
+    orderStatus: statusOfTotals(totalsAfter, 'CANCELLED'), targetTransactionId: targetId,
+  });
+}

@@ -1,0 +1,49 @@
+// The order API of versions 50-100: PUT/GET .../version/{version}/merchant/{merchantId}/order/{orderId}/transaction/{transactionId}
+// and GET .../order/{orderId}. Identifiers follow the reference's rule for order.id and
+// transaction.id (any characters, 1 to 40). The body is open: the fields a shop's client library
+// sends beside those tokengate uses (customer, device, order.description, ...) are accepted and
+// ignored; the fields used are typed here, and amounts (strings or JSON numbers) and what each
+// apiOperation requires are checked in services/order/order-transactions.ts.
+import { Type, type Static } from '@sinclair/typebox';
+import { Alpha3, Opt, Pattern, Str, Strict, StringEnum } from './common.js';
+import { MerchantIdParam } from './pay.js';
+
+export const API_OPERATIONS = ['AUTHORIZE', 'CAPTURE', 'PAY', 'REFUND', 'VERIFY', 'VOID'] as const;
+
+export const VersionParam = Pattern(2, 3, '^(5[0-9]|[6-9][0-9]|100)$', 'a version from 50 to 100');
+export const ModernId = (what: string) => Str(1, 40, `${what}: any characters, 1 to 40 of them`);
+
+export const OrderApiParams = Strict({ version: VersionParam, merchantId: MerchantIdParam, orderId: ModernId('order id') });
+export const TransactionApiParams = Strict({
+  version: VersionParam, merchantId: MerchantIdParam, orderId: ModernId('order id'), transactionId: ModernId('transaction id'),
+});
+
+const Open = Type.Object;
+const open = { additionalProperties: true } as const;
+/** A decimal amount, as a string ("1.00") or a JSON number (1.00): checked by the service. */
+const Amount = () => Type.Unknown({ description: 'a decimal number such as 100.00, as a string or a JSON number' });
+
+export const TransactionBody = Open({
+  apiOperation: StringEnum(API_OPERATIONS),
+  billing: Opt(Open({ address: Opt(Open({ street: Opt(Str(1, 100)) }, open)) }, open)),
+  correlationId: Opt(Str(1, 100)),
+  order: Opt(Open({ amount: Opt(Amount()), currency: Opt(Alpha3('ISO 4217 currency code')), reference: Opt(Str(1, 40)) }, open)),
+  session: Opt(Open({ id: Opt(Str(1, 35)) }, open)),
+  sourceOfFunds: Opt(Open({
+    provided: Opt(Open({
+      card: Opt(Open({ securityCode: Opt(Pattern(3, 4, '^[0-9]{3,4}$', '3 or 4 digits')) }, open)),
+    }, open)),
+    token: Opt(Pattern(1, 40, '^[0-9A-Za-z]+$', 'characters 0-9 a-z A-Z')),
+    type: Opt(StringEnum(['CARD'] as const)),
+  }, open)),
+  transaction: Opt(Open({
+    amount: Opt(Amount()),
+    currency: Opt(Alpha3('ISO 4217 currency code')),
+    reference: Opt(Str(1, 40)),
+    targetTransactionId: Opt(ModernId('transaction id')),
+  }, open)),
+}, open);
+
+export type OrderApiParams = Static<typeof OrderApiParams>;
+export type TransactionApiParams = Static<typeof TransactionApiParams>;
+export type TransactionBody = Static<typeof TransactionBody>;

@@ -1,0 +1,182 @@
+// The order API of versions 50-100: PUT .../order/{orderId}/transaction/{transactionId} (PAY,
+// AUTHORIZE, CAPTURE, REFUND, VOID, VERIFY), Retrieve Transaction and Retrieve Order. One command
+// handler loop over the order's stream (services/command-handler.ts), the same stream as version
+// 3's Pay with token (streams.order): a version 3 order and an order of this API with the same id
+// are one order. The decision is domain/order/transactions.ts; here: the request's checks the
+// schema cannot make (what each apiOperation requires, amounts as strings or JSON numbers), the
+// token looked up in the merchant's own repository, the fingerprint of the request, the answer.
+import { randomUUID } from 'node:crypto';
+import { luhnValid } from '../../domain/card.js';
+import { InvalidRequest } from '../../domain/errors.js';
+import { streams, type ApiOperation, type OrderSource } from '../../domain/events.js';
+import { minorUnits, parseAmount } from '../../domain/money.js';
+import { cardTypeOf } from '../../domain/card.js';
+import type { AcquirerIds } from '../../domain/order/order.js';
+import type { OrderTransaction } from '../../domain/order/order-state.js';
+import { decideOrderTransaction, transactionOf, type OrderTransactionCommand } from '../../domain/order/transactions.js';
+import { sortedJson } from '../../lib/json.js';
+import type { MerchantProfile } from '../../merchants.js';
+import type { OrderApiParams, TransactionApiParams, TransactionBody } from '../../schemas/transaction.js';
+import { foldOrder, foldToken, orderAggregate, readOwnStream } from '../aggregates.js';
+import { handleCommand } from '../command-handler.js';
+import { randomDigits, type RequestMeta } from '../context.js';
+import type { Gateway } from '../gateway.js';
+import { amountExplanation } from './pay-request.js';
+import { orderResponse, transactionResponse } from './transaction-responses.js';
+
+const MAX_CONFLICTS = 20;
+
+function acquirerIds(now: string): AcquirerIds {
+  return {
+    authorizationCode: randomDigits(6),
+    receipt: randomDigits(12),
+    stan: randomDigits(6),
+    acquirerTransactionId: randomUUID().replace(/-/g, '').slice(0, 20).toUpperCase(),
+    batch: Number(now.slice(0, 10).replace(/-/g, '')),
+  };
+}
+
+/** An id that is a card number (13 to 19 digits passing Luhn) would put it in a stream name and in events. */
+function checkNotCardNumber(value: string, field: string): void {
+  if (/^[0-9]{13,19}$/.test(value) && luhnValid(value)) {
+    throw new InvalidRequest('Value is invalid. The identifier must not be a card number', field);
+  }
+}
+
+const missing = (field: string) => new InvalidRequest(`Missing parameter '${field}' required for this apiOperation`, field, 'MISSING');
+
+/** An amount sent as a string ("1.00") or a JSON number (1.00), in the currency's minor units. */
+function amountOf(value: unknown, currency: string, field: string): number {
+  if (value === undefined) throw missing(field);
+  const digits = minorUnits(currency);
+  if (digits === undefined) throw new InvalidRequest(`Value '${currency}' is invalid. Currency is not supported`, field.replace(/amount$/, 'currency'), 'UNSUPPORTED');
+  const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : typeof value === 'string' ? value : undefined;
+  if (text === undefined || !/^[0-9]+(\.[0-9]+)?$/.test(text) || text.length > 14) {
+    throw new InvalidRequest(`Value '${String(typeof value === 'string' || typeof value === 'number' ? value : typeof value).slice(0, 20)}' is invalid. Expected a decimal number such as 100.00`, field);
+  }
+  const parsed = parseAmount(text, digits);
+  if (!parsed.ok) throw new InvalidRequest(amountExplanation(text, parsed.problem, currency), field);
+  return parsed.minor;
+}
+
+/** The token's card, from the merchant's own repository only (an unknown, deleted or other repository's token: not found). */
+async function tokenSource(gateway: Gateway, merchant: MerchantProfile, token: string): Promise<OrderSource> {
+  const repositoryId = merchant.repository.id;
+  const state = foldToken(await readOwnStream(gateway.store, streams.token(repositoryId, token)));
+  if (state.status !== 'VALID') throw new InvalidRequest('Token not found', 'sourceOfFunds.token');
+  const { numberSealed: _sealed, ...card } = state.card;
+  return { repositoryId, token: state.token, card: { ...card, type: cardTypeOf(card.brand, card.fundingMethod) } };
+}
+
+type Facts = Omit<OrderTransactionCommand, 'ids' | 'now'>;
+
+async function commandFacts(gateway: Gateway, merchant: MerchantProfile, params: TransactionApiParams, body: TransactionBody): Promise<Facts> {
+  checkNotCardNumber(params.orderId, 'orderId');
+  checkNotCardNumber(params.transactionId, 'transactionId');
+  const apiOperation = body.apiOperation as ApiOperation;
+  if (body.session?.id !== undefined) {
+    throw new InvalidRequest('Payment details from a session are not supported yet by tokengate; send sourceOfFunds.token', 'session.id', 'UNSUPPORTED');
+  }
+  const provided = body.sourceOfFunds?.provided?.card as Record<string, unknown> | undefined;
+  if (provided && 'number' in provided) {
+    throw new InvalidRequest('A card in the request is not supported yet by tokengate; store it with Create Token and send sourceOfFunds.token', 'sourceOfFunds.provided.card.number', 'UNSUPPORTED');
+  }
+  const { correlationId: _notFingerprinted, ...fingerprinted } = body;
+  // As in version 3: a security code counts in the fingerprint by its length only (the fingerprint is stored).
+  const securityCode = body.sourceOfFunds?.provided?.card?.securityCode;
+  const masked = securityCode === undefined ? fingerprinted
+    : { ...fingerprinted, sourceOfFunds: { ...fingerprinted.sourceOfFunds, provided: { ...fingerprinted.sourceOfFunds?.provided, card: { ...provided, securityCode: 'x'.repeat(securityCode.length) } } } };
+  const base = {
+    type: 'OrderTransaction' as const,
+    merchantId: merchant.id,
+    orderId: params.orderId,
+    transactionId: params.transactionId,
+    requestFingerprint: gateway.sealer.fingerprint(sortedJson({ api: 'order', body: masked })),
+    apiOperation,
+    acquirerMerchantId: merchant.id,
+  };
+  switch (apiOperation) {
+    case 'PAY':
+    case 'AUTHORIZE':
+    case 'VERIFY': {
+      const currency = body.order?.currency;
+      if (currency === undefined) throw missing('order.currency');
+      const amount = apiOperation === 'VERIFY' ? undefined : amountOf(body.order?.amount, currency, 'order.amount');
+      if (apiOperation === 'VERIFY' && minorUnits(currency) === undefined) {
+        throw new InvalidRequest(`Value '${currency}' is invalid. Currency is not supported`, 'order.currency', 'UNSUPPORTED');
+      }
+      const token = body.sourceOfFunds?.token;
+      if (token === undefined) throw missing('sourceOfFunds.token');
+      const source = await tokenSource(gateway, merchant, token);
+      const extra = {
+        securityCode, billingStreet: body.billing?.address?.street, orderReference: body.order?.reference,
+        transactionReference: body.transaction?.reference,
+      };
+      return {
+        ...base, currency, source, rules: merchant.rules ?? [],
+        ...(amount !== undefined ? { amount } : {}),
+        ...Object.fromEntries(Object.entries(extra).filter(([, v]) => v !== undefined)),
+      };
+    }
+    case 'CAPTURE':
+    case 'REFUND': {
+      const currency = body.transaction?.currency;
+      if (currency === undefined) throw missing('transaction.currency');
+      const amount = amountOf(body.transaction?.amount, currency, 'transaction.amount');
+      const reference = body.transaction?.reference;
+      return { ...base, currency, amount, ...(reference !== undefined ? { transactionReference: reference } : {}) };
+    }
+    case 'VOID': {
+      const target = body.transaction?.targetTransactionId;
+      if (target === undefined) throw missing('transaction.targetTransactionId');
+      const reference = body.transaction?.reference;
+      return { ...base, targetTransactionId: target, ...(reference !== undefined ? { transactionReference: reference } : {}) };
+    }
+  }
+}
+
+const maskingOf = (merchant: MerchantProfile) => merchant.repository.cardNumberMasking ?? '6.4';
+
+export async function orderTransaction(gateway: Gateway, merchant: MerchantProfile, params: TransactionApiParams, body: TransactionBody, meta: RequestMeta) {
+  const facts = await commandFacts(gateway, merchant, params, body);
+  const masking = maskingOf(merchant);
+  const { correlationId } = body;
+  return handleCommand(gateway, streams.order(merchant.id, params.orderId), orderAggregate, (state, { now }) => {
+    const decision = decideOrderTransaction(state, { ...facts, ids: acquirerIds(now), now });
+    if (decision.kind === 'replayed') {
+      return { events: [], answer: () => transactionResponse(decision.transaction, existing(state), params.version, masking, correlationId) };
+    }
+    return {
+      events: decision.events,
+      answer: (after) => transactionResponse(decision.transaction, existing(after), params.version, masking, correlationId),
+    };
+  }, { meta, ownStream: true, attempts: MAX_CONFLICTS, busy: `Order '${params.orderId}' is being changed by too many requests at once` });
+}
+
+function existing<S extends { exists: boolean }>(state: S): Extract<S, { exists: true }> {
+  if (!state.exists) throw new Error('order expected to exist');
+  return state as Extract<S, { exists: true }>;
+}
+
+async function orderOf(gateway: Gateway, merchant: MerchantProfile, orderId: string) {
+  const state = foldOrder(await readOwnStream(gateway.store, streams.order(merchant.id, orderId)));
+  if (!state.exists) throw new InvalidRequest(`Value '${orderId}' is invalid. No such order`, 'orderId');
+  return state;
+}
+
+/** Retrieve Transaction: the transaction as recorded (a version 3 payment of the same order too). */
+export async function retrieveOrderTransaction(gateway: Gateway, merchant: MerchantProfile, params: TransactionApiParams) {
+  const state = await orderOf(gateway, merchant, params.orderId);
+  const transaction = transactionOf(state, params.transactionId);
+  if (!transaction) throw new InvalidRequest(`Value '${params.transactionId}' is invalid. No such transaction on order ${params.orderId}`, 'transactionId');
+  return transactionResponse(transaction, state, params.version, maskingOf(merchant));
+}
+
+/** Retrieve Order: the order with every transaction, oldest first. */
+export async function retrieveOrderApi(gateway: Gateway, merchant: MerchantProfile, params: OrderApiParams) {
+  const state = await orderOf(gateway, merchant, params.orderId);
+  const ids = [...state.transactions.keys(), ...(state.modern?.operations.keys() ?? [])];
+  const transactions = ids.map((id) => transactionOf(state, id)).filter((t): t is OrderTransaction => t !== undefined)
+    .sort((a, b) => (a.timeOfRecord < b.timeOfRecord ? -1 : a.timeOfRecord > b.timeOfRecord ? 1 : 0));
+  return orderResponse(state, transactions, params.version, maskingOf(merchant));
+}

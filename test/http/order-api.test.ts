@@ -1,0 +1,230 @@
+// Issue 15: the order API of versions 50-100, driven as a shop's client library drives it:
+// PUT .../version/{50-100}/merchant/{id}/order/{uuid}/transaction/{id} with apiOperation AUTHORIZE,
+// CAPTURE, REFUND, VOID, PAY, VERIFY and a token of the merchant's repository; Retrieve
+// Transaction and Retrieve Order; retries; the refusals; a version 3 order seen on this path.
+import { randomUUID } from 'node:crypto';
+import t, { type Test } from 'tap';
+import { createToken, M1, M2, payAuth, payPath, tokenAuth } from '../helpers/app.js';
+import { expect401, expectInvalid, assertSortedJson, type App } from './http.fixture.js';
+import { MASK04, app as appWithMask, create } from './token-api.fixture.js';
+import { buildTestApp } from '../helpers/app.js';
+
+type M = { id: string; apiPassword: string };
+const orderPath = (m: M, order: string, version = 100) => `/api/rest/version/${version}/merchant/${m.id}/order/${encodeURIComponent(order)}`;
+const txnPath = (m: M, order: string, txn: string, version = 100) => `${orderPath(m, order, version)}/transaction/${encodeURIComponent(txn)}`;
+
+const put = (a: App, m: M, order: string, txn: string, payload: Record<string, unknown>, version = 100) =>
+  a.inject({ method: 'PUT', url: txnPath(m, order, txn, version), headers: { authorization: tokenAuth(m) }, payload });
+const get = (a: App, m: M, url: string) => a.inject({ method: 'GET', url, headers: { authorization: tokenAuth(m) } });
+
+const authorize = (token: string, amount: unknown = '100.00', currency = 'USD') =>
+  ({ apiOperation: 'AUTHORIZE', order: { amount, currency }, sourceOfFunds: { type: 'CARD', token } });
+const payOp = (token: string, amount: unknown = '25.00', currency = 'USD') =>
+  ({ apiOperation: 'PAY', order: { amount, currency }, sourceOfFunds: { type: 'CARD', token } });
+const capture = (amount: unknown, currency = 'USD') => ({ apiOperation: 'CAPTURE', transaction: { amount, currency } });
+const refund = (amount: unknown, currency = 'USD') => ({ apiOperation: 'REFUND', transaction: { amount, currency } });
+const voidOf = (target: string) => ({ apiOperation: 'VOID', transaction: { targetTransactionId: target } });
+
+type Body = Record<string, any>;
+function expectTransaction(t: Test, res: Awaited<ReturnType<App['inject']>>, expected: {
+  type: string; amount: number; status: string; authorized: number; captured: number; refunded: number; gatewayCode?: string; result?: string; version?: string;
+}, what: string): Body {
+  t.equal(res.statusCode, 201, `${what}: 201 (${res.body})`);
+  assertSortedJson(t, res, what);
+  const body = res.json() as Body;
+  t.equal(body.result, expected.result ?? 'SUCCESS', `${what}: result`);
+  t.equal(body.response?.gatewayCode, expected.gatewayCode ?? 'APPROVED', `${what}: gatewayCode`);
+  t.equal(body.transaction?.type, expected.type, `${what}: transaction.type`);
+  t.equal(body.transaction?.amount, expected.amount, `${what}: transaction.amount`);
+  t.equal(body.order?.status, expected.status, `${what}: order.status`);
+  t.equal(body.order?.totalAuthorizedAmount, expected.authorized, `${what}: totalAuthorizedAmount`);
+  t.equal(body.order?.totalCapturedAmount, expected.captured, `${what}: totalCapturedAmount`);
+  t.equal(body.order?.totalRefundedAmount, expected.refunded, `${what}: totalRefundedAmount`);
+  t.equal(body.gatewayEntryPoint, 'WEB_SERVICES_API', `${what}: gatewayEntryPoint`);
+  t.equal(body.version, expected.version ?? '100', `${what}: version`);
+  t.equal(body.merchant, M1.id, `${what}: merchant`);
+  return body;
+}
+
+t.test('authorize → capture (partial, then the rest) → refund (partial) → void of the refund, UUID order id', async (t) => {
+  const a = await buildTestApp(t);
+  const token = await createToken(a, M1);
+  const order = randomUUID();
+  const auth = expectTransaction(t, await put(a, M1, order, 'auth-1', authorize(token)),
+    { type: 'AUTHORIZATION', amount: 100, status: 'AUTHORIZED', authorized: 100, captured: 0, refunded: 0 }, 'authorize');
+  t.equal(auth.order.id, order, 'order.id is the UUID, as a string');
+  t.equal(auth.order.currency, 'USD');
+  t.equal(auth.order.amount, 100);
+  t.match(auth.transaction.authorizationCode, /^[0-9]{6}$/, 'an authorization code');
+  t.match(auth.transaction.receipt, /^[0-9]{12}$/, 'a receipt');
+  t.equal(auth.transaction.acquirer.id, 'TOKENGATE_S2I');
+  t.equal(auth.response.acquirerCode, '00');
+  t.equal(auth.response.acquirerMessage, 'Approved');
+  t.equal(auth.sourceOfFunds.token, token);
+  t.equal(auth.sourceOfFunds.type, 'CARD');
+  t.equal(auth.sourceOfFunds.provided.card.number, '512345xxxxxx0008', 'card number masked 6.4');
+  t.ok(auth.order.creationTime && auth.order.lastUpdatedTime && auth.timeOfRecord, 'times');
+
+  expectTransaction(t, await put(a, M1, order, 'cap-1', capture('40.00')),
+    { type: 'CAPTURE', amount: 40, status: 'PARTIALLY_CAPTURED', authorized: 100, captured: 40, refunded: 0 }, 'partial capture');
+  const cap2 = expectTransaction(t, await put(a, M1, order, 'cap-2', capture(60)),
+    { type: 'CAPTURE', amount: 60, status: 'CAPTURED', authorized: 100, captured: 100, refunded: 0 }, 'capture of the rest (JSON number)');
+  t.equal(cap2.transaction.authorizationCode, auth.transaction.authorizationCode, 'the capture carries the authorization code');
+  t.equal(cap2.sourceOfFunds.provided.card.number, '512345xxxxxx0008', 'a capture shows the order\'s card, masked');
+  expectTransaction(t, await put(a, M1, order, 'ref-1', refund(30.5)),
+    { type: 'REFUND', amount: 30.5, status: 'PARTIALLY_REFUNDED', authorized: 100, captured: 100, refunded: 30.5 }, 'partial refund');
+  const v = expectTransaction(t, await put(a, M1, order, 'void-1', voidOf('ref-1')),
+    { type: 'VOID_REFUND', amount: 30.5, status: 'CAPTURED', authorized: 100, captured: 100, refunded: 0 }, 'void of the refund');
+  t.equal(v.transaction.targetTransactionId, 'ref-1');
+
+  const retrieved = await get(a, M1, txnPath(M1, order, 'cap-1'));
+  t.equal(retrieved.statusCode, 200, retrieved.body);
+  const first = (await get(a, M1, txnPath(M1, order, 'cap-1'))).json() as Body;
+  t.equal(first.transaction.type, 'CAPTURE');
+  t.equal(first.transaction.amount, 40);
+  t.equal(first.order.status, 'PARTIALLY_CAPTURED', 'Retrieve Transaction answers the transaction as recorded');
+
+  const whole = await get(a, M1, orderPath(M1, order));
+  t.equal(whole.statusCode, 200, whole.body);
+  assertSortedJson(t, whole, 'Retrieve Order');
+  const o = whole.json() as Body;
+  t.equal(o.id, order);
+  t.equal(o.status, 'CAPTURED');
+  t.equal(o.amount, 100);
+  t.equal(o.totalCapturedAmount, 100);
+  t.equal(o.totalRefundedAmount, 0);
+  t.same(o.transaction.map((x: Body) => [x.transaction.id, x.transaction.type]),
+    [['auth-1', 'AUTHORIZATION'], ['cap-1', 'CAPTURE'], ['cap-2', 'CAPTURE'], ['ref-1', 'REFUND'], ['void-1', 'VOID_REFUND']]);
+});
+
+t.test('refusals: beyond the authorized or captured amount, a voided transaction, an unknown order, another currency', async (t) => {
+  const a = await buildTestApp(t);
+  const token = await createToken(a, M1);
+  const order = randomUUID();
+  t.equal((await put(a, M1, order, '1', authorize(token, '50.00'))).statusCode, 201);
+  const head = await a.gateway.store.headPosition();
+  expectInvalid(t, await put(a, M1, order, '2', capture('50.01')), { field: 'transaction.amount', explanation: /exceeds the order's authorized amount/ }, 'capture beyond the authorized amount');
+  expectInvalid(t, await put(a, M1, order, '2', refund('1.00')), { field: 'transaction.amount', explanation: /exceeds the order's captured amount/ }, 'refund before any capture');
+  expectInvalid(t, await put(a, M1, order, '2', capture('10.00', 'EUR')), { field: 'transaction.currency', explanation: /order's currency is USD/ }, 'capture in another currency');
+  expectInvalid(t, await put(a, M1, randomUUID(), '1', capture('10.00')), { field: 'orderId', explanation: /No such order/ }, 'capture on an unknown order');
+  expectInvalid(t, await put(a, M1, randomUUID(), '1', voidOf('1')), { field: 'orderId', explanation: /No such order/ }, 'void on an unknown order');
+  expectInvalid(t, await put(a, M1, order, '2', voidOf('nope')), { field: 'transaction.targetTransactionId' }, 'void of an unknown transaction');
+  expectInvalid(t, await put(a, M1, order, '2', capture('-1')), { field: 'transaction.amount' }, 'a negative amount');
+  expectInvalid(t, await put(a, M1, order, '2', capture(0)), { field: 'transaction.amount' }, 'a zero amount');
+  expectInvalid(t, await put(a, M1, order, '2', capture('1.001')), { field: 'transaction.amount' }, 'too many decimals');
+  expectInvalid(t, await put(a, M1, order, '2', capture({ x: 1 })), { field: 'transaction.amount' }, 'an object as amount');
+  expectInvalid(t, await put(a, M1, order, '2', { apiOperation: 'CAPTURE', transaction: { currency: 'USD' } }), { field: 'transaction.amount', validationType: 'MISSING' }, 'no amount');
+  expectInvalid(t, await put(a, M1, order, '2', { apiOperation: 'VOID' }), { field: 'transaction.targetTransactionId', validationType: 'MISSING' }, 'void without a target');
+  t.equal(await a.gateway.store.headPosition(), head, 'no refusal appended anything');
+
+  expectTransaction(t, await put(a, M1, order, '2', capture('20.00')), { type: 'CAPTURE', amount: 20, status: 'PARTIALLY_CAPTURED', authorized: 50, captured: 20, refunded: 0 }, 'capture');
+  expectInvalid(t, await put(a, M1, order, '3', voidOf('1')), { field: 'transaction.targetTransactionId', explanation: /captured/ }, 'void of a captured authorization');
+  expectTransaction(t, await put(a, M1, order, '3', voidOf('2')), { type: 'VOID_CAPTURE', amount: 20, status: 'AUTHORIZED', authorized: 50, captured: 0, refunded: 0 }, 'void of the capture');
+  expectInvalid(t, await put(a, M1, order, '4', voidOf('2')), { field: 'transaction.targetTransactionId', explanation: /already been voided/ }, 'a void of a voided transaction');
+  expectInvalid(t, await put(a, M1, order, '4', voidOf('3')), { field: 'transaction.targetTransactionId', explanation: /cannot be voided/ }, 'a void of a void');
+  expectTransaction(t, await put(a, M1, order, '4', voidOf('1')), { type: 'VOID_AUTHORIZATION', amount: 50, status: 'CANCELLED', authorized: 0, captured: 0, refunded: 0 }, 'void of the authorization');
+  expectInvalid(t, await put(a, M1, order, '5', capture('1.00')), { field: 'transaction.amount' }, 'capture after the void');
+});
+
+t.test('PAY, then refunds up to the amount paid; VERIFY moves no funds; a decline by expiry 05/39', async (t) => {
+  const a = await buildTestApp(t);
+  const token = await createToken(a, M1);
+  const order = randomUUID();
+  const paid = expectTransaction(t, await put(a, M1, order, 'p', payOp(token, 25)),
+    { type: 'PAYMENT', amount: 25, status: 'CAPTURED', authorized: 25, captured: 25, refunded: 0 }, 'PAY');
+  t.equal(paid.response.cardSecurityCode?.gatewayCode, 'NOT_PRESENT');
+  expectTransaction(t, await put(a, M1, order, 'r1', refund('25.00')), { type: 'REFUND', amount: 25, status: 'REFUNDED', authorized: 25, captured: 25, refunded: 25 }, 'full refund');
+  expectInvalid(t, await put(a, M1, order, 'r2', refund('0.01')), { field: 'transaction.amount' }, 'refund beyond the captured amount');
+
+  const verified = expectTransaction(t, await put(a, M1, randomUUID(), 'v', { apiOperation: 'VERIFY', order: { currency: 'USD' }, sourceOfFunds: { type: 'CARD', token, provided: { card: { securityCode: '102' } } } }),
+    { type: 'VERIFICATION', amount: 0, status: 'VERIFIED', authorized: 0, captured: 0, refunded: 0 }, 'VERIFY');
+  t.equal(verified.response.cardSecurityCode.gatewayCode, 'NO_MATCH', 'the security code sent beside the token is checked');
+
+  const declining = await createToken(a, M1, '5123450000000008', '5', '39');
+  const declined = expectTransaction(t, await put(a, M1, randomUUID(), '1', authorize(declining)),
+    { type: 'AUTHORIZATION', amount: 100, status: 'FAILED', authorized: 0, captured: 0, refunded: 0, gatewayCode: 'DECLINED', result: 'FAILURE' }, 'decline by expiry 05/39');
+  t.equal(declined.response.acquirerCode, '05');
+  t.notOk(declined.transaction.authorizationCode, 'no authorization code on a decline');
+});
+
+t.test('retries: identical → the recorded answer, nothing appended; different body → 400', async (t) => {
+  const a = await buildTestApp(t);
+  const token = await createToken(a, M1);
+  const order = randomUUID();
+  const first = await put(a, M1, order, 'a', authorize(token));
+  t.equal(first.statusCode, 201);
+  const head = await a.gateway.store.headPosition();
+  const again = await put(a, M1, order, 'a', authorize(token));
+  t.equal(again.statusCode, 201);
+  t.equal(again.body, first.body, 'byte for byte the recorded answer');
+  t.equal(await a.gateway.store.headPosition(), head, 'nothing appended');
+  expectInvalid(t, await put(a, M1, order, 'a', authorize(token, '99.00')), { explanation: /different request/ }, 'a different body under the same ids');
+  const cap = await put(a, M1, order, 'c', capture('10.00'));
+  const capAgain = await put(a, M1, order, 'c', capture('10.00'));
+  t.equal(capAgain.body, cap.body, 'an identical capture repeat');
+  expectInvalid(t, await put(a, M1, order, 'c', capture('11.00')), { explanation: /different request/ }, 'a capture with another amount under the same id');
+  const o = (await get(a, M1, orderPath(M1, order))).json() as Body;
+  t.equal(o.totalCapturedAmount, 10, 'captured once');
+});
+
+t.test('versions 50 and 100 alike; other versions, ids and credentials refused', async (t) => {
+  const a = await buildTestApp(t);
+  const token = await createToken(a, M1);
+  const order = 'shop-order/#42 é'.slice(0, 40);
+  expectTransaction(t, await put(a, M1, order, '1', payOp(token), 50), { type: 'PAYMENT', amount: 25, status: 'CAPTURED', authorized: 25, captured: 25, refunded: 0, version: '50' }, 'PAY on version 50');
+  const v100 = await get(a, M1, txnPath(M1, order, '1', 100));
+  t.equal(v100.statusCode, 200);
+  t.equal((v100.json() as Body).version, '100', 'retrieved on version 100');
+  expectInvalid(t, await put(a, M1, order, '2', payOp(token), 49), { field: 'version' }, 'version 49');
+  expectInvalid(t, await put(a, M1, order, '2', payOp(token), 101), { field: 'version' }, 'version 101');
+  expectInvalid(t, await put(a, M1, 'x'.repeat(41), '2', payOp(token)), { field: 'orderId' }, 'an order id of 41 characters');
+  expectInvalid(t, await put(a, M1, order, 'y'.repeat(41), payOp(token)), { field: 'transactionId' }, 'a transaction id of 41 characters');
+  const cardAsId = await put(a, M1, '5123450000000008', '1', payOp(token));
+  expectInvalid(t, cardAsId, { field: 'orderId' }, 'a card number as the order id');
+  t.notMatch(cardAsId.body, '5123450000000008', 'not quoted');
+  expectInvalid(t, await put(a, M1, randomUUID(), '1', payOp('9999999999999999')), { field: 'sourceOfFunds.token', explanation: 'Token not found' }, 'an unknown token');
+  const other = await createToken(a, M2);
+  expectInvalid(t, await put(a, M1, randomUUID(), '1', payOp(other)), { field: 'sourceOfFunds.token', explanation: 'Token not found' }, 'a token of another repository');
+  expectInvalid(t, await put(a, M1, randomUUID(), '1', { apiOperation: 'PAY', order: { amount: '1.00', currency: 'USD' } }), { field: 'sourceOfFunds.token', validationType: 'MISSING' }, 'no token');
+  expectInvalid(t, await put(a, M1, randomUUID(), '1', { apiOperation: 'PAY', order: { amount: '1.00', currency: 'USD' }, sourceOfFunds: { type: 'CARD', provided: { card: { number: '5123450000000008' } } } }),
+    { field: 'sourceOfFunds.provided.card.number', validationType: 'UNSUPPORTED' }, 'a card in the request (not yet)');
+  expectInvalid(t, await put(a, M1, randomUUID(), '1', { apiOperation: 'REFUND_ALL' }), { field: 'apiOperation' }, 'an unknown apiOperation');
+
+  expect401(t, await a.inject({ method: 'PUT', url: txnPath(M1, order, '3'), headers: { authorization: tokenAuth({ id: M1.id, apiPassword: 'wrong' }) }, payload: payOp(token) }), 'wrong password');
+  expect401(t, await a.inject({ method: 'PUT', url: txnPath(M1, order, '3'), payload: payOp(token) }), 'no credentials');
+  const blank = await a.inject({ method: 'PUT', url: txnPath(M1, order, '3'), headers: { authorization: payAuth(M1) }, payload: payOp(token) });
+  t.equal(blank.statusCode, 401, 'the blank user id of version 3 is not accepted here');
+  const otherMerchant = await a.inject({ method: 'GET', url: orderPath(M1, order), headers: { authorization: tokenAuth(M2) } });
+  t.equal(otherMerchant.statusCode, 401, 'another merchant\'s credentials');
+});
+
+t.test('a version 3 order on the order API: the same order; its v3 answers unchanged', async (t) => {
+  const a = await buildTestApp(t);
+  const token = await createToken(a, M1);
+  const order = '10000000777';
+  const v3 = await a.inject({ method: 'PUT', url: payPath(M1.id, token, order, '1'), headers: { authorization: payAuth(M1) }, payload: { apiOperation: 'PAY', transaction: { amount: '30.00', currency: 'USD' } } });
+  t.equal(v3.statusCode, 201, v3.body);
+  const v3Order = await a.inject({ method: 'GET', url: `/api/rest/version/3/merchant/${M1.id}/order/${order}`, headers: { authorization: payAuth(M1) } });
+  const retrieved = await get(a, M1, txnPath(M1, order, '1'));
+  t.equal(retrieved.statusCode, 200, retrieved.body);
+  t.equal((retrieved.json() as Body).transaction.type, 'PAYMENT', 'the v3 payment seen on the order API');
+  expectTransaction(t, await put(a, M1, order, '2', refund('10.00')), { type: 'REFUND', amount: 10, status: 'PARTIALLY_REFUNDED', authorized: 30, captured: 30, refunded: 10 }, 'refund of a v3 payment');
+  expectInvalid(t, await put(a, M1, order, '1', refund('10.00')), { explanation: /different request/ }, 'the v3 transaction id is taken');
+  const v3Again = await a.inject({ method: 'PUT', url: payPath(M1.id, token, order, '1'), headers: { authorization: payAuth(M1) }, payload: { apiOperation: 'PAY', transaction: { amount: '30.00', currency: 'USD' } } });
+  t.equal(v3Again.body, v3.body, 'the v3 repeat answers exactly as before');
+  const v3Taken = await a.inject({ method: 'PUT', url: payPath(M1.id, token, order, '2'), headers: { authorization: payAuth(M1) }, payload: { apiOperation: 'PAY', transaction: { amount: '30.00', currency: 'USD' } } });
+  expectInvalid(t, v3Taken, { explanation: /different request/ }, 'v3 pay under the modern transaction id');
+  t.ok(v3Order.statusCode === 200);
+});
+
+t.test('card numbers masked per cardNumberMasking 0.4 on the order API', async (t) => {
+  const a = await appWithMask(t);
+  const token = (await create(a, MASK04, { sourceOfFunds: { type: 'CARD', provided: { card: { number: '5123450000000008', expiry: { month: '1', year: '39' } } } } })).json().token as string;
+  const order = randomUUID();
+  const res = await put(a, MASK04, order, '1', payOp(token));
+  t.equal(res.statusCode, 201, res.body);
+  t.equal((res.json() as Body).sourceOfFunds.provided.card.number, 'xxxxxxxxxxxx0008');
+  const o = await get(a, MASK04, orderPath(MASK04, order));
+  t.notMatch(o.body, '512345', 'Retrieve Order shows no first six digits');
+  t.match(o.body, 'xxxxxxxxxxxx0008');
+});
