@@ -1,6 +1,6 @@
 // Read model of orders: each order with its totals and transactions (amounts in minor units).
 import { Type, type Static } from '@sinclair/typebox';
-import type { PaymentOutcomeResolved, PaymentRecorded } from '../domain/events.js';
+import type { OrderTransactionRecorded, PaymentOutcomeResolved, PaymentRecorded } from '../domain/events.js';
 import type { ProjectedEvent } from '../store/event-store.js';
 import { documentSerializer } from './document-json.js';
 import type { Projection } from './projection.js';
@@ -8,7 +8,8 @@ import type { Projection } from './projection.js';
 /** A transaction of an order document; its properties in this order (see serialize below). */
 export const OrderTransactionDocSchema = Type.Object({
   id: Type.String(),
-  type: Type.Literal('PAYMENT'),
+  /** PAYMENT (version 3 and the order API), or AUTHORIZATION, CAPTURE, REFUND, VERIFICATION, VOID_* (the order API). */
+  type: Type.String(),
   amount: Type.Number(),
   currency: Type.String(),
   result: Type.String(),
@@ -20,6 +21,8 @@ export const OrderTransactionDocSchema = Type.Object({
   timeOfRecord: Type.String(),
   /** When an UNKNOWN outcome became final (PaymentOutcomeResolved). */
   resolvedAt: Type.Optional(Type.String()),
+  /** A void: the transaction it voided. */
+  targetTransactionId: Type.Optional(Type.String()),
 });
 export type OrderTransactionDoc = Static<typeof OrderTransactionDocSchema>;
 
@@ -45,8 +48,9 @@ export const ordersProjection: Projection<OrderDoc> = {
   // 2: PaymentOutcomeResolved turns an UNKNOWN transaction final and moves the order's totals.
   // 3: a resolved transaction keeps the schema's property order (an authorization code it gained
   // was written after timeOfRecord), so that the compiled serializer writes what JSON.stringify did.
-  version: 3,
-  handles: new Set(['PaymentRecorded', 'PaymentOutcomeResolved']),
+  // 4: the transactions of the order API of versions 50-100 (OrderTransactionRecorded).
+  version: 4,
+  handles: new Set(['PaymentRecorded', 'PaymentOutcomeResolved', 'OrderTransactionRecorded']),
   keysOf(event) {
     const d = event.data as { merchantId: string; orderId: string };
     return [orderKey(d.merchantId, d.orderId)];
@@ -58,6 +62,7 @@ export const ordersProjection: Projection<OrderDoc> = {
   serialize: documentSerializer<OrderDoc>(OrderDocSchema),
   evolve(doc, event) {
     if (event.type === 'PaymentOutcomeResolved') return resolved(doc, event);
+    if (event.type === 'OrderTransactionRecorded') return modern(doc, event);
     if (event.type !== 'PaymentRecorded') return doc;
     const d = event.data as PaymentRecorded['data'];
     const transaction: OrderTransactionDoc = {
@@ -89,6 +94,39 @@ export const ordersProjection: Projection<OrderDoc> = {
     };
   },
 };
+
+/** A transaction of the order API: the order keeps its first currency and creation time. */
+function modern(doc: OrderDoc | undefined, event: ProjectedEvent): OrderDoc {
+  const d = event.data as OrderTransactionRecorded['data'];
+  const transaction: OrderTransactionDoc = {
+    id: d.transactionId,
+    type: d.transactionType,
+    amount: d.amount,
+    currency: d.currency,
+    result: d.outcome.result,
+    gatewayCode: d.outcome.gatewayCode,
+    ...(d.outcome.authorizationCode ? { authorizationCode: d.outcome.authorizationCode } : {}),
+    ...(d.transactionReference ? { reference: d.transactionReference } : {}),
+    token: d.source?.token ?? '',
+    card: { number: d.source?.card.number ?? '', brand: d.source?.card.brand ?? '' },
+    timeOfRecord: d.timeOfRecord,
+    ...(d.targetTransactionId !== undefined ? { targetTransactionId: d.targetTransactionId } : {}),
+  };
+  const reference = doc?.reference ?? d.orderReference;
+  return {
+    merchantId: d.merchantId,
+    id: d.orderId,
+    currency: doc?.currency ?? d.currency,
+    ...(reference ? { reference } : {}),
+    status: d.orderStatus,
+    creationTime: doc?.creationTime ?? d.timeOfRecord,
+    lastUpdatedTime: d.timeOfRecord,
+    totalAuthorizedAmount: d.totalsAfter.authorized,
+    totalCapturedAmount: d.totalsAfter.captured,
+    totalRefundedAmount: d.totalsAfter.refunded,
+    transactions: [...(doc?.transactions ?? []), transaction],
+  };
+}
 
 function resolved(doc: OrderDoc | undefined, event: ProjectedEvent): OrderDoc | undefined {
   if (!doc) return doc;

@@ -228,3 +228,28 @@ t.test('card numbers masked per cardNumberMasking 0.4 on the order API', async (
   t.notMatch(o.body, '512345', 'Retrieve Order shows no first six digits');
   t.match(o.body, 'xxxxxxxxxxxx0008');
 });
+
+t.test('the orders read model learns the order API; a rebuild equals the live read models; no card number in any event', async (t) => {
+  const { join } = await import('node:path');
+  const a = await buildTestApp(t, { eventStore: { kind: 'sqlite', path: join(t.testdir(), 'gateway.db') } });
+  const token = await createToken(a, M1);
+  const order = randomUUID();
+  await put(a, M1, order, 'a', authorize(token, '80.00'));
+  await put(a, M1, order, 'c', capture('80.00'));
+  await put(a, M1, order, 'r', refund('5.00'));
+  await put(a, M1, order, 'v', voidOf('r'));
+  await put(a, M1, randomUUID(), 'p', { ...payOp(token), sourceOfFunds: { type: 'CARD', token, provided: { card: { securityCode: '100' } } } });
+  await a.gateway.readModels.catchUp();
+  const doc = a.gateway.readModels.get<Body>('orders', `${M1.id}/${order}`);
+  t.equal(doc?.status, 'CAPTURED');
+  t.equal(doc?.totalCapturedAmount, 8000, 'minor units');
+  t.equal(doc?.totalRefundedAmount, 0);
+  t.same(doc?.transactions.map((x: Body) => x.type), ['AUTHORIZATION', 'CAPTURE', 'REFUND', 'VOID_REFUND']);
+  t.equal(doc?.transactions[3].targetTransactionId, 'r');
+  const live = a.gateway.readModels.hash();
+  await a.gateway.readModels.rebuild();
+  t.equal(a.gateway.readModels.hash(), live, 'byte for byte the same read models after a rebuild');
+  const events = JSON.stringify((await a.gateway.store.readAll()).map((e) => [e.data, e.metadata]));
+  t.notMatch(events, '5123450000000008', 'no card number in any event');
+  t.notMatch(events, /"securityCode":"100"/, 'no security code in any event');
+});

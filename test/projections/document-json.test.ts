@@ -125,5 +125,6 @@ t.test('what a compiled serializer could not write like JSON.stringify is refuse
   const write = documentSerializer<{ n: number; s?: string }>(Type.Object({ n: Type.Integer(), s: Type.Optional(Type.String()) }));
   t.equal(write({ n: 1.5 }), '{"n":1.5}');
   t.equal(write({ n: Number.NaN, s: 'x' }), JSON.stringify({ n: Number.NaN, s: 'x' }), 'a value the compiled serializer refuses: JSON.stringify');
-  t.equal(OrderDocSchema.properties.transactions.items.properties.type.const, 'PAYMENT');
+  // The order API (versions 50-100) adds AUTHORIZATION, CAPTURE, REFUND, VERIFICATION and VOID_* to PAYMENT: a string.
+  t.equal(OrderDocSchema.properties.transactions.items.properties.type.type, 'string');
 });
