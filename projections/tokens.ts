@@ -1,6 +1,6 @@
 // Read model of tokens: what a retrieve-token call answers, with account numbers masked (sealed
 // values never enter it). Version 2: every source of funds, scheme tokens, wallet shipping.
-import type { PaymentRecorded, SchemeTokenDetails, SchemeTokenStatusChanged, StoredShipping, StoredSourceOfFunds, TokenCreated, TokenUpdated } from '../domain/events.js';
+import type { OrderTransactionRecorded, PaymentRecorded, SchemeTokenDetails, SchemeTokenStatusChanged, StoredShipping, StoredSourceOfFunds, TokenCreated, TokenUpdated } from '../domain/events.js';
 import type { ProjectedEvent } from '../store/event-store.js';
 import type { Projection } from './projection.js';
 
@@ -58,11 +58,19 @@ function updatedProvided(doc: TokenDoc, d: TokenUpdated['data']): ProvidedDoc {
   return provided;
 }
 
+/** The order API's transactions that send the token (a capture, refund or void names none). */
+const usesToken = (d: OrderTransactionRecorded['data']) => d.apiOperation === 'PAY' || d.apiOperation === 'AUTHORIZE' || d.apiOperation === 'VERIFY';
+
 export const tokensProjection: Projection<TokenDoc> = {
   name: 'tokens',
-  version: 2,
-  handles: new Set(['TokenCreated', 'TokenUpdated', 'TokenDeleted', 'SchemeTokenStatusChanged', 'PaymentRecorded']),
+  // 3: a PAY, AUTHORIZE or VERIFY of the order API (OrderTransactionRecorded) uses the token too (usage.lastUsed).
+  version: 3,
+  handles: new Set(['TokenCreated', 'TokenUpdated', 'TokenDeleted', 'SchemeTokenStatusChanged', 'PaymentRecorded', 'OrderTransactionRecorded']),
   keysOf(event) {
+    if (event.type === 'OrderTransactionRecorded') {
+      const d = event.data as OrderTransactionRecorded['data'];
+      return d.source && usesToken(d) ? [tokenKey(d.source.repositoryId, d.source.token)] : [];
+    }
     const d = event.data as { repositoryId: string; token: string };
     return [tokenKey(d.repositoryId, d.token)];
   },
@@ -109,6 +117,11 @@ export const tokensProjection: Projection<TokenDoc> = {
         if (!doc) return undefined;
         const d = event.data as PaymentRecorded['data'];
         return { ...doc, usage: { ...doc.usage, lastUsed: d.timeOfRecord } };
+      }
+      case 'OrderTransactionRecorded': {
+        if (!doc) return undefined;
+        const d = event.data as OrderTransactionRecorded['data'];
+        return usesToken(d) ? { ...doc, usage: { ...doc.usage, lastUsed: d.timeOfRecord } } : doc;
       }
       default:
         return doc;

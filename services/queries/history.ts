@@ -87,7 +87,7 @@ const within = (asOf: AsOf) => (e: RecordedEvent) =>
   (asOf.revision === undefined || e.revision <= asOf.revision) &&
   (asOf.time === undefined || recordedAt(e) <= asOf.time.toISOString());
 
-/** Every event that concerns a token: its own stream, then the payments made with it (by position). */
+/** Every event that concerns a token: its own stream, then the payments made with it, on either order path (by position). */
 export async function tokenEvents(store: EventStore, repositoryId: string, token: string): Promise<RecordedEvent[]> {
   const own = await store.readStream(streams.token(repositoryId, token));
   if (own.length === 0) return [];
@@ -95,8 +95,11 @@ export async function tokenEvents(store: EventStore, repositoryId: string, token
   for (let from = own[0]!.position - 1n; ;) {
     const page = await store.readAll({ fromPosition: from, maxCount: 5000 });
     for (const e of page) {
-      const d = e.data as { token?: string; repositoryId?: string };
+      const d = e.data as { token?: string; repositoryId?: string; apiOperation?: string; source?: { token: string; repositoryId: string } };
       if (e.type === 'PaymentRecorded' && d.token === token && d.repositoryId === repositoryId) payments.push(e);
+      // The order API (versions 50-100): a PAY, AUTHORIZE or VERIFY with the token.
+      if (e.type === 'OrderTransactionRecorded' && d.source?.token === token && d.source.repositoryId === repositoryId
+        && (d.apiOperation === 'PAY' || d.apiOperation === 'AUTHORIZE' || d.apiOperation === 'VERIFY')) payments.push(e);
     }
     if (page.length < 5000) break;
     from = page.at(-1)!.position;

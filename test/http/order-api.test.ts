@@ -133,6 +133,8 @@ t.test('PAY, then refunds up to the amount paid; VERIFY moves no funds; a declin
   const paid = expectTransaction(t, await put(a, M1, order, 'p', payOp(token, 25)),
     { type: 'PAYMENT', amount: 25, status: 'CAPTURED', authorized: 25, captured: 25, refunded: 0 }, 'PAY');
   t.equal(paid.response.cardSecurityCode?.gatewayCode, 'NOT_PRESENT');
+  const usage = (await a.inject({ method: 'GET', url: `/api/rest/version/100/merchant/${M1.id}/token/${token}`, headers: { authorization: tokenAuth(M1) } })).json() as Body;
+  t.equal(usage.usage?.lastUsed, paid.timeOfRecord, 'Retrieve Token: usage.lastUsed is the PAY');
   expectTransaction(t, await put(a, M1, order, 'r1', refund('25.00')), { type: 'REFUND', amount: 25, status: 'REFUNDED', authorized: 25, captured: 25, refunded: 25 }, 'full refund');
   expectInvalid(t, await put(a, M1, order, 'r2', refund('0.01')), { field: 'transaction.amount' }, 'refund beyond the captured amount');
 
