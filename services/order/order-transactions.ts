@@ -23,6 +23,7 @@ import { randomDigits, type RequestMeta } from '../context.js';
 import type { Gateway } from '../gateway.js';
 import { amountExplanation } from './pay-request.js';
 import { orderResponse, transactionResponse } from './transaction-responses.js';
+import { reserveTransactionReference } from './transaction-references.js';
 
 const MAX_CONFLICTS = 20;
 
@@ -141,10 +142,18 @@ export async function orderTransaction(gateway: Gateway, merchant: MerchantProfi
   const facts = await commandFacts(gateway, merchant, params, body);
   const masking = maskingOf(merchant);
   const { correlationId } = body;
-  return handleCommand(gateway, streams.order(merchant.id, params.orderId), orderAggregate, (state, { now }) => {
+  let referenceClaimed = facts.transactionReference === undefined;
+  return handleCommand(gateway, streams.order(merchant.id, params.orderId), orderAggregate, async (state, { now }) => {
     const decision = decideOrderTransaction(state, { ...facts, ids: acquirerIds(now), now });
     if (decision.kind === 'replayed') {
       return { events: [], answer: () => transactionResponse(decision.transaction, existing(state), params.version, masking, correlationId) };
+    }
+    // transaction.reference is unique across the merchant's transactions on both paths: claimed
+    // once (services/order/transaction-references.ts) before the transaction is recorded.
+    if (!referenceClaimed && facts.transactionReference !== undefined) {
+      const claim = { merchantId: merchant.id, orderId: params.orderId, transactionId: params.transactionId, reference: facts.transactionReference };
+      await reserveTransactionReference(gateway, claim, meta, now);
+      referenceClaimed = true;
     }
     return {
       events: decision.events,

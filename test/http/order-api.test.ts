@@ -255,3 +255,18 @@ t.test('the orders read model learns the order API; a rebuild equals the live re
   t.notMatch(events, '5123450000000008', 'no card number in any event');
   t.notMatch(events, /"securityCode":"100"/, 'no security code in any event');
 });
+
+t.test('transaction.reference is unique across the merchant\'s transactions, on both paths', async (t) => {
+  const a = await buildTestApp(t);
+  const token = await createToken(a, M1);
+  const order = randomUUID();
+  const first = await put(a, M1, order, '1', { ...authorize(token), transaction: { reference: 'ref-A' } });
+  t.equal(first.statusCode, 201, first.body);
+  t.equal((first.json() as Body).transaction.reference, 'ref-A', 'echoed');
+  const again = await put(a, M1, order, '1', { ...authorize(token), transaction: { reference: 'ref-A' } });
+  t.equal(again.body, first.body, 'an identical repeat still answers the record');
+  expectInvalid(t, await put(a, M1, order, '2', { ...capture('1.00'), transaction: { amount: '1.00', currency: 'USD', reference: 'ref-A' } }),
+    { field: 'transaction.reference' }, 'the reference of another transaction');
+  const v3 = await a.inject({ method: 'PUT', url: payPath(M1.id, token, '10000000888', '1'), headers: { authorization: payAuth(M1) }, payload: { apiOperation: 'PAY', transaction: { amount: '1.00', currency: 'USD', reference: 'ref-A' } } });
+  expectInvalid(t, v3, { field: 'transaction.reference' }, 'the same reference on the version 3 path');
+});
