@@ -4,7 +4,7 @@
 // At start-up each reactor reads these few documents instead of searching the text of every order
 // and token document (which took 0.9 s of a 1.2 s start on a store of 1,000,000 events, and grows
 // with the store). A document leaves when the work is done.
-import { TOKEN_EVENT_TYPES, type PaymentOutcomeResolved, type PaymentRecorded, type SchemeTokenDetails, type SessionCreated } from '../domain/events.js';
+import { TOKEN_EVENT_TYPES, type OrderTransactionRecorded, type PaymentOutcomeResolved, type PaymentRecorded, type SchemeTokenDetails, type SessionCreated } from '../domain/events.js';
 import type { ProjectedEvent } from '../store/event-store.js';
 import type { Projection } from './projection.js';
 
@@ -32,12 +32,14 @@ export const pendingProjection: Projection<PendingDoc> = {
   name: 'pending',
   // 2: stream names `<category>-<owner>:<id>` and payment keys as JSON pairs (rebuilt once).
   // 3: sessions not yet expired (rebuilt once).
-  version: 3,
-  handles: new Set(['PaymentRecorded', 'PaymentOutcomeResolved', ...TOKEN_EVENT_TYPES, 'SessionCreated', 'SessionExpired']),
+  // 4: transactions of the order API (versions 50-100) answered UNKNOWN (OrderTransactionRecorded).
+  version: 4,
+  handles: new Set(['PaymentRecorded', 'OrderTransactionRecorded', 'PaymentOutcomeResolved', ...TOKEN_EVENT_TYPES, 'SessionCreated', 'SessionExpired']),
   keysOf(event) {
     switch (event.type) {
-      case 'PaymentRecorded': {
-        const d = event.data as PaymentRecorded['data'];
+      case 'PaymentRecorded':
+      case 'OrderTransactionRecorded': {
+        const d = event.data as PaymentRecorded['data'] | OrderTransactionRecorded['data'];
         return d.outcome.result === 'UNKNOWN' ? [pendingPaymentKey(event.stream, d.transactionId)] : [];
       }
       case 'PaymentOutcomeResolved':
@@ -54,7 +56,7 @@ export const pendingProjection: Projection<PendingDoc> = {
     }
   },
   evolve(_doc, event) {
-    if (event.type === 'PaymentRecorded') return { stream: event.stream, transactionId: (event.data as PaymentRecorded['data']).transactionId };
+    if (event.type === 'PaymentRecorded' || event.type === 'OrderTransactionRecorded') return { stream: event.stream, transactionId: (event.data as PaymentRecorded['data']).transactionId };
     if (event.type === 'PaymentOutcomeResolved' || event.type === 'TokenDeleted' || event.type === 'SessionExpired') return undefined;
     if (event.type === 'SessionCreated') {
       const { expiresAt } = event.data as SessionCreated['data'];

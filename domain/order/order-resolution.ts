@@ -4,6 +4,7 @@
 // in the command).
 import type { PaymentOutcomeResolved } from '../events.js';
 import { orderStatus, type OrderState } from './order-state.js';
+import { statusOfTotals } from './transactions.js';
 import { CODE_ANSWERS, unknownResolution } from './triggers.js';
 
 export interface ResolveUnknownPayment {
@@ -16,6 +17,7 @@ export interface ResolveUnknownPayment {
 /** No events when the transaction is unknown to the order or no longer UNKNOWN (already resolved). */
 export function decideResolveUnknown(state: OrderState, command: ResolveUnknownPayment): PaymentOutcomeResolved[] {
   const payment = state.exists ? state.transactions.get(command.transactionId) : undefined;
+  if (state.exists && !payment) return decideResolveModern(state, command);
   if (!state.exists || !payment) return [];
   if (payment.outcome.result !== 'UNKNOWN') return [];
   const { gatewayCode, rule } = unknownResolution(payment.amount);
@@ -40,6 +42,42 @@ export function decideResolveUnknown(state: OrderState, command: ResolveUnknownP
       rule,
       totalsAfter,
       orderStatus: orderStatus(totalsAfter, result),
+      resolvedAt: command.now,
+    },
+  }];
+}
+
+/**
+ * A PAY, AUTHORIZE or VERIFY of the order API (versions 50-100) answered UNKNOWN: the same rule;
+ * an approved PAY adds to the authorized and captured totals, an AUTHORIZE to the authorized one,
+ * a VERIFY to none.
+ */
+function decideResolveModern(state: Extract<OrderState, { exists: true }>, command: ResolveUnknownPayment): PaymentOutcomeResolved[] {
+  const t = state.modern?.operations.get(command.transactionId);
+  if (!t || t.outcome.result !== 'UNKNOWN') return [];
+  const { gatewayCode, rule } = unknownResolution(t.amount);
+  const approved = gatewayCode === 'APPROVED';
+  const [acquirerCode, acquirerMessage] = CODE_ANSWERS[gatewayCode].acquirer ?? ['', ''];
+  const before = state.totals;
+  const totalsAfter = !approved || t.transactionType === 'VERIFICATION' ? before
+    : t.transactionType === 'PAYMENT'
+      ? { authorized: before.authorized + t.amount, captured: before.captured + t.amount, refunded: before.refunded }
+      : { ...before, authorized: before.authorized + t.amount };
+  const otherwise = approved ? (t.transactionType === 'VERIFICATION' ? 'VERIFIED' : 'AUTHORIZED') : 'FAILED';
+  return [{
+    type: 'PaymentOutcomeResolved',
+    data: {
+      merchantId: t.merchantId,
+      orderId: t.orderId,
+      transactionId: t.transactionId,
+      gatewayCode,
+      result: approved ? 'SUCCESS' : 'FAILURE',
+      acquirerCode,
+      acquirerMessage,
+      ...(approved ? { authorizationCode: command.authorizationCode } : {}),
+      rule,
+      totalsAfter,
+      orderStatus: statusOfTotals(totalsAfter, otherwise),
       resolvedAt: command.now,
     },
   }];

@@ -1,6 +1,6 @@
 // The order aggregate's state: its transactions, totals and the payment in progress, folded
 // from the order stream (PaymentStarted, PaymentRecorded, PaymentOutcomeResolved).
-import type { OrderEvent, OrderSource, OrderTotals, OrderTransactionRecorded, PaymentOutcome, PaymentRecorded, PaymentStarted } from '../events.js';
+import type { OrderEvent, OrderSource, OrderTotals, OrderTransactionRecorded, PaymentOutcome, PaymentOutcomeResolved, PaymentRecorded, PaymentStarted } from '../events.js';
 
 type Recorded = PaymentRecorded['data'];
 /** A transaction of the order API of versions 50-100 (OrderTransactionRecorded). */
@@ -80,6 +80,7 @@ export function evolveOrder(state: OrderState, event: OrderEvent): OrderState {
     case 'PaymentOutcomeResolved': {
       const d = event.data;
       const payment = state.exists ? state.transactions.get(d.transactionId) : undefined;
+      if (state.exists && !payment) return resolveModern(state, event.data);
       if (!state.exists || !payment) return state;
       const { gatewayCode, result, acquirerCode, acquirerMessage, authorizationCode } = d;
       const outcome: PaymentOutcome = { ...payment.outcome, gatewayCode, result, acquirerCode, acquirerMessage, ...(authorizationCode ? { authorizationCode } : {}) };
@@ -92,6 +93,17 @@ export function evolveOrder(state: OrderState, event: OrderEvent): OrderState {
       return unreachable;
     }
   }
+}
+
+/** A transaction of the order API answered UNKNOWN, made final (PaymentOutcomeResolved). */
+function resolveModern(state: Extract<OrderState, { exists: true }>, d: PaymentOutcomeResolved['data']): OrderState {
+  const t = state.modern?.operations.get(d.transactionId);
+  if (!state.modern || !t) return state;
+  const { gatewayCode, result, acquirerCode, acquirerMessage, authorizationCode } = d;
+  const outcome: PaymentOutcome = { ...t.outcome, gatewayCode, result, acquirerCode, acquirerMessage, ...(authorizationCode ? { authorizationCode } : {}) };
+  const operations = new Map(state.modern.operations);
+  operations.set(d.transactionId, { ...t, outcome, totalsAfter: d.totalsAfter, orderStatus: d.orderStatus });
+  return { ...state, modern: { ...state.modern, operations }, totals: d.totalsAfter, status: d.orderStatus, lastUpdatedTime: d.resolvedAt };
 }
 
 function evolveModern(state: OrderState, d: OrderTransaction): OrderState {

@@ -4,7 +4,7 @@
 // after its timeOfRecord (at once when that is past) by appending PaymentOutcomeResolved to the
 // order stream with the stream's revision as the expected one. Several processes sharing a store
 // may race: the loser re-reads, finds the payment resolved, and appends nothing.
-import type { PaymentRecorded } from '../../domain/events.js';
+import type { OrderTransactionRecorded, PaymentRecorded } from '../../domain/events.js';
 import { PENDING_PAYMENT } from '../../projections/pending.js';
 import { decideResolveUnknown } from '../../domain/order/order-resolution.js';
 import type { RecordedEvent } from '../../store/event-store.js';
@@ -15,7 +15,8 @@ import { Reactor } from '../reactor.js';
 
 export class UnknownResolver extends Reactor {
   readonly name = 'unknown-resolver';
-  override readonly eventTypes: ReadonlySet<string> = new Set(['PaymentRecorded', 'PaymentOutcomeResolved']);
+  // OrderTransactionRecorded: a PAY, AUTHORIZE or VERIFY of the order API (versions 50-100).
+  override readonly eventTypes: ReadonlySet<string> = new Set(['PaymentRecorded', 'OrderTransactionRecorded', 'PaymentOutcomeResolved']);
 
   /**
    * Pending work first: the UNKNOWN payments the pending read model (caught up at start) lists;
@@ -29,8 +30,8 @@ export class UnknownResolver extends Reactor {
   protected onEvent(event: RecordedEvent): void {
     const transactionId = (event.data as { transactionId?: string }).transactionId ?? '';
     const key = JSON.stringify([event.stream, transactionId]);
-    if (event.type === 'PaymentRecorded') {
-      const payment = event.data as PaymentRecorded['data'];
+    if (event.type === 'PaymentRecorded' || event.type === 'OrderTransactionRecorded') {
+      const payment = event.data as PaymentRecorded['data'] | OrderTransactionRecorded['data'];
       if (payment.outcome.result !== 'UNKNOWN') return;
       const due = Date.parse(payment.timeOfRecord) + this.delayMs - Date.now();
       this.schedule(key, due, () => this.resolve(event, transactionId));

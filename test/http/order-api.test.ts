@@ -270,3 +270,26 @@ t.test('transaction.reference is unique across the merchant\'s transactions, on 
   const v3 = await a.inject({ method: 'PUT', url: payPath(M1.id, token, '10000000888', '1'), headers: { authorization: payAuth(M1) }, payload: { apiOperation: 'PAY', transaction: { amount: '1.00', currency: 'USD', reference: 'ref-A' } } });
   expectInvalid(t, v3, { field: 'transaction.reference' }, 'the same reference on the version 3 path');
 });
+
+t.test('an UNKNOWN outcome (expiry 05/37) on the order API is made final by the resolver; Retrieve Transaction shows it', async (t) => {
+  process.env.UNKNOWN_RESOLUTION_DELAY_MS = '0';
+  t.teardown(() => { delete process.env.UNKNOWN_RESOLUTION_DELAY_MS; });
+  const a = await buildTestApp(t);
+  const token = await createToken(a, M1, '5123450000000008', '5', '37');
+  const order = randomUUID();
+  // 12.50: an even amount in minor units resolves APPROVED (docs/triggers.md).
+  const first = expectTransaction(t, await put(a, M1, order, '1', authorize(token, '12.50')),
+    { type: 'AUTHORIZATION', amount: 12.5, status: 'INITIATED', authorized: 0, captured: 0, refunded: 0, gatewayCode: 'UNKNOWN', result: 'UNKNOWN' }, 'AUTHORIZE answered UNKNOWN');
+  t.equal(first.response.acquirerCode, '91');
+  let retrieved: Body = {};
+  for (let i = 0; i < 200; i++) {
+    retrieved = (await get(a, M1, txnPath(M1, order, '1'))).json() as Body;
+    if (retrieved.result !== 'UNKNOWN') break;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  t.equal(retrieved.result, 'SUCCESS', 'resolved');
+  t.equal(retrieved.response?.gatewayCode, 'APPROVED');
+  t.equal(retrieved.order?.status, 'AUTHORIZED');
+  t.equal(retrieved.order?.totalAuthorizedAmount, 12.5);
+  expectTransaction(t, await put(a, M1, order, '2', capture('12.50')), { type: 'CAPTURE', amount: 12.5, status: 'CAPTURED', authorized: 12.5, captured: 12.5, refunded: 0 }, 'the resolved authorization is captured');
+});
