@@ -69,7 +69,7 @@ export const tokensProjection: Projection<TokenDoc> = {
   keysOf(event) {
     if (event.type === 'OrderTransactionRecorded') {
       const d = event.data as OrderTransactionRecorded['data'];
-      return d.source && usesToken(d) ? [tokenKey(d.source.repositoryId, d.source.token)] : [];
+      return d.source?.repositoryId !== undefined && d.source.token !== undefined && usesToken(d) ? [tokenKey(d.source.repositoryId, d.source.token)] : [];
     }
     const d = event.data as { repositoryId: string; token: string };
     return [tokenKey(d.repositoryId, d.token)];

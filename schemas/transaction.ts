@@ -28,7 +28,7 @@ export const TransactionBody = Open({
   billing: Opt(Open({ address: Opt(Open({ street: Opt(Str(1, 100)) }, open)) }, open)),
   correlationId: Opt(Str(1, 100)),
   order: Opt(Open({ amount: Opt(Amount()), currency: Opt(Alpha3('ISO 4217 currency code')), reference: Opt(Str(1, 40)) }, open)),
-  session: Opt(Open({ id: Opt(Str(1, 35)) }, open)),
+  session: Opt(Open({ id: Opt(Str(1, 35)), version: Opt(Str(1, 40)) }, open)),
   sourceOfFunds: Opt(Open({
     provided: Opt(Open({
       card: Opt(Open({ securityCode: Opt(Pattern(3, 4, '^[0-9]{3,4}$', '3 or 4 digits')) }, open)),

@@ -132,10 +132,13 @@ export type TransactionType =
   | 'PAYMENT' | 'AUTHORIZATION' | 'CAPTURE' | 'REFUND' | 'VERIFICATION'
   | 'VOID_AUTHORIZATION' | 'VOID_CAPTURE' | 'VOID_PAYMENT' | 'VOID_REFUND';
 
-/** The card an order's transactions use: a token of the merchant's repository, its number masked 6.4. */
+/** The card an order's transactions use (a token of the merchant's repository, or a session's card), its number masked 6.4. */
 export interface OrderSource {
-  repositoryId: string;
-  token: string;
+  /** Absent when the card came from a session (session.id) without a token. */
+  repositoryId?: string;
+  token?: string;
+  /** The session whose card was used. */
+  sessionId?: string;
   card: { number: string; brand: Brand; scheme: Scheme; fundingMethod: FundingMethod; type: string; expiry: CardExpiry };
 }
 

@@ -163,7 +163,7 @@ function initial(state: OrderState, c: OrderTransactionCommand): OrderTransactio
   checkCurrency(state, currency, 'order.currency');
   const amount = c.apiOperation === 'VERIFY' ? 0 : c.amount ?? 0;
   const rule = firstMatchingRule(c.rules ?? [], {
-    amount, currency, cardNumber: source.card.number, brand: source.card.brand, token: source.token,
+    amount, currency, cardNumber: source.card.number, brand: source.card.brand, token: source.token ?? '',
     orderReference: c.orderReference, transactionReference: c.transactionReference,
   }, c.bypassMerchantRiskRules === true);
   const request: OutcomeRequest = {

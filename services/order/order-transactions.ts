@@ -17,7 +17,8 @@ import { decideOrderTransaction, transactionOf, type OrderTransactionCommand } f
 import { sortedJson } from '../../lib/json.js';
 import type { MerchantProfile } from '../../merchants.js';
 import type { OrderApiParams, TransactionApiParams, TransactionBody } from '../../schemas/transaction.js';
-import { foldOrder, foldToken, orderAggregate, readOwnStream } from '../aggregates.js';
+import { foldOrder, foldSession, foldToken, orderAggregate, readOwnStream } from '../aggregates.js';
+import { sessionForToken } from '../session/sessions.js';
 import { handleCommand } from '../command-handler.js';
 import { randomDigits, type RequestMeta } from '../context.js';
 import type { Gateway } from '../gateway.js';
@@ -69,15 +70,32 @@ async function tokenSource(gateway: Gateway, merchant: MerchantProfile, token: s
   return { repositoryId, token: state.token, card: { ...card, type: cardTypeOf(card.brand, card.fundingMethod) } };
 }
 
+/**
+ * The card of a session (session.id, optionally session.version): it takes precedence over
+ * sourceOfFunds.token (the spec: "explicit or session account details take precedence over it").
+ * Refused like an unknown session when expired or of another merchant (services/session/sessions.ts).
+ */
+async function sessionSource(gateway: Gateway, merchant: MerchantProfile, session: { id?: string; version?: string }) {
+  const held = await sessionForToken(gateway, merchant, session);
+  if (!held) return undefined;
+  const state = foldSession(await readOwnStream(gateway.store, streams.session(merchant.id, held.sessionId)));
+  const card = state.status === 'NONE' ? undefined : state.card;
+  if (!card?.number || !card.brand || !card.scheme || !card.fundingMethod || !card.expiry) {
+    throw new InvalidRequest(`Value '${held.sessionId}' is invalid. The session holds no card: update it with the card first`, 'session.id');
+  }
+  const source: OrderSource = {
+    sessionId: held.sessionId,
+    card: { number: card.number, brand: card.brand, scheme: card.scheme, fundingMethod: card.fundingMethod, type: cardTypeOf(card.brand, card.fundingMethod), expiry: card.expiry },
+  };
+  return { source, securityCode: held.fields.securityCode };
+}
+
 type Facts = Omit<OrderTransactionCommand, 'ids' | 'now'>;
 
 async function commandFacts(gateway: Gateway, merchant: MerchantProfile, params: TransactionApiParams, body: TransactionBody): Promise<Facts> {
   checkNotCardNumber(params.orderId, 'orderId');
   checkNotCardNumber(params.transactionId, 'transactionId');
   const apiOperation = body.apiOperation as ApiOperation;
-  if (body.session?.id !== undefined) {
-    throw new InvalidRequest('Payment details from a session are not supported yet by tokengate; send sourceOfFunds.token', 'session.id', 'UNSUPPORTED');
-  }
   const provided = body.sourceOfFunds?.provided?.card as Record<string, unknown> | undefined;
   if (provided && 'number' in provided) {
     throw new InvalidRequest('A card in the request is not supported yet by tokengate; store it with Create Token and send sourceOfFunds.token', 'sourceOfFunds.provided.card.number', 'UNSUPPORTED');
@@ -106,11 +124,12 @@ async function commandFacts(gateway: Gateway, merchant: MerchantProfile, params:
       if (apiOperation === 'VERIFY' && minorUnits(currency) === undefined) {
         throw new InvalidRequest(`Value '${currency}' is invalid. Currency is not supported`, 'order.currency', 'UNSUPPORTED');
       }
+      const fromSession = await sessionSource(gateway, merchant, body.session ?? {});
       const token = body.sourceOfFunds?.token;
-      if (token === undefined) throw missing('sourceOfFunds.token');
-      const source = await tokenSource(gateway, merchant, token);
+      if (token === undefined && !fromSession) throw missing('sourceOfFunds.token');
+      const source = fromSession?.source ?? await tokenSource(gateway, merchant, token as string);
       const extra = {
-        securityCode, billingStreet: body.billing?.address?.street, orderReference: body.order?.reference,
+        securityCode: securityCode ?? fromSession?.securityCode, billingStreet: body.billing?.address?.street, orderReference: body.order?.reference,
         transactionReference: body.transaction?.reference,
       };
       return {

@@ -188,7 +188,7 @@ t.test('versions 50 and 100 alike; other versions, ids and credentials refused',
   const other = await createToken(a, M2);
   expectInvalid(t, await put(a, M1, randomUUID(), '1', payOp(other)), { field: 'sourceOfFunds.token', explanation: 'Token not found' }, 'a token of another repository');
   expectInvalid(t, await put(a, M1, randomUUID(), '1', { apiOperation: 'PAY', order: { amount: '1.00', currency: 'USD' } }), { field: 'sourceOfFunds.token', validationType: 'MISSING' }, 'no token');
-  expectInvalid(t, await put(a, M1, randomUUID(), '1', { apiOperation: 'PAY', order: { amount: '1.00', currency: 'USD' }, sourceOfFunds: { type: 'CARD', provided: { card: { number: '5123450000000008' } } } }),
+  expectInvalid(t, await put(a, M1, randomUUID(), '1', { apiOperation: 'PAY', order: { amount: '1.00', currency: 'USD' }, sourceOfFunds: { type: 'CARD', token, provided: { card: { number: '5123450000000008' } } } }),
     { field: 'sourceOfFunds.provided.card.number', validationType: 'UNSUPPORTED' }, 'a card in the request (not yet)');
   expectInvalid(t, await put(a, M1, randomUUID(), '1', { apiOperation: 'REFUND_ALL' }), { field: 'apiOperation' }, 'an unknown apiOperation');
 
@@ -292,4 +292,26 @@ t.test('an UNKNOWN outcome (expiry 05/37) on the order API is made final by the 
   t.equal(retrieved.order?.status, 'AUTHORIZED');
   t.equal(retrieved.order?.totalAuthorizedAmount, 12.5);
   expectTransaction(t, await put(a, M1, order, '2', capture('12.50')), { type: 'CAPTURE', amount: 12.5, status: 'CAPTURED', authorized: 12.5, captured: 12.5, refunded: 0 }, 'the resolved authorization is captured');
+});
+
+t.test('a session holding a card pays on the order API (Create Session → Update Session → AUTHORIZE with session.id)', async (t) => {
+  const a = await buildTestApp(t);
+  const sessions = `/api/rest/version/100/merchant/${M1.id}/session`;
+  const created = await a.inject({ method: 'POST', url: sessions, headers: { authorization: tokenAuth(M1) } });
+  t.equal(created.statusCode, 201, created.body);
+  const sessionId = (created.json() as Body).session.id as string;
+  expectInvalid(t, await put(a, M1, randomUUID(), '1', { apiOperation: 'AUTHORIZE', order: { amount: '5.00', currency: 'USD' }, session: { id: sessionId } }),
+    { field: 'session.id', explanation: /holds no card/ }, 'a session without a card');
+  const updated = await a.inject({ method: 'PUT', url: `${sessions}/${sessionId}`, headers: { authorization: tokenAuth(M1) },
+    payload: { sourceOfFunds: { provided: { card: { number: '5123450000000008', expiry: { month: '5', year: '39' }, securityCode: '101' } } } } });
+  t.equal(updated.statusCode, 200, updated.body);
+  const declined = expectTransaction(t, await put(a, M1, randomUUID(), '1', { apiOperation: 'AUTHORIZE', order: { amount: '5.00', currency: 'USD' }, session: { id: sessionId } }),
+    { type: 'AUTHORIZATION', amount: 5, status: 'FAILED', authorized: 0, captured: 0, refunded: 0, gatewayCode: 'DECLINED', result: 'FAILURE' }, 'the session card (05/39) declines');
+  t.equal(declined.response.cardSecurityCode.gatewayCode, 'NOT_PROCESSED', "the session's security code is checked");
+  t.equal(declined.sourceOfFunds.provided.card.number, '512345xxxxxx0008');
+  t.notOk(declined.sourceOfFunds.token, 'no token');
+  expectInvalid(t, await put(a, M1, randomUUID(), '1', { apiOperation: 'PAY', order: { amount: '5.00', currency: 'USD' }, session: { id: 'SESSION0002000000000000000000000' } }),
+    { field: 'session.id' }, 'an unknown session');
+  const events = JSON.stringify((await a.gateway.store.readAll()).filter((e) => e.type === 'OrderTransactionRecorded').map((e) => e.data));
+  t.notMatch(events, '5123450000000008', 'no card number in the order events');
 });
