@@ -31,7 +31,12 @@ export const TransactionBody = Open({
   session: Opt(Open({ id: Opt(Str(1, 35)), version: Opt(Str(1, 40)) }, open)),
   sourceOfFunds: Opt(Open({
     provided: Opt(Open({
-      card: Opt(Open({ securityCode: Opt(Pattern(3, 4, '^[0-9]{3,4}$', '3 or 4 digits')) }, open)),
+      card: Opt(Open({
+        expiry: Opt(Open({ month: Pattern(1, 2, '^(0?[1-9]|1[0-2])$', 'a month 1-12'), year: Pattern(2, 2, '^[0-9]{2}$', 'exactly 2 digits') }, open)),
+        nameOnCard: Opt(Str(1, 256)),
+        number: Opt(Pattern(9, 19, '^[0-9]{9,19}$', '9 to 19 digits')),
+        securityCode: Opt(Pattern(3, 4, '^[0-9]{3,4}$', '3 or 4 digits')),
+      }, open)),
     }, open)),
     token: Opt(Pattern(1, 40, '^[0-9A-Za-z]+$', 'characters 0-9 a-z A-Z')),
     type: Opt(StringEnum(['CARD'] as const)),

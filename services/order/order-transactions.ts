@@ -6,7 +6,7 @@
 // schema cannot make (what each apiOperation requires, amounts as strings or JSON numbers), the
 // token looked up in the merchant's own repository, the fingerprint of the request, the answer.
 import { randomUUID } from 'node:crypto';
-import { luhnValid } from '../../domain/card.js';
+import { detectBrand, fundingMethodOf, luhnValid, mask64, schemeOf } from '../../domain/card.js';
 import { InvalidRequest } from '../../domain/errors.js';
 import { streams, type ApiOperation, type OrderSource } from '../../domain/events.js';
 import { minorUnits, parseAmount } from '../../domain/money.js';
@@ -90,21 +90,51 @@ async function sessionSource(gateway: Gateway, merchant: MerchantProfile, sessio
   return { source, securityCode: held.fields.securityCode };
 }
 
+/**
+ * A card in the request (sourceOfFunds.provided.card.number and expiry): it takes precedence over a
+ * session and a token. Only its 6.4 mask, brand and expiry are kept (in the event); the number itself
+ * is never recorded, sealed or not: captures, refunds and voids need no card number.
+ */
+function providedSource(card: NonNullable<NonNullable<TransactionBody['sourceOfFunds']>['provided']>['card']): OrderSource | undefined {
+  if (card?.number === undefined) return undefined;
+  const field = 'sourceOfFunds.provided.card';
+  if (card.expiry === undefined) throw missing(`${field}.expiry.month`);
+  if (!luhnValid(card.number)) throw new InvalidRequest('Value is invalid. The card number fails the Luhn check', `${field}.number`);
+  const brand = detectBrand(card.number);
+  const fundingMethod = fundingMethodOf(brand);
+  return {
+    card: {
+      number: mask64(card.number), brand, scheme: schemeOf(brand), fundingMethod, type: cardTypeOf(brand, fundingMethod),
+      expiry: { month: Number(card.expiry.month), year: Number(card.expiry.year) },
+    },
+  };
+}
+
 type Facts = Omit<OrderTransactionCommand, 'ids' | 'now'>;
 
 async function commandFacts(gateway: Gateway, merchant: MerchantProfile, params: TransactionApiParams, body: TransactionBody): Promise<Facts> {
   checkNotCardNumber(params.orderId, 'orderId');
   checkNotCardNumber(params.transactionId, 'transactionId');
   const apiOperation = body.apiOperation as ApiOperation;
-  const provided = body.sourceOfFunds?.provided?.card as Record<string, unknown> | undefined;
-  if (provided && 'number' in provided) {
-    throw new InvalidRequest('A card in the request is not supported yet by tokengate; store it with Create Token and send sourceOfFunds.token', 'sourceOfFunds.provided.card.number', 'UNSUPPORTED');
-  }
+  const provided = body.sourceOfFunds?.provided?.card;
   const { correlationId: _notFingerprinted, ...fingerprinted } = body;
-  // As in version 3: a security code counts in the fingerprint by its length only (the fingerprint is stored).
-  const securityCode = body.sourceOfFunds?.provided?.card?.securityCode;
-  const masked = securityCode === undefined ? fingerprinted
-    : { ...fingerprinted, sourceOfFunds: { ...fingerprinted.sourceOfFunds, provided: { ...fingerprinted.sourceOfFunds?.provided, card: { ...provided, securityCode: 'x'.repeat(securityCode.length) } } } };
+  // As in version 3: a security code counts in the fingerprint by its length only, and a card
+  // number by its 6.4 mask (the fingerprint is stored, its key is in the key file).
+  const securityCode = provided?.securityCode;
+  const masked = provided === undefined ? fingerprinted : {
+    ...fingerprinted,
+    sourceOfFunds: {
+      ...fingerprinted.sourceOfFunds,
+      provided: {
+        ...fingerprinted.sourceOfFunds?.provided,
+        card: {
+          ...provided,
+          ...(provided.number !== undefined ? { number: mask64(provided.number) } : {}),
+          ...(securityCode !== undefined ? { securityCode: 'x'.repeat(securityCode.length) } : {}),
+        },
+      },
+    },
+  };
   const base = {
     type: 'OrderTransaction' as const,
     merchantId: merchant.id,
@@ -124,10 +154,11 @@ async function commandFacts(gateway: Gateway, merchant: MerchantProfile, params:
       if (apiOperation === 'VERIFY' && minorUnits(currency) === undefined) {
         throw new InvalidRequest(`Value '${currency}' is invalid. Currency is not supported`, 'order.currency', 'UNSUPPORTED');
       }
-      const fromSession = await sessionSource(gateway, merchant, body.session ?? {});
+      const inRequest = providedSource(provided);
+      const fromSession = inRequest ? undefined : await sessionSource(gateway, merchant, body.session ?? {});
       const token = body.sourceOfFunds?.token;
-      if (token === undefined && !fromSession) throw missing('sourceOfFunds.token');
-      const source = fromSession?.source ?? await tokenSource(gateway, merchant, token as string);
+      if (token === undefined && !fromSession && !inRequest) throw missing('sourceOfFunds.token');
+      const source = inRequest ?? fromSession?.source ?? await tokenSource(gateway, merchant, token as string);
       const extra = {
         securityCode: securityCode ?? fromSession?.securityCode, billingStreet: body.billing?.address?.street, orderReference: body.order?.reference,
         transactionReference: body.transaction?.reference,

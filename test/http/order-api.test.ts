@@ -188,8 +188,7 @@ t.test('versions 50 and 100 alike; other versions, ids and credentials refused',
   const other = await createToken(a, M2);
   expectInvalid(t, await put(a, M1, randomUUID(), '1', payOp(other)), { field: 'sourceOfFunds.token', explanation: 'Token not found' }, 'a token of another repository');
   expectInvalid(t, await put(a, M1, randomUUID(), '1', { apiOperation: 'PAY', order: { amount: '1.00', currency: 'USD' } }), { field: 'sourceOfFunds.token', validationType: 'MISSING' }, 'no token');
-  expectInvalid(t, await put(a, M1, randomUUID(), '1', { apiOperation: 'PAY', order: { amount: '1.00', currency: 'USD' }, sourceOfFunds: { type: 'CARD', token, provided: { card: { number: '5123450000000008' } } } }),
-    { field: 'sourceOfFunds.provided.card.number', validationType: 'UNSUPPORTED' }, 'a card in the request (not yet)');
+
   expectInvalid(t, await put(a, M1, randomUUID(), '1', { apiOperation: 'REFUND_ALL' }), { field: 'apiOperation' }, 'an unknown apiOperation');
 
   expect401(t, await a.inject({ method: 'PUT', url: txnPath(M1, order, '3'), headers: { authorization: tokenAuth({ id: M1.id, apiPassword: 'wrong' }) }, payload: payOp(token) }), 'wrong password');
@@ -314,4 +313,33 @@ t.test('a session holding a card pays on the order API (Create Session → Updat
     { field: 'session.id' }, 'an unknown session');
   const events = JSON.stringify((await a.gateway.store.readAll()).filter((e) => e.type === 'OrderTransactionRecorded').map((e) => e.data));
   t.notMatch(events, '5123450000000008', 'no card number in the order events');
+});
+
+t.test('a card in the request pays; only its 6.4 mask is recorded', async (t) => {
+  const a = await buildTestApp(t);
+  const order = randomUUID();
+  const cardPay = (number: string, month = '1', year = '39', securityCode?: string) => ({
+    apiOperation: 'PAY', order: { amount: '7.00', currency: 'USD' },
+    sourceOfFunds: { type: 'CARD', provided: { card: { number, expiry: { month, year }, ...(securityCode ? { securityCode } : {}) } } },
+  });
+  const first = await put(a, M1, order, '1', cardPay('4508750015741019', '1', '39', '100'));
+  const paid = expectTransaction(t, first,
+    { type: 'PAYMENT', amount: 7, status: 'CAPTURED', authorized: 7, captured: 7, refunded: 0 }, 'PAY with a card in the request');
+  t.equal(paid.sourceOfFunds.provided.card.number, '450875xxxxxx1019');
+  t.equal(paid.sourceOfFunds.provided.card.brand, 'VISA');
+  t.equal(paid.response.cardSecurityCode.gatewayCode, 'MATCH');
+  const again = await put(a, M1, order, '1', cardPay('4508750015741019', '1', '39', '100'));
+  t.equal(again.body, first.body, 'an identical repeat answers the record');
+  expectInvalid(t, await put(a, M1, order, '1', cardPay('4012000033330026', '1', '39', '100')), { explanation: /different request/ }, 'another card under the same ids');
+  expectTransaction(t, await put(a, M1, order, '2', refund('7.00')), { type: 'REFUND', amount: 7, status: 'REFUNDED', authorized: 7, captured: 7, refunded: 7 }, 'refund of it');
+  expectTransaction(t, await put(a, M1, randomUUID(), '1', cardPay('4508750015741019', '4', '27')),
+    { type: 'PAYMENT', amount: 7, status: 'FAILED', authorized: 0, captured: 0, refunded: 0, gatewayCode: 'EXPIRED_CARD', result: 'FAILURE' }, 'expiry 04/27: EXPIRED_CARD');
+  const luhn = await put(a, M1, randomUUID(), '1', cardPay('4508750015741018'));
+  expectInvalid(t, luhn, { field: 'sourceOfFunds.provided.card.number' }, 'a number failing Luhn');
+  t.notMatch(luhn.body, '4508750015741018', 'not quoted');
+  expectInvalid(t, await put(a, M1, randomUUID(), '1', { apiOperation: 'PAY', order: { amount: '7.00', currency: 'USD' }, sourceOfFunds: { provided: { card: { number: '4508750015741019' } } } }),
+    { field: 'sourceOfFunds.provided.card.expiry.month', validationType: 'MISSING' }, 'no expiry');
+  const text = JSON.stringify((await a.gateway.store.readAll()).map((e) => [e.stream, e.data, e.metadata]));
+  t.notMatch(text, '4508750015741019', 'no card number in any event');
+  t.notMatch(text, '"100"', 'no security code in any event');
 });
