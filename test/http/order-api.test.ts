@@ -343,3 +343,12 @@ t.test('a card in the request pays; only its 6.4 mask is recorded', async (t) =>
   t.notMatch(text, '4508750015741019', 'no card number in any event');
   t.notMatch(text, '"100"', 'no security code in any event');
 });
+
+t.test('the OpenAPI document lists the order API', async (t) => {
+  const a = await buildTestApp(t);
+  const doc = (await a.inject({ method: 'GET', url: '/openapi.json' })).json() as Body;
+  const path = '/api/rest/version/{version}/merchant/{merchantId}/order/{orderId}';
+  t.ok(doc.paths[`${path}/transaction/{transactionId}`]?.put, 'PUT transaction');
+  t.ok(doc.paths[`${path}/transaction/{transactionId}`]?.get, 'Retrieve Transaction');
+  t.ok(doc.paths[path]?.get, 'Retrieve Order');
+});
