@@ -78,20 +78,7 @@ export const ordersProjection: Projection<OrderDoc> = {
       card: { number: d.card.number, brand: d.card.brand },
       timeOfRecord: d.timeOfRecord,
     };
-    const reference = doc?.reference ?? d.orderReference;
-    return {
-      merchantId: d.merchantId,
-      id: d.orderId,
-      currency: d.currency,
-      ...(reference ? { reference } : {}),
-      status: d.orderStatus,
-      creationTime: doc?.creationTime ?? d.timeOfRecord,
-      lastUpdatedTime: d.timeOfRecord,
-      totalAuthorizedAmount: d.totalsAfter.authorized,
-      totalCapturedAmount: d.totalsAfter.captured,
-      totalRefundedAmount: d.totalsAfter.refunded,
-      transactions: [...(doc?.transactions ?? []), transaction],
-    };
+    return withTransaction(doc, d, d.currency, transaction);
   },
 };
 
@@ -112,11 +99,21 @@ function modern(doc: OrderDoc | undefined, event: ProjectedEvent): OrderDoc {
     timeOfRecord: d.timeOfRecord,
     ...(d.targetTransactionId !== undefined ? { targetTransactionId: d.targetTransactionId } : {}),
   };
+  return withTransaction(doc, d, doc?.currency ?? d.currency, transaction);
+}
+
+/** The order after one more transaction (both paths), its properties in the schema's order. */
+function withTransaction(
+  doc: OrderDoc | undefined,
+  d: Pick<PaymentRecorded['data'], 'merchantId' | 'orderId' | 'orderReference' | 'orderStatus' | 'timeOfRecord' | 'totalsAfter'>,
+  currency: string,
+  transaction: OrderTransactionDoc,
+): OrderDoc {
   const reference = doc?.reference ?? d.orderReference;
   return {
     merchantId: d.merchantId,
     id: d.orderId,
-    currency: doc?.currency ?? d.currency,
+    currency,
     ...(reference ? { reference } : {}),
     status: d.orderStatus,
     creationTime: doc?.creationTime ?? d.timeOfRecord,

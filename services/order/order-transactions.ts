@@ -5,13 +5,11 @@
 // are one order. The decision is domain/order/transactions.ts; here: the request's checks the
 // schema cannot make (what each apiOperation requires, amounts as strings or JSON numbers), the
 // token looked up in the merchant's own repository, the fingerprint of the request, the answer.
-import { randomUUID } from 'node:crypto';
 import { detectBrand, fundingMethodOf, luhnValid, mask64, schemeOf } from '../../domain/card.js';
 import { InvalidRequest } from '../../domain/errors.js';
 import { streams, type ApiOperation, type OrderSource } from '../../domain/events.js';
 import { minorUnits, parseAmount } from '../../domain/money.js';
 import { cardTypeOf } from '../../domain/card.js';
-import type { AcquirerIds } from '../../domain/order/order.js';
 import type { OrderTransaction } from '../../domain/order/order-state.js';
 import { decideOrderTransaction, transactionOf, type OrderTransactionCommand } from '../../domain/order/transactions.js';
 import { sortedJson } from '../../lib/json.js';
@@ -20,7 +18,8 @@ import type { OrderApiParams, TransactionApiParams, TransactionBody } from '../.
 import { foldOrder, foldSession, foldToken, orderAggregate, readOwnStream } from '../aggregates.js';
 import { sessionForToken } from '../session/sessions.js';
 import { handleCommand } from '../command-handler.js';
-import { randomDigits, type RequestMeta } from '../context.js';
+import { acquirerIds } from './acquirer-ids.js';
+import type { RequestMeta } from '../context.js';
 import type { Gateway } from '../gateway.js';
 import { amountExplanation } from './pay-request.js';
 import { orderResponse, transactionResponse } from './transaction-responses.js';
@@ -28,15 +27,6 @@ import { reserveTransactionReference } from './transaction-references.js';
 
 const MAX_CONFLICTS = 20;
 
-function acquirerIds(now: string): AcquirerIds {
-  return {
-    authorizationCode: randomDigits(6),
-    receipt: randomDigits(12),
-    stan: randomDigits(6),
-    acquirerTransactionId: randomUUID().replace(/-/g, '').slice(0, 20).toUpperCase(),
-    batch: Number(now.slice(0, 10).replace(/-/g, '')),
-  };
-}
 
 /** An id that is a card number (13 to 19 digits passing Luhn) would put it in a stream name and in events. */
 function checkNotCardNumber(value: string, field: string): void {

@@ -10,13 +10,14 @@
 // LOCK_FAILURE (not recorded) and an identical repeat waits for the record and answers with it.
 import { randomUUID } from 'node:crypto';
 import { streams } from '../../domain/events.js';
-import { decidePay, type AcquirerIds } from '../../domain/order/order.js';
+import { decidePay } from '../../domain/order/order.js';
 import type { MerchantProfile } from '../../merchants.js';
 import type { PayBody, PayParams } from '../../schemas/pay.js';
 import { orderAggregate } from '../aggregates.js';
 import { handleCommand } from '../command-handler.js';
 import { SimulatedFault } from '../../domain/errors.js';
-import { randomDigits, type RequestMeta } from '../context.js';
+import type { RequestMeta } from '../context.js';
+import { acquirerIds } from './acquirer-ids.js';
 import type { Gateway } from '../gateway.js';
 import { orderView } from './order-stream.js';
 import { payFacts } from './pay-request.js';
@@ -31,15 +32,6 @@ const POLL_MS = 20;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-function acquirerIds(now: string): AcquirerIds {
-  return {
-    authorizationCode: randomDigits(6),
-    receipt: randomDigits(12),
-    stan: randomDigits(6),
-    acquirerTransactionId: randomUUID().replace(/-/g, '').slice(0, 20).toUpperCase(),
-    batch: Number(now.slice(0, 10).replace(/-/g, '')),
-  };
-}
 
 export async function payWithToken(gateway: Gateway, merchant: MerchantProfile, params: PayParams, body: PayBody, meta: RequestMeta) {
   const facts = await payFacts(gateway, merchant, params, body);

@@ -12,6 +12,17 @@ type Payment = PaymentRecorded['data'];
 
 const amount = (minor: number, currency: string) => toDecimal(minor, minorUnits(currency) ?? 2);
 
+/** `response` of a transaction's answer (both paths): the outcome's codes, in the gateway's names. */
+export const responseView = (outcome: PaymentRecorded['data']['outcome']) => optional({
+  '3dsecure': outcome.threeDSecure,
+  acquirerCode: outcome.acquirerCode,
+  acquirerMessage: outcome.acquirerMessage,
+  avs: outcome.avs,
+  cardSecurityCode: outcome.cardSecurityCode,
+  gatewayCode: outcome.gatewayCode,
+  risk: outcome.risk,
+});
+
 export function payResponse(payment: Payment, order: { creationTime: string; reference: string | undefined }, correlationId: string | undefined, masking: CardNumberMasking) {
   const { outcome, card, currency } = payment;
   const number = maskCardNumber(card.number, masking);
@@ -35,15 +46,7 @@ export function payResponse(payment: Payment, order: { creationTime: string; ref
       totalCapturedAmount: amount(payment.totalsAfter.captured, currency),
       totalRefundedAmount: amount(payment.totalsAfter.refunded, currency),
     }),
-    response: optional({
-      '3dsecure': outcome.threeDSecure,
-      acquirerCode: outcome.acquirerCode,
-      acquirerMessage: outcome.acquirerMessage,
-      avs: outcome.avs,
-      cardSecurityCode: outcome.cardSecurityCode,
-      gatewayCode: outcome.gatewayCode,
-      risk: outcome.risk,
-    }),
+    response: responseView(outcome),
     result: outcome.result,
     sourceOfFunds: {
       provided: { card: { brand: card.brand, expiry, fundingMethod: card.fundingMethod, number, scheme: card.scheme } },

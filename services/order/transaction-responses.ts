@@ -5,6 +5,7 @@ import { minorUnits, toDecimal } from '../../domain/money.js';
 import { optional } from '../../domain/order/order.js';
 import type { OrderState, OrderTransaction } from '../../domain/order/order-state.js';
 import { maskCardNumber, type CardNumberMasking } from '../../domain/token/accounts.js';
+import { responseView } from './responses.js';
 
 type ExistingOrder = Extract<OrderState, { exists: true }>;
 const decimal = (minor: number, currency: string) => toDecimal(minor, minorUnits(currency) ?? 2);
@@ -43,15 +44,7 @@ export function transactionResponse(t: OrderTransaction, order: ExistingOrder, v
       totalCapturedAmount: decimal(t.totalsAfter.captured, currency),
       totalRefundedAmount: decimal(t.totalsAfter.refunded, currency),
     }),
-    response: optional({
-      '3dsecure': outcome.threeDSecure,
-      acquirerCode: outcome.acquirerCode,
-      acquirerMessage: outcome.acquirerMessage,
-      avs: outcome.avs,
-      cardSecurityCode: outcome.cardSecurityCode,
-      gatewayCode: outcome.gatewayCode,
-      risk: outcome.risk,
-    }),
+    response: responseView(outcome),
     result: outcome.result,
     sourceOfFunds: sourceOfFunds(t, masking),
     timeOfRecord: t.timeOfRecord,
