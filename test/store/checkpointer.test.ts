@@ -20,16 +20,25 @@ async function appendMany(store: SqliteEventStore, count: number, prefix = 's'):
   }
 }
 
-/** Events found in the database file alone (its WAL not copied): what checkpoints moved there. */
+/**
+ * Events found in the database file alone (its WAL not copied): what checkpoints moved there. The
+ * file is copied while the store is open: a copy taken while the worker writes pages may be torn
+ * (SQLITE_CORRUPT when read), and is taken again (a few times at most).
+ */
 function eventsInMainFile(path: string): number {
   const copy = `${path}.main-only`;
-  copyFileSync(path, copy);
-  const db = new Database(copy, { readonly: true });
-  try {
-    const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'").get();
-    return table === undefined ? 0 : (db.prepare('SELECT COUNT(*) AS n FROM events').get() as { n: number }).n;
-  } finally {
-    db.close();
+  for (let attempt = 1; ; attempt++) {
+    copyFileSync(path, copy);
+    const db = new Database(copy, { readonly: true });
+    try {
+      const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'").get();
+      return table === undefined ? 0 : (db.prepare('SELECT COUNT(*) AS n FROM events').get() as { n: number }).n;
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SQLITE_CORRUPT' || attempt >= 5) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+    } finally {
+      db.close();
+    }
   }
 }
 
