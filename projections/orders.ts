@@ -65,41 +65,37 @@ export const ordersProjection: Projection<OrderDoc> = {
     if (event.type === 'OrderTransactionRecorded') return modern(doc, event);
     if (event.type !== 'PaymentRecorded') return doc;
     const d = event.data as PaymentRecorded['data'];
-    const transaction: OrderTransactionDoc = {
-      id: d.transactionId,
-      type: 'PAYMENT',
-      amount: d.amount,
-      currency: d.currency,
-      result: d.outcome.result,
-      gatewayCode: d.outcome.gatewayCode,
-      ...(d.outcome.authorizationCode ? { authorizationCode: d.outcome.authorizationCode } : {}),
-      ...(d.transactionReference ? { reference: d.transactionReference } : {}),
-      token: d.token,
-      card: { number: d.card.number, brand: d.card.brand },
-      timeOfRecord: d.timeOfRecord,
-    };
-    return withTransaction(doc, d, d.currency, transaction);
+    return withTransaction(doc, d, d.currency, transactionDoc(d, 'PAYMENT', d.token, d.card));
   },
 };
 
 /** A transaction of the order API: the order keeps its first currency and creation time. */
 function modern(doc: OrderDoc | undefined, event: ProjectedEvent): OrderDoc {
   const d = event.data as OrderTransactionRecorded['data'];
-  const transaction: OrderTransactionDoc = {
+  const transaction = transactionDoc(d, d.transactionType, d.source?.token ?? '', { number: d.source?.card.number ?? '', brand: d.source?.card.brand ?? '' });
+  return withTransaction(doc, d, doc?.currency ?? d.currency, d.targetTransactionId !== undefined ? { ...transaction, targetTransactionId: d.targetTransactionId } : transaction);
+}
+
+/** A transaction of the order document (both paths), its properties in the schema's order. */
+function transactionDoc(
+  d: Pick<PaymentRecorded['data'], 'transactionId' | 'amount' | 'currency' | 'outcome' | 'transactionReference' | 'timeOfRecord'>,
+  type: string,
+  token: string,
+  card: { number: string; brand: string },
+): OrderTransactionDoc {
+  return {
     id: d.transactionId,
-    type: d.transactionType,
+    type,
     amount: d.amount,
     currency: d.currency,
     result: d.outcome.result,
     gatewayCode: d.outcome.gatewayCode,
     ...(d.outcome.authorizationCode ? { authorizationCode: d.outcome.authorizationCode } : {}),
     ...(d.transactionReference ? { reference: d.transactionReference } : {}),
-    token: d.source?.token ?? '',
-    card: { number: d.source?.card.number ?? '', brand: d.source?.card.brand ?? '' },
+    token,
+    card: { number: card.number, brand: card.brand },
     timeOfRecord: d.timeOfRecord,
-    ...(d.targetTransactionId !== undefined ? { targetTransactionId: d.targetTransactionId } : {}),
   };
-  return withTransaction(doc, d, doc?.currency ?? d.currency, transaction);
 }
 
 /** The order after one more transaction (both paths), its properties in the schema's order. */
