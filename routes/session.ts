@@ -1,17 +1,24 @@
-// POST /api/rest/version/100/merchant/{merchantId}/session (Create Session) and
-// PUT .../session/{sessionId} (Update Session): card fields held for a later token request.
+// POST /api/rest/version/{50-100}/merchant/{merchantId}/session (Create Session), PUT and GET
+// .../session/{sessionId} (Update and Retrieve Session): card fields held for a later token request or payment.
 // Thin: schema → service → reply. Authenticate as merchant.<merchantId>, as for tokens.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { CreateSessionBody, SessionBody, SessionIdParams, SessionParams } from '../schemas/session.js';
 import { documented, errorResponses } from '../schemas/responses.js';
-import { createSession, updateSession } from '../services/session/sessions.js';
+import { createSession, retrieveSession, updateSession } from '../services/session/sessions.js';
 import { merchantOf, requireMerchant } from '../plugins/auth.js';
 
 const SessionResponse = Type.Object({
-  merchant: Type.String(), result: Type.String(),
-  session: Type.Object({ id: Type.String({ description: '31 characters' }), updateStatus: Type.String(), version: Type.String({ description: '10 characters; changes on every update' }) }),
+  correlationId: Type.Optional(Type.String()),
+  merchant: Type.String(),
+  order: Type.Optional(Type.Object({ amount: Type.Optional(Type.String()), currency: Type.Optional(Type.String()) })),
+  result: Type.String(),
+  session: Type.Object({
+    authenticationLimit: Type.Optional(Type.Integer()),
+    id: Type.String({ description: '31 characters' }), updateStatus: Type.String(), version: Type.String({ description: '10 characters; changes on every update' }),
+  }),
   sourceOfFunds: Type.Optional(Type.Unknown()),
+  version: Type.Optional(Type.String({ description: 'the API version of the request' })),
 }, { description: 'The session, card number masked, security code shown as xxx' });
 
 const session: FastifyPluginAsyncTypebox = async (app) => {
@@ -25,7 +32,7 @@ const session: FastifyPluginAsyncTypebox = async (app) => {
     params: SessionParams, body: CreateSessionBody,
     response: { 201: documented(SessionResponse), ...errorResponses },
   };
-  for (const url of ['/api/rest/version/100/merchant/:merchantId/session', '/api/rest/version/100/merchant/:merchantId/session/']) {
+  for (const url of ['/api/rest/version/:version/merchant/:merchantId/session', '/api/rest/version/:version/merchant/:merchantId/session/']) {
     app.post(url, {
       // The slash variant is the same operation: documented once.
       schema: url.endsWith('/') ? { ...createSchema, hide: true } : createSchema,
@@ -38,17 +45,27 @@ const session: FastifyPluginAsyncTypebox = async (app) => {
     });
   }
 
-  app.put('/api/rest/version/100/merchant/:merchantId/session/:sessionId', {
+  app.put('/api/rest/version/:version/merchant/:merchantId/session/:sessionId', {
     schema: {
       summary: 'Update Session',
-      description: 'Stores card fields (sourceOfFunds.provided.card.*) in the session; its version changes.',
+      description: 'Stores card fields (sourceOfFunds.provided.card.*) and order.amount / order.currency in the session; its version changes.',
       tags: ['session'], security: [{ basicAuth: [] }],
       params: SessionIdParams, body: SessionBody,
       response: { 200: documented(SessionResponse), ...errorResponses },
     },
   }, async (request) => {
-    return updateSession(app.gateway, merchantOf(request), request.params.sessionId, request.body, request.meta());
+    return updateSession(app.gateway, merchantOf(request), request.params.sessionId, request.body, request.meta(), request.params.version);
   });
+
+  app.get('/api/rest/version/:version/merchant/:merchantId/session/:sessionId', {
+    schema: {
+      summary: 'Retrieve Session',
+      description: 'What the session holds: card number masked, security code shown as xxx, order amount and currency. An expired session is unknown.',
+      tags: ['session'], security: [{ basicAuth: [] }],
+      params: SessionIdParams,
+      response: { 200: documented(SessionResponse), ...errorResponses },
+    },
+  }, async (request) => retrieveSession(app.gateway, merchantOf(request), request.params.sessionId, request.params.version));
 };
 
 export default session;

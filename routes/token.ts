@@ -1,4 +1,4 @@
-// POST /api/rest/version/100/merchant/{merchantId}/token
+// POST /api/rest/version/{50-100}/merchant/{merchantId}/token
 // (spec: "Create or Update Token (system-generated token)"), and GET .../token/{tokenid}
 // (Retrieve Token). Thin: schema → service → reply.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -11,7 +11,7 @@ import { merchantOf, requireMerchant } from '../plugins/auth.js';
 
 const token: FastifyPluginAsyncTypebox = async (app) => {
   await requireMerchant(app, app.gateway.merchants, 'token', 'merchantId');
-  app.post('/api/rest/version/100/merchant/:merchantId/token', {
+  app.post('/api/rest/version/:version/merchant/:merchantId/token', {
     schema: {
       summary: 'Create or Update Token (system-generated token)',
       description: 'Stores a payment instrument against a token id the gateway generates. Authenticate as merchant.<merchantId> with the API password.',
@@ -27,7 +27,7 @@ const token: FastifyPluginAsyncTypebox = async (app) => {
     return reply.code(201).send(response);
   });
 
-  app.get('/api/rest/version/100/merchant/:merchantId/token/:tokenid', {
+  app.get('/api/rest/version/:version/merchant/:merchantId/token/:tokenid', {
     schema: {
       summary: 'Retrieve Token',
       description: 'The stored token, card number masked. Authenticate as merchant.<merchantId> with the API password.',
@@ -41,7 +41,7 @@ const token: FastifyPluginAsyncTypebox = async (app) => {
     return retrieveToken(app.gateway, merchant, request.params.tokenid);
   });
 
-  app.delete('/api/rest/version/100/merchant/:merchantId/token/:tokenid', {
+  app.delete('/api/rest/version/:version/merchant/:merchantId/token/:tokenid', {
     schema: {
       summary: 'Delete Token',
       description: 'Deletes the token: it can no longer pay or be retrieved, and its card number is forgotten for good (its key is destroyed). Its history stays, masked.',

@@ -1,13 +1,13 @@
 // Create Session and Update Session, API version 100 (the real gateway's session operations, so
 // that session.id and session.version of Create or Update Token mean something).
 import { Type, type Static } from '@sinclair/typebox';
-import { Ascii, Opt, Str, Strict, StringEnum } from './common.js';
+import { Alpha3, Ascii, Opt, Pattern, Str, Strict, StringEnum } from './common.js';
 import { ProvidedCard } from './token.js';
-import { MerchantIdParam } from './pay.js';
+import { MerchantIdParam, VersionParam } from './pay.js';
 
 
-export const SessionParams = Strict({ merchantId: MerchantIdParam });
-export const SessionIdParams = Strict({ merchantId: MerchantIdParam, sessionId: Ascii(31, 35) });
+export const SessionParams = Strict({ version: VersionParam, merchantId: MerchantIdParam });
+export const SessionIdParams = Strict({ version: VersionParam, merchantId: MerchantIdParam, sessionId: Ascii(31, 35) });
 
 export const CreateSessionBody = Strict({
   correlationId: Opt(Str(1, 100)),
@@ -17,8 +17,15 @@ export const CreateSessionBody = Strict({
 /** Update Session: the card fields a later token request may take from the session. */
 export const SessionBody = Strict({
   correlationId: Opt(Str(1, 100)),
+  /** Held for a later PAY or AUTHORIZE that names the session and no order.amount (the amount: a string or a JSON number). */
+  order: Opt(Strict({
+    amount: Opt(Type.Unknown({ description: 'a decimal number such as 100.00, as a string or a JSON number' })),
+    currency: Opt(Alpha3('ISO 4217 currency code')),
+  })),
   sourceOfFunds: Opt(Strict({
     type: Opt(StringEnum(['CARD'] as const)),
+    /** A token of the merchant's repository, for a later PAY or AUTHORIZE that names the session. */
+    token: Opt(Pattern(1, 40, '^[0-9A-Za-z]+$', 'characters 0-9 a-z A-Z')),
     provided: Opt(Strict({
       card: Opt(ProvidedCard()),
     })),

@@ -1,9 +1,9 @@
 // Create or Update Token (system-generated), API version 100 (spec: "Create token: request body").
 import type { Static } from '@sinclair/typebox';
 import { Alpha3, Ascii, Digits, IPV4_PATTERN, Opt, Pattern, Str, Strict, StringEnum } from './common.js';
-import { MerchantIdParam } from './pay.js';
+import { MerchantIdParam, VersionParam } from './pay.js';
 
-export const TokenParams = Strict({ merchantId: MerchantIdParam });
+export const TokenParams = Strict({ version: VersionParam, merchantId: MerchantIdParam });
 
 /** sourceOfFunds.provided.card of a token request, and of a session (Update Session). */
 export const ProvidedCard = () => Strict({
@@ -18,6 +18,7 @@ export const ProvidedCard = () => Strict({
 
 /** Spec: {tokenid} alphanumeric 1-40; 'generated' is invalid for retrieve operations. */
 export const RetrieveTokenParams = Strict({
+  version: VersionParam,
   merchantId: MerchantIdParam,
   tokenid: Pattern(1, 40, '^(?!generated$)[0-9A-Za-z]+$', "characters 0-9 a-z A-Z ('generated' only asks to generate a token)"),
 });

@@ -6,11 +6,12 @@
 // apiOperation requires are checked in services/order/order-transactions.ts.
 import { Type, type Static } from '@sinclair/typebox';
 import { Alpha3, Opt, Pattern, Str, Strict, StringEnum } from './common.js';
-import { MerchantIdParam } from './pay.js';
+import { MerchantIdParam, VersionParam } from './pay.js';
+
+export { VersionParam };
 
 export const API_OPERATIONS = ['AUTHORIZE', 'CAPTURE', 'PAY', 'REFUND', 'VERIFY', 'VOID'] as const;
 
-export const VersionParam = Pattern(2, 3, '^(5[0-9]|[6-9][0-9]|100)$', 'a version from 50 to 100');
 export const ModernId = (what: string) => Str(1, 40, `${what}: any characters, 1 to 40 of them`);
 
 export const OrderApiParams = Strict({ version: VersionParam, merchantId: MerchantIdParam, orderId: ModernId('order id') });

@@ -18,6 +18,13 @@ export interface SessionCard {
   securityCodeSealed?: string;
 }
 
+/** order.amount and order.currency held by a session (Update Session), for a PAY that names the session. */
+export interface SessionOrder {
+  /** Minor units of the currency. */
+  amount?: number;
+  currency?: string;
+}
+
 export interface SessionCreated {
   type: 'SessionCreated';
   /**
@@ -30,7 +37,8 @@ export interface SessionCreated {
 
 export interface SessionUpdated {
   type: 'SessionUpdated';
-  data: { merchantId: string; sessionId: string; previousVersion: string; version: string; card: SessionCard; updatedAt: string };
+  /** `order`, `token` (sourceOfFunds.token): held after this update (absent: none). */
+  data: { merchantId: string; sessionId: string; previousVersion: string; version: string; card: SessionCard; order?: SessionOrder; token?: string; updatedAt: string };
 }
 
 /**

@@ -8,7 +8,7 @@
 import { detectBrand, fundingMethodOf, luhnValid, mask64, schemeOf } from '../../domain/card.js';
 import { InvalidRequest } from '../../domain/errors.js';
 import { streams, type ApiOperation, type OrderSource } from '../../domain/events.js';
-import { minorUnits, parseAmount } from '../../domain/money.js';
+import { minorUnits } from '../../domain/money.js';
 import { cardTypeOf } from '../../domain/card.js';
 import type { OrderTransaction } from '../../domain/order/order-state.js';
 import { decideOrderTransaction, transactionOf, type OrderTransactionCommand } from '../../domain/order/transactions.js';
@@ -21,7 +21,7 @@ import { handleCommand } from '../command-handler.js';
 import { acquirerIds } from './acquirer-ids.js';
 import type { RequestMeta } from '../context.js';
 import type { Gateway } from '../gateway.js';
-import { amountExplanation } from './pay-request.js';
+import { amountOf } from './pay-request.js';
 import { orderResponse, transactionResponse } from './transaction-responses.js';
 import { reserveTransactionReference } from './transaction-references.js';
 
@@ -37,20 +37,6 @@ function checkNotCardNumber(value: string, field: string): void {
 
 const missing = (field: string) => new InvalidRequest(`Missing parameter '${field}' required for this apiOperation`, field, 'MISSING');
 
-/** An amount sent as a string ("1.00") or a JSON number (1.00), in the currency's minor units. */
-function amountOf(value: unknown, currency: string, field: string): number {
-  if (value === undefined) throw missing(field);
-  const digits = minorUnits(currency);
-  if (digits === undefined) throw new InvalidRequest(`Value '${currency}' is invalid. Currency is not supported`, field.replace(/amount$/, 'currency'), 'UNSUPPORTED');
-  const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : typeof value === 'string' ? value : undefined;
-  if (text === undefined || !/^[0-9]+(\.[0-9]+)?$/.test(text) || text.length > 14) {
-    throw new InvalidRequest(`Value '${String(typeof value === 'string' || typeof value === 'number' ? value : typeof value).slice(0, 20)}' is invalid. Expected a decimal number such as 100.00`, field);
-  }
-  const parsed = parseAmount(text, digits);
-  if (!parsed.ok) throw new InvalidRequest(amountExplanation(text, parsed.problem, currency), field);
-  return parsed.minor;
-}
-
 /** The token's card, from the merchant's own repository only (an unknown, deleted or other repository's token: not found). */
 async function tokenSource(gateway: Gateway, merchant: MerchantProfile, token: string): Promise<OrderSource> {
   const repositoryId = merchant.repository.id;
@@ -62,22 +48,28 @@ async function tokenSource(gateway: Gateway, merchant: MerchantProfile, token: s
 
 /**
  * The card of a session (session.id, optionally session.version): it takes precedence over
- * sourceOfFunds.token (the spec: "explicit or session account details take precedence over it").
- * Refused like an unknown session when expired or of another merchant (services/session/sessions.ts).
+ * sourceOfFunds.token (the spec: "explicit or session account details take precedence over it"),
+ * or the token it holds, and the order amount and currency it holds. Refused like an unknown session when expired or of
+ * another merchant (services/session/sessions.ts). `needsCard`: no card in the request, so the
+ * session must hold one.
  */
-async function sessionSource(gateway: Gateway, merchant: MerchantProfile, session: { id?: string; version?: string }) {
+async function sessionSource(gateway: Gateway, merchant: MerchantProfile, session: { id?: string; version?: string }, needsCard: boolean) {
   const held = await sessionForToken(gateway, merchant, session);
   if (!held) return undefined;
   const state = foldSession(await readOwnStream(gateway.store, streams.session(merchant.id, held.sessionId)));
+  const order = state.status === 'NONE' ? undefined : state.order;
+  const token = state.status === 'NONE' ? undefined : state.token;
   const card = state.status === 'NONE' ? undefined : state.card;
   if (!card?.number || !card.brand || !card.scheme || !card.fundingMethod || !card.expiry) {
+    // A session holding a token (Update Session with sourceOfFunds.token) pays with that token.
+    if (!needsCard || token !== undefined) return { order, token };
     throw new InvalidRequest(`Value '${held.sessionId}' is invalid. The session holds no card: update it with the card first`, 'session.id');
   }
   const source: OrderSource = {
     sessionId: held.sessionId,
     card: { number: card.number, brand: card.brand, scheme: card.scheme, fundingMethod: card.fundingMethod, type: cardTypeOf(card.brand, card.fundingMethod), expiry: card.expiry },
   };
-  return { source, securityCode: held.fields.securityCode };
+  return { source, securityCode: held.fields.securityCode, order, token };
 }
 
 /**
@@ -138,16 +130,22 @@ async function commandFacts(gateway: Gateway, merchant: MerchantProfile, params:
     case 'PAY':
     case 'AUTHORIZE':
     case 'VERIFY': {
-      const currency = body.order?.currency;
+      const inRequest = providedSource(provided);
+      const session = body.session?.id === undefined ? undefined
+        : await sessionSource(gateway, merchant, body.session, inRequest === undefined && body.sourceOfFunds?.token === undefined);
+      const fromSession = inRequest ? undefined : session;
+      // order.amount and order.currency come from the request or, where it has none, from the
+      // session it names (Update Session with order.amount and order.currency).
+      const currency = body.order?.currency ?? session?.order?.currency;
       if (currency === undefined) throw missing('order.currency');
-      const amount = apiOperation === 'VERIFY' ? undefined : amountOf(body.order?.amount, currency, 'order.amount');
+      const sessionAmount = body.order?.amount === undefined && session?.order?.currency === currency ? session.order.amount : undefined;
+      const amount = apiOperation === 'VERIFY' ? undefined
+        : sessionAmount !== undefined ? sessionAmount : amountOf(body.order?.amount, currency, 'order.amount');
       if (apiOperation === 'VERIFY' && minorUnits(currency) === undefined) {
         throw new InvalidRequest(`Value '${currency}' is invalid. Currency is not supported`, 'order.currency', 'UNSUPPORTED');
       }
-      const inRequest = providedSource(provided);
-      const fromSession = inRequest ? undefined : await sessionSource(gateway, merchant, body.session ?? {});
-      const token = body.sourceOfFunds?.token;
-      if (token === undefined && !fromSession && !inRequest) throw missing('sourceOfFunds.token');
+      const token = body.sourceOfFunds?.token ?? session?.token;
+      if (token === undefined && !fromSession?.source && !inRequest) throw missing('sourceOfFunds.token');
       const source = inRequest ?? fromSession?.source ?? await tokenSource(gateway, merchant, token as string);
       const extra = {
         securityCode: securityCode ?? fromSession?.securityCode, billingStreet: body.billing?.address?.street, orderReference: body.order?.reference,

@@ -22,6 +22,20 @@ export function amountExplanation(text: string, problem: AmountProblem, currency
   }
 }
 
+/** An amount sent as a string ("1.00") or a JSON number (1.00), in the currency's minor units. */
+export function amountOf(value: unknown, currency: string, field: string): number {
+  if (value === undefined) throw new InvalidRequest(`Missing parameter '${field}' required for this apiOperation`, field, 'MISSING');
+  const digits = minorUnits(currency);
+  if (digits === undefined) throw new InvalidRequest(`Value '${currency}' is invalid. Currency is not supported`, field.replace(/amount$/, 'currency'), 'UNSUPPORTED');
+  const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : typeof value === 'string' ? value : undefined;
+  if (text === undefined || !/^[0-9]+(\.[0-9]+)?$/.test(text) || text.length > 14) {
+    throw new InvalidRequest(`Value '${String(typeof value === 'string' || typeof value === 'number' ? value : typeof value).slice(0, 20)}' is invalid. Expected a decimal number such as 100.00`, field);
+  }
+  const parsed = parseAmount(text, digits);
+  if (!parsed.ok) throw new InvalidRequest(amountExplanation(text, parsed.problem, currency), field);
+  return parsed.minor;
+}
+
 /** The command without what each attempt draws anew (time, acquirer references). */
 export type PayFacts = Omit<PayWithToken, 'now' | 'ids'>;
 

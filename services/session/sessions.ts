@@ -8,7 +8,9 @@
 import { randomBytes } from 'node:crypto';
 import { detectBrand, fundingMethodOf, luhnValid, mask64, schemeOf } from '../../domain/card.js';
 import { InvalidRequest } from '../../domain/errors.js';
-import { streams, type CardExpiry, type SessionCard } from '../../domain/events.js';
+import { streams, type CardExpiry, type SessionCard, type SessionOrder } from '../../domain/events.js';
+import { formatAmount, minorUnits } from '../../domain/money.js';
+import { amountOf } from '../order/pay-request.js';
 import { maskCardNumber, type CardNumberMasking } from '../../domain/token/accounts.js';
 import { decideCreateSession, decideUpdateSession, usable, type SessionState } from '../../domain/session/session.js';
 import type { MerchantProfile } from '../../merchants.js';
@@ -92,29 +94,76 @@ function sessionCard(gateway: Gateway, state: Extract<SessionState, { status: 'O
   return out;
 }
 
-export async function updateSession(gateway: Gateway, merchant: MerchantProfile, sessionId: string, body: SessionBody, meta: RequestMeta) {
+/**
+ * order.amount and order.currency of an Update Session, merged with those held: an amount needs a
+ * currency (sent or held); a new currency without an amount drops the amount held in the old one.
+ */
+function sessionOrder(state: Extract<SessionState, { status: 'OPEN' }>, order: SessionBody['order']): SessionOrder | undefined {
+  if (order?.amount === undefined && order?.currency === undefined) return undefined;
+  const currency = order.currency ?? state.order?.currency;
+  if (order.currency !== undefined && minorUnits(order.currency) === undefined) {
+    throw new InvalidRequest(`Value '${order.currency}' is invalid. Currency is not supported`, 'order.currency', 'UNSUPPORTED');
+  }
+  if (order.amount === undefined) return { currency: currency as string };
+  if (currency === undefined) throw new InvalidRequest("Missing parameter 'order.currency': an amount needs its currency", 'order.currency', 'MISSING');
+  return { amount: amountOf(order.amount, currency, 'order.amount'), currency };
+}
+
+export async function updateSession(gateway: Gateway, merchant: MerchantProfile, sessionId: string, body: SessionBody, meta: RequestMeta, version = '100') {
   const stream = streams.session(merchant.id, sessionId);
   return handleCommand({ store: gateway.store }, stream, sessionAggregate, (state, { now }) => {
     // An expired session is refused like an unknown one (its keys are, or are about to be, destroyed).
     if (!usable(state, now, gateway.sessionExpiry.lifetimeMs)) throw noSuchSession(sessionId, 'sessionId');
+    const order = sessionOrder(state, body.order);
     const card = sessionCard(gateway, state, body.sourceOfFunds?.provided?.card);
-    const events = decideUpdateSession(state, { type: 'UpdateSession', merchantId: merchant.id, version: newVersion(), card, now, lifetimeMs: gateway.sessionExpiry.lifetimeMs });
+    const token = body.sourceOfFunds?.token;
+    const events = decideUpdateSession(state, {
+      type: 'UpdateSession', merchantId: merchant.id, version: newVersion(), card, ...(order ? { order } : {}), ...(token === undefined ? {} : { token }),
+      now, lifetimeMs: gateway.sessionExpiry.lifetimeMs,
+    });
     return {
       events,
       answer: () => {
         // A replaced security code is forgotten at once.
         if (card.securityCodeSealed && state.card.securityCodeSealed) destroy(gateway, state.card.securityCodeSealed);
-        return {
-          correlationId: body.correlationId,
-          merchant: merchant.id,
-          result: 'SUCCESS',
-          session: { id: sessionId, updateStatus: 'SUCCESS', version: events[0]!.data.version },
-          sourceOfFunds: { provided: { card: sessionCardView(events[0]!.data.card, merchant.repository.cardNumberMasking ?? '6.4') }, type: 'CARD' },
-          version: '100',
-        };
+        const d = events[0]!.data;
+        return sessionView(merchant, { sessionId, version: d.version, card: d.card, order: d.order, token: d.token }, 'SUCCESS', version, body.correlationId);
       },
     };
   }, { meta, ownStream: true, busy: 'the session is being changed by too many requests at once' });
+}
+
+/** Retrieve Session: what the session holds (card number masked, security code shown as xxx); refused like an unknown one once expired. */
+export async function retrieveSession(gateway: Gateway, merchant: MerchantProfile, sessionId: string, version = '100') {
+  const state = foldSession(await readOwnStream(gateway.store, streams.session(merchant.id, sessionId)));
+  if (!usable(state, new Date().toISOString(), gateway.sessionExpiry.lifetimeMs)) throw noSuchSession(sessionId, 'sessionId');
+  const updated = state.updatedAt !== state.createdAt;
+  return sessionView(merchant, state, updated ? 'SUCCESS' : 'NO_UPDATE', version);
+}
+
+interface HeldFields { sessionId: string; version: string; card: SessionCard; order?: SessionOrder | undefined; token?: string | undefined; authenticationLimit?: number | undefined }
+
+function sessionView(merchant: MerchantProfile, held: HeldFields, updateStatus: string, version: string, correlationId?: string) {
+  const card = sessionCardView(held.card, merchant.repository.cardNumberMasking ?? '6.4');
+  const { order } = held;
+  const orderView = order && {
+    ...(order.amount !== undefined && order.currency !== undefined ? { amount: formatAmount(order.amount, minorUnits(order.currency) ?? 2) } : {}),
+    ...(order.currency !== undefined ? { currency: order.currency } : {}),
+  };
+  return {
+    correlationId,
+    merchant: merchant.id,
+    ...(orderView ? { order: orderView } : {}),
+    result: 'SUCCESS',
+    session: {
+      ...(held.authenticationLimit === undefined ? {} : { authenticationLimit: held.authenticationLimit }),
+      id: held.sessionId, updateStatus, version: held.version,
+    },
+    ...(Object.keys(card).length > 0 || held.token !== undefined ? {
+      sourceOfFunds: { ...(Object.keys(card).length > 0 ? { provided: { card } } : {}), ...(held.token === undefined ? {} : { token: held.token }), type: 'CARD' },
+    } : {}),
+    version,
+  };
 }
 
 /** The session's card fields as answered: the stored 6.4 number masked as the merchant says. */

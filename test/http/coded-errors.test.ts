@@ -59,8 +59,9 @@ t.test('the 404 body names every operation the app registers under /api/rest, an
   t.ok(api.length >= 10, `the route tree was read (${api.length} API routes)`);
   t.same([...listed].sort(), [...new Set(api)].sort(), 'the 404 lists exactly the API routes registered');
   for (const operation of [
-    'POST /api/rest/version/100/merchant/{merchantId}/session',
-    'PUT /api/rest/version/100/merchant/{merchantId}/session/{sessionId}',
+    'POST /api/rest/version/{version}/merchant/{merchantId}/session',
+    'PUT /api/rest/version/{version}/merchant/{merchantId}/session/{sessionId}',
+    'GET /api/rest/version/{version}/merchant/{merchantId}/session/{sessionId}',
     'GET /api/rest/version/100/merchant/{merchantId}/extra/{thingId}',
   ]) t.ok(listed.includes(operation), `names ${operation}`);
   t.notMatch(explanation, /admin|documentation|openapi|HEAD /, 'names neither the admin API, the OpenAPI routes nor HEAD');

@@ -9,7 +9,7 @@ t.test('the OpenAPI document describes both operations, their bodies and their e
   const doc = res.json();
   t.match(doc.openapi, /^3\./);
   const pay = doc.paths['/api/rest/version/3/merchant/{merchantid}/token/{tokenid}/order/{orderid}/transaction/{transactionid}']?.put;
-  const token = doc.paths['/api/rest/version/100/merchant/{merchantId}/token']?.post;
+  const token = doc.paths['/api/rest/version/{version}/merchant/{merchantId}/token']?.post;
   t.ok(pay, 'pay is documented');
   t.ok(token, 'create token is documented');
   t.same(pay.parameters.map((p: { name: string }) => p.name).sort(), ['merchantid', 'orderid', 'tokenid', 'transactionid']);
