@@ -126,7 +126,8 @@ function evolveModern(state: OrderState, d: OrderTransaction): OrderState {
     status: d.orderStatus,
     totals: d.totalsAfter,
     transactions: state.exists ? state.transactions : new Map(),
-    ...withLock(state.inProgress),
+    // The transaction that held the order (a merchant rule's latency) is recorded: the order is free.
+    ...withLock(state.inProgress?.transactionId === d.transactionId ? undefined : state.inProgress),
     modern,
   };
 }

@@ -5,12 +5,12 @@
 // risk and 3-D Secure markers, merchant rules' gatewayCode and risk); CAPTURE, REFUND and VOID
 // are approved when the order's totals allow them and refused (400, nothing recorded) otherwise.
 import { InvalidRequest } from '../errors.js';
-import type { ApiOperation, OrderSource, OrderTotals, OrderTransactionRecorded, PaymentOutcome, PaymentRecorded, TransactionType } from '../events.js';
+import type { ApiOperation, OrderSource, OrderTotals, OrderTransactionRecorded, PaymentOutcome, PaymentRecorded, PaymentStarted, TransactionType } from '../events.js';
 import { formatAmount, minorUnits } from '../money.js';
 import { firstMatchingRule, type MerchantRule } from '../merchant-rules.js';
 import type { AcquirerIds } from './order.js';
-import { acquirerReferences, decideOutcome, type OutcomeRequest } from './payment-outcome.js';
-import { ZERO_TOTALS, type OrderState, type OrderTransaction } from './order-state.js';
+import { acquirerReferences, decideOutcome, gatewayDecision, type OutcomeRequest } from './payment-outcome.js';
+import { LOCK_MARGIN_MS, ZERO_TOTALS, type OrderState, type OrderTransaction } from './order-state.js';
 
 export interface OrderTransactionCommand {
   type: 'OrderTransaction';
@@ -35,13 +35,25 @@ export interface OrderTransactionCommand {
   rules?: readonly MerchantRule[];
   bypassMerchantRiskRules?: boolean;
   acquirerMerchantId: string;
+  /** Identifies this request among repeats of it: the one whose PaymentStarted holds the order records. */
+  attemptId?: string;
   ids: AcquirerIds;
   now: string;
 }
 
+/**
+ * As version 3's Pay with token (order.ts decidePay): a merchant rule's latency holds the order
+ * (PaymentStarted) while the acquirer "thinks"; meanwhile another transaction on the order is
+ * answered LOCK_FAILURE (not recorded) and an identical repeat waits for the record. A rule's
+ * SERVER_BUSY answers 503 and records nothing; SERVER_FAILED records, and the first answer is a 500.
+ */
 export type OrderTransactionDecision =
-  | { kind: 'recorded'; events: OrderTransactionRecorded[]; transaction: OrderTransaction }
-  | { kind: 'replayed'; transaction: OrderTransaction };
+  | { kind: 'recorded'; events: OrderTransactionRecorded[]; transaction: OrderTransaction; fault?: 'SERVER_FAILED' }
+  | { kind: 'replayed'; transaction: OrderTransaction }
+  | { kind: 'started'; events: PaymentStarted[]; latencyMs: number }
+  | { kind: 'inFlight'; until: string }
+  | { kind: 'locked'; transaction: OrderTransaction }
+  | { kind: 'busy'; latencyMs: number };
 
 const TERMINAL = 'TGW00001';
 
@@ -102,8 +114,62 @@ export function decideOrderTransaction(state: OrderState, c: OrderTransactionCom
     }
     throw differentRequest(c);
   }
+  const lock = state.inProgress;
+  const ours = lock !== undefined && c.attemptId !== undefined && lock.attemptId === c.attemptId;
+  if (lock && !ours && lock.lockExpiresAt > c.now) {
+    if (lock.transactionId !== c.transactionId) return { kind: 'locked', transaction: lockFailure(state, c) };
+    if (lock.requestFingerprint !== c.requestFingerprint) throw differentRequest(c);
+    return { kind: 'inFlight', until: lock.lockExpiresAt };
+  }
+  const rule = initiating(c) ? ruleOf(c) : undefined;
+  if (rule?.answer.fault === 'SERVER_BUSY') return { kind: 'busy', latencyMs: rule.answer.latencyMs ?? 0 };
+  const latencyMs = rule?.answer.latencyMs ?? 0;
+  if (latencyMs > 0 && !ours) {
+    // Checked before the order is held: a refusal (another currency) is answered at once.
+    checkCurrency(state, c.currency, 'order.currency');
+    return { kind: 'started', events: [started(c, latencyMs)], latencyMs };
+  }
   const transaction = decideNew(state, c);
-  return { kind: 'recorded', events: [{ type: 'OrderTransactionRecorded', data: transaction }], transaction };
+  return {
+    kind: 'recorded', events: [{ type: 'OrderTransactionRecorded', data: transaction }], transaction,
+    ...(rule?.answer.fault === 'SERVER_FAILED' ? { fault: 'SERVER_FAILED' as const } : {}),
+  };
+}
+
+const initiating = (c: OrderTransactionCommand) => c.apiOperation === 'PAY' || c.apiOperation === 'AUTHORIZE' || c.apiOperation === 'VERIFY';
+
+/** The merchant's first rule that matches a PAY, AUTHORIZE or VERIFY. */
+function ruleOf(c: OrderTransactionCommand): MerchantRule | undefined {
+  const source = c.source as OrderSource;
+  return firstMatchingRule(c.rules ?? [], {
+    amount: c.apiOperation === 'VERIFY' ? 0 : c.amount ?? 0, currency: c.currency as string, cardNumber: source.card.number, brand: source.card.brand,
+    token: source.token ?? '', orderReference: c.orderReference, transactionReference: c.transactionReference,
+  }, c.bypassMerchantRiskRules === true);
+}
+
+function started(c: OrderTransactionCommand, latencyMs: number): PaymentStarted {
+  return {
+    type: 'PaymentStarted',
+    data: {
+      merchantId: c.merchantId, orderId: c.orderId, transactionId: c.transactionId, requestFingerprint: c.requestFingerprint,
+      attemptId: c.attemptId ?? '', amount: c.amount ?? 0, currency: c.currency ?? '', latencyMs, startedAt: c.now,
+      lockExpiresAt: new Date(Date.parse(c.now) + latencyMs + LOCK_MARGIN_MS).toISOString(),
+    },
+  };
+}
+
+/** LOCK_FAILURE: the transaction as it would read, with the order as it stands; never recorded. */
+function lockFailure(state: OrderState, c: OrderTransactionCommand): OrderTransaction {
+  const request = { acquirerMerchantId: c.acquirerMerchantId, ids: c.ids, now: c.now } as OutcomeRequest;
+  const types: Record<ApiOperation, TransactionType> = {
+    PAY: 'PAYMENT', AUTHORIZE: 'AUTHORIZATION', VERIFY: 'VERIFICATION', CAPTURE: 'CAPTURE', REFUND: 'REFUND', VOID: 'VOID_AUTHORIZATION',
+  };
+  const totals = state.exists ? state.totals : ZERO_TOTALS;
+  return recorded(state, c, {
+    transactionType: types[c.apiOperation], amount: c.amount ?? 0, currency: c.currency ?? (state.exists ? state.currency : ''),
+    outcome: gatewayDecision(request, 'LOCK_FAILURE'), totalsAfter: totals, orderStatus: state.exists ? state.status : 'INITIATED',
+    ...(c.source ? { source: c.source } : {}),
+  });
 }
 
 function decideNew(state: OrderState, c: OrderTransactionCommand): OrderTransaction {
@@ -162,10 +228,7 @@ function initial(state: OrderState, c: OrderTransactionCommand): OrderTransactio
   const source = c.source as OrderSource;
   checkCurrency(state, currency, 'order.currency');
   const amount = c.apiOperation === 'VERIFY' ? 0 : c.amount ?? 0;
-  const rule = firstMatchingRule(c.rules ?? [], {
-    amount, currency, cardNumber: source.card.number, brand: source.card.brand, token: source.token ?? '',
-    orderReference: c.orderReference, transactionReference: c.transactionReference,
-  }, c.bypassMerchantRiskRules === true);
+  const rule = ruleOf(c);
   const request: OutcomeRequest = {
     card: source.card, securityCode: c.securityCode, billingStreet: c.billingStreet, orderReference: c.orderReference,
     holderLastName: c.holderLastName, bypassMerchantRiskRules: c.bypassMerchantRiskRules === true, rules: c.rules ?? [],

@@ -5,12 +5,13 @@
 // are one order. The decision is domain/order/transactions.ts; here: the request's checks the
 // schema cannot make (what each apiOperation requires, amounts as strings or JSON numbers), the
 // token looked up in the merchant's own repository, the fingerprint of the request, the answer.
+import { randomUUID } from 'node:crypto';
 import { detectBrand, fundingMethodOf, luhnValid, mask64, schemeOf } from '../../domain/card.js';
-import { InvalidRequest } from '../../domain/errors.js';
+import { InvalidRequest, SimulatedFault } from '../../domain/errors.js';
 import { streams, type ApiOperation, type OrderSource } from '../../domain/events.js';
 import { minorUnits } from '../../domain/money.js';
 import { cardTypeOf } from '../../domain/card.js';
-import type { OrderTransaction } from '../../domain/order/order-state.js';
+import type { OrderState, OrderTransaction } from '../../domain/order/order-state.js';
 import { decideOrderTransaction, transactionOf, type OrderTransactionCommand } from '../../domain/order/transactions.js';
 import { sortedJson } from '../../lib/json.js';
 import type { MerchantProfile } from '../../merchants.js';
@@ -26,6 +27,9 @@ import { orderResponse, transactionResponse } from './transaction-responses.js';
 import { reserveTransactionReference } from './transaction-references.js';
 
 const MAX_CONFLICTS = 20;
+/** How often a repeat of a transaction in progress (a merchant rule's latency) looks for its record. */
+const POLL_MS = 20;
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 
 /** An id that is a card number (13 to 19 digits passing Luhn) would put it in a stream name and in events. */
@@ -181,23 +185,50 @@ export async function orderTransaction(gateway: Gateway, merchant: MerchantProfi
   const masking = maskingOf(merchant);
   const { correlationId } = body;
   let referenceClaimed = facts.transactionReference === undefined;
+  const attemptId = randomUUID();
+  /** transaction.reference is unique across the merchant's transactions on both paths: claimed once, before the first append that records or holds. */
+  const claimReference = async (now: string) => {
+    if (referenceClaimed || facts.transactionReference === undefined) return;
+    const claim = { merchantId: merchant.id, orderId: params.orderId, transactionId: params.transactionId, reference: facts.transactionReference };
+    await reserveTransactionReference(gateway, claim, meta, now);
+    referenceClaimed = true;
+  };
   return handleCommand(gateway, streams.order(merchant.id, params.orderId), orderAggregate, async (state, { now }) => {
-    const decision = decideOrderTransaction(state, { ...facts, ids: acquirerIds(now), now });
-    if (decision.kind === 'replayed') {
-      return { events: [], answer: () => transactionResponse(decision.transaction, existing(state), params.version, masking, correlationId) };
+    const decision = decideOrderTransaction(state, { ...facts, attemptId, ids: acquirerIds(now), now });
+    switch (decision.kind) {
+      case 'replayed':
+        return { events: [], answer: () => transactionResponse(decision.transaction, existing(state), params.version, masking, correlationId) };
+      case 'locked':
+        // LOCK_FAILURE (another transaction holds the order): answered, never recorded.
+        return { events: [], answer: () => transactionResponse(decision.transaction, asOrder(state, decision.transaction), params.version, masking, correlationId) };
+      case 'inFlight':
+        return { events: [], again: POLL_MS };
+      case 'busy':
+        return { events: [], answer: async () => { await sleep(decision.latencyMs); throw new SimulatedFault('SERVER_BUSY'); } };
+      case 'started':
+        await claimReference(now);
+        return { events: decision.events, again: decision.latencyMs };
+      case 'recorded':
+        await claimReference(now);
+        return {
+          events: decision.events,
+          answer: (after) => {
+            // Recorded; a merchant rule makes this first answer a lost one (500): a repeat reads it.
+            if (decision.fault === 'SERVER_FAILED') throw new SimulatedFault('SERVER_FAILED');
+            return transactionResponse(decision.transaction, existing(after), params.version, masking, correlationId);
+          },
+        };
     }
-    // transaction.reference is unique across the merchant's transactions on both paths: claimed
-    // once (services/order/transaction-references.ts) before the transaction is recorded.
-    if (!referenceClaimed && facts.transactionReference !== undefined) {
-      const claim = { merchantId: merchant.id, orderId: params.orderId, transactionId: params.transactionId, reference: facts.transactionReference };
-      await reserveTransactionReference(gateway, claim, meta, now);
-      referenceClaimed = true;
-    }
-    return {
-      events: decision.events,
-      answer: (after) => transactionResponse(decision.transaction, existing(after), params.version, masking, correlationId),
-    };
   }, { meta, ownStream: true, attempts: MAX_CONFLICTS, busy: `Order '${params.orderId}' is being changed by too many requests at once` });
+}
+
+/** The order as a LOCK_FAILURE answer shows it: as it stands, or (none recorded yet) as the refused transaction would have opened it. */
+function asOrder(state: OrderState, t: OrderTransaction): Extract<OrderState, { exists: true }> {
+  if (state.exists) return state;
+  return {
+    exists: true, merchantId: t.merchantId, orderId: t.orderId, currency: t.currency, reference: t.orderReference,
+    creationTime: t.timeOfRecord, lastUpdatedTime: t.timeOfRecord, status: t.orderStatus, totals: t.totalsAfter, transactions: new Map(),
+  } as Extract<OrderState, { exists: true }>;
 }
 
 function existing<S extends { exists: boolean }>(state: S): Extract<S, { exists: true }> {
