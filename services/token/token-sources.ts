@@ -12,7 +12,7 @@ import { EXPIRY_TABLE, expiryKey, isExpired } from '../../domain/order/test-acqu
 import type { ValidToken } from '../../domain/token/token.js';
 import type { MerchantProfile } from '../../merchants.js';
 import type { TokenBody } from '../../schemas/token.js';
-import { foldTokenState, readOwnStream } from '../aggregates.js';
+import { foldSession, foldTokenState, readOwnStream } from '../aggregates.js';
 import type { Gateway } from '../gateway.js';
 import { foldOrderStream } from '../order/order-stream.js';
 import { sessionForToken } from '../session/sessions.js';
@@ -73,20 +73,42 @@ async function targetToken(gateway: Gateway, merchant: MerchantProfile, token: s
   return state;
 }
 
-/** The card of the token of the latest successful payment of the merchant's order (spec rule 5). */
+/**
+ * The card of the latest successful payment of the merchant's order (spec rule 5): a version 3
+ * payment's token, or an order API PAY or AUTHORIZE paid with a token or a session that still
+ * holds its card. A card sent in an order API request was never stored (only its mask is), so such
+ * an order cannot be tokenized: the answer says so.
+ */
 async function referencedCard(gateway: Gateway, merchant: MerchantProfile, orderId: string): Promise<{ number: string; expiry: CardExpiry }> {
   const none = () => refuse('referenceOrderId', `Value '${orderId}' is invalid. No successful card payment on this merchant's order`);
-  if (!/^[0-9]{1,16}$/.test(orderId)) throw none();
+  // An id that is a card number never names a stream (it would put the number in its name).
+  if (/^[0-9]{13,19}$/.test(orderId) && luhnValid(orderId)) throw refuse('referenceOrderId', 'Value is invalid. The identifier must not be a card number');
   const order = foldOrderStream(await readOwnStream(gateway.store, streams.order(merchant.id, orderId)));
   if (!order.exists) throw none();
-  const paid = [...order.transactions.values()].filter((p) => p.outcome.result === 'SUCCESS').at(-1);
+  const payments = [
+    ...[...order.transactions.values()].filter((p) => p.outcome.result === 'SUCCESS')
+      .map((p) => ({ at: p.timeOfRecord, token: { repositoryId: p.repositoryId, token: p.token } as { repositoryId?: string; token?: string }, sessionId: undefined as string | undefined })),
+    ...[...(order.modern?.operations.values() ?? [])]
+      .filter((t) => t.outcome.result === 'SUCCESS' && (t.transactionType === 'PAYMENT' || t.transactionType === 'AUTHORIZATION'))
+      .map((t) => ({ at: t.timeOfRecord, token: { repositoryId: t.source?.repositoryId, token: t.source?.token }, sessionId: t.source?.sessionId })),
+  ].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+  const paid = payments.at(-1);
   if (!paid) throw none();
-  const token = foldTokenState(await readOwnStream(gateway.store, streams.token(paid.repositoryId, paid.token)));
-  const number = token.status === 'VALID' && token.card ? gateway.sealer.open(token.card.numberSealed) : undefined;
-  if (token.status !== 'VALID' || !token.card || number === undefined) {
-    throw refuse('referenceOrderId', `Value '${orderId}' is invalid. The card of that order is no longer stored (its token was deleted)`);
+  const gone = () => refuse('referenceOrderId', `Value '${orderId}' is invalid. The card of that order is no longer stored (its token was deleted or its session expired)`);
+  if (paid.token.token !== undefined && paid.token.repositoryId !== undefined) {
+    const token = foldTokenState(await readOwnStream(gateway.store, streams.token(paid.token.repositoryId, paid.token.token)));
+    const number = token.status === 'VALID' && token.card ? gateway.sealer.open(token.card.numberSealed) : undefined;
+    if (token.status !== 'VALID' || !token.card || number === undefined) throw gone();
+    return { number, expiry: token.card.expiry };
   }
-  return { number, expiry: token.card.expiry };
+  if (paid.sessionId !== undefined) {
+    const session = foldSession(await readOwnStream(gateway.store, streams.session(merchant.id, paid.sessionId)));
+    const card = session.status === 'OPEN' ? session.card : undefined;
+    const number = card?.numberSealed ? gateway.sealer.open(card.numberSealed) : undefined;
+    if (!card?.expiry || number === undefined) throw gone();
+    return { number, expiry: card.expiry };
+  }
+  throw refuse('referenceOrderId', `Value '${orderId}' is invalid. That order was paid with a card in the request, which is never stored: send the card to tokenize it`);
 }
 
 function checkCard(merchant: MerchantProfile, card: Partial<CardDetails>, now: string): CardDetails {
