@@ -128,6 +128,7 @@ t.test('the order timeline of an order of the order API (UUID id): each transact
   });
   t.equal((await put('auth', { apiOperation: 'AUTHORIZE', order: { amount: '30.00', currency: 'USD' }, sourceOfFunds: { token } })).statusCode, 201);
   t.equal((await put('cap', { apiOperation: 'CAPTURE', transaction: { amount: '10.00', currency: 'USD' } })).statusCode, 201);
+  const liveHash = app.gateway.readModels.hash();
   await app.close();
   const store = `sqlite:${path}`;
   const text = await run(['order', M1.id, order, '--store', store]);
@@ -142,4 +143,11 @@ t.test('the order timeline of an order of the order API (UUID id): each transact
   t.equal(now.state.status, 'PARTIALLY_CAPTURED');
   const rev0 = JSON.parse((await run(['order', M1.id, order, '--store', store, '--json', '--as-of-revision', '0'])).stdout);
   t.equal(rev0.state.status, 'AUTHORIZED', 'as of the authorization');
+  // Exported, imported into an empty store and replayed: the same read models.
+  const out = join(dir, 'events.ndjson');
+  t.equal((await run(['export', '--store', store, '--out', out])).code, 0);
+  t.same(readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l).type), ['TokenCreated', 'OrderTransactionRecorded', 'OrderTransactionRecorded']);
+  const copy = `sqlite:${join(dir, 'copy.db')}`;
+  t.equal((await run(['import', out, '--store', copy])).code, 0);
+  t.match((await run(['replay', '--store', copy])).stdout, `read models hash ${liveHash}`, 'the copy projects to the same read models');
 });
