@@ -172,6 +172,20 @@ const API_PREFIX = '/api/rest/';
 /** `:param` (with or without a pattern) in the gateway's `{param}` notation. */
 const operationPath = (url: string): string => url.replace(/:([A-Za-z0-9_]+)(\([^)]*\))?/g, '{$1}');
 
+/**
+ * The operations grouped by path ("GET, DELETE /api/rest/.../token/{tokenid}"), in the order their
+ * paths were first registered: the explanation stays within the spec's 1000 characters.
+ */
+function byPath(operations: readonly string[]): string {
+  const methods = new Map<string, string[]>();
+  for (const operation of operations) {
+    const space = operation.indexOf(' ');
+    const path = operation.slice(space + 1);
+    methods.set(path, [...(methods.get(path) ?? []), operation.slice(0, space)]);
+  }
+  return [...methods].map(([path, verbs]) => `${verbs.join(', ')} ${path}`).join('; ');
+}
+
 async function errorsPlugin(app: FastifyInstance) {
   app.setErrorHandler(renderError);
   // The operations of the gateway API, as registered (in registration order; HEAD, which Fastify
@@ -188,7 +202,7 @@ async function errorsPlugin(app: FastifyInstance) {
   app.setNotFoundHandler((request, reply) => {
     request.log.info({ cause: 'INVALID_REQUEST', status: 404 }, 'unknown path');
     return send(reply, 404, errorBody('INVALID_REQUEST', {
-      explanation: `No operation for ${request.method} on this path. Expected one of: ${operations.join('; ')}`,
+      explanation: `No operation for ${request.method} on this path. Expected one of: ${byPath(operations)}`,
     }));
   });
   // Replies of routes without a response schema (admin API, /openapi.json); a route with one
