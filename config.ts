@@ -22,12 +22,16 @@ export interface GatewaySettings {
   schemeTokenDelayMs: number;
   /** SESSION_LIFETIME_MS: a session's lifetime (default 15 minutes). */
   sessionLifetimeMs: number;
+  /** NOTIFICATION_RETRY_DELAY_MS, NOTIFICATION_MAX_ATTEMPTS, NOTIFICATION_TIMEOUT_MS (docs/notifications.md). */
+  notifications: { retryDelayMs: number; maxAttempts: number; timeoutMs: number };
 }
 
 export const DEFAULT_UNKNOWN_RESOLUTION_DELAY_MS = 5000;
 export const DEFAULT_SCHEME_TOKEN_DELAY_MS = 2000;
 /** 15 minutes: the real gateway's usual session lifetime. */
 export const DEFAULT_SESSION_LIFETIME_MS = 15 * 60_000;
+/** Webhook notifications: a first retry after a minute (doubling up to 4 hours), 10 attempts (about 8.5 hours), 10 s to answer. */
+export const DEFAULT_NOTIFICATIONS = { retryDelayMs: 60_000, maxAttempts: 10, timeoutMs: 10_000 };
 
 export interface Config extends GatewaySettings {
   host: string;
@@ -151,7 +155,14 @@ export function loadGatewaySettings(env: NodeJS.ProcessEnv = process.env): Gatew
   const schemeTokenDelayMs = delayFromEnv(env, 'SCHEME_TOKEN_DELAY_MS', DEFAULT_SCHEME_TOKEN_DELAY_MS);
   const sessionLifetimeMs = delayFromEnv(env, 'SESSION_LIFETIME_MS', DEFAULT_SESSION_LIFETIME_MS);
   if (sessionLifetimeMs === 0) throw new ConfigError("SESSION_LIFETIME_MS '0' is not a number of milliseconds from 1 to 86400000");
-  return { ...loadStoreFiles(env), unknownResolutionDelayMs, schemeTokenDelayMs, sessionLifetimeMs };
+  const notifications = {
+    retryDelayMs: delayFromEnv(env, 'NOTIFICATION_RETRY_DELAY_MS', DEFAULT_NOTIFICATIONS.retryDelayMs),
+    maxAttempts: positiveInteger(env, 'NOTIFICATION_MAX_ATTEMPTS', DEFAULT_NOTIFICATIONS.maxAttempts),
+    timeoutMs: positiveInteger(env, 'NOTIFICATION_TIMEOUT_MS', DEFAULT_NOTIFICATIONS.timeoutMs),
+  };
+  if (notifications.maxAttempts > 100) throw new ConfigError(`NOTIFICATION_MAX_ATTEMPTS '${notifications.maxAttempts}' is not a whole number from 1 to 100`);
+  if (notifications.timeoutMs > 120_000) throw new ConfigError(`NOTIFICATION_TIMEOUT_MS '${notifications.timeoutMs}' is not a number of milliseconds from 1 to 120000`);
+  return { ...loadStoreFiles(env), unknownResolutionDelayMs, schemeTokenDelayMs, sessionLifetimeMs, notifications };
 }
 
 /** READ_MODELS_FILE and KEYS_FILE (what the stores open beside the event store, on KurrentDB). */

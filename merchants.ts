@@ -39,6 +39,20 @@ const Rule = Type.Object({
   }, { additionalProperties: false, minProperties: 1 }),
 }, { additionalProperties: false });
 
+/**
+ * Webhook notifications (docs/notifications.md): where the gateway tells the merchant of each
+ * transaction created or changed. Only URLs named here are ever called: `url`, and the URLs under
+ * an `allowedUrls` prefix that a request names in order.notificationUrl (the order API).
+ */
+const Notifications = Type.Object({
+  /** The merchant's notification URL (http or https). Without it, only orders naming an allowed order.notificationUrl are notified. */
+  url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+  /** Sent in X-Notification-Secret with every notification: 32 to 256 printable ASCII characters. */
+  secret: Type.String({ minLength: 32, maxLength: 256, pattern: '^[\\x21-\\x7e]+$' }),
+  /** URL prefixes (each an http(s) URL whose path ends with '/') that order.notificationUrl may start with. */
+  allowedUrls: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 2048 }))),
+}, { additionalProperties: false });
+
 const Merchant = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 40, pattern: '^[0-9A-Za-z_-]+$' }),
   apiPassword: Type.String({ minLength: 32 }),
@@ -46,12 +60,46 @@ const Merchant = Type.Object({
   rules: Type.Optional(Type.Array(Rule)),
   /** SHA-256 fingerprints of the merchant's client certificates (certificate authentication). */
   certificateFingerprints: Type.Optional(Type.Array(Type.String({ pattern: '^([0-9A-Fa-f]{2}:?){31}[0-9A-Fa-f]{2}$' }))),
+  notifications: Type.Optional(Notifications),
 });
 
 const MerchantsFile = Type.Object({ merchants: Type.Array(Merchant, { minItems: 1 }) });
 
 export type MerchantProfile = Static<typeof Merchant>;
 export type RepositorySettings = Static<typeof Repository>;
+export type NotificationSettings = Static<typeof Notifications>;
+
+/** A notification URL as the gateway calls it: http(s), no user name or password, no fragment; else why not. */
+export function notificationUrlOf(text: string): URL | string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return 'not a valid URL';
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'not an http or https URL';
+  if (url.username !== '' || url.password !== '') return 'a URL with a user name or password';
+  if (url.hash !== '') return 'a URL with a fragment';
+  return url;
+}
+
+/**
+ * Whether the merchants file allows calling `text` for this merchant: it is the merchant's
+ * notifications.url, or it starts with one of its allowedUrls (same scheme, host and port, and a
+ * path under the prefix's). Compared as parsed URLs, so `https://shop.example.evil/` never passes
+ * for `https://shop.example/`.
+ */
+export function notificationUrlAllowed(merchant: MerchantProfile, text: string): boolean {
+  const settings = merchant.notifications;
+  const url = notificationUrlOf(text);
+  if (!settings || typeof url === 'string') return false;
+  const own = settings.url === undefined ? undefined : notificationUrlOf(settings.url);
+  if (own instanceof URL && own.href === url.href) return true;
+  return (settings.allowedUrls ?? []).some((prefix) => {
+    const allowed = notificationUrlOf(prefix);
+    return allowed instanceof URL && allowed.origin === url.origin && url.pathname.startsWith(allowed.pathname) && allowed.search === '';
+  });
+}
 
 export class Merchants {
   private readonly byId: Map<string, MerchantProfile>;
@@ -86,6 +134,18 @@ export function parseMerchants(json: unknown, source: string): Merchants {
     // Spec: "a repository id starting with 'Test' supplied by the caller is rejected".
     if (m.repository.id.startsWith('Test')) {
       throw new ConfigError(`${source}: merchant '${m.id}': repository id must not start with 'Test' (reserved for test twins)`);
+    }
+    const notifications = m.notifications;
+    if (notifications) {
+      const urls = [...(notifications.url !== undefined ? [['url', notifications.url] as const] : []), ...(notifications.allowedUrls ?? []).map((u, i) => [`allowedUrls[${i}]`, u] as const)];
+      for (const [where, text] of urls) {
+        const url = notificationUrlOf(text);
+        if (typeof url === 'string') throw new ConfigError(`${source}: merchant '${m.id}': notifications.${where}: ${url}`);
+        // A prefix ending with '/' bounds the paths it allows (https://shop.example/hooks allowed /hooksevil).
+        if (where !== 'url' && (!url.pathname.endsWith('/') || url.search !== '')) {
+          throw new ConfigError(`${source}: merchant '${m.id}': notifications.${where}: a prefix's path must end with '/' and have no query`);
+        }
+      }
     }
     for (const [i, rule] of (m.rules ?? []).entries()) {
       const amount = rule.match?.amount;

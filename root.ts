@@ -19,11 +19,13 @@ import type { Projection } from './projections/projection.js';
 import { tokensProjection } from './projections/tokens.js';
 import { ordersProjection } from './projections/orders.js';
 import { pendingProjection } from './projections/pending.js';
+import { notificationsProjection } from './projections/notifications.js';
 import { UnknownResolver } from './services/order/unknown-resolver.js';
 import { SchemeTokenReactor } from './services/token/scheme-tokens.js';
 import { SessionExpiry } from './services/session/session-expiry.js';
 import { TokenShredder } from './services/token/token-shredding.js';
 import { ReactorHost } from './services/reactors.js';
+import { Notifier } from './services/notification/notifier.js';
 import type { ReactorLog } from './services/reactor.js';
 import type { Gateway } from './services/gateway.js';
 import { StorageFault } from './domain/errors.js';
@@ -31,7 +33,9 @@ import { oneLine, StoreUnavailable } from './store/storage-fault.js';
 
 export type { Gateway } from './services/gateway.js';
 
-export const PROJECTIONS: readonly Projection[] = [tokensProjection as Projection, ordersProjection as Projection, pendingProjection as Projection];
+export const PROJECTIONS: readonly Projection[] = [
+  tokensProjection as Projection, ordersProjection as Projection, pendingProjection as Projection, notificationsProjection as Projection,
+];
 
 /** The stores, open; the read models made, not started. */
 export interface Opened {
@@ -170,6 +174,8 @@ export async function openGateway(eventStore: EventStoreConfig, merchants: Merch
   const tokenShredder = new TokenShredder(store, readModels, sealer);
   const reactors = new ReactorHost(store, [
     new UnknownResolver(store, readModels, settings.unknownResolutionDelayMs), schemeTokens, sessionExpiry, tokenShredder,
+    // Webhook notifications of the transactions created or changed (docs/notifications.md).
+    new Notifier(store, readModels, merchants, settings.notifications),
   ], log);
   try {
     await reactors.start();

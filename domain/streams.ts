@@ -24,11 +24,14 @@ export const streams = {
   session: (merchantId: string, sessionId: string) => `session-${ownerPart(merchantId)}:${sessionId}`,
   /** `referenceHash` is a keyed hash (HMAC) of transaction.reference. */
   transactionReference: (merchantId: string, referenceHash: string) => `txref-${ownerPart(merchantId)}:${referenceHash}`,
+  /** A webhook notification (docs/notifications.md): its schedule, attempts and answers. */
+  notification: (merchantId: string, notificationId: string) => `notification-${ownerPart(merchantId)}:${notificationId}`,
 } as const;
 
 /** Which field of an event's data names the owner of each category's streams. */
 const OWNER_FIELD: Record<string, 'merchantId' | 'repositoryId'> = {
   token: 'repositoryId', order: 'merchantId', accountref: 'repositoryId', session: 'merchantId', txref: 'merchantId',
+  notification: 'merchantId',
 };
 
 /**

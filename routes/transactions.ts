@@ -8,6 +8,7 @@ import { documented, errorResponses } from '../schemas/responses.js';
 import { OrderApiParams, TransactionApiParams, TransactionBody } from '../schemas/transaction.js';
 import { orderTransaction, retrieveOrderApi, retrieveOrderTransaction } from '../services/order/order-transactions.js';
 import { merchantOf, requireMerchant } from '../plugins/auth.js';
+import { requestedNotificationUrl } from '../services/notification/body.js';
 
 const PATH = '/api/rest/version/:version/merchant/:merchantId/order/:orderId';
 const Answer = Type.Object({}, { additionalProperties: true, description: 'The transaction as recorded (see docs/operations.md, "Order API")' });
@@ -25,7 +26,14 @@ const transactions: FastifyPluginAsyncTypebox = async (app) => {
       response: { 201: documented(Answer), ...errorResponses },
     },
   }, async (request, reply) => {
-    const response = await orderTransaction(app.gateway, merchantOf(request), request.params, request.body, request.meta());
+    const merchant = merchantOf(request);
+    // The URL is kept in the events' metadata; the API version names the notifications' shape.
+    const notificationUrl = request.body.order?.notificationUrl;
+    const meta = {
+      ...request.meta(), apiVersion: request.params.version,
+      ...(notificationUrl !== undefined ? { notificationUrl: requestedNotificationUrl(merchant, notificationUrl) } : {}),
+    };
+    const response = await orderTransaction(app.gateway, merchant, request.params, request.body, meta);
     return reply.code(201).send(response);
   });
 

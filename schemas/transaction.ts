@@ -28,7 +28,11 @@ export const TransactionBody = Open({
   apiOperation: StringEnum(API_OPERATIONS),
   billing: Opt(Open({ address: Opt(Open({ street: Opt(Str(1, 100)) }, open)) }, open)),
   correlationId: Opt(Str(1, 100)),
-  order: Opt(Open({ amount: Opt(Amount()), currency: Opt(Alpha3('ISO 4217 currency code')), reference: Opt(Str(1, 40)) }, open)),
+  order: Opt(Open({
+    amount: Opt(Amount()), currency: Opt(Alpha3('ISO 4217 currency code')), reference: Opt(Str(1, 40)),
+    // Where this order's webhook notifications go from now on; only URLs the merchants file allows (docs/notifications.md).
+    notificationUrl: Opt(Str(1, 2048, 'an http or https URL the merchant\'s notification settings allow')),
+  }, open)),
   session: Opt(Open({ id: Opt(Str(1, 35)), version: Opt(Str(1, 40)) }, open)),
   sourceOfFunds: Opt(Open({
     provided: Opt(Open({

@@ -8,6 +8,10 @@ export interface RequestMeta {
   /** X-Correlation-Id header, else the request id (the body's correlationId is never stored). */
   correlationId: string;
   merchantId: string;
+  /** order.notificationUrl of an order API request (allowed by the merchants file): where this order's notifications go from now on. */
+  notificationUrl?: string;
+  /** The API version of the request's path (the order API): the version its notifications are written in. */
+  apiVersion?: string;
 }
 
 /** Domain events to store events: a fresh id each, and the request's metadata. */
@@ -18,6 +22,8 @@ export function toEventData(events: ReadonlyArray<{ type: string; data: unknown 
     merchantId: meta.merchantId,
     requestId: meta.requestId,
     recordedAt: now,
+    ...(meta.notificationUrl !== undefined ? { notificationUrl: meta.notificationUrl } : {}),
+    ...(meta.apiVersion !== undefined ? { apiVersion: meta.apiVersion } : {}),
   };
   return events.map((e) => ({ id: uuidV7(), type: e.type, data: e.data, metadata }));
 }

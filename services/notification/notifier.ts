@@ -1,0 +1,158 @@
+// The reactor of webhook notifications (docs/notifications.md). For each order event that creates
+// or changes a transaction (PaymentRecorded, OrderTransactionRecorded, PaymentOutcomeResolved) of a
+// merchant with notifications, it appends NotificationScheduled to a stream of its own (one per
+// notification, named after the order event's id, so every instance schedules the same one and
+// the first append wins); then it makes each attempt when due (delivery.ts), retries with a
+// doubling delay, and gives up after NOTIFICATION_MAX_ATTEMPTS. At start it finds the pending
+// notifications in its read model (projections/notifications.ts) and reads the log again from the
+// latest order event a notification was scheduled for; an attempt begun by a process that stopped
+// before its answer is recorded as failed once overdue, and the next one follows.
+import { streams, type NotificationEvent, type NotificationScheduled } from '../../domain/events.js';
+import { NOTIFICATION_EVENT_TYPES } from '../../domain/notification/events.js';
+import { interruptedAfterMs, type NotificationState, type RetryPolicy } from '../../domain/notification/notification.js';
+import { maskCardNumbers } from '../../lib/mask.js';
+import type { Merchants } from '../../merchants.js';
+import { notificationsProjection, THROUGH_KEY, type NotificationDoc, type ThroughDoc } from '../../projections/notifications.js';
+import type { ReadModels } from '../../projections/read-models.js';
+import { WrongExpectedRevisionError, type EventStore, type RecordedEvent } from '../../store/event-store.js';
+import { oneLine } from '../../store/storage-fault.js';
+import { fold } from '../aggregates.js';
+import { Reactor, retryDelay, type ReactorLog } from '../reactor.js';
+import { notificationContent, NOTIFYING_EVENT_TYPES } from './body.js';
+import { attemptDelivery, derivedUuid, notificationAggregate, recordInterrupted, type DeliveryDeps } from './delivery.js';
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export class Notifier extends Reactor {
+  readonly name = 'notifier';
+  override readonly eventTypes: ReadonlySet<string> = new Set([...NOTIFYING_EVENT_TYPES, ...NOTIFICATION_EVENT_TYPES]);
+  /** Notifications are scheduled one at a time, in log order (the read model's THROUGH_KEY relies on it). */
+  private chain: Promise<void> = Promise.resolve();
+  private warn: ReactorLog['warn'] = (_fields, message) => process.emitWarning(message, 'ReactorWarning');
+
+  constructor(store: EventStore, readModels: ReadModels, private readonly merchants: Merchants, private readonly policy: RetryPolicy) {
+    // Failed work (the store busy or closing) is tried again from 1 s on.
+    super(store, readModels, policy.retryDelayMs, 1_000);
+  }
+
+  private get delivery(): DeliveryDeps {
+    return { ...this.deps, merchants: this.merchants, policy: this.policy, actor: { reactor: this.name } };
+  }
+
+  override async start(log?: ReactorLog): Promise<bigint> {
+    if (log) this.warn = (fields, message) => log.warn(fields, message);
+    return super.start(log);
+  }
+
+  protected async prepare(): Promise<bigint> {
+    const name = notificationsProjection.name;
+    const from = this.readModels.checkpoint(name);
+    for (const { key, doc } of this.readModels.all(name)) {
+      if (key === THROUGH_KEY) continue;
+      const n = JSON.parse(doc) as NotificationDoc;
+      if (n.status === 'PENDING') this.follow(n.stream, fold(notificationAggregate, await this.store.readStream(n.stream)));
+    }
+    // Order events after the latest one a notification was scheduled for are read again (their
+    // notifications may not have been scheduled before the stop); scheduling twice appends once.
+    const through = this.readModels.get<ThroughDoc>(name, THROUGH_KEY);
+    const anyMerchant = this.merchants.list.some((m) => m.notifications !== undefined);
+    return anyMerchant && through !== undefined && BigInt(through.causePosition) < from ? BigInt(through.causePosition) : from;
+  }
+
+  protected onEvent(event: RecordedEvent): void {
+    if (NOTIFYING_EVENT_TYPES.has(event.type)) {
+      const merchantId = (event.data as { merchantId?: string }).merchantId;
+      if (merchantId === undefined || this.merchants.get(merchantId)?.notifications === undefined) return;
+      this.chain = this.chain.then(() => this.scheduleUntilDone(event));
+      return;
+    }
+    const e = event as RecordedEvent & NotificationEvent;
+    switch (e.type) {
+      case 'NotificationScheduled':
+        this.schedule(event.stream, Date.parse(e.data.scheduledAt) - Date.now(), () => this.attempt(event.stream), true);
+        break;
+      case 'NotificationAttempted':
+        // Normally answered long before: then the check finds nothing to do.
+        this.schedule(event.stream, Date.parse(e.data.startedAt) + interruptedAfterMs(this.policy) - Date.now(), () => this.interrupted(event.stream), true);
+        break;
+      case 'NotificationFailed':
+        if (e.data.nextAttemptAt !== undefined) this.schedule(event.stream, Date.parse(e.data.nextAttemptAt) - Date.now(), () => this.attempt(event.stream), true);
+        else this.cancel(event.stream);
+        break;
+      case 'NotificationDelivered':
+      case 'NotificationAbandoned':
+        this.cancel(event.stream);
+        break;
+    }
+  }
+
+  override async stop(): Promise<void> {
+    await super.stop();
+    await this.chain;
+  }
+
+  /** What a notification's state asks for next: the check of an open attempt, or the next attempt. */
+  private follow(stream: string, state: NotificationState): void {
+    if (!state.exists) return;
+    if (state.open) {
+      this.schedule(stream, Date.parse(state.open.startedAt) + interruptedAfterMs(this.policy) - Date.now(), () => this.interrupted(stream), true);
+    } else if (state.status === 'PENDING' && state.nextAttemptAt !== undefined) {
+      this.schedule(stream, Date.parse(state.nextAttemptAt) - Date.now(), () => this.attempt(stream), true);
+    }
+  }
+
+  private async attempt(stream: string): Promise<void> {
+    await attemptDelivery(this.delivery, stream, 'SCHEDULED');
+  }
+
+  private async interrupted(stream: string): Promise<void> {
+    await recordInterrupted(this.delivery, stream);
+  }
+
+  /** Schedule the notification of `cause`, trying again while the store refuses (in order: the next waits). */
+  private async scheduleUntilDone(cause: RecordedEvent): Promise<void> {
+    for (let failures = 1; !this.stopped; failures++) {
+      try {
+        await this.scheduleNotification(cause);
+        return;
+      } catch (error) {
+        if (this.stopped) return;
+        const delay = retryDelay(1_000, failures);
+        const message = maskCardNumbers(oneLine(error));
+        this.warn({ reactor: this.name, position: String(cause.position), attempt: failures, nextDelayMs: delay, error: message },
+          `reactor ${this.name}: scheduling the notification of the event at position ${cause.position} failed (attempt ${failures}), retried in ${delay} ms: ${message}`);
+        await sleep(delay);
+      }
+    }
+  }
+
+  private async scheduleNotification(cause: RecordedEvent): Promise<void> {
+    const merchantId = (cause.data as { merchantId: string }).merchantId;
+    const merchant = this.merchants.get(merchantId);
+    if (!merchant?.notifications) return;
+    const history = await this.store.readStream(cause.stream, { untilRevision: cause.revision });
+    const content = notificationContent(merchant, cause, history);
+    if (!content) return;
+    const notificationId = cause.id;
+    const stream = streams.notification(merchantId, notificationId);
+    const now = new Date().toISOString();
+    const event: NotificationScheduled = {
+      type: 'NotificationScheduled',
+      data: {
+        merchantId, notificationId, orderId: content.orderId, transactionId: content.transactionId, url: content.url,
+        cause: { type: cause.type, stream: cause.stream, revision: String(cause.revision), position: String(cause.position) },
+        body: content.body, scheduledAt: now,
+      },
+    };
+    try {
+      const { position } = await this.store.append(stream, [{
+        id: derivedUuid(`${stream}/scheduled`), type: event.type, data: event.data,
+        metadata: { correlationId: cause.metadata.correlationId, causationId: cause.id, merchantId, recordedAt: now, reactor: this.name },
+      }], { expectedRevision: 'no_stream' });
+      await this.readModels.catchUp(position);
+    } catch (error) {
+      // Scheduled already (another instance, or before a restart).
+      if (!(error instanceof WrongExpectedRevisionError)) throw error;
+    }
+  }
+}
