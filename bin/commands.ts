@@ -3,11 +3,14 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { once } from 'node:events';
-import { loadEventStore } from '../config.js';
 import { openStores, PROJECTIONS, type Opened } from '../root.js';
 import { orderHistory, recordedAt, repositoriesOfToken, tokenHistory, type AsOf, type HistoryEntry } from '../services/queries/history.js';
 import type { RecordedEvent } from '../store/event-store.js';
-import { renamedStream } from '../domain/events.js';
+import { renamedStream, streams } from '../domain/events.js';
+import { DEMO_MERCHANTS_FILE, loadEventStore, loadGatewaySettings } from '../config.js';
+import { loadMerchants } from '../merchants.js';
+import { fold } from '../services/aggregates.js';
+import { attemptDelivery, notificationAggregate } from '../services/notification/delivery.js';
 
 export interface OptionSpec { type: 'string' | 'boolean'; value?: string; help: string }
 type Values = Record<string, string | boolean | undefined>;
@@ -198,6 +201,53 @@ export const commands: Record<string, Command> = {
         if (out !== process.stdout) await new Promise<void>((resolve) => (out as NodeJS.WritableStream).end(resolve));
         process.stderr.write(`exported ${count} events\n`);
         return 0;
+      });
+    },
+  },
+  notifications: {
+    summary: "an order's webhook notifications (list), or one sent again on purpose (redeliver)",
+    args: 'list <merchantId> <orderId> | redeliver <merchantId> <notificationId>',
+    options: {},
+    example: 'tokengate notifications redeliver TESTMERCHANT01 0193a1c2-…',
+    async run([action, merchantId, id], values) {
+      if ((action !== 'list' && action !== 'redeliver') || !merchantId || !id) {
+        throw new UsageError('tokengate notifications list <merchantId> <orderId> | redeliver <merchantId> <notificationId>');
+      }
+      return withStores(values, async ({ store }) => {
+        if (action === 'list') {
+          // A notification is named after the order event that caused it.
+          const rows: string[] = [];
+          for (const cause of await store.readStream(streams.order(merchantId, id))) {
+            const events = await store.readStream(streams.notification(merchantId, cause.id));
+            const state = fold(notificationAggregate, events);
+            if (!state.exists) continue;
+            const last = [...events].reverse().find((e) => e.type === 'NotificationDelivered' || e.type === 'NotificationFailed')?.data as { status?: number; error?: string } | undefined;
+            const answer = last === undefined ? '-' : last.status !== undefined ? String(last.status) : `error: ${last.error}`;
+            rows.push(`${cause.id}  ${cause.type}  transaction ${state.ref.transactionId}  ${state.status}  attempts ${state.attempts}  last answer ${answer}  ${state.url}`);
+          }
+          if (rows.length === 0) {
+            process.stderr.write(`tokengate notifications: no notification for order ${id} of merchant ${merchantId}\n`);
+            return 1;
+          }
+          process.stdout.write(`${rows.join('\n')}\n`);
+          return 0;
+        }
+        // The secret and the URLs the merchant allows come from the merchants file, as the gateway's.
+        const merchants = loadMerchants(process.env.MERCHANTS_FILE ?? DEMO_MERCHANTS_FILE);
+        const stream = streams.notification(merchantId, id);
+        const deps = { store, merchants, policy: loadGatewaySettings().notifications, actor: { command: 'notifications redeliver' } };
+        const result = await attemptDelivery(deps, stream, 'REDELIVERY');
+        if (!result) {
+          const state = fold(notificationAggregate, await store.readStream(stream));
+          process.stderr.write(state.exists
+            ? `tokengate notifications: not sent: attempt ${state.open?.attempt ?? state.attempts} is under way\n`
+            : `tokengate notifications: no notification ${id} of merchant ${merchantId}\n`);
+          return 1;
+        }
+        const { answer, attempt } = result;
+        const delivered = 'status' in answer && answer.status >= 200 && answer.status < 300;
+        process.stdout.write(`notification ${id}: attempt ${attempt}: ${'status' in answer ? `answered ${answer.status}` : answer.error}${delivered ? ' (delivered)' : ''}\n`);
+        return delivered ? 0 : 1;
       });
     },
   },

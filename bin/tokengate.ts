@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// tokengate's command-line tool: serve, replay, token, order, export, import.
+// tokengate's command-line tool: serve, replay, token, order, export, import, notifications.
 // Every command reads EVENT_STORE (default sqlite:./data/gateway.db) or --store.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { serve, exitWithError } from '../server.js';
@@ -8,8 +8,8 @@ import { commands, type Command } from './commands.js';
 const USAGE = `Usage: tokengate <command> [options]
 
 Commands:
-${Object.entries(commands).map(([name, c]) => `  ${name.padEnd(8)} ${c.summary}`).join('\n')}
-  serve    start the gateway (same as npm start; configured by the environment)
+${Object.entries(commands).map(([name, c]) => `  ${name.padEnd(13)} ${c.summary}`).join('\n')}
+  serve         start the gateway (same as npm start; configured by the environment)
 
 Run "tokengate <command> --help" for a command's options.`;
 

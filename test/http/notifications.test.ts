@@ -4,7 +4,7 @@
 // order API's order.notificationUrl is used only when the merchants file allows it (else 400 with
 // the field); the secret and card numbers appear in no event and no log line.
 import { Writable } from 'node:stream';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { buildApp, loggerOptions } from '../../app.js';
 import { parseMerchants } from '../../merchants.js';
 import { streams } from '../../domain/events.js';
@@ -23,7 +23,7 @@ const CARD = '5123450000000008';
 type App = Awaited<ReturnType<typeof buildApp>>;
 
 /** An app whose merchant M1 sends notifications to the receiver (and may name URLs under /hooks/); every log line kept. */
-async function appWith(t: Tap.Test, receiver: Receiver, extra: Record<string, unknown> = {}) {
+async function appWith(t: Test, receiver: Receiver, extra: Record<string, unknown> = {}) {
   const lines: string[] = [];
   const merchants = {
     merchants: MERCHANTS.merchants.map((m) => (m.id === M1.id
