@@ -30,7 +30,7 @@ const transactions: FastifyPluginAsyncTypebox = async (app) => {
     // The URL is kept in the events' metadata; the API version names the notifications' shape.
     const notificationUrl = request.body.order?.notificationUrl;
     const meta = {
-      ...request.meta(), apiVersion: request.params.version,
+      ...request.meta(), apiVersion: Number(request.params.version),
       ...(notificationUrl !== undefined ? { notificationUrl: requestedNotificationUrl(merchant, notificationUrl) } : {}),
     };
     const response = await orderTransaction(app.gateway, merchant, request.params, request.body, meta);

@@ -10,8 +10,8 @@ export interface RequestMeta {
   merchantId: string;
   /** order.notificationUrl of an order API request (allowed by the merchants file): where this order's notifications go from now on. */
   notificationUrl?: string;
-  /** The API version of the request's path (the order API): the version its notifications are written in. */
-  apiVersion?: string;
+  /** The API version of the request's path (the order API, 50-100): the version its notifications are written in. */
+  apiVersion?: number;
 }
 
 /** Domain events to store events: a fresh id each, and the request's metadata. */

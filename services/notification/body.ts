@@ -55,7 +55,8 @@ export function notificationContent(merchant: MerchantProfile, cause: RecordedEv
     if (payment) body = payResponse(payment, orderView(state, state.creationTime), undefined, masking) as Record<string, unknown>;
   } else {
     const transaction = transactionOf(state, transactionId);
-    const version = (origin && metadataText(origin, 'apiVersion')) ?? DEFAULT_VERSION;
+    const recorded = origin?.metadata.apiVersion;
+    const version = typeof recorded === 'number' ? String(recorded) : DEFAULT_VERSION;
     if (transaction) body = transactionResponse(transaction, state, version, masking) as Record<string, unknown>;
   }
   return body === undefined ? undefined : { orderId, transactionId, url, body: sortedJson(body) };
