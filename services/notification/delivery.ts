@@ -27,6 +27,8 @@ export interface DeliveryDeps extends HandlerDeps {
   readonly policy: RetryPolicy;
   /** Who records the events (metadata.reactor, or metadata.command for the CLI). */
   readonly actor: { reactor: string } | { command: string };
+  /** Aborted when the process stops: an attempt under way ends as failed (and is retried later) instead of holding the stop. */
+  readonly stopping?: AbortSignal;
 }
 
 /** A UUID made from a text (SHA-256, version 8 of RFC 9562): the same event id wherever it is decided. */
@@ -54,18 +56,21 @@ function metaOf(deps: DeliveryDeps) {
 }
 
 /** The answer of a POST: its status (2xx: delivered; a redirect is not followed), or what went wrong. */
-async function post(url: string, body: string, headers: Record<string, string>, timeoutMs: number): Promise<AttemptAnswer> {
+async function post(url: string, body: string, headers: Record<string, string>, timeoutMs: number, stopping?: AbortSignal): Promise<AttemptAnswer> {
   const started = performance.now();
   const durationMs = () => Math.round(performance.now() - started);
+  const timeout = AbortSignal.timeout(timeoutMs);
   try {
-    const response = await fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
+    const signal = stopping ? AbortSignal.any([timeout, stopping]) : timeout;
+    const response = await fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal });
     // The body is not kept: only the status says whether the merchant took the notification.
     await response.body?.cancel().catch(() => undefined);
     return { status: response.status, durationMs: durationMs() };
   } catch (error) {
     const e = error as Error & { cause?: { code?: string; message?: string } };
     const reason = e.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms`
-      : e.cause?.code ?? e.cause?.message ?? e.message;
+      : e.name === 'AbortError' ? 'the gateway stopped during the attempt'
+        : e.cause?.code ?? e.cause?.message ?? e.message;
     return { error: maskCardNumbers(oneLine(reason)).slice(0, 200), durationMs: durationMs() };
   }
 }
@@ -79,6 +84,7 @@ export interface AttemptResult { attempt: number; answer: AttemptAnswer; state: 
  */
 export async function attemptDelivery(deps: DeliveryDeps, stream: string, trigger: AttemptTrigger): Promise<AttemptResult | undefined> {
   const meta = metaOf(deps);
+  if (deps.stopping?.aborted) return undefined;
   const begun = await handleCommand(deps, stream, notificationAggregate, (state, { now }) => ({
     events: decideAttempt(state, trigger, now),
     answer: (after, position) => (position === undefined || !after.exists || !after.open ? undefined : { state: after, open: after.open }),
@@ -96,7 +102,7 @@ export async function attemptDelivery(deps: DeliveryDeps, stream: string, trigge
       'x-notification-id': state.ref.notificationId,
       'x-notification-attempt': String(open.attempt),
       'x-notification-secret': secret,
-    }, deps.policy.timeoutMs)
+    }, deps.policy.timeoutMs, deps.stopping)
     : { error: 'not sent: the merchants file no longer allows this URL for this merchant' };
   const after = await handleCommand(deps, stream, notificationAggregate, (current, { now }) => ({
     events: decideAnswer(current, open.attempt, answer, deps.policy, now),

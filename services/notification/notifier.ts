@@ -28,6 +28,7 @@ export class Notifier extends Reactor {
   override readonly eventTypes: ReadonlySet<string> = new Set([...NOTIFYING_EVENT_TYPES, ...NOTIFICATION_EVENT_TYPES]);
   /** Notifications are scheduled one at a time, in log order (the read model's THROUGH_KEY relies on it). */
   private chain: Promise<void> = Promise.resolve();
+  private readonly stopping = new AbortController();
   private warn: ReactorLog['warn'] = (_fields, message) => process.emitWarning(message, 'ReactorWarning');
 
   constructor(store: EventStore, readModels: ReadModels, private readonly merchants: Merchants, private readonly policy: RetryPolicy) {
@@ -36,7 +37,7 @@ export class Notifier extends Reactor {
   }
 
   private get delivery(): DeliveryDeps {
-    return { ...this.deps, merchants: this.merchants, policy: this.policy, actor: { reactor: this.name } };
+    return { ...this.deps, merchants: this.merchants, policy: this.policy, actor: { reactor: this.name }, stopping: this.stopping.signal };
   }
 
   override async start(log?: ReactorLog): Promise<bigint> {
@@ -87,6 +88,8 @@ export class Notifier extends Reactor {
   }
 
   override async stop(): Promise<void> {
+    // Attempts under way end now, recorded as failed with their next attempt (made after a restart).
+    this.stopping.abort();
     await super.stop();
     await this.chain;
   }

@@ -7,6 +7,8 @@ import { Writable } from 'node:stream';
 import t, { type Test } from 'tap';
 import { buildApp, loggerOptions } from '../../app.js';
 import { parseMerchants } from '../../merchants.js';
+import type { EventStoreConfig } from '../../config.js';
+import { openStores } from '../../root.js';
 import { streams } from '../../domain/events.js';
 import { MERCHANTS, M1, M2, createToken, tokenAuth } from '../helpers/app.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
@@ -23,7 +25,7 @@ const CARD = '5123450000000008';
 type App = Awaited<ReturnType<typeof buildApp>>;
 
 /** An app whose merchant M1 sends notifications to the receiver (and may name URLs under /hooks/); every log line kept. */
-async function appWith(t: Test, receiver: Receiver, extra: Record<string, unknown> = {}) {
+async function appWith(t: Test, receiver: Receiver, extra: Record<string, unknown> = {}, eventStore: EventStoreConfig = { kind: 'memory' }) {
   const lines: string[] = [];
   const merchants = {
     merchants: MERCHANTS.merchants.map((m) => (m.id === M1.id
@@ -32,7 +34,7 @@ async function appWith(t: Test, receiver: Receiver, extra: Record<string, unknow
   };
   const stream = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
   const app = await buildApp({
-    eventStore: { kind: 'memory' }, merchants: parseMerchants(merchants, 'test'), limits: { authFailureLimit: 1_000_000 },
+    eventStore, merchants: parseMerchants(merchants, 'test'), limits: { authFailureLimit: 1_000_000 },
     logger: { ...loggerOptions('trace'), stream },
   });
   t.teardown(() => app.close());
@@ -194,6 +196,22 @@ t.test('an UNKNOWN payment: one notification for the payment, one when it resolv
   t.not(hits[0]?.headers['x-notification-id'], hits[1]?.headers['x-notification-id'], 'two notifications');
   const orderEvents = await app.gateway.store.readStream(streams.order(M1.id, order));
   t.strictSame(hits.map((h) => h.headers['x-notification-id']), orderEvents.map((e) => e.id), 'each named after its order event');
+});
+
+t.test('stopping during an attempt: the attempt ends at once, recorded as failed with its next attempt', async (t) => {
+  const receiver = await startReceiver(() => 'hold');
+  t.teardown(() => receiver.close());
+  const path = `${t.testdir()}/gateway.db`;
+  const { app } = await appWith(t, receiver, {}, { kind: 'sqlite', path });
+  const token = await createToken(app, M1, CARD);
+  await payAs(app, M1, token, payBody('6.00'));
+  await receiver.waitFor(1);
+  await app.close();
+  const opened = openStores({ kind: 'sqlite', path });
+  t.teardown(() => opened.close());
+  const events = (await opened.store.readAll()).filter((e) => e.stream.startsWith('notification-'));
+  t.strictSame(events.map((e) => e.type), ['NotificationScheduled', 'NotificationAttempted', 'NotificationFailed']);
+  t.match(events[2]?.data, { attempt: 1, error: 'the gateway stopped during the attempt', nextAttemptAt: String });
 });
 
 t.test('merchants file: notifications checked at start-up', async (t) => {
