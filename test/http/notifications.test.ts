@@ -214,6 +214,25 @@ t.test('stopping during an attempt: the attempt ends at once, recorded as failed
   t.match(events[2]?.data, { attempt: 1, error: 'the gateway stopped during the attempt', nextAttemptAt: String });
 });
 
+t.test('two gateways on one SQLite file: each attempt is made once, by one of them', async (t) => {
+  const receiver = await startReceiver((n) => (n === 1 ? 500 : 200));
+  t.teardown(() => receiver.close());
+  const eventStore: EventStoreConfig = { kind: 'sqlite', path: `${t.testdir()}/gateway.db` };
+  const { app: one } = await appWith(t, receiver, {}, eventStore);
+  const { app: two } = await appWith(t, receiver, {}, eventStore);
+  const token = await createToken(one, M1, CARD);
+  const orders = [newOrderId(), newOrderId(), newOrderId()];
+  for (const [i, order] of orders.entries()) t.equal((await payAs(i % 2 ? two : one, M1, token, payBody('2.00'), order)).statusCode, 201);
+  // Three notifications: the first answered 500 once, then 200: four requests in all.
+  await receiver.waitFor(4);
+  await until('every delivery recorded', async () => (await notificationEvents(one)).filter((e) => e.type === 'NotificationDelivered').length === 3);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  t.equal(receiver.received.length, 4, 'no attempt sent twice');
+  const attempts = receiver.received.map((r) => `${r.headers['x-notification-id']}#${r.headers['x-notification-attempt']}`);
+  t.equal(new Set(attempts).size, 4, 'each (id, attempt) once');
+  t.equal((await notificationEvents(one)).filter((e) => e.type === 'NotificationScheduled').length, 3, 'each scheduled once');
+});
+
 t.test('merchants file: notifications checked at start-up', async (t) => {
   const base = { ...M1, repository: { ...M1.repository } };
   const file = (notifications: unknown) => ({ merchants: [{ ...base, notifications }] });
