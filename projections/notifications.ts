@@ -1,9 +1,10 @@
 // Read model of webhook notifications (docs/notifications.md): one document per notification
-// (its status, attempts, last answer, next attempt), for the reactor's start-up scan of pending
-// work and `tokengate notifications list`; and one document, THROUGH_KEY, with the log position of
-// the latest order event a notification was scheduled for, from which the reactor reads the log
-// again at start (an order event recorded just before a stop may not have had its notification
-// scheduled yet).
+// (its status, attempts, last answer, next attempt); one under PENDING_PREFIX per notification
+// that still needs the reactor (an attempt due or under way), which its start-up scan reads
+// instead of every notification ever sent; and one, THROUGH_KEY, with the log position of the
+// latest order event a notification was scheduled for, from which the reactor reads the log again
+// at start (an order event recorded just before a stop may not have had its notification
+// scheduled yet). Merchant ids never hold '~': these keys never meet a notification's.
 import type { NotificationEvent } from '../domain/notification/events.js';
 import type { ProjectedEvent } from '../store/event-store.js';
 import type { Projection } from './projection.js';
@@ -31,9 +32,11 @@ export interface NotificationDoc {
 export interface ThroughDoc { causePosition: string }
 
 export const THROUGH_KEY = '~through';
+export const PENDING_PREFIX = '~pending/';
+export interface PendingNotificationDoc { stream: string }
 export const notificationKey = (merchantId: string, notificationId: string) => `${merchantId}/${notificationId}`;
 
-type Doc = NotificationDoc | ThroughDoc;
+type Doc = NotificationDoc | ThroughDoc | PendingNotificationDoc;
 
 export const notificationsProjection: Projection<Doc> = {
   name: 'notifications',
@@ -42,7 +45,7 @@ export const notificationsProjection: Projection<Doc> = {
   keysOf(event) {
     const d = event.data as { merchantId: string; notificationId: string };
     const key = notificationKey(d.merchantId, d.notificationId);
-    return event.type === 'NotificationScheduled' ? [key, THROUGH_KEY] : [key];
+    return event.type === 'NotificationScheduled' ? [key, PENDING_PREFIX + key, THROUGH_KEY] : [key, PENDING_PREFIX + key];
   },
   evolve(doc, event, key) {
     const e = event as ProjectedEvent & NotificationEvent;
@@ -51,6 +54,11 @@ export const notificationsProjection: Projection<Doc> = {
       const previous = doc === undefined ? -1n : BigInt((doc as ThroughDoc).causePosition);
       const position = BigInt(e.data.cause.position);
       return { causePosition: String(position > previous ? position : previous) };
+    }
+    if (key.startsWith(PENDING_PREFIX)) {
+      // Pending while an attempt is due or under way: not once delivered, given up, or failed with no next attempt.
+      const pending = e.type === 'NotificationScheduled' || e.type === 'NotificationAttempted' || (e.type === 'NotificationFailed' && e.data.nextAttemptAt !== undefined);
+      return pending ? { stream: event.stream } : undefined;
     }
     if (e.type === 'NotificationScheduled') {
       const d = e.data;

@@ -12,7 +12,7 @@ import { NOTIFICATION_EVENT_TYPES } from '../../domain/notification/events.js';
 import { interruptedAfterMs, type NotificationState, type RetryPolicy } from '../../domain/notification/notification.js';
 import { maskCardNumbers } from '../../lib/mask.js';
 import type { Merchants } from '../../merchants.js';
-import { notificationsProjection, THROUGH_KEY, type NotificationDoc, type ThroughDoc } from '../../projections/notifications.js';
+import { notificationsProjection, PENDING_PREFIX, THROUGH_KEY, type PendingNotificationDoc, type ThroughDoc } from '../../projections/notifications.js';
 import type { ReadModels } from '../../projections/read-models.js';
 import { WrongExpectedRevisionError, type EventStore, type RecordedEvent } from '../../store/event-store.js';
 import { oneLine } from '../../store/storage-fault.js';
@@ -48,10 +48,9 @@ export class Notifier extends Reactor {
   protected async prepare(): Promise<bigint> {
     const name = notificationsProjection.name;
     const from = this.readModels.checkpoint(name);
-    for (const { key, doc } of this.readModels.all(name)) {
-      if (key === THROUGH_KEY) continue;
-      const n = JSON.parse(doc) as NotificationDoc;
-      if (n.status === 'PENDING') this.follow(n.stream, fold(notificationAggregate, await this.store.readStream(n.stream)));
+    for (const { doc } of this.readModels.withPrefix(name, PENDING_PREFIX)) {
+      const { stream } = JSON.parse(doc) as PendingNotificationDoc;
+      this.follow(stream, fold(notificationAggregate, await this.store.readStream(stream)));
     }
     // Order events after the latest one a notification was scheduled for are read again (their
     // notifications may not have been scheduled before the stop); scheduling twice appends once.

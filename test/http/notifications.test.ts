@@ -136,6 +136,9 @@ t.test('a receiver that never answers 2xx: given up after NOTIFICATION_MAX_ATTEM
   await new Promise((resolve) => setTimeout(resolve, 150));
   t.equal(receiver.received.length, 3, 'no fourth attempt');
   t.equal(elsewhere.received.length, 0);
+  const id = receiver.received[0]?.headers['x-notification-id'];
+  t.match(app.gateway.readModels.get('notifications', `${M1.id}/${id}`), { status: 'ABANDONED', attempts: 3, lastStatus: 503 });
+  t.strictSame(app.gateway.readModels.withPrefix('notifications', '~pending/'), [], 'nothing left for the reactor at its next start');
 });
 
 t.test('order.notificationUrl: an allowed URL is used for the order; another, or a malformed one, is refused with the field', async (t) => {
