@@ -38,7 +38,8 @@ export async function startServer(env: Record<string, string>): Promise<RunningS
     child,
     logs: () => output,
     async stop(signal = 'SIGTERM') {
-      if (child.exitCode !== null) return child.exitCode;
+      // Already gone (an exit, or a kill by signal: exitCode stays null then): nothing to wait for.
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       child.kill(signal);
       const [code] = (await once(child, 'exit')) as [number | null];
       return code;
