@@ -51,7 +51,8 @@ function providedOf(source: StoredSourceOfFunds): ProvidedDoc {
 
 function updatedProvided(doc: TokenDoc, d: TokenUpdated['data']): ProvidedDoc {
   const { provided } = doc.sourceOfFunds;
-  if (d.card && provided.card) return { card: { ...provided.card, number: d.card.number, expiry: mmyy(d.card.expiry) } };
+  // A new card number may be another brand: the whole card is taken from the event.
+  if (d.card && provided.card) return providedOf({ type: 'CARD', card: d.card });
   if (d.ach) return { ach: unsealed(d.ach) };
   if (d.directDebitCanada) return { directDebitCanada: unsealed(d.directDebitCanada) };
   if (d.wallet) return { wallet: d.wallet };
@@ -64,7 +65,8 @@ const usesToken = (d: OrderTransactionRecorded['data']) => d.apiOperation === 'P
 export const tokensProjection: Projection<TokenDoc> = {
   name: 'tokens',
   // 3: a PAY, AUTHORIZE or VERIFY of the order API (OrderTransactionRecorded) uses the token too (usage.lastUsed).
-  version: 3,
+  // 4: a token updated to a card of another brand shows its brand, scheme and funding method.
+  version: 4,
   handles: new Set(['TokenCreated', 'TokenUpdated', 'TokenDeleted', 'SchemeTokenStatusChanged', 'PaymentRecorded', 'OrderTransactionRecorded']),
   keysOf(event) {
     if (event.type === 'OrderTransactionRecorded') {

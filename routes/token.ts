@@ -1,11 +1,12 @@
 // POST /api/rest/version/{50-100}/merchant/{merchantId}/token
-// (spec: "Create or Update Token (system-generated token)"), and GET .../token/{tokenid}
-// (Retrieve Token). Thin: schema → service → reply.
+// (spec: "Create or Update Token (system-generated token)"), PUT .../token/{tokenid} (Tokenize:
+// Create or Update Token with the merchant's token id), GET .../token/{tokenid} (Retrieve Token)
+// and DELETE (Delete Token). Thin: schema → service → reply.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { RetrieveTokenParams, TokenBody, TokenParams } from '../schemas/token.js';
+import { RetrieveTokenParams, TokenBody, TokenizeParams, TokenParams } from '../schemas/token.js';
 import { documented, errorResponses, TokenResponse } from '../schemas/responses.js';
 import { Type } from '@sinclair/typebox';
-import { createToken, deleteToken } from '../services/token/tokens.js';
+import { createToken, deleteToken, tokenize } from '../services/token/tokens.js';
 import { retrieveToken } from '../services/queries/retrieval.js';
 import { merchantOf, requireMerchant } from '../plugins/auth.js';
 
@@ -24,6 +25,24 @@ const token: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request, reply) => {
     const merchant = merchantOf(request);
     const response = await createToken(app.gateway, merchant, request.body, request.meta(), request.authMethod);
+    return reply.code(201).send(response);
+  });
+
+  app.put('/api/rest/version/:version/merchant/:merchantId/token/:tokenid', {
+    schema: {
+      summary: 'Create or Update Token (Tokenize)',
+      description: 'Stores a payment instrument against the token id in the path: creates the token in a repository with merchant-supplied token ids (MERCHANT_SUPPLIED), updates an existing token in any repository ' +
+        "(the id 'generated' asks a repository that generates its ids for a new one). The body and the answer are Create or Update Token's; an identical repeat changes nothing. " +
+        'Authenticate as merchant.<merchantId> with the API password.',
+      tags: ['token'],
+      security: [{ basicAuth: [] }],
+      params: TokenizeParams,
+      body: TokenBody,
+      response: { 201: documented(TokenResponse), ...errorResponses },
+    },
+  }, async (request, reply) => {
+    const merchant = merchantOf(request);
+    const response = await tokenize(app.gateway, merchant, request.params.tokenid, request.body, request.meta(), request.authMethod);
     return reply.code(201).send(response);
   });
 

@@ -1,4 +1,5 @@
-// Create or Update Token (system-generated), API version 100 (spec: "Create token: request body").
+// Create or Update Token (system-generated, POST; and with the token id in the path, PUT: Tokenize),
+// API versions 50-100 (spec: "Create token: request body"; both take the same body).
 import type { Static } from '@sinclair/typebox';
 import { Alpha3, Ascii, Digits, IPV4_PATTERN, Opt, Pattern, Str, Strict, StringEnum } from './common.js';
 import { MerchantIdParam, VersionParam } from './pay.js';
@@ -21,6 +22,16 @@ export const RetrieveTokenParams = Strict({
   version: VersionParam,
   merchantId: MerchantIdParam,
   tokenid: Pattern(1, 40, '^(?!generated$)[0-9A-Za-z]+$', "characters 0-9 a-z A-Z ('generated' only asks to generate a token)"),
+});
+
+/**
+ * Tokenize (PUT .../token/{tokenid}): spec {tokenid} alphanumeric 1-40; 'generated' asks a
+ * repository that generates its ids for one (services/token/tokens.ts tokenize).
+ */
+export const TokenizeParams = Strict({
+  version: VersionParam,
+  merchantId: MerchantIdParam,
+  tokenid: Pattern(1, 40, '^[0-9A-Za-z]+$', 'characters 0-9 a-z A-Z'),
 });
 
 const Email = () => Pattern(4, 256, "^[^\\s@\"(),:;<>\\[\\]\\\\]+@[^\\s@\"(),:;<>\\[\\]\\\\]+\\.[^\\s@\"(),:;<>\\[\\]\\\\]+$", 'an email address');
@@ -108,4 +119,5 @@ export const TokenBody = Strict({
 });
 
 export type TokenParams = Static<typeof TokenParams>;
+export type TokenizeParams = Static<typeof TokenizeParams>;
 export type TokenBody = Static<typeof TokenBody>;

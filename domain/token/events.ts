@@ -99,7 +99,8 @@ export interface TokenCreated {
     merchantId: string;
     repositoryId: string;
     token: string;
-    tokenGeneration: Exclude<TokenGeneration, 'MERCHANT_SUPPLIED'>;
+    /** MERCHANT_SUPPLIED: the id came from the merchant (Tokenize, PUT .../token/{tokenid}). */
+    tokenGeneration: TokenGeneration;
     sourceOfFunds: StoredSourceOfFunds;
     verification: Verification;
     status: 'VALID';

@@ -39,3 +39,16 @@ export function generateToken(
 ): string {
   return strategy === 'RANDOM' ? randomToken(randomDigits) : preserve64Token(cardNumber, randomDigits);
 }
+
+/**
+ * A merchant-supplied token id (Tokenize, PUT .../token/{tokenid}): spec {tokenid} alphanumeric
+ * 1-40 (the route's schema checks that); 'generated' asks a generating repository for an id, so it
+ * is never a merchant's id; and never a card number (13 to 19 digits passing Luhn): the id names
+ * the token's stream and is in every event of the token, where a card number must never be.
+ * Returns why the id is refused, or undefined.
+ */
+export function suppliedTokenIdProblem(token: string): string | undefined {
+  if (token === 'generated') return "Value 'generated' is invalid. The repository uses merchant-supplied token ids: 'generated' only asks a repository that generates its ids for one";
+  if (/^[0-9]{13,19}$/.test(token) && luhnValid(token)) return 'Value is invalid. A token id must not be a card number';
+  return undefined;
+}

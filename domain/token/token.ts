@@ -14,7 +14,7 @@ export interface CreateToken {
   type: 'CreateToken';
   merchantId: string;
   repositoryId: string;
-  tokenGeneration: Exclude<TokenGeneration, 'MERCHANT_SUPPLIED'>;
+  tokenGeneration: TokenGeneration;
   token: string;
   sourceOfFunds: StoredSourceOfFunds;
   verification: Verification;

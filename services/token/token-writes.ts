@@ -51,7 +51,6 @@ function valid(state: TokenState): ValidToken {
 
 function createCommand(ctx: WriteContext, token: string, plan: TokenPlan, source: StoredSourceOfFunds): CreateToken {
   const { repository } = ctx.merchant;
-  if (repository.tokenGeneration === 'MERCHANT_SUPPLIED') throw new Error('unreachable: refused before');
   const schemeToken = stored(plan.scheme);
   const command: CreateToken = {
     type: 'CreateToken', merchantId: ctx.merchant.id, repositoryId: repository.id, tokenGeneration: repository.tokenGeneration, token,
@@ -215,11 +214,11 @@ export async function createOrReuse(ctx: WriteContext, plan: TokenPlan): Promise
  * holds it; otherwise it is claimed for this token before the update (a claim lost to another
  * request, or a stale reservation released, is a conflict: read and decide again).
  */
-export async function updateNamed(ctx: WriteContext, plan: TokenPlan, token: string): Promise<WriteOutcome> {
+export async function updateNamed(ctx: WriteContext, plan: TokenPlan, token: string, field = 'sourceOfFunds.token'): Promise<WriteOutcome> {
   const { gateway, merchant } = ctx;
   const account = accountOf(plan.details);
   return handleCommand({ store: gateway.store }, streams.token(merchant.repository.id, token), tokenAggregate, async (state) => {
-    if (state.status !== 'VALID') throw new InvalidRequest(`Value '${token}' is invalid. No such token in the merchant's token repository`, 'sourceOfFunds.token');
+    if (state.status !== 'VALID') throw new InvalidRequest(`Value '${token}' is invalid. No such token in the merchant's token repository`, field);
     const accountChanged = !holds(gateway, state, account);
     const { scheme } = plan;
     if (accountChanged && scheme?.kind === 'refused') return { events: [], answer: (): WriteOutcome => ({ kind: 'refused', refusal: scheme }) };
@@ -240,4 +239,58 @@ export async function updateNamed(ctx: WriteContext, plan: TokenPlan, token: str
     }
     return decideUpdate(ctx, state, plan, accountChanged);
   }, { meta: ctx.meta, now: ctx.now, ownStream: true, busy: 'the token is being changed by too many requests at once' });
+}
+
+const storedElsewhere = (token: string, plan: TokenPlan) => new InvalidRequest(
+  `Value is invalid. This account is already stored against token '${token}' of the repository, which manages one token per account`,
+  ACCOUNT_FIELD[plan.details.type],
+);
+
+/**
+ * Tokenize (PUT .../token/{tokenid}) in a MERCHANT_SUPPLIED repository: the token `token` is
+ * created with the plan's details, or updated (updateNamed) when it exists, also when another
+ * request created it meanwhile (an identical retry then changes nothing). A deleted id is not used
+ * again: its stream holds the deleted token's history, whose keys were destroyed.
+ * UNIQUE_CARD / UNIQUE_ACCOUNT_IDENTIFIER: the account is claimed for `token` on its reservation
+ * stream before the token is written (the same reservations as createOrReuse, so the rule holds
+ * across processes); an account another token holds is refused naming that token (the reference:
+ * the gateway rejects a request that would store one account under two tokens). A claim whose
+ * token is not written yet is waited for, then finished (its token written) as createOrReuse does,
+ * so a request cut short between the two appends never leaves the account claimable twice.
+ */
+export async function createSupplied(ctx: WriteContext, plan: TokenPlan, token: string): Promise<WriteOutcome> {
+  const { gateway, merchant } = ctx;
+  const repositoryId = merchant.repository.id;
+  const unique = merchant.repository.tokenManagement !== 'UNIQUE_TOKEN';
+  const account = accountOf(plan.details);
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const state = foldTokenState(await readOwnStream(gateway.store, streams.token(repositoryId, token)));
+    if (state.status === 'VALID') return updateNamed(ctx, plan, token, 'tokenid');
+    if (state.status === 'DELETED') {
+      throw new InvalidRequest(`Value '${token}' is invalid. This token was deleted: a deleted token id cannot be used again`, 'tokenid');
+    }
+    if (plan.scheme?.kind === 'refused') return { kind: 'refused', refusal: plan.scheme };
+    if (unique) {
+      const reservation = await reservationOf(ctx, account);
+      const claims = await gateway.store.readStream(reservation.stream);
+      const claimed = claimData(claims);
+      if (claimed && claimed.token !== token) {
+        const other = foldTokenState(await readOwnStream(gateway.store, streams.token(repositoryId, claimed.token)));
+        if (other.status === 'DELETED' || (other.status === 'VALID' && !holds(gateway, other, account))) {
+          // A stale reservation (see createOrReuse): released; the next turn makes a new one.
+          gateway.sealer.release(reservation.hash, reservation.id);
+          continue;
+        }
+        if (other.status === 'VALID') throw storedElsewhere(claimed.token, plan);
+        // Claimed for a token not written yet: wait for its request, then finish its work.
+        if (attempt < MAX_ATTEMPTS / 2) { await sleep(5 * (attempt + 1)); continue; }
+        await writeToken(ctx, claimed.token, plan, storedSource(gateway, plan.details));
+        continue;
+      }
+      if (!claimed && !(await claim(ctx, reservation.stream, claims, token))) continue;
+    }
+    const written = await writeToken(ctx, token, plan, storedSource(gateway, plan.details));
+    if (written) return written;
+  }
+  throw new Busy('the token is being stored by too many requests at once');
 }

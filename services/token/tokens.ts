@@ -10,17 +10,18 @@ import { detectBrand, fundingMethodOf, mask64, schemeOf } from '../../domain/car
 import { InvalidRequest } from '../../domain/errors.js';
 import { streams, type StoredShipping, type StoredSourceOfFunds, type Verification } from '../../domain/events.js';
 import { decideToken } from '../../domain/token/token.js';
+import { suppliedTokenIdProblem } from '../../domain/token/token-id.js';
 import type { MerchantProfile } from '../../merchants.js';
 import type { TokenBody } from '../../schemas/token.js';
-import { tokenAggregate } from '../aggregates.js';
+import { foldTokenState, readOwnStream, tokenAggregate } from '../aggregates.js';
 import { handleCommand } from '../command-handler.js';
 import type { RequestMeta } from '../context.js';
 import type { Gateway } from '../gateway.js';
 import { schemeDecision } from './scheme-token-requests.js';
 import { failureResponse, tokenResponse, type Presentation, type TokenEchoes } from './token-responses.js';
-import { resolveSource, type SourceDetails } from './token-sources.js';
+import { resolveSource, type Resolution, type SourceDetails } from './token-sources.js';
 import { checkFormats, mergeStreet } from './token-validation.js';
-import { createNew, createOrReuse, updateNamed, type TokenPlan, type WriteContext } from './token-writes.js';
+import { createNew, createOrReuse, createSupplied, updateNamed, type TokenPlan, type WriteContext, type WriteOutcome } from './token-writes.js';
 import { shredToken } from './token-shredding.js';
 
 export type AuthMethod = 'certificate' | 'basic' | null;
@@ -75,6 +76,57 @@ export async function createToken(gateway: Gateway, merchant: MerchantProfile, b
   checkFormats(body);
   const now = new Date().toISOString();
   const resolution = await resolveSource(gateway, merchant, body, now);
+  return store(gateway, merchant, body, meta, authMethod, resolution, now, (ctx, plan) => (resolution.target ? updateNamed(ctx, plan, resolution.target.token)
+    : repository.tokenManagement === 'UNIQUE_TOKEN' ? createNew(ctx, plan)
+    : createOrReuse(ctx, plan)));
+}
+
+/**
+ * Tokenize: Create or Update Token with the token id in the path (PUT .../token/{tokenid}). The
+ * reference: every repository may update its tokens with it; a MERCHANT_SUPPLIED repository also
+ * creates its tokens with it (and only with it: POST refuses). A repository that generates its ids
+ * gets a new one for the id 'generated' (as POST), and a 400 for an id it does not hold.
+ * The details come from the same sources as POST; with none naming another token, the token of
+ * the path itself is the base an update overlays (explicit data over session over token), so an
+ * update may send only what changes. The same body rules and answer as POST; an identical repeat
+ * changes nothing, appends nothing and answers the same token.
+ */
+export async function tokenize(gateway: Gateway, merchant: MerchantProfile, token: string, body: TokenBody, meta: RequestMeta, authMethod: AuthMethod = 'basic') {
+  const { repository } = merchant;
+  const supplied = repository.tokenGeneration === 'MERCHANT_SUPPLIED';
+  if (!supplied && token === 'generated') return createToken(gateway, merchant, body, meta, authMethod);
+  if (supplied) {
+    const problem = suppliedTokenIdProblem(token);
+    if (problem !== undefined) throw new InvalidRequest(problem, 'tokenid');
+  }
+  checkFormats(body);
+  const existing = foldTokenState(await readOwnStream(gateway.store, streams.token(repository.id, token)));
+  if (!supplied && existing.status !== 'VALID') {
+    throw new InvalidRequest(
+      `Value '${token}' is invalid. No such token in token repository '${repository.id}', which generates its token ids: ` +
+      'create tokens with POST .../token (or PUT .../token/generated); Tokenize creates tokens only in a repository with merchant-supplied ids',
+      'tokenid',
+    );
+  }
+  const sof = body.sourceOfFunds;
+  const overlay = existing.status === 'VALID' && sof.token === undefined && body.referenceOrderId === undefined && sof.schemeTokenProvisioningIdentifier === undefined;
+  const now = new Date().toISOString();
+  const resolution = await resolveSource(gateway, merchant, overlay ? { ...body, sourceOfFunds: { ...sof, token } } : body, now);
+  // The token itself is no origin of its own details.
+  if (resolution.origin?.sourceToken === token) {
+    const { sourceToken: _self, ...rest } = resolution.origin;
+    if (Object.keys(rest).length > 0) resolution.origin = rest;
+    else delete resolution.origin;
+  }
+  return store(gateway, merchant, body, meta, authMethod, resolution, now, (ctx, plan) => (supplied ? createSupplied(ctx, plan, token) : updateNamed(ctx, plan, token, 'tokenid')));
+}
+
+/** Verify, decide the scheme token, write (`write`: the repository's rule), answer: POST's and PUT's common course. */
+async function store(
+  gateway: Gateway, merchant: MerchantProfile, body: TokenBody, meta: RequestMeta, authMethod: AuthMethod, resolution: Resolution, now: string,
+  write: (ctx: WriteContext, plan: TokenPlan) => Promise<WriteOutcome>,
+) {
+  const { repository } = merchant;
   try {
     const { details } = resolution;
     const echoes: TokenEchoes = {
@@ -97,9 +149,7 @@ export async function createToken(gateway: Gateway, merchant: MerchantProfile, b
     if (shipping) plan.shipping = shipping;
     if (resolution.origin) plan.origin = resolution.origin;
     const ctx: WriteContext = { gateway, merchant, meta, now };
-    const outcome = resolution.target ? await updateNamed(ctx, plan, resolution.target.token)
-      : repository.tokenManagement === 'UNIQUE_TOKEN' ? await createNew(ctx, plan)
-      : await createOrReuse(ctx, plan);
+    const outcome = await write(ctx, plan);
     if (outcome.kind === 'refused') {
       const { gatewayCode, schemeToken } = outcome.refusal;
       return failureResponse(unstored(details), { gatewayCode, verificationStrategy: verification.strategy, schemeToken }, repository.id, echoes, view);
