@@ -22,6 +22,11 @@ t.test('the OpenAPI document describes both operations, their bodies and their e
   t.ok(doc.components.schemas.ErrorBody.properties.error.properties.validationType, 'the error body schema is a component');
   t.same(pay.security, [{ basicAuth: [] }]);
   t.notOk(doc.paths['/openapi.json'], 'the document does not describe itself');
+  const tokenize = doc.paths['/api/rest/version/{version}/merchant/{merchantId}/token/{tokenid}']?.put;
+  t.ok(tokenize, 'Tokenize (PUT .../token/{tokenid}) is documented');
+  t.same(tokenize.parameters.map((p: { name: string }) => p.name).sort(), ['merchantId', 'tokenid', 'version']);
+  t.same(tokenize.requestBody.content['application/json'].schema.required, ['sourceOfFunds'], 'the body of Create or Update Token');
+  t.ok(tokenize.responses['201'].content['application/json'].schema.properties.token, 'the token answer is described');
 });
 
 t.test('the reference page is served from the package, and documenting changes no body', async (t) => {

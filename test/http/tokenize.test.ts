@@ -7,6 +7,8 @@ import fc from 'fast-check';
 import t from 'tap';
 import { buildTestApp, cardBody, M1, M2, MERCHANTS, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
 import { assertSortedJson, expectInvalid, type App } from './http.fixture.js';
+import { commands, formatHistory } from '../../bin/commands.js';
+import { tokenHistory } from '../../services/queries/history.js';
 
 type M = { id: string; apiPassword: string };
 const repo = (id: string, tokenManagement: string) =>
@@ -212,6 +214,31 @@ t.test('UNIQUE_CARD with merchant-supplied ids: a card stored under one id is re
   for (const r of results.filter((r) => r.statusCode === 400)) t.match(r.json().error.explanation, `'${winner}'`, 'each refusal names the token');
   const holders = (await b.gateway.store.readAll()).filter((e) => e.type === 'TokenCreated' && (e.data as { sourceOfFunds: { card: { number: string } } }).sourceOfFunds.card.number === '222300xxxxxx0007');
   t.equal(holders.length, 1, 'one token holds the card');
+});
+
+t.test('the audit history (tokengate token) shows the token\'s life; an export imported into a new store answers the same token', async (t) => {
+  const dir = t.testdir();
+  const path = join(dir, 'gateway.db');
+  const a = await build(t, path);
+  t.equal((await tokenizeReq(a, SUPPLIED, 'hist1', cardBody(CARD, '1', '39'))).statusCode, 201);
+  t.equal((await tokenizeReq(a, SUPPLIED, 'hist1', cardBody(CARD, '6', '39'))).statusCode, 201);
+  const v3 = await a.inject({ method: 'PUT', url: payPath(SUPPLIED.id, 'hist1', '10000000088', '1'), headers: { authorization: payAuth(SUPPLIED) }, payload: { apiOperation: 'PAY', transaction: { amount: '1.00', currency: 'USD' } } });
+  t.equal(v3.statusCode, 201, v3.body);
+  const { entries, doc } = await tokenHistory(a.gateway.store, 'SUPREPO', 'hist1');
+  t.same(entries.map((e) => e.type), ['TokenCreated', 'TokenUpdated', 'PaymentRecorded']);
+  const text = formatHistory('Token hist1 (repository SUPREPO)', entries, doc);
+  t.match(text, 'TokenCreated  token-SUPREPO:hist1@0');
+  t.match(text, 'sourceOfFunds.provided.card.expiry: 0139 → 0639');
+  t.notMatch(text, CARD, 'no card number in the history');
+  const before = (await retrieve(a, SUPPLIED, 'hist1')).body;
+
+  const file = join(dir, 'events.ndjson');
+  t.equal(await commands.export!.run([], { store: `sqlite:${path}`, out: file }), 0);
+  t.equal(await commands.import!.run([file], { store: `sqlite:${join(dir, 'copy.db')}` }), 0);
+  const copy = await build(t, join(dir, 'copy.db'));
+  const after = await retrieve(copy, SUPPLIED, 'hist1');
+  t.equal(after.statusCode, 200, after.body);
+  t.equal(after.body, before, 'Retrieve Token answers the same from the imported store');
 });
 
 t.test('no card number in plaintext in any event, stream name or answer', async (t) => {
