@@ -86,6 +86,14 @@ t.test('an identical retry answers the same and appends nothing; a change update
   t.equal((await allEvents(a)).filter((e) => e.type === 'TokenCreated').length, 1, 'still one token');
 });
 
+t.test('simultaneous identical creations of one id: one TokenCreated, every answer the same', async (t) => {
+  const a = await build(t);
+  const results = await Promise.all(Array.from({ length: 6 }, () => tokenizeReq(a, SUPPLIED, 'sameId', cardBody(CARD, '1', '39'))));
+  t.same(results.map((r) => r.statusCode), [201, 201, 201, 201, 201, 201], results.map((r) => r.body).join(' | '));
+  t.equal(new Set(results.map((r) => r.body)).size, 1, 'one body');
+  t.equal((await allEvents(a)).length, 1, 'one event: TokenCreated');
+});
+
 t.test('the token pays on the version 3 path and on the order path, is deleted (its number forgotten), and its id is not used again', async (t) => {
   const a = await build(t, join(t.testdir(), 'gateway.db'));
   t.equal((await tokenizeReq(a, SUPPLIED, 'payMe7', cardBody(CARD, '1', '39'))).statusCode, 201);
