@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import t from 'tap';
 import { detectBrand, luhnValid } from '../../domain/card.js';
-import { generateToken, preserve64Token, randomToken, type RandomDigits } from '../../domain/token/token-id.js';
+import { generateToken, preserve64Token, randomToken, suppliedTokenIdProblem, type RandomDigits } from '../../domain/token/token-id.js';
 
 /** A real source of random decimal digits. */
 const realDigits: RandomDigits = (count) => {
@@ -134,4 +134,16 @@ t.test('generateToken dispatches on the strategy', async (t) => {
   const preserved = generateToken('PRESERVE_6_4', '345678901234564', realDigits);
   t.equal(preserved.length, 15);
   t.match(preserved, /^345678\d{5}4564$/);
+});
+
+t.test('a merchant-supplied token id: never a card number, never "generated"', async (t) => {
+  for (const id of ['5123450000000008', '345678901234564', '5000000000000000005', '4012000033330026']) {
+    t.match(suppliedTokenIdProblem(id), /must not be a card number/, `${id.slice(0, 4)}… refused`);
+    t.notMatch(suppliedTokenIdProblem(id) ?? '', id, 'without repeating the number');
+  }
+  t.ok(suppliedTokenIdProblem('generated'), "'generated' refused");
+  // Not card numbers: too short or too long, failing Luhn, or not only digits.
+  for (const id of ['512345000000', '51234500000000000000', '5123450000000009', 'customer42', '5123450000000008a', 'Generated']) {
+    t.equal(suppliedTokenIdProblem(id), undefined, `${id} accepted`);
+  }
 });

@@ -9,6 +9,7 @@ import { buildTestApp, cardBody, M1, M2, MERCHANTS, payAuth, payPath, tokenAuth,
 import { assertSortedJson, expectInvalid, type App } from './http.fixture.js';
 import { commands, formatHistory } from '../../bin/commands.js';
 import { tokenHistory } from '../../services/queries/history.js';
+import { ach, wallet } from './token-api.fixture.js';
 
 type M = { id: string; apiPassword: string };
 const repo = (id: string, tokenManagement: string) =>
@@ -84,6 +85,24 @@ t.test('an identical retry answers the same and appends nothing; a change update
   t.equal(otherCard.json().sourceOfFunds.provided.card.number, '450875xxxxxx1019', 'a UNIQUE_TOKEN repository lets a token change its card');
   t.equal((await retrieve(a, SUPPLIED, 'T1')).json().sourceOfFunds.provided.card.brand, 'VISA');
   t.equal((await allEvents(a)).filter((e) => e.type === 'TokenCreated').length, 1, 'still one token');
+});
+
+t.test('bank accounts and billing agreements under merchant-supplied ids; a repeat appends nothing; the type of a token stays', async (t) => {
+  const a = await build(t);
+  const achRes = await tokenizeReq(a, SUPPLIED_UNIQUE, 'bank1', { sourceOfFunds: { type: 'ACH', provided: { ach: ach() } } });
+  t.equal(achRes.statusCode, 201, achRes.body);
+  t.equal(achRes.json().sourceOfFunds.provided.ach.bankAccountNumber, 'xxxxxxxx6789', 'masked');
+  t.equal(achRes.json().response.gatewayCode, 'NO_VERIFICATION_PERFORMED');
+  const head = await a.gateway.store.headPosition();
+  t.equal((await tokenizeReq(a, SUPPLIED_UNIQUE, 'bank1', { sourceOfFunds: { type: 'ACH', provided: { ach: ach() } } })).body, achRes.body, 'the repeat answers the same');
+  t.equal(await a.gateway.store.headPosition(), head, 'and appends nothing');
+  expectInvalid(t, await tokenizeReq(a, SUPPLIED_UNIQUE, 'bank2', { sourceOfFunds: { type: 'ACH', provided: { ach: ach({ bankAccountNumber: '0001-2345-6789' }) } } }),
+    { field: 'sourceOfFunds.provided.ach.bankAccountNumber', explanation: /'bank1'/ }, 'the same account (separators aside) under another id');
+  expectInvalid(t, await tokenizeReq(a, SUPPLIED_UNIQUE, 'bank1', cardBody()), { field: 'sourceOfFunds.type' }, 'a card for a bank-account token');
+  const walletRes = await tokenizeReq(a, SUPPLIED_UNIQUE, 'agreement1', { sourceOfFunds: { type: 'WALLET', provided: { wallet: wallet() } } });
+  t.equal(walletRes.statusCode, 201, walletRes.body);
+  t.equal(walletRes.json().sourceOfFunds.provided.wallet.billingAgreement.id, 'B-7YH12345AB678901C');
+  t.notMatch(JSON.stringify((await allEvents(a)).map((e) => e.data)), '000123456789', 'the account number is sealed in the events');
 });
 
 t.test('simultaneous identical creations of one id: one TokenCreated, every answer the same', async (t) => {
