@@ -208,6 +208,12 @@ export async function createOrReuse(ctx: WriteContext, plan: TokenPlan): Promise
   throw new Busy('the account is being stored by too many requests at once');
 }
 
+/** A unique-account repository's refusal of an account another token holds (the reference: never two tokens for one account). */
+const storedElsewhere = (token: string, plan: TokenPlan) => new InvalidRequest(
+  `Value is invalid. This account is already stored against token '${token}' of the repository, which manages one token per account`,
+  ACCOUNT_FIELD[plan.details.type],
+);
+
 /**
  * The token named in sourceOfFunds.token gets the request's details. A new account identifier is
  * refused under Preserve 6.4 (the decider), and in a unique-account repository when another token
@@ -229,7 +235,7 @@ export async function updateNamed(ctx: WriteContext, plan: TokenPlan, token: str
       if (claimed && claimed.token !== token) {
         const other = foldTokenState(await readOwnStream(gateway.store, streams.token(merchant.repository.id, claimed.token)));
         if (other.status === 'VALID' && holds(gateway, other, account)) {
-          throw new InvalidRequest(`Value is invalid. This account is already stored against token '${claimed.token}' of the repository, which manages one token per account`, ACCOUNT_FIELD[plan.details.type]);
+          throw storedElsewhere(claimed.token, plan);
         }
         // Another token's reservation it no longer holds (deleted, or changed to another account):
         // replaced by a new one on the next turn (see createOrReuse).
@@ -240,11 +246,6 @@ export async function updateNamed(ctx: WriteContext, plan: TokenPlan, token: str
     return decideUpdate(ctx, state, plan, accountChanged);
   }, { meta: ctx.meta, now: ctx.now, ownStream: true, busy: 'the token is being changed by too many requests at once' });
 }
-
-const storedElsewhere = (token: string, plan: TokenPlan) => new InvalidRequest(
-  `Value is invalid. This account is already stored against token '${token}' of the repository, which manages one token per account`,
-  ACCOUNT_FIELD[plan.details.type],
-);
 
 /**
  * Tokenize (PUT .../token/{tokenid}) in a MERCHANT_SUPPLIED repository: the token `token` is

@@ -3,7 +3,8 @@
 // (token-sources.ts), verified (BASIC, or by the acquirer with transaction.currency), given a
 // scheme token where the repository asks for one (scheme-token-requests.ts), and written by the
 // repository's rules (token-writes.ts). Account numbers are sealed before they reach an event;
-// security codes are never stored. Also Delete Token.
+// security codes are never stored. Also Tokenize (the same with the token id in the path: how a
+// MERCHANT_SUPPLIED repository creates its tokens) and Delete Token.
 import { verificationSucceeded, acquirerVerification } from '../../domain/token/verification.js';
 import { maskBankAccount } from '../../domain/token/accounts.js';
 import { detectBrand, fundingMethodOf, mask64, schemeOf } from '../../domain/card.js';
