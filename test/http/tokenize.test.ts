@@ -16,7 +16,11 @@ const repo = (id: string, tokenManagement: string) =>
   ({ id, tokenGeneration: 'MERCHANT_SUPPLIED', tokenManagement, schemeTokenization: false, schemeTokenProvisioningMode: 'ASYNCHRONOUS' });
 const SUPPLIED = { id: 'TESTSUPPLIED', apiPassword: 'test-password-tokenize-0123456789ab', repository: repo('SUPREPO', 'UNIQUE_TOKEN') };
 const SUPPLIED_UNIQUE = { id: 'TESTSUPUNIQUE', apiPassword: 'test-password-tokenize-unique-012345', repository: repo('SUPUREPO', 'UNIQUE_CARD') };
-const merchants = { merchants: [...MERCHANTS.merchants, SUPPLIED, SUPPLIED_UNIQUE] };
+const SUPPLIED_SCHEME = {
+  id: 'TESTSUPSCHEME', apiPassword: 'test-password-tokenize-scheme-012345',
+  repository: { ...repo('SUPSREPO', 'UNIQUE_TOKEN'), schemeTokenization: true, schemeTokenProvisioningMode: 'SYNCHRONOUS' },
+};
+const merchants = { merchants: [...MERCHANTS.merchants, SUPPLIED, SUPPLIED_UNIQUE, SUPPLIED_SCHEME] };
 const build = (t: Parameters<typeof buildTestApp>[0], path?: string) =>
   buildTestApp(t, { merchants, ...(path ? { eventStore: { kind: 'sqlite' as const, path } } : {}) });
 
@@ -103,6 +107,22 @@ t.test('bank accounts and billing agreements under merchant-supplied ids; a repe
   t.equal(walletRes.statusCode, 201, walletRes.body);
   t.equal(walletRes.json().sourceOfFunds.provided.wallet.billingAgreement.id, 'B-7YH12345AB678901C');
   t.notMatch(JSON.stringify((await allEvents(a)).map((e) => e.data)), '000123456789', 'the account number is sealed in the events');
+});
+
+t.test('a merchant-supplied repository with scheme tokenization: the new token gets its scheme token; a repeat requests none again', async (t) => {
+  const a = await build(t);
+  const res = await tokenizeReq(a, SUPPLIED_SCHEME, 'schemed1', cardBody(CARD, '1', '39'));
+  t.equal(res.statusCode, 201, res.body);
+  t.equal(res.json().response.gatewayCode, 'SCHEME_TOKENIZATION_SUCCESSFUL');
+  t.equal(res.json().schemeToken.status, 'ACTIVE');
+  t.equal(res.json().schemeToken.provider, 'MDES');
+  t.same((await retrieve(a, SUPPLIED_SCHEME, 'schemed1')).json().schemeToken, res.json().schemeToken, 'Retrieve Token shows it');
+  const head = await a.gateway.store.headPosition();
+  const again = await tokenizeReq(a, SUPPLIED_SCHEME, 'schemed1', cardBody(CARD, '1', '39'));
+  t.equal(again.statusCode, 201, again.body);
+  t.same(again.json().schemeToken, res.json().schemeToken, 'the same scheme token');
+  t.equal(again.json().response.gatewayCode, 'BASIC_VERIFICATION_SUCCESSFUL', "no scheme tokenization in the repeat (as POST's unique-card repeats)");
+  t.equal(await a.gateway.store.headPosition(), head, 'nothing appended');
 });
 
 t.test('simultaneous identical creations of one id: one TokenCreated, every answer the same', async (t) => {
