@@ -96,12 +96,12 @@ export async function tokenize(gateway: Gateway, merchant: MerchantProfile, toke
   const { repository } = merchant;
   const supplied = repository.tokenGeneration === 'MERCHANT_SUPPLIED';
   if (!supplied && token === 'generated') return createToken(gateway, merchant, body, meta, authMethod);
-  if (supplied) {
-    const problem = suppliedTokenIdProblem(token);
-    if (problem !== undefined) throw new InvalidRequest(problem, 'tokenid');
-  }
   checkFormats(body);
   const existing = foldTokenState(await readOwnStream(gateway.store, streams.token(repository.id, token)));
+  // A new id only: a token the repository holds keeps its id (one generated before the repository
+  // became merchant-supplied may look like a card number: 16 digits passing Luhn).
+  const problem = supplied && existing.status !== 'VALID' ? suppliedTokenIdProblem(token) : undefined;
+  if (problem !== undefined) throw new InvalidRequest(problem, 'tokenid');
   if (!supplied && existing.status !== 'VALID') {
     throw new InvalidRequest(
       `Value '${token}' is invalid. No such token in token repository '${repository.id}', which generates its token ids: ` +

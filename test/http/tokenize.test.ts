@@ -235,6 +235,21 @@ t.test('in a repository that generates its ids, Tokenize updates an existing tok
   expectInvalid(t, await tokenizeReq(a, M2, preserved, cardBody(VISA)), { field: 'sourceOfFunds.provided.card.number', explanation: /Preserve 6.4/ }, 'a new number for a Preserve 6.4 token');
 });
 
+t.test('a repository turned merchant-supplied keeps its generated tokens updatable (a 16-digit id passing Luhn is refused only for a new token)', async (t) => {
+  const path = join(t.testdir(), 'gateway.db');
+  const before = await build(t, path);
+  const generated = (await before.inject({ method: 'POST', url: tokenPath(M1.id), headers: { authorization: tokenAuth(M1) }, payload: cardBody(CARD) })).json().token as string;
+  await before.close();
+  const turned = { merchants: [{ ...M1, repository: { ...M1.repository, tokenGeneration: 'MERCHANT_SUPPLIED' } }] };
+  const after = await buildTestApp(t, { merchants: turned, eventStore: { kind: 'sqlite', path } });
+  const updated = await tokenizeReq(after, M1, generated, cardBody(CARD, '4', '39'));
+  t.equal(updated.statusCode, 201, updated.body);
+  t.equal(updated.json().sourceOfFunds.provided.card.expiry, '0439');
+  const fresh = '912345678901234'; // + a Luhn digit: the shape of a generated token, not one the repository holds
+  const freshId = fresh + [...'0123456789'].find((d) => luhnOk(fresh + d))!;
+  expectInvalid(t, await tokenizeReq(after, M1, freshId, cardBody(CARD)), { field: 'tokenid', explanation: /card number/ }, 'a new id of that shape');
+});
+
 t.test('UNIQUE_CARD with merchant-supplied ids: a card stored under one id is refused under another, naming it; also from two connections at once', async (t) => {
   const path = join(t.testdir(), 'gateway.db');
   const a = await build(t, path);
