@@ -176,6 +176,19 @@ t.test('the token pays on the version 3 path and on the order path, is deleted (
   t.equal(a.gateway.readModels.hash(), live, 'rebuild equals live');
 });
 
+t.test('sourceOfFunds.token copies another token\'s card to the new id, the request\'s fields over it', async (t) => {
+  const a = await build(t);
+  t.equal((await tokenizeReq(a, SUPPLIED, 'original', cardBody(VISA, '1', '39'))).statusCode, 201);
+  const copy = await tokenizeReq(a, SUPPLIED, 'copy', { sourceOfFunds: { type: 'CARD', token: 'original', provided: { card: { expiry: { month: '7', year: '39' } } } } });
+  t.equal(copy.statusCode, 201, copy.body);
+  t.equal(copy.json().token, 'copy');
+  t.equal(copy.json().sourceOfFunds.provided.card.number, '450875xxxxxx1019');
+  t.equal(copy.json().sourceOfFunds.provided.card.expiry, '0739');
+  t.equal((await retrieve(a, SUPPLIED, 'original')).json().sourceOfFunds.provided.card.expiry, '0139', 'the original is unchanged');
+  const created = (await allEvents(a)).filter((e) => e.type === 'TokenCreated').at(-1);
+  t.same((created?.data as { origin?: unknown }).origin, { sourceToken: 'original' }, 'the origin recorded');
+});
+
 t.test('a session holding a card tokenizes, as POST does', async (t) => {
   const a = await build(t);
   const headers = { authorization: tokenAuth(SUPPLIED) };
