@@ -19,7 +19,8 @@ import pg from 'pg';
 import { StoreBusy } from '../../domain/errors.js';
 import type { KeyStore, NewKey } from '../keys/key-store.js';
 import { newDataKey } from '../keys/random.js';
-import { SyncPgClient, SyncQueryError, type Statement } from './sync-client.js';
+import { redactUrl, translatePgError } from './errors.js';
+import { SyncPgClient, type Statement } from './sync-client.js';
 
 const SCHEMA: Statement[] = [
   { text: 'BEGIN' },
@@ -37,13 +38,6 @@ export const PG_SPARE_KEYS = 64;
 /** A scrub runs this long after the first destroy it covers (destroys of one request, or of many, share it). */
 const SCRUB_DELAY_MS = 200;
 
-/** A statement failed: the server unreachable or overloaded is the port's StoreBusy (503, repeated by the client). */
-function translate(error: unknown): unknown {
-  if (!(error instanceof SyncQueryError)) return error;
-  const code = error.code ?? '';
-  if (code === '' || /^(08|53|57|40)/.test(code)) return new StoreBusy(`the key store is unavailable (${code || 'no connection'}: ${error.message})`, code || 'ECONNREFUSED', { cause: error });
-  return error;
-}
 
 export class PostgresKeyStore implements KeyStore {
   private readonly client: SyncPgClient;
@@ -57,7 +51,7 @@ export class PostgresKeyStore implements KeyStore {
   constructor(private readonly url: string) {
     this.client = new SyncPgClient(url);
     try {
-      this.client.run(...SCHEMA);
+      this.run(...SCHEMA);
     } catch (error) {
       void this.client.close();
       throw error;
@@ -68,7 +62,9 @@ export class PostgresKeyStore implements KeyStore {
     try {
       return this.client.run<Row>(...statements);
     } catch (error) {
-      throw translate(error);
+      // The server unreachable: 503 (StoreUnreachable); a lock or statement timeout: StoreBusy; a
+      // full disk: a StorageFault (the gateway SHUTDOWN while it lasts, guarded.ts).
+      throw translatePgError(error, redactUrl(this.url), 'the key store');
     }
   }
 

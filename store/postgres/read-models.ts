@@ -11,6 +11,7 @@ import pg from 'pg';
 import { createHash } from 'node:crypto';
 import type { EventStore, RecordedEvent, Subscription } from '../event-store.js';
 import type { Projection } from '../../projections/projection.js';
+import { redactUrl, translatePgError } from './errors.js';
 import { PAGE, type ReadModelsPort, type RebuildOptions, type RebuildResult } from '../../projections/read-models.js';
 
 const SCHEMA = `
@@ -37,10 +38,16 @@ export class PostgresReadModels implements ReadModelsPort {
   private again = false;
   private subscription: Subscription | undefined;
   private readonly page: number;
+  private readonly target: string;
 
   constructor(url: string, private readonly store: EventStore, private readonly projections: readonly Projection[], options: { page?: number } = {}) {
     this.page = options.page ?? PAGE;
-    this.pool = new pg.Pool({ connectionString: url, max: 4, application_name: 'tokengate-read-models' });
+    this.target = redactUrl(url);
+    this.pool = new pg.Pool({
+      connectionString: url, max: 4, application_name: 'tokengate-read-models', connectionTimeoutMillis: 5_000, keepAlive: true,
+      // A stopped process must not hold the checkpoint rows, nor a statement wait forever.
+      options: '-c statement_timeout=15000 -c lock_timeout=10000 -c idle_in_transaction_session_timeout=10000',
+    });
     // An idle connection the server ended: the pool drops it (the next query opens another).
     this.pool.on('error', () => undefined);
   }
@@ -58,7 +65,12 @@ export class PostgresReadModels implements ReadModelsPort {
   }
 
   private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>, relaxed = false): Promise<T> {
-    const client = await this.pool.connect();
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw translatePgError(error, this.target, 'the read models');
+    }
     try {
       // Derived data, checkpointed with its documents: no wait for the WAL's flush (a server crash
       // loses at most a catch-up, redone from the events). Visible to others at commit all the same.
@@ -68,7 +80,7 @@ export class PostgresReadModels implements ReadModelsPort {
       return result;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
+      throw translatePgError(error, this.target, 'the read models');
     } finally {
       client.release();
     }
@@ -149,29 +161,34 @@ export class PostgresReadModels implements ReadModelsPort {
     return digest.digest('hex');
   }
 
-  async checkpoint(name: string): Promise<bigint> {
+  private async query<R extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<R[]> {
     await this.schema();
-    const { rows } = await this.pool.query<{ position: string }>('SELECT position FROM read_model_checkpoints WHERE name = $1', [name]);
+    try {
+      return (await this.pool.query<R>(text, values)).rows;
+    } catch (error) {
+      throw translatePgError(error, this.target, 'the read models');
+    }
+  }
+
+  async checkpoint(name: string): Promise<bigint> {
+    const rows = await this.query<{ position: string }>('SELECT position FROM read_model_checkpoints WHERE name = $1', [name]);
     const position = BigInt(rows[0]?.position ?? 0);
     this.known.set(name, position);
     return position;
   }
 
   async get<Doc>(projection: string, key: string): Promise<Doc | undefined> {
-    await this.schema();
-    const { rows } = await this.pool.query<{ doc: string }>('SELECT doc FROM read_models WHERE projection = $1 AND key = $2', [projection, key]);
+    const rows = await this.query<{ doc: string }>('SELECT doc FROM read_models WHERE projection = $1 AND key = $2', [projection, key]);
     return rows[0] ? (JSON.parse(rows[0].doc) as Doc) : undefined;
   }
 
   async all(projection: string): Promise<Row[]> {
-    await this.schema();
-    return (await this.pool.query<Row>('SELECT key, doc FROM read_models WHERE projection = $1 ORDER BY key', [projection])).rows;
+    return this.query<Row>('SELECT key, doc FROM read_models WHERE projection = $1 ORDER BY key', [projection]);
   }
 
   async withPrefix(projection: string, prefix: string): Promise<Row[]> {
-    await this.schema();
-    return (await this.pool.query<Row>('SELECT key, doc FROM read_models WHERE projection = $1 AND key >= $2 AND key < $3 ORDER BY key',
-      [projection, prefix, `${prefix}\u{10FFFF}`])).rows;
+    return this.query<Row>('SELECT key, doc FROM read_models WHERE projection = $1 AND key >= $2 AND key < $3 ORDER BY key',
+      [projection, prefix, `${prefix}\u{10FFFF}`]);
   }
 
   /** The lowest checkpoint this instance knows (read once; then what it wrote or read last). */

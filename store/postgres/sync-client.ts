@@ -20,7 +20,9 @@ const port = workerData.port;
 let client;
 async function connect() {
   if (client) return client;
-  const c = new Client({ connectionString: workerData.url, application_name: 'tokengate-keys' });
+  const c = new Client({ connectionString: workerData.url, application_name: 'tokengate-keys', connectionTimeoutMillis: 5000, keepAlive: true,
+    // A key statement waits at most this long for a lock (the scrub's rewrite), or runs at most this long.
+    options: '-c lock_timeout=10000 -c statement_timeout=12000 -c idle_in_transaction_session_timeout=10000' });
   c.on('error', () => { if (client === c) client = undefined; });
   await c.connect();
   client = c;
