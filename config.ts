@@ -8,7 +8,9 @@ import { fileURLToPath } from 'node:url';
 export type EventStoreConfig =
   | { kind: 'sqlite'; path: string; durability?: 'group' | 'commit' }
   | { kind: 'memory' }
-  | { kind: 'kurrentdb'; url: string };
+  | { kind: 'kurrentdb'; url: string }
+  /** postgres:// or postgresql:// (user, password, host, port, database; libpq's query parameters). */
+  | { kind: 'postgres'; url: string };
 
 /** What the composition root (root.ts) opens the gateway with, beside the event store. */
 export interface GatewaySettings {
@@ -107,7 +109,34 @@ export function parseEventStore(value: string): EventStoreConfig {
     return { kind: 'sqlite', path };
   }
   if (value.startsWith('kurrentdb://') || value.startsWith('esdb://')) return { kind: 'kurrentdb', url: value };
-  throw new ConfigError(`EVENT_STORE '${value}' is not one of sqlite:<path>, memory:, kurrentdb://host:port`);
+  if (value.startsWith('postgres://') || value.startsWith('postgresql://')) return { kind: 'postgres', url: checkPostgresUrl(value) };
+  throw new ConfigError(`EVENT_STORE '${withoutCredentials(value)}' is not one of sqlite:<path>, memory:, kurrentdb://host:port, postgres://user:password@host:port/database`);
+}
+
+/** A URL-like value with `user:password@` cut out (a message must never show a password). */
+const withoutCredentials = (value: string): string => value.replace(/\/\/[^/?#]*@/, '//…@');
+
+/** The URL as given, once it is one `pg` can use; else a one-line ConfigError that never shows the password. */
+function checkPostgresUrl(value: string): string {
+  const problem = (what: string) =>
+    new ConfigError(`EVENT_STORE ${withoutCredentials(value)} is not a usable PostgreSQL URL (${what}): postgres://user:password@host:port/database`);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw problem('it cannot be parsed; percent-encode special characters of the user and password');
+  }
+  try {
+    decodeURIComponent(url.username);
+    decodeURIComponent(url.password);
+    decodeURIComponent(url.pathname);
+  } catch {
+    throw problem('a bad percent-encoding');
+  }
+  // A unix socket is named by ?host=/path (libpq's form) when the URL has no host.
+  if (url.hostname === '' && !url.searchParams.get('host')) throw problem('no host');
+  if (url.pathname.slice(1).includes('/')) throw problem('the database name contains a slash');
+  return value;
 }
 
 /** SQLITE_DURABILITY: `group` (default; one fdatasync off the event loop for every commit before it) or `commit` (an fsync in each commit). */

@@ -10,6 +10,8 @@ import type { EventStore } from './store/event-store.js';
 import { MemoryEventStore } from './store/memory.js';
 import { SqliteEventStore, openDatabase } from './store/sqlite.js';
 import { KurrentDbEventStore } from './store/kurrentdb.js';
+import { PostgresEventStore } from './store/postgres/event-store.js';
+import { redactUrl } from './store/postgres/errors.js';
 import { Sealer } from './store/sealing.js';
 import { MemoryKeyStore, type KeyStore } from './store/keys/key-store.js';
 import { SqliteKeyStore } from './store/keys/sqlite-key-store.js';
@@ -48,7 +50,7 @@ export interface Opened {
   close(): Promise<void>;
 }
 
-/** The store as named in a message: no credentials of a kurrentdb:// URL. */
+/** The store as named in a message: no credentials of a kurrentdb:// or postgres:// URL. */
 function storeName(config: EventStoreConfig): string {
   switch (config.kind) {
     case 'sqlite': return `sqlite:${config.path}`;
@@ -63,6 +65,7 @@ function storeName(config: EventStoreConfig): string {
         return 'kurrentdb';
       }
     }
+    case 'postgres': return redactUrl(config.url);
   }
 }
 
@@ -117,6 +120,13 @@ function openStoresOf(config: EventStoreConfig, files: Files): Opened {
       } catch (error) {
         throw new ConfigError(`EVENT_STORE: ${(error as Error).message}`);
       }
+      for (const file of [files.readModelsFile, files.keysFile]) mkdirSync(dirname(file), { recursive: true });
+      return withOwnReadModels(store, new SqliteKeyStore(files.keysFile), files.readModelsFile);
+    }
+    case 'postgres': {
+      // Events in PostgreSQL (connects on first use, creating or upgrading its tables). For now
+      // the read models and the keys are local files as on KurrentDB (READ_MODELS_FILE, KEYS_FILE).
+      const store = new PostgresEventStore(config.url);
       for (const file of [files.readModelsFile, files.keysFile]) mkdirSync(dirname(file), { recursive: true });
       return withOwnReadModels(store, new SqliteKeyStore(files.keysFile), files.readModelsFile);
     }

@@ -6,10 +6,39 @@
 import t, { type Test } from 'tap';
 import pg from 'pg';
 import { StoreUnreachable } from '../../domain/errors.js';
+import { ConfigError, loadConfig, parseEventStore } from '../../config.js';
+import { openGateway } from '../../root.js';
+import { parseMerchants } from '../../merchants.js';
+import { MERCHANTS } from '../helpers/app.js';
 import type { RecordedEvent } from '../../store/event-store.js';
 import { PostgresEventStore } from '../../store/postgres/event-store.js';
 import { eventStoreContract, events, expectWrongRevision, sleep, waitFor } from './contract.js';
 import { postgresForFile } from '../helpers/postgres.js';
+
+t.test('EVENT_STORE=postgres:// and postgresql:// select PostgreSQL; a bad URL is one ConfigError line without the password', async (t) => {
+  t.same(parseEventStore('postgres://gw:pw@db.example:5432/tokengate'), { kind: 'postgres', url: 'postgres://gw:pw@db.example:5432/tokengate' });
+  t.same(parseEventStore('postgresql://gw@localhost/tg?sslmode=disable'), { kind: 'postgres', url: 'postgresql://gw@localhost/tg?sslmode=disable' });
+  t.same(parseEventStore('postgres:///tg?host=/var/run/postgresql'), { kind: 'postgres', url: 'postgres:///tg?host=/var/run/postgresql' }, 'a unix socket');
+  t.same(loadConfig({ EVENT_STORE: 'postgres://gw:pw@127.0.0.1:5432/tg' }).eventStore, { kind: 'postgres', url: 'postgres://gw:pw@127.0.0.1:5432/tg' });
+  for (const bad of ['postgres://gw:hunter2-secret@db:notaport/tg', 'postgres://gw:hunter2-secret@/tg', 'postgres://gw:hunter2%zz-secret@db/tg', 'postgres://gw:hunter2-secret@db/a/b', 'postgress://gw:hunter2-secret@db/tg']) {
+    const error = (() => { try { parseEventStore(bad); return undefined; } catch (e) { return e; } })();
+    t.type(error, ConfigError, bad.replace('hunter2-secret', '…'));
+    t.match((error as Error).message, /^EVENT_STORE /, 'names the variable');
+    t.notMatch((error as Error).message, /hunter2/, 'never shows the password');
+    t.notMatch((error as Error).message, /\n/, 'one line');
+  }
+});
+
+t.test('a gateway on an unreachable PostgreSQL does not start: one line naming the server without its password', async (t) => {
+  const dir = t.testdir();
+  const merchants = parseMerchants(MERCHANTS, 'test merchants');
+  const error = await openGateway({ kind: 'postgres', url: 'postgres://gw:hunter2-secret@127.0.0.1:1/tg' }, merchants, {
+    readModelsFile: `${dir}/read-models.db`, keysFile: `${dir}/keys.db`, unknownResolutionDelayMs: 5000, schemeTokenDelayMs: 2000, sessionLifetimeMs: 900_000,
+  }).then(() => undefined, (e: unknown) => e);
+  t.ok(error instanceof Error, 'refused');
+  t.match((error as Error).message, /the event store postgres:\/\/127\.0\.0\.1:1\/tg cannot be opened/);
+  t.notMatch((error as Error).message, /hunter2/);
+});
 
 const server = postgresForFile(t);
 
