@@ -43,7 +43,8 @@ export class PostgresKeyStore implements KeyStore {
   private readonly client: SyncPgClient;
   private spare: NewKey[] = [];
   private scrubTimer: NodeJS.Timeout | undefined;
-  private scrubbing: Promise<void> | undefined;
+  private scrubbing: Promise<boolean> | undefined;
+  private scrubRetries = 0;
   private scrubAgain = false;
   private warned = new Set<string>();
   private closed = false;
@@ -136,14 +137,14 @@ export class PostgresKeyStore implements KeyStore {
     });
   }
 
-  private scheduleScrub(): void {
+  private scheduleScrub(delayMs = SCRUB_DELAY_MS): void {
     if (this.closed) return;
     if (this.scrubbing) { this.scrubAgain = true; return; }
     if (this.scrubTimer) return;
     this.scrubTimer = setTimeout(() => {
       this.scrubTimer = undefined;
       this.scrub().catch((error: unknown) => this.warnOnce('scrub', `the key store could not scrub destroyed keys: ${String((error as Error).message ?? error)}`));
-    }, SCRUB_DELAY_MS);
+    }, delayMs);
     this.scrubTimer.unref();
   }
 
@@ -152,27 +153,38 @@ export class PostgresKeyStore implements KeyStore {
    * rewritten (VACUUM FULL), then a new WAL segment and a CHECKPOINT, so the segments that held
    * them are removed. On its own connection, asynchronously: the process serves meanwhile (a key
    * statement waits for the rewrite's lock, milliseconds for a table of thousands of keys).
-   * Resolves once done; the switch and the CHECKPOINT need a superuser or the pg_checkpoint role
-   * and pg_switch_wal's grant: without them, one warning, and the WAL keeps the keys until the
-   * server's own checkpoints recycle it.
+   * Resolves to true when the rewrite left no destroyed row behind. False when a transaction
+   * still open somewhere (any instance, any client of the database) could see them: VACUUM FULL
+   * then copies them into the new file, so the scrub runs again a second later (for up to a
+   * minute), as the SQLite key store retries its WAL truncation while a reader holds it.
+   * The switch and the CHECKPOINT need a superuser, or the pg_checkpoint role and pg_switch_wal's
+   * grant: without them, one warning, and the WAL keeps the keys until the server retires it.
    */
-  scrub(): Promise<void> {
+  scrub(): Promise<boolean> {
     clearTimeout(this.scrubTimer);
     this.scrubTimer = undefined;
     if (this.scrubbing) { this.scrubAgain = true; return this.scrubbing; }
     this.scrubbing = (async () => {
-      const client = new pg.Client({ connectionString: this.url, application_name: 'tokengate-keys-scrub' });
+      const client = new pg.Client({ connectionString: this.url, application_name: 'tokengate-keys-scrub', connectionTimeoutMillis: 5_000 });
       client.on('error', () => undefined);
+      // VACUUM VERBOSE tells how many dead rows it had to keep (its DETAIL, in English with lc_messages C).
+      let kept = 0;
+      client.on('notice', (notice) => {
+        const match = /(\d+) dead row versions cannot be removed yet/.exec(notice.detail ?? notice.message ?? '');
+        if (match) kept += Number(match[1]);
+      });
       await client.connect();
       try {
+        await client.query("SET lc_messages = 'C'").catch(() => undefined); // a superuser's setting: else the server's language
         do {
           this.scrubAgain = false;
-          await client.query('VACUUM FULL card_keys, account_reservations');
+          kept = 0;
+          await client.query('VACUUM (FULL, VERBOSE) card_keys, account_reservations');
           try {
             await client.query('SELECT pg_switch_wal()');
             await client.query('CHECKPOINT');
           } catch (error) {
-            this.warnOnce('wal', `the key store cannot switch the WAL and checkpoint (${String((error as Error).message)}): destroyed keys stay in the WAL until the server recycles it`);
+            this.warnOnce('wal', `the key store cannot switch the WAL and checkpoint (${String((error as Error).message)}): destroyed keys stay in the WAL until the server retires it`);
           }
         } while (this.scrubAgain);
         const recycle = (await client.query<{ wal_recycle: string }>('SHOW wal_recycle')).rows[0]?.wal_recycle;
@@ -181,6 +193,10 @@ export class PostgresKeyStore implements KeyStore {
         await client.end().catch(() => undefined);
         this.scrubbing = undefined;
       }
+      if (kept === 0) { this.scrubRetries = 0; return true; }
+      if (++this.scrubRetries <= 60) this.scheduleScrub(1000);
+      else { this.scrubRetries = 0; this.warnOnce('kept', 'the key store could not scrub destroyed keys for a minute: a transaction kept open on the database still sees them'); }
+      return false;
     })();
     return this.scrubbing;
   }
@@ -203,7 +219,10 @@ export class PostgresKeyStore implements KeyStore {
     this.spare = [];
     try {
       if (unused.length > 0) this.client.run({ text: 'DELETE FROM card_keys WHERE key_id = ANY($1::text[])', values: [unused] });
-      if (due) await this.scrub().catch((error: unknown) => this.warnOnce('scrub', `the key store could not scrub destroyed keys: ${String((error as Error).message ?? error)}`));
+      if (due) {
+        const done = await this.scrub().catch((error: unknown) => { this.warnOnce('scrub', `the key store could not scrub destroyed keys: ${String((error as Error).message ?? error)}`); return true; });
+        if (!done) this.warnOnce('kept', 'the key store closed before it could scrub destroyed keys (a transaction kept open on the database still sees them): they go with the next scrub, after the next key destroyed');
+      }
     } finally {
       await this.client.close();
     }

@@ -61,10 +61,19 @@ if (server) {
     await superuser(url, 'CHECKPOINT');
     t.ok(filesHolding(dataDir, key).length > 0, 'before destroy the key is in the data directory');
 
+    // A transaction open elsewhere whose snapshot predates the destroy (it could still read the
+    // row): the rewrite must keep the row (the scrub says so), and drops it once that one ends.
+    const reader = new pg.Client({ connectionString: url });
+    await reader.connect();
+    await reader.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+    await reader.query('SELECT 1 FROM pg_class LIMIT 1');
     sealer.destroyKey(keyId);
     t.equal(sealer.open(sealed), undefined, 'destroyed: this instance cannot open it');
     t.equal(new Sealer(other).open(sealed), undefined, 'nor the other');
-    await keys.scrub();
+    t.equal(await keys.scrub(), false, 'not done while an older snapshot may read the key');
+    await reader.query('COMMIT');
+    await reader.end();
+    t.equal(await keys.scrub(), true, 'done once it ended');
     t.same(filesHolding(dataDir, key), [], 'after the scrub no file holds the key (tables, indexes, WAL)');
     t.ok(keys.get(keys.newKey().keyId), 'keys still work after the scrub');
     t.same(other.get(kept.keyId), kept.key, 'a key not destroyed is kept');
