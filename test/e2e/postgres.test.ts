@@ -1,0 +1,67 @@
+// End to end on PostgreSQL: the real server process (dist/server.js) with
+// EVENT_STORE=postgres://… on a throwaway server (test/helpers/postgres.ts). A token created and
+// paid with, the process stopped and started again: the token retrieved, the payment answered
+// byte for byte. Two processes on one database: postgres-two-processes.test.ts.
+import { join } from 'node:path';
+import t from 'tap';
+import { cardBody, M1, MERCHANTS, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
+import { call, startServer } from '../helpers/server.js';
+import { postgresForFile } from '../helpers/postgres.js';
+import { PostgresEventStore } from '../../store/postgres/event-store.js';
+import { streams } from '../../domain/events.js';
+
+const server = postgresForFile(t);
+
+if (server) {
+  const envFor = (dir: string, url: string, instance: string) => ({
+    EVENT_STORE: url,
+    MERCHANTS_FILE: join(dir, 'merchants.json'),
+    // Used only while the read models and keys are not in PostgreSQL: one read-model file per
+    // instance, one key file for all.
+    READ_MODELS_FILE: join(dir, `read-models-${instance}.db`),
+    KEYS_FILE: join(dir, 'keys.db'),
+  });
+  /** The event types of a stream, read from the database with the adapter. */
+  const typesOf = async (url: string, ...streamNames: string[]) => {
+    const store = new PostgresEventStore(url);
+    try {
+      return await Promise.all(streamNames.map(async (stream) => (await store.readStream(stream)).map((e) => e.type)));
+    } finally {
+      await store.close();
+    }
+  };
+
+  t.test('a gateway on PostgreSQL serves, and a restart loses nothing', async (t) => {
+    const dir = t.testdir({ 'merchants.json': JSON.stringify(MERCHANTS) });
+    const url = await server.get().createDatabase('e2e_restart');
+    const env = envFor(dir, url, 'a');
+
+    const first = await startServer(env);
+    t.teardown(() => first.stop('SIGKILL'));
+    const created = await call(first.url, 'POST', tokenPath(M1.id), tokenAuth(M1), cardBody('5123450000000008', '1', '39'));
+    t.equal(created.status, 201, created.text);
+    const token = created.json().token as string;
+    const payBody = { apiOperation: 'PAY', transaction: { amount: '25.00', currency: 'USD' }, order: { reference: 'cart-1' } };
+    const paid = await call(first.url, 'PUT', payPath(M1.id, token, '10000000001', 'txn-1'), payAuth(M1), payBody);
+    t.equal(paid.status, 201, paid.text);
+    t.equal(paid.json().result, 'SUCCESS');
+    const health = await call(first.url, 'GET', '/api/rest/version/100/information', '');
+    t.equal(health.json().status, 'OPERATING', health.text);
+    t.equal(await first.stop(), 0, 'exits cleanly on SIGTERM');
+    t.notMatch(first.logs(), '5123450000000008', 'the card number never reaches the logs');
+    t.notMatch(first.logs(), server.get().password, "the database's password never reaches the logs");
+    t.same(await typesOf(url, streams.order(M1.id, '10000000001')), [['PaymentRecorded']], 'the payment is in PostgreSQL');
+
+    const second = await startServer(env);
+    t.teardown(() => second.stop('SIGKILL'));
+    const retrieved = await call(second.url, 'GET', `${tokenPath(M1.id)}/${token}`, tokenAuth(M1));
+    t.equal(retrieved.status, 200, retrieved.text);
+    t.equal(retrieved.json().token, token, 'the token is retrieved after the restart');
+    t.equal(retrieved.json().sourceOfFunds.provided.card.number, '512345xxxxxx0008', 'its card, masked');
+    const repeat = await call(second.url, 'PUT', payPath(M1.id, token, '10000000001', 'txn-1'), payAuth(M1), payBody);
+    t.equal(repeat.text, paid.text, 'the recorded payment answers byte for byte after the restart');
+    const again = await call(second.url, 'PUT', payPath(M1.id, token, '10000000002', 'txn-1'), payAuth(M1), payBody);
+    t.equal(again.json().response.gatewayCode, 'APPROVED', 'the token still pays');
+    t.equal(await second.stop(), 0);
+  });
+}
