@@ -12,11 +12,13 @@ import { SqliteEventStore, openDatabase } from './store/sqlite.js';
 import { KurrentDbEventStore } from './store/kurrentdb.js';
 import { PostgresEventStore } from './store/postgres/event-store.js';
 import { redactUrl } from './store/postgres/errors.js';
+import { PostgresKeyStore } from './store/postgres/key-store.js';
+import { PostgresReadModels } from './store/postgres/read-models.js';
 import { Sealer } from './store/sealing.js';
 import { MemoryKeyStore, type KeyStore } from './store/keys/key-store.js';
 import { SqliteKeyStore } from './store/keys/sqlite-key-store.js';
 import { guardKeys } from './store/keys/guarded.js';
-import { ReadModels } from './projections/read-models.js';
+import { ReadModels, type ReadModelsPort } from './projections/read-models.js';
 import type { Projection } from './projections/projection.js';
 import { tokensProjection } from './projections/tokens.js';
 import { ordersProjection } from './projections/orders.js';
@@ -40,7 +42,7 @@ export interface Opened {
   readonly store: EventStore;
   /** The key store, its writes' storage faults noted (keyFault). */
   readonly keys: KeyStore;
-  readonly readModels: ReadModels;
+  readonly readModels: ReadModelsPort;
   /** See Gateway.streamIsCold. */
   readonly streamIsCold: ((stream: string) => boolean) | undefined;
   /** From now on the read models commit with the events, where they share the store's connection (after start()). */
@@ -124,11 +126,25 @@ function openStoresOf(config: EventStoreConfig, files: Files): Opened {
       return withOwnReadModels(store, new SqliteKeyStore(files.keysFile), files.readModelsFile);
     }
     case 'postgres': {
-      // Events in PostgreSQL (connects on first use, creating or upgrading its tables). For now
-      // the read models and the keys are local files as on KurrentDB (READ_MODELS_FILE, KEYS_FILE).
+      // Everything in the one database, shared by every instance on it, no local file: the events
+      // (connects on first use, creating or upgrading its tables), the keys (their own tables; the
+      // key store connects now), the read models and their checkpoints (docs/stores.md).
       const store = new PostgresEventStore(config.url);
-      for (const file of [files.readModelsFile, files.keysFile]) mkdirSync(dirname(file), { recursive: true });
-      return withOwnReadModels(store, new SqliteKeyStore(files.keysFile), files.readModelsFile);
+      let keys: PostgresKeyStore;
+      try {
+        keys = new PostgresKeyStore(config.url);
+      } catch (error) {
+        void store.close().catch(() => undefined);
+        throw error;
+      }
+      const guarded = guardKeys(keys);
+      const readModels = new PostgresReadModels(config.url, store, PROJECTIONS);
+      return {
+        store, keys: guarded.keys, readModels, keyFault: guarded.fault,
+        streamIsCold: undefined,
+        projectInline: () => undefined,
+        close: () => closeAll(() => readModels.close(), () => store.close(), () => guarded.keys.close()),
+      };
     }
   }
 }
