@@ -18,6 +18,11 @@ export interface GatewaySettings {
   readModelsFile: string;
   /** KEYS_FILE: a KurrentDB gateway's key store, shared by every instance on that store (default ./data/keys.db). */
   keysFile: string;
+  /**
+   * KEYS_STORE: a KurrentDB gateway's key store in PostgreSQL instead (postgres://…), shared by
+   * instances on several machines with no shared file (docs/stores.md).
+   */
+  keysStore?: string | undefined;
   /** UNKNOWN_RESOLUTION_DELAY_MS: when an UNKNOWN payment is resolved (default 5 s). */
   unknownResolutionDelayMs: number;
   /** SCHEME_TOKEN_DELAY_MS: when a scheme token is finished after the request (default 2 s). */
@@ -117,9 +122,9 @@ export function parseEventStore(value: string): EventStoreConfig {
 const withoutCredentials = (value: string): string => value.replace(/\/\/[^/?#]*@/, '//…@');
 
 /** The URL as given, once it is one `pg` can use; else a one-line ConfigError that never shows the password. */
-function checkPostgresUrl(value: string): string {
+function checkPostgresUrl(value: string, variable = 'EVENT_STORE'): string {
   const problem = (what: string) =>
-    new ConfigError(`EVENT_STORE ${withoutCredentials(value)} is not a usable PostgreSQL URL (${what}): postgres://user:password@host:port/database`);
+    new ConfigError(`${variable} ${withoutCredentials(value)} is not a usable PostgreSQL URL (${what}): postgres://user:password@host:port/database`);
   let url: URL;
   try {
     url = new URL(value);
@@ -155,10 +160,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const adminProblem = adminPassword === undefined ? undefined : adminPasswordProblem(adminPassword);
   if (adminProblem) throw new ConfigError(adminProblem);
   const settings = loadGatewaySettings(env);
+  const eventStore = loadEventStore(env);
+  // Elsewhere the keys have their place already (the SQLite file's .keys, the PostgreSQL database):
+  // a KEYS_STORE there would be silently ignored, while its operator believes the keys are in it.
+  if (settings.keysStore !== undefined && eventStore.kind !== 'kurrentdb') {
+    throw new ConfigError(`KEYS_STORE applies to a kurrentdb:// EVENT_STORE only (the ${eventStore.kind} store keeps its keys itself): unset it`);
+  }
   return {
     host: env.HOST ?? '127.0.0.1',
     port,
-    eventStore: loadEventStore(env),
+    eventStore,
     merchantsFile: env.MERCHANTS_FILE ?? DEMO_MERCHANTS_FILE,
     logLevel,
     adminPassword,
@@ -184,8 +195,18 @@ export function loadGatewaySettings(env: NodeJS.ProcessEnv = process.env): Gatew
 }
 
 /** READ_MODELS_FILE and KEYS_FILE (what the stores open beside the event store, on KurrentDB). */
-export function loadStoreFiles(env: NodeJS.ProcessEnv = process.env): Pick<GatewaySettings, 'readModelsFile' | 'keysFile'> {
-  return { readModelsFile: env.READ_MODELS_FILE ?? './data/read-models.db', keysFile: env.KEYS_FILE ?? './data/keys.db' };
+export function loadStoreFiles(env: NodeJS.ProcessEnv = process.env): Pick<GatewaySettings, 'readModelsFile' | 'keysFile' | 'keysStore'> {
+  return { readModelsFile: env.READ_MODELS_FILE ?? './data/read-models.db', keysFile: env.KEYS_FILE ?? './data/keys.db', keysStore: loadKeysStore(env) };
+}
+
+/** KEYS_STORE: unset, or a postgres:// (postgresql://) URL. */
+function loadKeysStore(env: NodeJS.ProcessEnv): string | undefined {
+  const value = env.KEYS_STORE;
+  if (value === undefined || value === '') return undefined;
+  if (!value.startsWith('postgres://') && !value.startsWith('postgresql://')) {
+    throw new ConfigError(`KEYS_STORE '${withoutCredentials(value)}' is not a postgres://user:password@host:port/database URL`);
+  }
+  return checkPostgresUrl(value, 'KEYS_STORE');
 }
 
 /** EVENT_STORE (or `spec`, the CLI's --store) with SQLITE_DURABILITY. */

@@ -71,7 +71,7 @@ function storeName(config: EventStoreConfig): string {
   }
 }
 
-type Files = Pick<GatewaySettings, 'readModelsFile' | 'keysFile'>;
+type Files = Pick<GatewaySettings, 'readModelsFile' | 'keysFile' | 'keysStore'>;
 
 /** Open the stores; a store that cannot be opened is one StoreUnavailable line (ConfigError as it is). */
 export function openStores(config: EventStoreConfig, files: Files = loadStoreFiles()): Opened {
@@ -122,8 +122,11 @@ function openStoresOf(config: EventStoreConfig, files: Files): Opened {
       } catch (error) {
         throw new ConfigError(`EVENT_STORE: ${(error as Error).message}`);
       }
-      for (const file of [files.readModelsFile, files.keysFile]) mkdirSync(dirname(file), { recursive: true });
-      return withOwnReadModels(store, new SqliteKeyStore(files.keysFile), files.readModelsFile);
+      // KEYS_STORE: the keys in PostgreSQL (store/postgres/key-store.ts), shared by instances on
+      // several machines without a shared file; else KEYS_FILE.
+      for (const file of files.keysStore === undefined ? [files.readModelsFile, files.keysFile] : [files.readModelsFile]) mkdirSync(dirname(file), { recursive: true });
+      const keys = files.keysStore === undefined ? new SqliteKeyStore(files.keysFile) : new PostgresKeyStore(files.keysStore);
+      return withOwnReadModels(store, keys, files.readModelsFile);
     }
     case 'postgres': {
       // Everything in the one database, shared by every instance on it, no local file: the events
