@@ -48,6 +48,8 @@ export interface RunningPostgres {
   createDatabase(name: string): Promise<string>;
   /** The server's log so far (for failure messages). */
   log(): string;
+  /** Stops the server (fast: clients disconnected), runs `whileDown`, starts it again on the same port. */
+  restart(whileDown?: () => Promise<void>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -95,12 +97,13 @@ export async function startPostgres(): Promise<RunningPostgres> {
     run(join(bin, 'initdb'), ['-D', data, '-U', PG_USER, `--pwfile=${pwfile}`, '--auth-local=trust', '--auth-host=scram-sha-256', '-E', 'UTF8', '--locale=C', '--no-instructions', '--no-sync']);
     rmSync(pwfile);
     let port = 0;
+    const optionsFor = (port: number) => [
+      `-p ${port}`, `-k ${dir}`, "-c listen_addresses=127.0.0.1", '-c fsync=on', '-c synchronous_commit=on',
+      '-c max_connections=200', '-c shared_buffers=32MB', "-c log_min_messages=warning",
+    ].join(' ');
     for (let attempt = 1; ; attempt++) {
       port = await freePort();
-      const options = [
-        `-p ${port}`, `-k ${dir}`, "-c listen_addresses=127.0.0.1", '-c fsync=on', '-c synchronous_commit=on',
-        '-c max_connections=200', '-c shared_buffers=32MB', "-c log_min_messages=warning",
-      ].join(' ');
+      const options = optionsFor(port);
       try {
         run(join(bin, 'pg_ctl'), ['start', '-w', '-t', '30', '-D', data, '-l', logFile, '-o', options]);
         break;
@@ -133,6 +136,14 @@ export async function startPostgres(): Promise<RunningPostgres> {
         return `postgres://${PG_USER}:${password}@127.0.0.1:${port}/${db}`;
       },
       log: () => (existsSync(logFile) ? readFileSync(logFile, 'utf8') : ''),
+      async restart(whileDown) {
+        run(join(bin, 'pg_ctl'), ['stop', '-w', '-m', 'fast', '-D', data]);
+        try {
+          await whileDown?.();
+        } finally {
+          run(join(bin, 'pg_ctl'), ['start', '-w', '-t', '30', '-D', data, '-l', logFile, '-o', optionsFor(port)]);
+        }
+      },
       async stop() {
         // Immediate: its data is thrown away, so no shutdown checkpoint (seconds of fsync).
         stopSync(server, 'immediate');

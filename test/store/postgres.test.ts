@@ -5,7 +5,7 @@
 // and errors that never show the URL's password.
 import t, { type Test } from 'tap';
 import pg from 'pg';
-import { StoreUnreachable } from '../../domain/errors.js';
+import { StorageFault, StoreUnreachable } from '../../domain/errors.js';
 import { ConfigError, loadConfig, parseEventStore } from '../../config.js';
 import { openGateway } from '../../root.js';
 import { parseMerchants } from '../../merchants.js';
@@ -52,8 +52,17 @@ const summary = (e: RecordedEvent) => `${e.stream}@${e.revision}#${e.position}`;
 
 if (server) {
   t.test('contract', async (t) => {
+    // One database, emptied for each test of the contract (its previous store is closed by then):
+    // each store starts on a database without tables and creates them, as on a first start.
+    const url = await server.get().createDatabase('contract');
     eventStoreContract(t, async () => {
-      const url = await server.get().createDatabase('contract');
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        await client.query('DROP SCHEMA public CASCADE; CREATE SCHEMA public');
+      } finally {
+        await client.end();
+      }
       return { store: new PostgresEventStore(url), reopen: async () => new PostgresEventStore(url) };
     }, { durable: true });
   });
@@ -190,5 +199,32 @@ if (server) {
     t.ok(refused instanceof Error, 'a wrong password is refused');
     t.notMatch(String((refused as Error).message), secret);
     t.notMatch(String((refused as Error).message), password);
+  });
+
+  t.test('a server that refuses writes (read-only) is a StorageFault: 503, `failure` set until a batch commits again', async (t) => {
+    const url = await server.get().createDatabase('readonly');
+    const store = openStore(t, url);
+    await store.append('ro-1', events(1));
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    t.teardown(() => admin.end());
+    const database = new URL(url).pathname.slice(1);
+    // New sessions of the database are read-only; the store's open sessions are ended, so it reconnects into one.
+    await admin.query(`ALTER DATABASE ${database} SET default_transaction_read_only = on`);
+    await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()");
+    const first = await store.append('ro-1', events(1)).then(() => undefined, (e: unknown) => e);
+    const refused = first instanceof StoreUnreachable ? await store.append('ro-1', events(1)).then(() => undefined, (e: unknown) => e) : first;
+    t.type(refused, StorageFault, 'a write the server refuses is a StorageFault');
+    t.equal((refused as StorageFault).statusCode, 503);
+    t.match((refused as StorageFault).explanation, /read-only/, 'its explanation names the reason');
+    t.equal(store.failure, refused, 'failure says why (Check Gateway: SHUTDOWN)');
+    t.same((await store.readStream('ro-1')).length, 1, 'reads still work');
+
+    await admin.query(`ALTER DATABASE ${database} SET default_transaction_read_only = off`);
+    await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()");
+    let healed: unknown;
+    for (let i = 0; i < 3 && (healed = await store.append('ro-1', events(1)).then(() => 'ok', (e: unknown) => e)) !== 'ok'; i++);
+    t.equal(healed, 'ok', 'writes work again');
+    t.equal(store.failure, undefined, 'and failure is cleared');
   });
 }
