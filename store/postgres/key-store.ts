@@ -9,7 +9,7 @@
 // give the SQLite default an await per call for the sake of another store.
 //
 // Forgetting (crypto-shredding): a DELETE leaves the row's bytes in the table's file (a dead tuple,
-// until a VACUUM; even then, its page's free space is not zeroed) and in the write-ahead log. So
+// until a vacuum, which does not promise to overwrite them) and in the write-ahead log. So
 // after keys are destroyed (or reservations released), scrub() rewrites the two tables (VACUUM
 // FULL: a new file with the live rows only, the old one truncated at commit), then switches to a
 // new WAL segment and runs a CHECKPOINT, after which the segments that held the keys are no longer
@@ -37,7 +37,6 @@ const SHREDDED_THROUGH = 'shredded-through';
 export const PG_SPARE_KEYS = 64;
 /** A scrub runs this long after the first destroy it covers (destroys of one request, or of many, share it). */
 const SCRUB_DELAY_MS = 200;
-
 
 export class PostgresKeyStore implements KeyStore {
   private readonly client: SyncPgClient;

@@ -40,6 +40,8 @@ port.on('message', async ({ id, statements }) => {
     }
     answer = { id, results };
   } catch (error) {
+    // A batch that opened a transaction (the schema's) must not leave it open and aborted.
+    if (client) await client.query('ROLLBACK').catch(() => undefined);
     if (client && (error.code === undefined || String(error.code).startsWith('08') || String(error.code).startsWith('57P'))) {
       const c = client; client = undefined; c.end().catch(() => undefined);
     }
