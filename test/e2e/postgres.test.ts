@@ -2,6 +2,7 @@
 // EVENT_STORE=postgres://… on a throwaway server (test/helpers/postgres.ts). A token created and
 // paid with, the process stopped and started again: the token retrieved, the payment answered
 // byte for byte. Two processes on one database: postgres-two-processes.test.ts.
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { cardBody, M1, MERCHANTS, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
@@ -16,8 +17,7 @@ if (server) {
   const envFor = (dir: string, url: string, instance: string) => ({
     EVENT_STORE: url,
     MERCHANTS_FILE: join(dir, 'merchants.json'),
-    // Used only while the read models and keys are not in PostgreSQL: one read-model file per
-    // instance, one key file for all.
+    // Files a postgres:// gateway must not make (everything is in the database): the test checks.
     READ_MODELS_FILE: join(dir, `read-models-${instance}.db`),
     KEYS_FILE: join(dir, 'keys.db'),
   });
@@ -63,5 +63,6 @@ if (server) {
     const again = await call(second.url, 'PUT', payPath(M1.id, token, '10000000002', 'txn-1'), payAuth(M1), payBody);
     t.equal(again.json().response.gatewayCode, 'APPROVED', 'the token still pays');
     t.equal(await second.stop(), 0);
+    t.same(readdirSync(dir), ['merchants.json'], 'no local data file: keys and read models are in PostgreSQL too');
   });
 }
