@@ -118,8 +118,9 @@ export function parseEventStore(value: string): EventStoreConfig {
   throw new ConfigError(`EVENT_STORE '${withoutCredentials(value)}' is not one of sqlite:<path>, memory:, kurrentdb://host:port, postgres://user:password@host:port/database`);
 }
 
-/** A URL-like value with `user:password@` cut out (a message must never show a password). */
-const withoutCredentials = (value: string): string => value.replace(/\/\/[^/?#]*@/, '//…@');
+/** A URL-like value with `user:password@` and a `password=` parameter cut out (a message must never show a password). */
+const withoutCredentials = (value: string): string =>
+  value.replace(/\/\/[^/?#]*@/, '//…@').replace(/([?&]password=)[^&#]*/gi, '$1…');
 
 /** The URL as given, once it is one `pg` can use; else a one-line ConfigError that never shows the password. */
 function checkPostgresUrl(value: string, variable = 'EVENT_STORE'): string {

@@ -20,7 +20,7 @@ t.test('EVENT_STORE=postgres:// and postgresql:// select PostgreSQL; a bad URL i
   t.same(parseEventStore('postgresql://gw@localhost/tg?sslmode=disable'), { kind: 'postgres', url: 'postgresql://gw@localhost/tg?sslmode=disable' });
   t.same(parseEventStore('postgres:///tg?host=/var/run/postgresql'), { kind: 'postgres', url: 'postgres:///tg?host=/var/run/postgresql' }, 'a unix socket');
   t.same(loadConfig({ EVENT_STORE: 'postgres://gw:pw@127.0.0.1:5432/tg' }).eventStore, { kind: 'postgres', url: 'postgres://gw:pw@127.0.0.1:5432/tg' });
-  for (const bad of ['postgres://gw:hunter2-secret@db:notaport/tg', 'postgres://gw:hunter2-secret@/tg', 'postgres://gw:hunter2%zz-secret@db/tg', 'postgres://gw:hunter2-secret@db/a/b', 'postgress://gw:hunter2-secret@db/tg']) {
+  for (const bad of ['postgres://gw:hunter2-secret@db:notaport/tg', 'postgres://gw:hunter2-secret@/tg', 'postgres://gw:hunter2%zz-secret@db/tg', 'postgres://gw:hunter2-secret@db/a/b', 'postgress://gw:hunter2-secret@db/tg', 'postgres://db:x/tg?user=gw&password=hunter2-secret']) {
     const error = (() => { try { parseEventStore(bad); return undefined; } catch (e) { return e; } })();
     t.type(error, ConfigError, bad.replace('hunter2-secret', '…'));
     t.match((error as Error).message, /^EVENT_STORE /, 'names the variable');
