@@ -2,7 +2,10 @@
 // EVENT_STORE=postgres://… on a throwaway server (test/helpers/postgres.ts). A token created and
 // paid with, the process stopped and started again: the token retrieved, the payment answered
 // byte for byte. Two processes on one database: postgres-two-processes.test.ts.
+import { execFile } from 'node:child_process';
 import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { join } from 'node:path';
 import t from 'tap';
 import { cardBody, M1, MERCHANTS, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
@@ -12,6 +15,7 @@ import { PostgresEventStore } from '../../store/postgres/event-store.js';
 import { streams } from '../../domain/events.js';
 
 const server = postgresForFile(t);
+const CLI = fileURLToPath(new URL('../../dist/bin/tokengate.js', import.meta.url));
 
 if (server) {
   const envFor = (dir: string, url: string, instance: string) => ({
@@ -64,5 +68,14 @@ if (server) {
     t.equal(again.json().response.gatewayCode, 'APPROVED', 'the token still pays');
     t.equal(await second.stop(), 0);
     t.same(readdirSync(dir), ['merchants.json'], 'no local data file: keys and read models are in PostgreSQL too');
+
+    // The CLI opens the same store: export reads the log, replay rebuilds the read models.
+    const cli = (...args: string[]) => promisify(execFile)(process.execPath, [CLI, ...args, '--store', url], { cwd: dir });
+    const exported = (await cli('export')).stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; stream: string });
+    t.ok(exported.some((e) => e.type === 'PaymentRecorded' && e.stream === streams.order(M1.id, '10000000001')), 'tokengate export reads the events from PostgreSQL');
+    t.notMatch(JSON.stringify(exported), '5123450000000008', 'sealed: no card number in the export');
+    const replay = await cli('replay');
+    t.match(replay.stdout, new RegExp(`from ${exported.length} events \\(up to position ${exported.length}\\)`), 'tokengate replay rebuilds from every event');
+    t.same(readdirSync(dir), ['merchants.json'], 'and makes no local file either');
   });
 }
