@@ -2,17 +2,41 @@
 // EVENT_STORE=postgres://… on a throwaway server (test/helpers/postgres.ts). A token created and
 // paid with, the process stopped and started again: the token retrieved, the payment answered
 // byte for byte. Two processes on one database: postgres-two-processes.test.ts.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
 import t from 'tap';
 import { cardBody, M1, MERCHANTS, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
-import { call, startServer } from '../helpers/server.js';
+import { call, SERVER, startServer } from '../helpers/server.js';
 import { postgresForFile } from '../helpers/postgres.js';
 import { PostgresEventStore } from '../../store/postgres/event-store.js';
 import { streams } from '../../domain/events.js';
+
+t.test('a PostgreSQL nobody listens for, or a bad URL: one line on stderr without the password, exit 1', async (t) => {
+  for (const [store, reason] of [
+    ['postgres://gw:hunter2-secret@127.0.0.1:1/tg', /^tokengate: the event store postgres:\/\/127\.0\.0\.1:1\/tg cannot be opened: .*unavailable/],
+    ['postgres://gw:hunter2-secret@127.0.0.1:notaport/tg', /^tokengate: EVENT_STORE .* is not a usable PostgreSQL URL/],
+  ] as const) {
+    const child = spawn(process.execPath, [SERVER], {
+      env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', EVENT_STORE: store },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => { output += String(chunk); });
+    child.stderr.on('data', (chunk) => { output += String(chunk); });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    const [code] = (await once(child, 'exit')) as [number | null];
+    clearTimeout(timer);
+    const lines = output.split('\n').filter((line) => line.trim() !== '');
+    t.equal(code, 1, 'exits with 1');
+    t.equal(lines.length, 1, `one line: ${output}`);
+    t.match(lines[0], reason);
+    t.notMatch(output, 'hunter2', 'never the password');
+  }
+});
 
 const server = postgresForFile(t);
 const CLI = fileURLToPath(new URL('../../dist/bin/tokengate.js', import.meta.url));
