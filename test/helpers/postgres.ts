@@ -10,7 +10,7 @@
 // on a free port, with a password (so the tests see that it never shows up in logs or errors),
 // and fsync on (durability is what the tests are about). stop() ends it and removes the folder;
 // a test process that exits without stop() still ends it (process 'exit' hook).
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -78,7 +78,8 @@ let exitHook = false;
 export async function startPostgres(): Promise<RunningPostgres> {
   const bin = postgresBinaries();
   if (bin === undefined) throw new Error(SKIP_MESSAGE);
-  const dir = mkdtempSync(join(tmpdir(), 'tokengate-pg-'));
+  // As root the server runs as `postgres`, which must reach the folder: /tmp, not a TMPDIR under /root.
+  const dir = mkdtempSync(join(asRoot && existsSync('/tmp') ? '/tmp' : tmpdir(), 'tokengate-pg-'));
   const data = join(dir, 'data');
   const logFile = join(dir, 'server.log');
   const password = randomBytes(12).toString('hex');
@@ -118,6 +119,12 @@ export async function startPostgres(): Promise<RunningPostgres> {
       // A test process that ends without stop() must not leave a server behind.
       process.once('exit', () => { for (const s of running) stopSync(s, 'immediate'); });
     }
+    // Nor one that is killed (a test runner's timeout): a detached watcher stops the server and
+    // removes its folder once this process is gone.
+    const pgCtl = `${asRoot ? 'runuser -u postgres -- ' : ''}'${join(bin, 'pg_ctl')}'`;
+    spawn('sh', ['-c', `while kill -0 ${process.pid} 2>/dev/null; do sleep 2; done; ` +
+      `[ -f '${join(data, 'postmaster.pid')}' ] && ${pgCtl} stop -m immediate -D '${data}' >/dev/null 2>&1; rm -rf '${dir}'`],
+    { detached: true, stdio: 'ignore' }).unref();
     const url = `postgres://${PG_USER}:${password}@127.0.0.1:${port}/postgres`;
     let databases = 0;
     return {
