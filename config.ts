@@ -8,7 +8,9 @@ import { fileURLToPath } from 'node:url';
 export type EventStoreConfig =
   | { kind: 'sqlite'; path: string; durability?: 'group' | 'commit' }
   | { kind: 'memory' }
-  | { kind: 'kurrentdb'; url: string };
+  | { kind: 'kurrentdb'; url: string }
+  /** postgres:// or postgresql:// (user, password, host, port, database; libpq's query parameters). */
+  | { kind: 'postgres'; url: string };
 
 /** What the composition root (root.ts) opens the gateway with, beside the event store. */
 export interface GatewaySettings {
@@ -16,6 +18,11 @@ export interface GatewaySettings {
   readModelsFile: string;
   /** KEYS_FILE: a KurrentDB gateway's key store, shared by every instance on that store (default ./data/keys.db). */
   keysFile: string;
+  /**
+   * KEYS_STORE: a KurrentDB gateway's key store in PostgreSQL instead (postgres://…), shared by
+   * instances on several machines with no shared file (docs/stores.md).
+   */
+  keysStore?: string | undefined;
   /** UNKNOWN_RESOLUTION_DELAY_MS: when an UNKNOWN payment is resolved (default 5 s). */
   unknownResolutionDelayMs: number;
   /** SCHEME_TOKEN_DELAY_MS: when a scheme token is finished after the request (default 2 s). */
@@ -111,7 +118,35 @@ export function parseEventStore(value: string): EventStoreConfig {
     return { kind: 'sqlite', path };
   }
   if (value.startsWith('kurrentdb://') || value.startsWith('esdb://')) return { kind: 'kurrentdb', url: value };
-  throw new ConfigError(`EVENT_STORE '${value}' is not one of sqlite:<path>, memory:, kurrentdb://host:port`);
+  if (value.startsWith('postgres://') || value.startsWith('postgresql://')) return { kind: 'postgres', url: checkPostgresUrl(value) };
+  throw new ConfigError(`EVENT_STORE '${withoutCredentials(value)}' is not one of sqlite:<path>, memory:, kurrentdb://host:port, postgres://user:password@host:port/database`);
+}
+
+/** A URL-like value with `user:password@` and a `password=` parameter cut out (a message must never show a password). */
+const withoutCredentials = (value: string): string =>
+  value.replace(/\/\/[^/?#]*@/, '//…@').replace(/([?&]password=)[^&#]*/gi, '$1…');
+
+/** The URL as given, once it is one `pg` can use; else a one-line ConfigError that never shows the password. */
+function checkPostgresUrl(value: string, variable = 'EVENT_STORE'): string {
+  const problem = (what: string) =>
+    new ConfigError(`${variable} ${withoutCredentials(value)} is not a usable PostgreSQL URL (${what}): postgres://user:password@host:port/database`);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw problem('it cannot be parsed; percent-encode special characters of the user and password');
+  }
+  try {
+    decodeURIComponent(url.username);
+    decodeURIComponent(url.password);
+    decodeURIComponent(url.pathname);
+  } catch {
+    throw problem('a bad percent-encoding');
+  }
+  // A unix socket is named by ?host=/path (libpq's form) when the URL has no host.
+  if (url.hostname === '' && !url.searchParams.get('host')) throw problem('no host');
+  if (url.pathname.slice(1).includes('/')) throw problem('the database name contains a slash');
+  return value;
 }
 
 /** SQLITE_DURABILITY: `group` (default; one fdatasync off the event loop for every commit before it) or `commit` (an fsync in each commit). */
@@ -130,10 +165,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const adminProblem = adminPassword === undefined ? undefined : adminPasswordProblem(adminPassword);
   if (adminProblem) throw new ConfigError(adminProblem);
   const settings = loadGatewaySettings(env);
+  const eventStore = loadEventStore(env);
+  // Elsewhere the keys have their place already (the SQLite file's .keys, the PostgreSQL database):
+  // a KEYS_STORE there would be silently ignored, while its operator believes the keys are in it.
+  if (settings.keysStore !== undefined && eventStore.kind !== 'kurrentdb') {
+    throw new ConfigError(`KEYS_STORE applies to a kurrentdb:// EVENT_STORE only (the ${eventStore.kind} store keeps its keys itself): unset it`);
+  }
   return {
     host: env.HOST ?? '127.0.0.1',
     port,
-    eventStore: loadEventStore(env),
+    eventStore,
     merchantsFile: env.MERCHANTS_FILE ?? DEMO_MERCHANTS_FILE,
     logLevel,
     adminPassword,
@@ -166,8 +207,18 @@ export function loadGatewaySettings(env: NodeJS.ProcessEnv = process.env): Gatew
 }
 
 /** READ_MODELS_FILE and KEYS_FILE (what the stores open beside the event store, on KurrentDB). */
-export function loadStoreFiles(env: NodeJS.ProcessEnv = process.env): Pick<GatewaySettings, 'readModelsFile' | 'keysFile'> {
-  return { readModelsFile: env.READ_MODELS_FILE ?? './data/read-models.db', keysFile: env.KEYS_FILE ?? './data/keys.db' };
+export function loadStoreFiles(env: NodeJS.ProcessEnv = process.env): Pick<GatewaySettings, 'readModelsFile' | 'keysFile' | 'keysStore'> {
+  return { readModelsFile: env.READ_MODELS_FILE ?? './data/read-models.db', keysFile: env.KEYS_FILE ?? './data/keys.db', keysStore: loadKeysStore(env) };
+}
+
+/** KEYS_STORE: unset, or a postgres:// (postgresql://) URL. */
+function loadKeysStore(env: NodeJS.ProcessEnv): string | undefined {
+  const value = env.KEYS_STORE;
+  if (value === undefined || value === '') return undefined;
+  if (!value.startsWith('postgres://') && !value.startsWith('postgresql://')) {
+    throw new ConfigError(`KEYS_STORE '${withoutCredentials(value)}' is not a postgres://user:password@host:port/database URL`);
+  }
+  return checkPostgresUrl(value, 'KEYS_STORE');
 }
 
 /** EVENT_STORE (or `spec`, the CLI's --store) with SQLITE_DURABILITY. */

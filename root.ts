@@ -10,11 +10,15 @@ import type { EventStore } from './store/event-store.js';
 import { MemoryEventStore } from './store/memory.js';
 import { SqliteEventStore, openDatabase } from './store/sqlite.js';
 import { KurrentDbEventStore } from './store/kurrentdb.js';
+import { PostgresEventStore } from './store/postgres/event-store.js';
+import { redactUrl } from './store/postgres/errors.js';
+import { PostgresKeyStore } from './store/postgres/key-store.js';
+import { PostgresReadModels } from './store/postgres/read-models.js';
 import { Sealer } from './store/sealing.js';
 import { MemoryKeyStore, type KeyStore } from './store/keys/key-store.js';
 import { SqliteKeyStore } from './store/keys/sqlite-key-store.js';
 import { guardKeys } from './store/keys/guarded.js';
-import { ReadModels } from './projections/read-models.js';
+import { ReadModels, type ReadModelsPort } from './projections/read-models.js';
 import type { Projection } from './projections/projection.js';
 import { tokensProjection } from './projections/tokens.js';
 import { ordersProjection } from './projections/orders.js';
@@ -42,7 +46,7 @@ export interface Opened {
   readonly store: EventStore;
   /** The key store, its writes' storage faults noted (keyFault). */
   readonly keys: KeyStore;
-  readonly readModels: ReadModels;
+  readonly readModels: ReadModelsPort;
   /** See Gateway.streamIsCold. */
   readonly streamIsCold: ((stream: string) => boolean) | undefined;
   /** From now on the read models commit with the events, where they share the store's connection (after start()). */
@@ -52,7 +56,7 @@ export interface Opened {
   close(): Promise<void>;
 }
 
-/** The store as named in a message: no credentials of a kurrentdb:// URL. */
+/** The store as named in a message: no credentials of a kurrentdb:// or postgres:// URL. */
 function storeName(config: EventStoreConfig): string {
   switch (config.kind) {
     case 'sqlite': return `sqlite:${config.path}`;
@@ -67,10 +71,11 @@ function storeName(config: EventStoreConfig): string {
         return 'kurrentdb';
       }
     }
+    case 'postgres': return redactUrl(config.url);
   }
 }
 
-type Files = Pick<GatewaySettings, 'readModelsFile' | 'keysFile'>;
+type Files = Pick<GatewaySettings, 'readModelsFile' | 'keysFile' | 'keysStore'>;
 
 /** Open the stores; a store that cannot be opened is one StoreUnavailable line (ConfigError as it is). */
 export function openStores(config: EventStoreConfig, files: Files = loadStoreFiles()): Opened {
@@ -121,8 +126,32 @@ function openStoresOf(config: EventStoreConfig, files: Files): Opened {
       } catch (error) {
         throw new ConfigError(`EVENT_STORE: ${(error as Error).message}`);
       }
-      for (const file of [files.readModelsFile, files.keysFile]) mkdirSync(dirname(file), { recursive: true });
-      return withOwnReadModels(store, new SqliteKeyStore(files.keysFile), files.readModelsFile);
+      // KEYS_STORE: the keys in PostgreSQL (store/postgres/key-store.ts), shared by instances on
+      // several machines without a shared file; else KEYS_FILE.
+      for (const file of files.keysStore === undefined ? [files.readModelsFile, files.keysFile] : [files.readModelsFile]) mkdirSync(dirname(file), { recursive: true });
+      const keys = files.keysStore === undefined ? new SqliteKeyStore(files.keysFile) : new PostgresKeyStore(files.keysStore);
+      return withOwnReadModels(store, keys, files.readModelsFile);
+    }
+    case 'postgres': {
+      // Everything in the one database, shared by every instance on it, no local file: the events
+      // (connects on first use, creating or upgrading its tables), the keys (their own tables; the
+      // key store connects now), the read models and their checkpoints (docs/stores.md).
+      const store = new PostgresEventStore(config.url);
+      let keys: PostgresKeyStore;
+      try {
+        keys = new PostgresKeyStore(config.url);
+      } catch (error) {
+        void store.close().catch(() => undefined);
+        throw error;
+      }
+      const guarded = guardKeys(keys);
+      const readModels = new PostgresReadModels(config.url, store, PROJECTIONS);
+      return {
+        store, keys: guarded.keys, readModels, keyFault: guarded.fault,
+        streamIsCold: undefined,
+        projectInline: () => undefined,
+        close: () => closeAll(() => readModels.close(), () => store.close(), () => guarded.keys.close()),
+      };
     }
   }
 }

@@ -124,7 +124,7 @@ export const commands: Record<string, Command> = {
         process.stdout.write(
           `rebuilt ${PROJECTIONS.map((p) => `${p.name} v${p.version}`).join(', ')} from ${result.events} events ` +
           `(up to position ${result.position}) in ${result.seconds.toFixed(2)} s: ${Math.round(result.eventsPerSecond)} events/s\n` +
-          `read models hash ${readModels.hash()}\n`);
+          `read models hash ${await readModels.hash()}\n`);
         return 0;
       });
     },

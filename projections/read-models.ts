@@ -29,7 +29,31 @@ export interface RebuildOptions {
 
 export interface RebuildResult { events: number; position: bigint; seconds: number; eventsPerSecond: number }
 
-export class ReadModels {
+/** A value, or a promise of it: the SQLite read models answer at once, PostgreSQL's asynchronously. */
+export type Maybe<T> = T | Promise<T>;
+
+/**
+ * The read models as the services, reactors and CLI use them: ReadModels (SQLite, synchronous
+ * reads) or PostgresReadModels (store/postgres/read-models.ts). Callers `await` the reads, which
+ * costs the SQLite default nothing measurable (a resolved value, a few reads per request).
+ */
+export interface ReadModelsPort {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** Apply every event after the checkpoints (return at once when all are at `position` or past it). */
+  catchUp(position?: bigint): Promise<void>;
+  rebuild(options?: RebuildOptions): Promise<RebuildResult>;
+  /** SHA-256 over every document of every projection, in key order: equal hashes, equal models. */
+  hash(): Maybe<string>;
+  checkpoint(name: string): Maybe<bigint>;
+  get<Doc>(projection: string, key: string): Maybe<Doc | undefined>;
+  /** Every document of a projection, ordered by key (bytewise). */
+  all(projection: string): Maybe<Array<{ key: string; doc: string }>>;
+  /** Documents of a projection whose key starts with `prefix` (an ASCII text), ordered by key. */
+  withPrefix(projection: string, prefix: string): Maybe<Array<{ key: string; doc: string }>>;
+}
+
+export class ReadModels implements ReadModelsPort {
   private readonly tables: ReadModelTables;
   private running: Promise<void> | undefined;
   private again = false;

@@ -334,9 +334,9 @@ async function liveAndRebuiltHash(copy: string): Promise<{ live: string; rebuilt
   try {
     const models = opened.readModels;
     await models.catchUp();
-    const live = models.hash();
+    const live = await models.hash();
     await models.rebuild();
-    return { live, rebuilt: models.hash() };
+    return { live, rebuilt: await models.hash() };
   } finally {
     await opened.close();
   }
@@ -347,9 +347,9 @@ async function hashAsIs(copy: string): Promise<{ live: string; rebuilt: string }
   const opened = openStores({ kind: 'sqlite', path: copy });
   try {
     const models = opened.readModels;
-    const live = models.hash();
+    const live = await models.hash();
     await models.rebuild();
-    return { live, rebuilt: models.hash() };
+    return { live, rebuilt: await models.hash() };
   } finally {
     await opened.close();
   }

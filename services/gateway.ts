@@ -2,7 +2,7 @@
 // store's cipher, the read models, the merchants and the reactors. root.ts opens it from a Config.
 // Only types here: the services import this module, and it imports none of them.
 import type { Merchants } from '../merchants.js';
-import type { ReadModels } from '../projections/read-models.js';
+import type { ReadModelsPort } from '../projections/read-models.js';
 import type { EventStore } from '../store/event-store.js';
 import type { Sealer } from '../store/sealing.js';
 
@@ -18,7 +18,7 @@ export interface Gateway {
   readonly merchants: Merchants;
   readonly store: EventStore;
   readonly sealer: Sealer;
-  readonly readModels: ReadModels;
+  readonly readModels: ReadModelsPort;
   /**
    * Where the store can tell it at no cost: true when reading the stream would cost a read of the
    * store (it is not in memory). A command expecting a new stream then skips the read and lets the

@@ -6,7 +6,7 @@
 // line, and on stop cancels its timers and waits for the work under way.
 import { maskCardNumbers } from '../lib/mask.js';
 import { pendingProjection, type PendingDoc } from '../projections/pending.js';
-import type { ReadModels } from '../projections/read-models.js';
+import type { ReadModelsPort } from '../projections/read-models.js';
 import type { EventStore, RecordedEvent } from '../store/event-store.js';
 import { oneLine } from '../store/storage-fault.js';
 import type { HandlerDeps } from './command-handler.js';
@@ -51,7 +51,7 @@ export abstract class Reactor {
    * @param delayMs the reactor's own delay; also where the retries of failed work start
    * (services/reactor.ts retryDelay), unless `retryMs` says otherwise.
    */
-  constructor(protected readonly store: EventStore, protected readonly readModels: ReadModels, readonly delayMs: number, private readonly retryMs = delayMs) {}
+  constructor(protected readonly store: EventStore, protected readonly readModels: ReadModelsPort, readonly delayMs: number, private readonly retryMs = delayMs) {}
 
   /** What the command handler writes with (services/command-handler.ts): the store, the read models caught up after. */
   protected get deps(): HandlerDeps {
@@ -75,8 +75,8 @@ export abstract class Reactor {
    * documents under `prefix` name are handed to onEvent; the checkpoint is the start position.
    */
   protected async preparePending(prefix: string): Promise<bigint> {
-    const from = this.readModels.checkpoint(pendingProjection.name);
-    const streams = new Set(this.readModels.withPrefix(pendingProjection.name, prefix).map(({ doc }) => (JSON.parse(doc) as PendingDoc).stream));
+    const from = await this.readModels.checkpoint(pendingProjection.name);
+    const streams = new Set((await this.readModels.withPrefix(pendingProjection.name, prefix)).map(({ doc }) => (JSON.parse(doc) as PendingDoc).stream));
     for (const stream of streams) {
       for (const event of await this.store.readStream(stream)) {
         if (event.position <= from) this.onEvent(event);

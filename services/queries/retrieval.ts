@@ -15,7 +15,7 @@ import { readOwnStream } from '../aggregates.js';
 
 export async function retrieveToken(gateway: Gateway, merchant: MerchantProfile, token: string) {
   await gateway.readModels.catchUp();
-  const doc = gateway.readModels.get<TokenDoc>('tokens', tokenKey(merchant.repository.id, token));
+  const doc = await gateway.readModels.get<TokenDoc>('tokens', tokenKey(merchant.repository.id, token));
   // Only this merchant's repository is consulted: nothing is said of tokens elsewhere.
   if (!doc) throw new InvalidRequest(`Value '${token}' is invalid. No such token in the merchant's token repository`, 'tokenid');
   const { card } = doc.sourceOfFunds.provided;

@@ -9,7 +9,7 @@
 // several processes sharing a store may race: the loser re-reads, finds it expired, appends nothing.
 import { decideExpireSession, expiresAt } from '../../domain/session/session.js';
 import { PENDING_SESSION } from '../../projections/pending.js';
-import type { ReadModels } from '../../projections/read-models.js';
+import type { ReadModelsPort } from '../../projections/read-models.js';
 import type { EventStore, RecordedEvent } from '../../store/event-store.js';
 import type { Sealer } from '../../store/sealing.js';
 import { sessionAggregate } from '../aggregates.js';
@@ -24,7 +24,7 @@ export class SessionExpiry extends Reactor {
   readonly name = 'session-expiry';
   override readonly eventTypes: ReadonlySet<string> = new Set(['SessionCreated', 'SessionExpired']);
 
-  constructor(store: EventStore, readModels: ReadModels, private readonly sealer: Sealer, readonly lifetimeMs: number) {
+  constructor(store: EventStore, readModels: ReadModelsPort, private readonly sealer: Sealer, readonly lifetimeMs: number) {
     super(store, readModels, RETRY_MS);
   }
 

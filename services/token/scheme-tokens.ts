@@ -20,8 +20,8 @@ export class SchemeTokenReactor extends Reactor {
 
   /** Pending work first (the tokens the pending read model lists), then the events after its checkpoint, live. */
   protected async prepare(): Promise<bigint> {
-    const from = this.readModels.checkpoint(pendingProjection.name);
-    for (const { doc } of this.readModels.withPrefix(pendingProjection.name, PENDING_SCHEME_TOKEN)) {
+    const from = await this.readModels.checkpoint(pendingProjection.name);
+    for (const { doc } of await this.readModels.withPrefix(pendingProjection.name, PENDING_SCHEME_TOKEN)) {
       const { stream } = JSON.parse(doc) as PendingDoc;
       this.scheduleFrom(stream, foldTokenState(await this.store.readStream(stream)));
     }

@@ -22,7 +22,7 @@
 import { accountKey, type AccountIdentifier } from '../../domain/token/accounts.js';
 import { isTokenEvent, streams, type AccountIdentifierReserved } from '../../domain/events.js';
 import { evolveToken, initialTokenState, type TokenState } from '../../domain/token/token.js';
-import type { ReadModels } from '../../projections/read-models.js';
+import type { ReadModelsPort } from '../../projections/read-models.js';
 import type { EventStore, RecordedEvent } from '../../store/event-store.js';
 import type { Sealer } from '../../store/sealing.js';
 import { Reactor } from '../reactor.js';
@@ -110,7 +110,7 @@ export class TokenShredder extends Reactor {
   private seen = 0n;
   private recorded: bigint | undefined;
 
-  constructor(store: EventStore, readModels: ReadModels, private readonly sealer: Sealer) {
+  constructor(store: EventStore, readModels: ReadModelsPort, private readonly sealer: Sealer) {
     super(store, readModels, RETRY_MS);
   }
 

@@ -1,0 +1,357 @@
+// PostgreSQL adapter of the event store port (`pg` and its Pool; EVENT_STORE=postgres://). Why
+// positions are seen in commit order, and what each failure does: store/postgres/README.md.
+//
+// Appends requested in one event-loop turn, or while the previous batch commits, are written in
+// one transaction (group commit): BEGIN and the append lock; one query reads the head, the
+// streams' revisions and the event ids already taken; each append is decided here, in order, as
+// if alone (its conflict fails it alone); one INSERT writes every accepted event; COMMIT. The lock
+// (a transaction-scoped advisory lock held until COMMIT) is what keeps positions in commit order.
+import pg from 'pg';
+import {
+  checkExpectedRevision, IdempotencyConflictError,
+  type AppendResult, type EventData, type EventStore, type ExpectedRevision, type ReadAllOptions,
+  type ReadStreamOptions, type RecordedEvent, type SubscribeOptions, type Subscription, type SubscriptionHandlers,
+} from '../event-store.js';
+import type { StorageFault } from '../../domain/errors.js';
+import { Notifier, pullSubscription } from '../subscription.js';
+import { isConnectionError, isTransient, redactUrl, translatePgError } from './errors.js';
+import { CommitListener } from './listener.js';
+import { APPEND_LOCK, CHANNEL, migrate } from './schema.js';
+
+export interface PostgresStoreOptions {
+  /** Connections of the pool (default 10). */
+  poolSize?: number;
+  /** How often subscriptions read the log without a notification (ms; default 500): the fallback of LISTEN. */
+  pollIntervalMs?: number;
+  /** The most appends committed in one transaction (default 500). */
+  maxBatch?: number;
+  /** application_name on the server (default 'tokengate'). */
+  applicationName?: string;
+}
+
+interface PendingAppend {
+  stream: string;
+  events: readonly EventData[];
+  expected: ExpectedRevision;
+  /** JSON text of data and metadata, made at the call: the caller may change its objects afterwards. */
+  json: Array<{ data: string; metadata: string }>;
+  resolve: (result: AppendResult) => void;
+  reject: (error: unknown) => void;
+}
+
+interface Row {
+  position: string;
+  id: string;
+  stream: string;
+  revision: string;
+  type: string;
+  data: unknown;
+  metadata: RecordedEvent['metadata'];
+  created: Date;
+}
+
+const COLUMNS = 'position, id, stream, revision, type, data, metadata, created';
+
+const toRecorded = (row: Row): RecordedEvent => ({
+  id: row.id, type: row.type, data: row.data, metadata: row.metadata, stream: row.stream,
+  revision: BigInt(row.revision), position: BigInt(row.position), created: row.created.toISOString(),
+});
+
+/** How long a statement may run, a transaction stay idle, the append lock be waited for (ms). */
+const STATEMENT_TIMEOUT = 15_000;
+const IDLE_IN_TRANSACTION_TIMEOUT = 10_000;
+const LOCK_TIMEOUT = 10_000;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
+export class PostgresEventStore implements EventStore {
+  readonly kind = 'postgres';
+  /** The server and database, without credentials (for messages). */
+  readonly target: string;
+  private readonly pool: pg.Pool;
+  private readonly notifier = new Notifier();
+  private readonly listener: CommitListener;
+  private readonly pollIntervalMs: number;
+  private readonly maxBatch: number;
+  private queue: PendingAppend[] = [];
+  private flushing: Promise<void> | undefined;
+  private scheduled = false;
+  private closing = false;
+  private ready: Promise<void> | undefined;
+  private storageFault: StorageFault | undefined;
+
+  /** Connects lazily: the first call reaches the server (and creates or upgrades the schema). */
+  constructor(url: string, options: PostgresStoreOptions = {}) {
+    this.target = redactUrl(url);
+    const config: pg.ClientConfig = {
+      connectionString: url,
+      application_name: options.applicationName ?? 'tokengate',
+      connectionTimeoutMillis: 5_000,
+      // A stopped or cut-off process must not hold the append lock, nor a statement wait forever.
+      options: `-c statement_timeout=${STATEMENT_TIMEOUT} -c idle_in_transaction_session_timeout=${IDLE_IN_TRANSACTION_TIMEOUT} -c lock_timeout=${LOCK_TIMEOUT}`,
+      keepAlive: true,
+    };
+    this.pool = new pg.Pool({ ...config, max: options.poolSize ?? 10, idleTimeoutMillis: 30_000 });
+    // An idle connection's error (the server restarted): the pool drops it; without a listener
+    // the process would crash.
+    this.pool.on('error', () => undefined);
+    this.pollIntervalMs = options.pollIntervalMs ?? 500;
+    this.maxBatch = options.maxBatch ?? 500;
+    this.listener = new CommitListener({ ...config, application_name: `${config.application_name}-listen` }, () => this.notifier.notify());
+  }
+
+  /** The schema, created or upgraded once per store (again after a failed attempt). */
+  private whenReady(): Promise<void> {
+    this.ready ??= (async () => {
+      const client = await this.pool.connect();
+      try {
+        await migrate(client);
+        client.release();
+      } catch (error) {
+        client.release(true);
+        throw error;
+      }
+    })().catch((error: unknown) => {
+      this.ready = undefined;
+      throw translatePgError(error, this.target);
+    });
+    return this.ready;
+  }
+
+  /** A query on a pooled connection, its errors the port's. */
+  private async query<R extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
+    if (this.closing) throw new Error('the event store is not open (closed)');
+    await this.whenReady();
+    try {
+      return await this.pool.query<R>(text, values);
+    } catch (error) {
+      throw translatePgError(error, this.target);
+    }
+  }
+
+  append(stream: string, events: readonly EventData[], options: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
+    if (this.closing) return Promise.reject(new Error('the event store is not open (closed)'));
+    let json: PendingAppend['json'];
+    try {
+      json = events.map((e) => ({ data: JSON.stringify(e.data), metadata: JSON.stringify(e.metadata) }));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return new Promise<AppendResult>((resolve, reject) => {
+      this.queue.push({ stream, events, expected: options.expectedRevision ?? 'any', json, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  /** Flush on the next turn, or when the batch in flight ends (appends gather meanwhile). */
+  private schedule(): void {
+    if (this.scheduled || this.flushing) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.flushing = this.flush().finally(() => {
+        this.flushing = undefined;
+        if (this.queue.length > 0) this.schedule();
+      });
+    });
+  }
+
+  private async flush(): Promise<void> {
+    const batch = this.queue.splice(0, this.maxBatch);
+    if (batch.length === 0) return;
+    try {
+      await this.whenReady();
+    } catch (error) {
+      for (const item of batch) item.reject(error);
+      return;
+    }
+    let results: Array<AppendResult | { error: unknown }>;
+    try {
+      results = await this.commitBatch(batch);
+    } catch (error) {
+      if (batch.length > 1 && !isTransient(error)) {
+        // Something in the batch the server refused (not a conflict: those are decided before the
+        // INSERT): each append alone, so only the one at fault fails.
+        for (const item of batch) {
+          try {
+            const [result] = await this.commitBatch([item]);
+            settle(item, result);
+          } catch (single) {
+            item.reject(this.noteFault(single));
+          }
+        }
+        return;
+      }
+      const translated = this.noteFault(error);
+      for (const item of batch) item.reject(translated);
+      return;
+    }
+    this.storageFault = undefined;
+    batch.forEach((item, i) => settle(item, results[i]));
+    this.notifier.notify();
+  }
+
+  /** The port's error for a failed batch; a storage fault is kept as `failure` until a commit succeeds. */
+  private noteFault(error: unknown): unknown {
+    const translated = translatePgError(error, this.target);
+    if ((translated as StorageFault).name === 'StorageFault') {
+      if (this.storageFault === undefined) process.emitWarning((translated as StorageFault).message);
+      this.storageFault = translated as StorageFault;
+    }
+    return translated;
+  }
+
+  /** One transaction for the batch: each append's result or its own error, in order. */
+  private async commitBatch(batch: readonly PendingAppend[]): Promise<Array<AppendResult | { error: unknown }>> {
+    const client = await this.pool.connect();
+    let broken: unknown;
+    try {
+      // The lock is held until COMMIT: the next batch (of any process) reads the head after this
+      // one's events are visible, so positions become visible in increasing order.
+      await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${APPEND_LOCK.toString()})`);
+      const streams = [...new Set(batch.map((item) => item.stream))];
+      const ids = [...new Set(batch.flatMap((item) => item.events.map((e) => e.id)))];
+      const { rows: [state] } = await client.query<{ head: string; streams: Array<[string, string]>; ids: Array<[string, string, string]> }>(
+        `SELECT (SELECT coalesce(max(position), 0)::text FROM tokengate_events) AS head,
+                (SELECT coalesce(json_agg(json_build_array(stream, revision::text)), '[]')
+                   FROM (SELECT stream, max(revision) AS revision FROM tokengate_events WHERE stream = ANY($1) GROUP BY stream) s) AS streams,
+                (SELECT coalesce(json_agg(json_build_array(id, stream, position::text)), '[]')
+                   FROM tokengate_events WHERE id = ANY($2)) AS ids,
+                pg_notify('${CHANNEL}', '')`,
+        [streams, ids]);
+      if (state === undefined) throw new Error('the event store read no head');
+      let head = BigInt(state.head);
+      const revisions = new Map(state.streams.map(([stream, revision]) => [stream, BigInt(revision)]));
+      const taken = new Map(state.ids.map(([id, stream, position]) => [id, { stream, position: BigInt(position) }]));
+      const created = new Date();
+      const rows = { position: [] as string[], id: [] as string[], stream: [] as string[], revision: [] as string[], type: [] as string[], data: [] as string[], metadata: [] as string[] };
+      const results = batch.map((item): AppendResult | { error: unknown } => {
+        try {
+          const current = revisions.get(item.stream) ?? -1n;
+          const repeated = item.events.map((e) => taken.get(e.id));
+          if (repeated.length > 0 && repeated.every((r) => r !== undefined && r.stream === item.stream)) {
+            return { nextExpectedRevision: current, position: (repeated.at(-1) as { position: bigint }).position };
+          }
+          if (repeated.some((r) => r !== undefined) || new Set(item.events.map((e) => e.id)).size !== item.events.length) {
+            throw new IdempotencyConflictError(item.stream);
+          }
+          checkExpectedRevision(item.stream, item.expected, current);
+          if (item.events.length === 0) return { nextExpectedRevision: current, position: head };
+          let revision = current;
+          item.events.forEach((e, i) => {
+            revision += 1n;
+            head += 1n;
+            rows.position.push(head.toString());
+            rows.id.push(e.id);
+            rows.stream.push(item.stream);
+            rows.revision.push(revision.toString());
+            rows.type.push(e.type);
+            rows.data.push((item.json[i] as { data: string }).data);
+            rows.metadata.push((item.json[i] as { metadata: string }).metadata);
+            taken.set(e.id, { stream: item.stream, position: head });
+          });
+          revisions.set(item.stream, revision);
+          return { nextExpectedRevision: revision, position: head };
+        } catch (error) {
+          return { error };
+        }
+      });
+      if (rows.position.length > 0) {
+        await client.query(
+          `INSERT INTO tokengate_events (${COLUMNS})
+           SELECT p, i, s, r, t, d, m, $8 FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::json[], $7::json[]) AS u(p, i, s, r, t, d, m)`,
+          [rows.position, rows.id, rows.stream, rows.revision, rows.type, rows.data, rows.metadata, created]);
+      }
+      await client.query('COMMIT');
+      return results;
+    } catch (error) {
+      broken = isConnectionError(error) ? error : undefined;
+      if (broken === undefined) {
+        await client.query('ROLLBACK').catch((rollback: unknown) => { broken = rollback; });
+      }
+      throw error;
+    } finally {
+      // A connection whose state is unknown is destroyed, never handed out again.
+      client.release(broken === undefined ? undefined : true);
+    }
+  }
+
+  async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    const { fromRevision, untilRevision, untilTime } = options;
+    const { rows } = await this.query<Row>(
+      `SELECT ${COLUMNS} FROM tokengate_events
+        WHERE stream = $1 AND revision >= $2 AND ($3::bigint IS NULL OR revision <= $3) AND ($4::timestamptz IS NULL OR created <= $4)
+        ORDER BY revision`,
+      [stream, (fromRevision ?? 0n).toString(), untilRevision?.toString() ?? null, untilTime ?? null]);
+    return rows.map(toRecorded);
+  }
+
+  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    if (options.maxCount !== undefined && options.maxCount <= 0) return [];
+    const { rows } = await this.query<Row>(
+      `SELECT ${COLUMNS} FROM tokengate_events WHERE position > $1 ORDER BY position LIMIT $2`,
+      [(options.fromPosition ?? 0n).toString(), options.maxCount ?? null]);
+    return rows.map(toRecorded);
+  }
+
+  async headPosition(): Promise<bigint> {
+    const { rows } = await this.query<{ head: string }>('SELECT coalesce(max(position), 0)::text AS head FROM tokengate_events', []);
+    return BigInt(rows[0]?.head ?? '0');
+  }
+
+  /**
+   * Catch-up, then live: woken by this process's commits, by the server's NOTIFY of any
+   * process's commit (a connection of its own, reconnected when dropped), and by a poll. A read
+   * that fails for a transient reason (the server restarting) is tried again until it succeeds or
+   * the subscription closes: the subscription resumes from its last position, nothing lost or repeated.
+   */
+  subscribeAll(options: SubscribeOptions, handlers: SubscriptionHandlers): Subscription {
+    this.listener.start();
+    let closed = false;
+    let warned = false;
+    const readAll = async (o: ReadAllOptions): Promise<RecordedEvent[]> => {
+      for (let pause = 100; ; pause = Math.min(pause * 2, 1_000)) {
+        try {
+          const events = await this.readAll(o);
+          warned = false;
+          return events;
+        } catch (error) {
+          if (closed || this.closing || !isTransient(error)) throw error;
+          if (!warned) process.emitWarning(`a subscription to the event store waits for PostgreSQL: ${(error as Error).message}`);
+          warned = true;
+          await sleep(pause);
+          if (closed || this.closing) return [];
+        }
+      }
+    };
+    const subscription = pullSubscription(readAll, this.notifier, options, handlers, this.pollIntervalMs);
+    return {
+      caughtUp: subscription.caughtUp,
+      close: () => { closed = true; return subscription.close(); },
+    };
+  }
+
+  /**
+   * While the server refuses writes (a full disk, an I/O error, read-only): the fault, until a
+   * batch commits. Never set for an unreachable server (each request is answered 503 meanwhile).
+   */
+  get failure(): Error | undefined {
+    return this.storageFault;
+  }
+
+  async close(): Promise<void> {
+    if (this.queue.length > 0 && !this.flushing) this.schedule();
+    while (this.flushing || this.scheduled || this.queue.length > 0) {
+      await (this.flushing ?? new Promise((resolve) => setImmediate(resolve)));
+    }
+    this.closing = true;
+    await this.listener.close();
+    await this.pool.end().catch(() => undefined);
+  }
+}
+
+function settle(item: PendingAppend, result: AppendResult | { error: unknown } | undefined): void {
+  if (result === undefined) item.reject(new Error('the event store lost an append of its batch'));
+  else if ('error' in result) item.reject(result.error);
+  else item.resolve(result);
+}

@@ -1,0 +1,314 @@
+// The read models in PostgreSQL (EVENT_STORE=postgres://…): every projection's documents and its
+// checkpoint (the last $all position applied) in two tables shared by every instance on the
+// database, written in one transaction. The same catch-up as on SQLite (projections/read-models.ts):
+// a command handler catches up after its append before it answers, so an instance answers its own
+// writes at once; the tables are shared, so what one instance applied is what every other reads
+// (their own catch-ups, and the subscription to the log, find it already applied). Two instances
+// catching up at once serialize on the checkpoint rows (SELECT … FOR UPDATE, in name order): the
+// second re-reads the checkpoints inside its transaction and skips what the first applied.
+// Reads are asynchronous (ReadModelsPort: the callers await them).
+import pg from 'pg';
+import { createHash } from 'node:crypto';
+import type { EventStore, RecordedEvent, Subscription } from '../event-store.js';
+import type { Projection } from '../../projections/projection.js';
+import { redactUrl, translatePgError } from './errors.js';
+import { PAGE, type ReadModelsPort, type RebuildOptions, type RebuildResult } from '../../projections/read-models.js';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS read_model_checkpoints (
+  name     text PRIMARY KEY,
+  version  integer NOT NULL,
+  position bigint NOT NULL
+);
+CREATE TABLE IF NOT EXISTS read_models (
+  projection text NOT NULL,
+  key        text COLLATE "C" NOT NULL,
+  doc        text NOT NULL,
+  PRIMARY KEY (projection, key)
+);`;
+
+type Row = { key: string; doc: string };
+
+export class PostgresReadModels implements ReadModelsPort {
+  private readonly pool: pg.Pool;
+  /** The checkpoints this instance last wrote or read (a stale, lower value is harmless: apply re-reads them). */
+  private readonly known = new Map<string, bigint>();
+  private ready: Promise<void> | undefined;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private subscription: Subscription | undefined;
+  private readonly page: number;
+  private readonly target: string;
+
+  constructor(url: string, private readonly store: EventStore, private readonly projections: readonly Projection[], options: { page?: number } = {}) {
+    this.page = options.page ?? PAGE;
+    this.target = redactUrl(url);
+    this.pool = new pg.Pool({
+      connectionString: url, max: 4, application_name: 'tokengate-read-models', connectionTimeoutMillis: 5_000, keepAlive: true,
+      // A stopped process must not hold the checkpoint rows, nor a statement wait forever.
+      options: '-c statement_timeout=15000 -c lock_timeout=10000 -c idle_in_transaction_session_timeout=10000',
+    });
+    // An idle connection the server ended: the pool drops it (the next query opens another).
+    this.pool.on('error', () => undefined);
+  }
+
+  /** The tables and a checkpoint row per projection (idempotent; instances starting at once serialize). */
+  private schema(): Promise<void> {
+    this.ready ??= this.transaction(async (client) => {
+      await client.query("SELECT pg_advisory_xact_lock(hashtext('tokengate:read-models-schema'))");
+      await client.query(SCHEMA);
+      await client.query(
+        'INSERT INTO read_model_checkpoints (name, version, position) SELECT n, v, 0 FROM unnest($1::text[], $2::int[]) AS t(n, v) ON CONFLICT (name) DO NOTHING',
+        [this.projections.map((p) => p.name), this.projections.map((p) => p.version)]);
+    }).catch((error: unknown) => { this.ready = undefined; throw error; });
+    return this.ready;
+  }
+
+  private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>, relaxed = false): Promise<T> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw translatePgError(error, this.target, 'the read models');
+    }
+    try {
+      // Derived data, checkpointed with its documents: no wait for the WAL's flush (a server crash
+      // loses at most a catch-up, redone from the events). Visible to others at commit all the same.
+      await client.query(relaxed ? 'BEGIN; SET LOCAL synchronous_commit = off' : 'BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw translatePgError(error, this.target, 'the read models');
+    } finally {
+      client.release();
+    }
+  }
+
+  /** Rebuild models whose stored version differs, catch up, and follow the store's log. */
+  async start(): Promise<void> {
+    await this.schema();
+    await this.transaction(async (client) => {
+      const { rows } = await client.query<{ name: string; version: number }>(
+        'SELECT name, version FROM read_model_checkpoints WHERE name = ANY($1::text[]) ORDER BY name FOR UPDATE', [this.projections.map((p) => p.name)]);
+      for (const p of this.projections) {
+        if (rows.find((r) => r.name === p.name)?.version !== p.version) await this.resetWith(client, p);
+      }
+    });
+    await this.catchUp();
+    this.subscription = this.store.subscribeAll({ fromPosition: await this.minCheckpoint() }, {
+      onEvent: () => {
+        // Another instance's events (its own catch-up has usually applied them already).
+        this.catchUp().catch((error: unknown) => process.emitWarning(`read models could not catch up: ${String(error)}`));
+      },
+    });
+  }
+
+  async stop(): Promise<void> {
+    await this.subscription?.close();
+    this.subscription = undefined;
+    await this.running;
+  }
+
+  /** Closes the pool (after stop()). */
+  async close(): Promise<void> {
+    await this.running;
+    await this.pool.end();
+  }
+
+  private async resetWith(client: pg.PoolClient, p: Projection): Promise<void> {
+    await client.query('DELETE FROM read_models WHERE projection = $1', [p.name]);
+    await client.query(
+      'INSERT INTO read_model_checkpoints (name, version, position) VALUES ($1, $2, 0) ON CONFLICT (name) DO UPDATE SET version = excluded.version, position = 0',
+      [p.name, p.version]);
+    this.known.set(p.name, 0n);
+  }
+
+  async rebuild(options: RebuildOptions = {}): Promise<RebuildResult> {
+    await this.schema();
+    await this.running;
+    await this.transaction(async (client) => {
+      await client.query('SELECT name FROM read_model_checkpoints WHERE name = ANY($1::text[]) ORDER BY name FOR UPDATE', [this.projections.map((p) => p.name)]);
+      for (const p of this.projections) await this.resetWith(client, p);
+    });
+    const head = await this.store.headPosition();
+    const untilTime = options.untilTime?.toISOString();
+    const started = performance.now();
+    let position = 0n;
+    let events = 0;
+    for (;;) {
+      const page = await this.store.readAll({ fromPosition: position, maxCount: this.page });
+      const stop = page.findIndex((e) =>
+        (options.untilPosition !== undefined && e.position > options.untilPosition) ||
+        (untilTime !== undefined && String(e.metadata?.recordedAt ?? e.created) > untilTime));
+      const slice = stop < 0 ? page : page.slice(0, stop);
+      await this.apply(slice);
+      events += slice.length;
+      position = slice.at(-1)?.position ?? position;
+      options.onProgress?.(events, position, head);
+      if (stop >= 0 || page.length < this.page) break;
+    }
+    const seconds = (performance.now() - started) / 1000;
+    return { events, position, seconds, eventsPerSecond: seconds > 0 ? events / seconds : events };
+  }
+
+  async hash(): Promise<string> {
+    const digest = createHash('sha256');
+    for (const p of this.projections) {
+      for (const row of await this.all(p.name)) digest.update(`${p.name}\u0000${row.key}\u0000${row.doc}\n`);
+    }
+    return digest.digest('hex');
+  }
+
+  private async query<R extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<R[]> {
+    await this.schema();
+    try {
+      return (await this.pool.query<R>(text, values)).rows;
+    } catch (error) {
+      throw translatePgError(error, this.target, 'the read models');
+    }
+  }
+
+  async checkpoint(name: string): Promise<bigint> {
+    const rows = await this.query<{ position: string }>('SELECT position FROM read_model_checkpoints WHERE name = $1', [name]);
+    const position = BigInt(rows[0]?.position ?? 0);
+    this.known.set(name, position);
+    return position;
+  }
+
+  async get<Doc>(projection: string, key: string): Promise<Doc | undefined> {
+    const rows = await this.query<{ doc: string }>('SELECT doc FROM read_models WHERE projection = $1 AND key = $2', [projection, key]);
+    return rows[0] ? (JSON.parse(rows[0].doc) as Doc) : undefined;
+  }
+
+  async all(projection: string): Promise<Row[]> {
+    return this.query<Row>('SELECT key, doc FROM read_models WHERE projection = $1 ORDER BY key', [projection]);
+  }
+
+  async withPrefix(projection: string, prefix: string): Promise<Row[]> {
+    return this.query<Row>('SELECT key, doc FROM read_models WHERE projection = $1 AND key >= $2 AND key < $3 ORDER BY key',
+      [projection, prefix, `${prefix}\u{10FFFF}`]);
+  }
+
+  /** The lowest checkpoint this instance knows (read once; then what it wrote or read last). */
+  private async minCheckpoint(): Promise<bigint> {
+    let min: bigint | undefined;
+    for (const p of this.projections) {
+      const position = this.known.get(p.name) ?? await this.checkpoint(p.name);
+      if (min === undefined || position < min) min = position;
+    }
+    return min ?? 0n;
+  }
+
+  /**
+   * Apply every event after the checkpoints. With `position` (an append's), return at once when
+   * every model this instance knows of is already past it.
+   */
+  async catchUp(position?: bigint): Promise<void> {
+    if (position !== undefined && this.known.size === this.projections.length && await this.minCheckpoint() >= position) return;
+    await this.run();
+  }
+
+  /** One catch-up run; concurrent calls share it (and one more run follows for those that came during it). */
+  private run(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = (async () => {
+      try {
+        await this.schema();
+        do {
+          this.again = false;
+          let batch: RecordedEvent[];
+          do {
+            batch = await this.store.readAll({ fromPosition: await this.minCheckpoint(), maxCount: this.page });
+            await this.apply(batch);
+          } while (batch.length === this.page);
+        } while (this.again);
+      } finally {
+        this.running = undefined;
+      }
+    })();
+    return this.running;
+  }
+
+  /**
+   * One transaction: the checkpoint rows locked and re-read (another instance may have applied
+   * some of these events already), the documents the events touch read, evolved, written back.
+   */
+  private async apply(events: readonly RecordedEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    const names = this.projections.map((p) => p.name);
+    try {
+      await this.transaction(async (client) => {
+        const { rows } = await client.query<{ name: string; position: string }>(
+          'SELECT name, position FROM read_model_checkpoints WHERE name = ANY($1::text[]) ORDER BY name FOR UPDATE', [names]);
+        const stored = new Map(rows.map((r) => [r.name, BigInt(r.position)]));
+        // The documents to read: each key touched, unless its projection says no document can exist before.
+        const wanted: Array<[string, string]> = [];
+        const plans = this.projections.map((p) => {
+          const from = stored.get(p.name) ?? 0n;
+          const touched = new Set<string>();
+          for (const event of events) {
+            if (event.position <= from || !p.handles.has(event.type)) continue;
+            for (const key of p.keysOf(event)) {
+              if (touched.has(key)) continue;
+              touched.add(key);
+              if (!p.isNew?.(event, key)) wanted.push([p.name, key]);
+            }
+          }
+          return { p, from };
+        });
+        const before = new Map<string, string>();
+        if (wanted.length > 0) {
+          const found = await client.query<{ projection: string; key: string; doc: string }>(
+            'SELECT r.projection, r.key, r.doc FROM read_models r JOIN unnest($1::text[], $2::text[]) AS w(projection, key) ON r.projection = w.projection AND r.key = w.key',
+            [wanted.map((w) => w[0]), wanted.map((w) => w[1])]);
+          for (const row of found.rows) before.set(`${row.projection}\u0000${row.key}`, row.doc);
+        }
+        const put: { projection: string[]; key: string[]; doc: string[] } = { projection: [], key: [], doc: [] };
+        const removed: { projection: string[]; key: string[] } = { projection: [], key: [] };
+        const checkpoints: { name: string[]; version: number[]; position: string[] } = { name: [], version: [], position: [] };
+        for (const { p, from } of plans) {
+          let position = from;
+          const cache = new Map<string, unknown>();
+          for (const event of events) {
+            if (event.position <= position) continue;
+            position = event.position;
+            if (!p.handles.has(event.type)) continue;
+            for (const key of p.keysOf(event)) {
+              const doc = cache.has(key) ? cache.get(key) : before.get(`${p.name}\u0000${key}`);
+              const prior = cache.has(key) ? doc : typeof doc === 'string' ? JSON.parse(doc) : undefined;
+              cache.set(key, p.evolve(prior, event, key));
+            }
+          }
+          for (const [key, doc] of cache) {
+            if (doc === undefined) { removed.projection.push(p.name); removed.key.push(key); }
+            else { put.projection.push(p.name); put.key.push(key); put.doc.push(p.serialize ? p.serialize(doc) : JSON.stringify(doc)); }
+          }
+          checkpoints.name.push(p.name); checkpoints.version.push(p.version); checkpoints.position.push(String(position));
+          stored.set(p.name, position);
+        }
+        if (removed.key.length > 0) {
+          await client.query('DELETE FROM read_models r USING unnest($1::text[], $2::text[]) AS d(projection, key) WHERE r.projection = d.projection AND r.key = d.key',
+            [removed.projection, removed.key]);
+        }
+        if (put.key.length > 0) {
+          await client.query(
+            'INSERT INTO read_models (projection, key, doc) SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) ON CONFLICT (projection, key) DO UPDATE SET doc = excluded.doc',
+            [put.projection, put.key, put.doc]);
+        }
+        await client.query(
+          'UPDATE read_model_checkpoints c SET version = u.version, position = u.position FROM unnest($1::text[], $2::int[], $3::bigint[]) AS u(name, version, position) WHERE c.name = u.name',
+          [checkpoints.name, checkpoints.version, checkpoints.position]);
+        return stored;
+      }, true).then((stored) => { for (const [name, position] of stored) this.known.set(name, position); });
+    } catch (error) {
+      // Not committed: what this instance believed of the checkpoints is read again.
+      this.known.clear();
+      throw error;
+    }
+  }
+}
