@@ -13,7 +13,7 @@ import { interruptedAfterMs, type NotificationState, type RetryPolicy } from '..
 import { maskCardNumbers } from '../../lib/mask.js';
 import type { Merchants } from '../../merchants.js';
 import { notificationsProjection, PENDING_PREFIX, THROUGH_KEY, type PendingNotificationDoc, type ThroughDoc } from '../../projections/notifications.js';
-import type { ReadModels } from '../../projections/read-models.js';
+import type { ReadModelsPort } from '../../projections/read-models.js';
 import { WrongExpectedRevisionError, type EventStore, type RecordedEvent } from '../../store/event-store.js';
 import { oneLine } from '../../store/storage-fault.js';
 import { fold } from '../aggregates.js';
@@ -31,7 +31,7 @@ export class Notifier extends Reactor {
   private readonly stopping = new AbortController();
   private warn: ReactorLog['warn'] = (_fields, message) => process.emitWarning(message, 'ReactorWarning');
 
-  constructor(store: EventStore, readModels: ReadModels, private readonly merchants: Merchants, private readonly policy: RetryPolicy) {
+  constructor(store: EventStore, readModels: ReadModelsPort, private readonly merchants: Merchants, private readonly policy: RetryPolicy) {
     // Failed work (the store busy or closing) is tried again from 1 s on.
     super(store, readModels, policy.retryDelayMs, 1_000);
   }
@@ -47,14 +47,14 @@ export class Notifier extends Reactor {
 
   protected async prepare(): Promise<bigint> {
     const name = notificationsProjection.name;
-    const from = this.readModels.checkpoint(name);
-    for (const { doc } of this.readModels.withPrefix(name, PENDING_PREFIX)) {
+    const from = await this.readModels.checkpoint(name);
+    for (const { doc } of await this.readModels.withPrefix(name, PENDING_PREFIX)) {
       const { stream } = JSON.parse(doc) as PendingNotificationDoc;
       this.follow(stream, fold(notificationAggregate, await this.store.readStream(stream)));
     }
     // Order events after the latest one a notification was scheduled for are read again (their
     // notifications may not have been scheduled before the stop); scheduling twice appends once.
-    const through = this.readModels.get<ThroughDoc>(name, THROUGH_KEY);
+    const through = await this.readModels.get<ThroughDoc>(name, THROUGH_KEY);
     const anyMerchant = this.merchants.list.some((m) => m.notifications !== undefined);
     return anyMerchant && through !== undefined && BigInt(through.causePosition) < from ? BigInt(through.causePosition) : from;
   }
