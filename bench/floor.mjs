@@ -35,6 +35,9 @@
 // Not done, on purpose (tokengate does them; they are what the ratio to this floor measures):
 // reading the token, deciding anything, read models, logs, load shedding, error bodies.
 //
+// The cost budget (bench/budget.ts, `npm run bench -- --budget`) attributes this file's self time
+// to stages by function name: keep each stage's work in the functions its table names.
+//
 // Env: FLOOR_MERCHANTS_FILE (tokengate's merchants file), FLOOR_DB (the SQLite file to create),
 // FLOOR_PAY_BODY, FLOOR_TOKEN_BODY (files holding tokengate's answers). Prints its port.
 import { createCipheriv, createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
@@ -141,7 +144,7 @@ function answerBuilder(template, slots, what) {
     for (const key of Object.keys(node)) out[key] = typeof node[key] === 'string' ? values[node[key]] : build(node[key], from[key], values);
     return out;
   };
-  return (values) => build(tree, template, values);
+  return function answer(values) { return build(tree, template, values); };
 }
 
 const payAnswer = answerBuilder(payTemplate, {
@@ -218,12 +221,17 @@ function append(stream, type, data, metadata, created) {
   });
 }
 
-const writeBatch = db.transaction((batch) => batch.map((item) => {
+function insertEvent(item) {
   const result = insert.run(`${process.pid}-${++eventIds}`, item.stream, item.type, item.data, item.metadata, item.created);
   if (result.changes === 1) return { position: Number(result.lastInsertRowid), data: null };
   const row = lookup.get(item.stream);
   return { position: row.position, data: row.data };
-}));
+}
+const writeBatch = db.transaction((batch) => batch.map(insertEvent));
+/** The exactly-once lookup of a pay: its (order, transaction) key in the table's UNIQUE index. */
+function findRecorded(stream) {
+  return lookup.get(stream);
+}
 
 function flush() {
   flushScheduled = false;
@@ -337,7 +345,7 @@ async function pay(request, reply) {
   const { merchantid, tokenid, orderid, transactionid } = request.params;
   const body = request.body;
   const stream = `order-${merchantid}-${orderid}/${transactionid}`;
-  const found = lookup.get(stream);
+  const found = findRecorded(stream);
   if (found !== undefined) return replay(found, body, reply);
   const now = new Date().toISOString();
   const amount = Number(body.transaction.amount);

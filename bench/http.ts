@@ -1,5 +1,6 @@
 // HTTP scenarios: tokengate (the real dist/server.js on a fresh SQLite store) against the ceiling
-// (bench/ceiling.mjs: bare Fastify, canned bodies of the same size), with autocannon as a library.
+// (bench/ceiling.mjs: bare Fastify, canned bodies of the same size) and the durable floor
+// (bench/floor.mjs: the least a durable pay or create must do), with autocannon as a library.
 // The load generator keeps a ledger of what tokengate acknowledged, checked against the SQLite
 // file once the server has stopped ("every acknowledged event durable").
 // With `prism`, a third target: Prism (@stoplight/prism-cli, through npx, not a dependency) mocking
@@ -32,6 +33,8 @@ export interface HttpOptions {
   scenarios: readonly ScenarioName[];
   /** Directory for --cpu-prof of the tokengate process, when profiling. */
   profileDir: string | undefined;
+  /** Directory for --cpu-prof of the floor's process (the cost budget, --budget). */
+  floorProfileDir?: string | undefined;
   /** Also measure Prism mocking tokengate's OpenAPI document (npx @stoplight/prism-cli). */
   prism?: boolean;
   log: (line: string) => void;
@@ -67,8 +70,12 @@ export interface ScenarioResult {
   connections: number;
   tokengate: RunStats & ServerCpu & { peakRssMB: number; hwmMB: number; window: Window };
   ceiling: RunStats & ServerCpu;
+  /** The durable floor (bench/floor.mjs) on the same requests; `window` for its profile. */
+  floor: RunStats & ServerCpu & { window: Window };
   /** tokengate req/s divided by the ceiling's. */
   ratio: number;
+  /** tokengate req/s divided by the floor's. */
+  floorRatio: number;
   /** Prism on the same requests (with --prism). */
   prism?: RunStats;
   /** tokengate req/s divided by Prism's (2xx responses per second both; with --prism). */
@@ -99,12 +106,23 @@ export interface Durability {
   ok: boolean;
 }
 
+/** The floor's own ledger checked against its SQLite file after it stopped (it really records). */
+export interface FloorDurability {
+  payments: { acknowledged: number; recorded: number; missing: number };
+  tokens: { acknowledged: number; recorded: number; missing: number };
+  retries: { seedOrderEvents: number; bodyMismatches: number };
+  ok: boolean;
+}
+
 export interface HttpResult {
   scenarios: ScenarioResult[];
   durability: Durability;
+  floorDurability: FloorDurability;
   tokengateHwmMB: number;
   tokengateExitCode: number | null;
   profileFile: string | undefined;
+  /** With --cpu-prof: every .cpuprofile each process wrote (its main thread's first, then its workers'). */
+  profiles?: { tokengate: string[]; floor: string[] };
   prism?: PrismInfo;
 }
 
@@ -275,6 +293,26 @@ export async function runHttp(options: HttpOptions): Promise<HttpResult> {
     const cl = await waitListening(ceiling, 30_000);
     log(`ceiling pid ${ceiling.pid} on port ${cl.port}; bodies: pay ${paid.text.length} B, token ${tokenSample.length} B`);
 
+    // The floor answers tokengate's captured bodies' shape with its own values; its own seed
+    // payment is the one its retries repeat, and its own ledger is checked against its file.
+    mkdirSync(join(workDir, 'floor'), { recursive: true });
+    const floorDb = join(workDir, 'floor', 'floor.db');
+    const floorProfileArgs = options.floorProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.floorProfileDir}`] : [];
+    const floor = startChild([...floorProfileArgs, join(root, 'bench', 'floor.mjs')], {
+      FLOOR_DB: floorDb, FLOOR_MERCHANTS_FILE: merchantsFile,
+      FLOOR_PAY_BODY: join(workDir, 'pay-body.json'), FLOOR_TOKEN_BODY: join(workDir, 'token-body.json'),
+    }, workDir);
+    children.push(floor);
+    const fl = await waitListening(floor, 30_000);
+    const floorLedger = new Ledger();
+    const floorSeed = { orderId: seed.orderId, token: seed.token, body: '' };
+    const floorPaid = await call(fl.port, 'PUT', payPath(floorSeed.token, floorSeed.orderId), PAY_HEADERS, PAY_BODY);
+    if (floorPaid.status !== 201) throw new Error(`bench: the floor's seed payment failed: ${floorPaid.status} ${floorPaid.text}`);
+    floorSeed.body = floorPaid.text;
+    floorLedger.payIssued++;
+    floorLedger.paysAcked.add(floorSeed.orderId);
+    log(`floor pid ${floor.pid} on port ${fl.port} (store ${floorDb}); its pay body ${floorPaid.text.length} B`);
+
     let prism: { child: Child; port: number; info: PrismInfo } | undefined;
     if (options.prism) {
       prism = await startPrism(tg.port, workDir, seed.token, log);
@@ -282,20 +320,28 @@ export async function runHttp(options: HttpOptions): Promise<HttpResult> {
     }
 
     const workload = new Workload(pool, seed);
+    const floorWorkload = new Workload(pool, floorSeed);
     const ceilingLedger = new Ledger();
     if (options.warmup > 0) {
-      // Both routes, or only pay when profiling (so the profile holds no token creation).
-      const warmup: ScenarioName = options.profileDir ? 'pay' : 'mixed';
+      // Both routes, or only pay when profiling tokengate's pay alone (--profile; the budget warms both).
+      const warmup: ScenarioName = options.profileDir && !options.floorProfileDir ? 'pay' : 'mixed';
       log(`warm-up: ${warmup} for ${options.warmup} s on each`);
       await fire(cl.port, workload.requests(warmup, ceilingLedger), options.warmup, options.connections);
+      await fire(fl.port, floorWorkload.requests(warmup, floorLedger), options.warmup, options.connections);
       await fire(tg.port, workload.requests(warmup, ledger), options.warmup, options.connections);
       if (prism) await fire(prism.port, workload.requests(warmup, new Ledger()), options.warmup, options.connections);
     }
 
     const scenarios: ScenarioResult[] = [];
     for (const name of options.scenarios) {
-      log(`${name}: ${options.duration} s × ${options.connections} connections, ceiling then tokengate${prism ? ' then Prism' : ''}`);
+      log(`${name}: ${options.duration} s × ${options.connections} connections, ceiling, floor, then tokengate${prism ? ' then Prism' : ''}`);
       const ceilingStats = await fireMeasured(ceiling.pid, () => fire(cl.port, workload.requests(name, ceilingLedger), options.duration, options.connections));
+      const floorFromUs = monotonicUs();
+      const floorStats = await fireMeasured(floor.pid, () => fire(fl.port, floorWorkload.requests(name, floorLedger), options.duration, options.connections));
+      const floorWindow = { fromUs: floorFromUs, toUs: monotonicUs() };
+      if (floor.process.exitCode !== null || floor.process.signalCode !== null) {
+        throw new Error(`bench: the floor exited (${floor.process.exitCode ?? floor.process.signalCode}) during '${name}':\n${floor.output().slice(-4000)}`);
+      }
       const sampler = memorySampler(tokengate.pid);
       const fromUs = monotonicUs();
       const stats = await fireMeasured(tokengate.pid, () => fire(tg.port, workload.requests(name, ledger), options.duration, options.connections));
@@ -311,14 +357,18 @@ export async function runHttp(options: HttpOptions): Promise<HttpResult> {
       }
       scenarios.push({
         name, description: DESCRIPTIONS[name], connections: options.connections,
-        tokengate: { ...stats, ...memory, window }, ceiling: ceilingStats,
+        tokengate: { ...stats, ...memory, window }, ceiling: ceilingStats, floor: { ...floorStats, window: floorWindow },
         ratio: ceilingStats.rps > 0 ? round(stats.rps / ceilingStats.rps, 3) : 0,
+        floorRatio: floorStats.rps > 0 ? round(stats.rps / floorStats.rps, 3) : 0,
         ...(prismStats ? { prism: prismStats, prismRatio: prismStats.rps > 0 ? round(stats.rps / prismStats.rps, 3) : 0 } : {}),
       });
     }
 
     const tokengateHwmMB = memoryOf(tokengate.pid)?.hwmMB ?? 0;
     await ceiling.stop();
+    const floorExit = await floor.stop();
+    if (floorExit !== 0) throw new Error(`bench: the floor exited with ${floorExit}:\n${floor.output().slice(-4000)}`);
+    const floorDurability = checkFloorDurability(floorDb, floorLedger, floorSeed.orderId);
     if (prism) {
       prism.info.exitCode = await prism.child.stop(5_000);
       log(`Prism stopped (exit ${prism.info.exitCode})`);
@@ -326,13 +376,24 @@ export async function runHttp(options: HttpOptions): Promise<HttpResult> {
     const tokengateExitCode = await tokengate.stop();
     log(`tokengate stopped (exit ${tokengateExitCode}); checking the store`);
     const durability = checkDurability(dbPath, ledger, seed.orderId);
-    const profileFile = options.profileDir
-      ? readdirSync(options.profileDir).filter((f) => f.endsWith('.cpuprofile')).map((f) => join(options.profileDir ?? '', f))[0]
-      : undefined;
-    return { scenarios, durability, tokengateHwmMB, tokengateExitCode, profileFile, ...(prism ? { prism: prism.info } : {}) };
+    const profiles = { tokengate: cpuProfiles(options.profileDir), floor: cpuProfiles(options.floorProfileDir) };
+    return {
+      scenarios, durability, floorDurability, tokengateHwmMB, tokengateExitCode, profileFile: profiles.tokengate[0],
+      ...(options.profileDir || options.floorProfileDir ? { profiles } : {}), ...(prism ? { prism: prism.info } : {}),
+    };
   } finally {
     for (const child of children) await child.stop(5_000);
   }
+}
+
+/**
+ * The .cpuprofile files Node wrote in `dir` (one per thread: CPU.<date>.<time>.<pid>.<thread id>.<seq>.cpuprofile),
+ * the main thread's (thread id 0) first.
+ */
+function cpuProfiles(dir: string | undefined): string[] {
+  if (!dir) return [];
+  const threadOf = (f: string) => Number(f.split('.').at(-3) ?? 0);
+  return readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).sort((a, b) => threadOf(a) - threadOf(b)).map((f) => join(dir, f));
 }
 
 const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
@@ -430,6 +491,29 @@ export function checkDurability(dbPath: string, ledger: Ledger, seedOrderId: str
       payments, tokens: tokensResult, retries,
       exact: payments.recorded === payments.acknowledged && tokensResult.recorded === tokensResult.acknowledged,
       ok: payments.ok && tokensResult.ok && retries.ok,
+    };
+  } finally {
+    db.close();
+  }
+}
+
+/** After the floor stopped: every pay and token it acknowledged is a row of its file (floor.mjs's streams). */
+export function checkFloorDurability(dbPath: string, ledger: Ledger, seedOrderId: string): FloorDurability {
+  const db = new Database(dbPath, { readonly: true, fileMustExist: true });
+  try {
+    const streamsOf = (type: string) => new Set(db.prepare<[string], string>('SELECT stream FROM events WHERE type = ?').pluck().all(type));
+    const orders = streamsOf('PaymentRecorded');
+    const tokens = streamsOf('TokenCreated');
+    const orderStream = (orderId: string) => `order-${MERCHANT.id}-${orderId}/1`;
+    const payMissing = [...ledger.paysAcked].filter((id) => !orders.has(orderStream(id))).length;
+    const tokenMissing = [...ledger.tokensAcked].filter((token) => !tokens.has(`token-${MERCHANT.repository.id}-${token}`)).length;
+    const seedOrderEvents = orders.has(orderStream(seedOrderId)) ? 1 : 0;
+    return {
+      payments: { acknowledged: ledger.paysAcked.size, recorded: orders.size, missing: payMissing },
+      tokens: { acknowledged: ledger.tokensAcked.size, recorded: tokens.size, missing: tokenMissing },
+      retries: { seedOrderEvents, bodyMismatches: ledger.retryMismatches },
+      ok: payMissing === 0 && tokenMissing === 0 && seedOrderEvents === 1 && ledger.retryMismatches === 0 &&
+        orders.size <= ledger.payIssued && tokens.size <= ledger.tokenIssued,
     };
   } finally {
     db.close();
