@@ -1,5 +1,6 @@
 // The benchmark driver works (not how fast anything is): a tiny run of every HTTP scenario against
-// the real server and the ceiling, and a replay of 2,000 events, give a complete JSON result.
+// the real server, the ceiling and the durable floor, and a replay of 2,000 events, give a complete
+// JSON result.
 // Needs dist/ (npm test builds it first); the driver itself runs from source.
 import { existsSync, readFileSync } from 'node:fs';
 import t from 'tap';
@@ -23,7 +24,7 @@ t.test('a quick run yields every scenario, the durability check and the replay',
   if (!http) throw new Error('no HTTP result');
   t.same(http.scenarios.map((s) => s.name), ['pay', 'create', 'mixed', 'retries']);
   for (const s of http.scenarios) {
-    for (const [target, run] of [['tokengate', s.tokengate], ['ceiling', s.ceiling]] as const) {
+    for (const [target, run] of [['tokengate', s.tokengate], ['ceiling', s.ceiling], ['floor', s.floor]] as const) {
       const where = `${s.name} on ${target}`;
       t.ok(finite(run.rps) && run.rps > 0, `${where}: req/s ${run.rps}`);
       t.ok(run.requests > 0, `${where}: requests`);
@@ -37,6 +38,8 @@ t.test('a quick run yields every scenario, the durability check and the replay',
       t.ok(finite(run.loadGenUsPerRequest) && (run.loadGenUsPerRequest ?? 0) > 0, `${where}: the load generator's CPU per response ${run.loadGenUsPerRequest} µs`);
     }
     t.ok(finite(s.ratio) && s.ratio > 0, `${s.name}: ratio to the ceiling`);
+    t.ok(finite(s.floorRatio) && s.floorRatio > 0, `${s.name}: ratio to the floor ${s.floorRatio}`);
+    t.equal(s.floorRatio, Math.round((s.tokengate.rps / s.floor.rps) * 1000) / 1000, `${s.name}: the floor ratio is tokengate's req/s ÷ the floor's`);
     t.ok(s.tokengate.peakRssMB > 0, `${s.name}: RSS of tokengate sampled`);
   }
   t.equal(http.tokengateExitCode, 0, 'tokengate stopped cleanly');
@@ -45,6 +48,10 @@ t.test('a quick run yields every scenario, the durability check and the replay',
   t.equal(http.durability.retries.seedOrderEvents, 1, 'identical retries recorded nothing');
   t.equal(http.durability.retries.bodyMismatches, 0, 'identical retries answered the recorded body');
   t.ok(http.durability.payments.recorded >= http.durability.payments.acknowledged);
+  const floor = http.floorDurability;
+  t.ok(floor.ok, 'every payment and token the floor acknowledged is in its file');
+  t.ok(floor.payments.acknowledged > 1 && floor.tokens.acknowledged > 0, 'the floor recorded pays and tokens');
+  t.equal(floor.retries.bodyMismatches, 0, "the floor's retries answered its recorded body");
 
   const replay = written.replay;
   if (!replay) throw new Error('no replay result');
@@ -55,6 +62,11 @@ t.test('a quick run yields every scenario, the durability check and the replay',
   t.ok(replay.rebuild.rssMB > 0);
   t.ok(replay.startup.warmMs > 0 && finite(replay.startup.coldMs), 'start-up times');
   t.ok(replay.size.bytesPerEvent > 0);
-  t.equal(written.targets.length, 6);
+  t.same(written.targets.map((target) => target.name), [
+    'pay, throughput', 'create token, throughput', 'identical retries, throughput', 'pay, latency', 'rebuild', 'memory', 'durability',
+  ]);
   t.ok(written.targets.every((target) => target.met !== null), 'every target measured');
+  const payTarget = written.targets[0];
+  t.equal(payTarget?.met, (http.scenarios[0]?.floorRatio ?? 0) >= 0.6, 'pay is met at 0.6× the floor');
+  t.match(payTarget?.target, /0\.6× the durable floor/);
 });
