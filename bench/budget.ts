@@ -52,7 +52,7 @@ export const TOKENGATE_RULES: StageRule[] = [
 /** bench/floor.mjs is one file: its functions by stage (keep them so when editing it), then the common rules. */
 export const FLOOR_RULES: StageRule[] = [
   { url: /floor\.mjs$/, fn: /^(authenticate|authPay|authToken|sha256|unauthorized)$/, stage: 'auth' },
-  { url: /floor\.mjs$/, fn: /^findRecorded$/, stage: 'token lookup' },
+  { url: /floor\.mjs$/, fn: /^(findRecorded|remember)$/, stage: 'token lookup' },
   { url: /floor\.mjs$/, fn: /^(encodeEvent|sealCard|newToken)$/, stage: 'event encoding' },
   { url: /floor\.mjs$/, fn: /^(append|flush|insertEvent|writeBatch|durableTo|syncSoon|checkpointSoon|run)$/, stage: 'append' },
   { url: /floor\.mjs$/, fn: /^(answer|build|replay)$/, stage: 'response' },

@@ -34,7 +34,7 @@
 // UNIQUE (stream, revision) index is the exactly-once check, and an INSERT that finds the key
 // taken (a retry of an older payment, or two identical pays in one turn) writes nothing and
 // reads the recorded event in the same transaction, answered the same way. A SELECT before every
-// pay would cost a read transaction of its own (≈ 10-17 µs here): not the least.
+// pay costs a read transaction of its own (17 µs per pay in a profile on a busy machine): not the least.
 //
 // Not done, on purpose (tokengate does them; they are what the ratio to this floor measures):
 // reading the token, deciding anything, read models, logs, load shedding, error bodies.
