@@ -6,9 +6,11 @@
 // of the table below that matches. A frame no rule names a stage for ("inherit": native calls such
 // as SQLite's statements, Node's own modules other than HTTP, tokengate's lib/ helpers) takes the
 // stage of its caller, up the stack: JSON.stringify's or SQLite's time counts for whoever called
-// it. GC is a stage of its own ("gc"); idle time counts nowhere. Every thread's profile counts
-// (worker threads: the WAL checkpoints, "append"); the fdatasync on libuv's pool is not JavaScript
-// and is in no profile (it is in the CPU time from /proc printed beside).
+// it. GC is a stage of its own ("gc"); idle time counts nowhere. A sample weighs the time to the
+// next one, at most 3× the profile's median interval: on a busy machine a thread may not run for
+// tens of ms, and that gap is wall time, not the CPU of the frame sampled before it. Every
+// thread's profile counts (worker threads: the WAL checkpoints, "append"); the fdatasync on
+// libuv's pool is not JavaScript and is in no profile (it is in the CPU time from /proc beside).
 import { readFileSync } from 'node:fs';
 import { round } from './lib.js';
 import { selfTimes, shortUrl, type CpuProfile, type ProfileNode, type Window } from './profile.js';
@@ -75,6 +77,12 @@ export function stageOfFrame(callFrame: ProfileNode['callFrame'], rules: readonl
   return 'other';
 }
 
+/** 3× the median interval between samples: the most one sample may weigh. */
+export function sampleCap(profile: CpuProfile): number {
+  const deltas = (profile.timeDeltas ?? []).filter((d) => d > 0).sort((a, b) => a - b);
+  return deltas.length > 0 ? 3 * (deltas[Math.floor(deltas.length / 2)] ?? 0) : Infinity;
+}
+
 /** Self time (µs) of the samples inside `window`, by stage, walking up the stack from frames that inherit. */
 export function stageTimes(profile: CpuProfile, rules: readonly StageRule[], window?: Window): Map<Stage, number> {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
@@ -98,7 +106,7 @@ export function stageTimes(profile: CpuProfile, rules: readonly StageRule[], win
     return stage;
   };
   const times = new Map<Stage, number>();
-  for (const [id, us] of selfTimes(profile, window).selfUs) {
+  for (const [id, us] of selfTimes(profile, window, sampleCap(profile)).selfUs) {
     const stage = stageOf(id);
     if (stage !== undefined) times.set(stage, (times.get(stage) ?? 0) + us);
   }

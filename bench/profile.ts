@@ -57,9 +57,11 @@ export const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 
 /**
  * Self time of each node (µs by node id). With `window`, only the samples taken inside it count;
- * when no sample falls inside (another clock), the whole profile (`windowed` false).
+ * when no sample falls inside (another clock), the whole profile (`windowed` false). With
+ * `maxSampleUs`, no sample weighs more than that (a thread not scheduled for a while leaves one
+ * sample followed by a long gap: wall time, not CPU).
  */
-export function selfTimes(profile: CpuProfile, window?: Window): { selfUs: Map<number, number>; windowed: boolean } {
+export function selfTimes(profile: CpuProfile, window?: Window, maxSampleUs = Infinity): { selfUs: Map<number, number>; windowed: boolean } {
   const samples = profile.samples ?? [];
   const deltas = profile.timeDeltas ?? [];
   const collect = (inside: (timeUs: number) => boolean) => {
@@ -70,7 +72,7 @@ export function selfTimes(profile: CpuProfile, window?: Window): { selfUs: Map<n
       time += deltas[i] ?? 0;
       if (!inside(time)) continue;
       const id = samples[i] ?? 0;
-      self.set(id, (self.get(id) ?? 0) + Math.max(0, deltas[i + 1] ?? 0));
+      self.set(id, (self.get(id) ?? 0) + Math.min(maxSampleUs, Math.max(0, deltas[i + 1] ?? 0)));
     }
     return self;
   };

@@ -62,6 +62,14 @@ t.test('a row: µs per response, only the samples inside the window, every threa
   t.equal(twice.profiledUsPerRequest, 2000, 'the threads of a process add up');
 });
 
+t.test('a sample followed by a long gap (the thread not scheduled) weighs at most 3× the median interval', async (t) => {
+  // The decide sample (index 3) is followed by 50 ms without a sample.
+  const gap = { ...tokengate, timeDeltas: tokengate.timeDeltas?.map((d, i) => (i === 4 ? 50_000 : d)) };
+  const times = Object.fromEntries(stageTimes(gap, TOKENGATE_RULES));
+  t.equal(times.decide, 4000, 'decide: 1 ms + 3 ms (capped), not 1 + 50');
+  t.equal(times.append, 2000, 'the other samples unchanged');
+});
+
 t.test('the floor: its functions by name, the rest of its file "other"', async (t) => {
   const floorUrl = 'file:///work/tokengate/bench/floor.mjs';
   const floor: CpuProfile = {
