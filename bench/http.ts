@@ -3,7 +3,7 @@
 // (bench/floor.mjs: the least a durable pay or create must do), with autocannon as a library.
 // The load generator keeps a ledger of what tokengate acknowledged, checked against the SQLite
 // file once the server has stopped ("every acknowledged event durable").
-// With `prism`, a third target: Prism (@stoplight/prism-cli, through npx, not a dependency) mocking
+// With `prism`, a fourth target: Prism (@stoplight/prism-cli, through npx, not a dependency) mocking
 // the OpenAPI document tokengate serves, on the same requests: the stateless mock to beat.
 import { execFile } from 'node:child_process';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
