@@ -423,7 +423,12 @@ app.post('/api/rest/version/100/merchant/:merchantId/token', {
 // ------------------------------------------------------------------------------------ lifetime
 async function close() {
   await app.close();
-  while (queue.length > 0 || flushScheduled || syncing || waiters.length > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+  // The appends in flight end (bounded: a sync that never returns is a failure).
+  const deadline = performance.now() + 10_000;
+  while (queue.length > 0 || flushScheduled || syncing || waiters.length > 0) {
+    if (performance.now() > deadline) throw new Error('floor: appends still waiting after 10 s');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
   if (checkpointer) await new Promise((resolve) => { checkpointer.once('exit', resolve); checkpointer.postMessage('close'); });
   if (walFd !== undefined) closeSync(walFd);
   db.close();
