@@ -24,6 +24,7 @@ import { tokensProjection } from './projections/tokens.js';
 import { ordersProjection } from './projections/orders.js';
 import { pendingProjection } from './projections/pending.js';
 import { notificationsProjection } from './projections/notifications.js';
+import { lookupProjection } from './projections/lookup.js';
 import { UnknownResolver } from './services/order/unknown-resolver.js';
 import { SchemeTokenReactor } from './services/token/scheme-tokens.js';
 import { SessionExpiry } from './services/session/session-expiry.js';
@@ -39,6 +40,7 @@ export type { Gateway } from './services/gateway.js';
 
 export const PROJECTIONS: readonly Projection[] = [
   tokensProjection as Projection, ordersProjection as Projection, pendingProjection as Projection, notificationsProjection as Projection,
+  lookupProjection as Projection,
 ];
 
 /** The stores, open; the read models made, not started. */

@@ -1,0 +1,32 @@
+// Read model for the admin's search (services/queries/stream-history.ts): which order streams hold a
+// transaction id. Transaction ids are chosen by the merchant per order ("1" on many orders), so a
+// search by one cannot name the stream; this model does, without reading the log.
+// Only data is read: a projection sees no metadata (store/event-store.ts ProjectedEvent), so
+// correlation and causation ids are found by the history's bounded scan instead.
+import type { ProjectedEvent } from '../store/event-store.js';
+import type { Projection } from './projection.js';
+
+export interface LookupDoc {
+  /** The streams, oldest first, the latest LOOKUP_STREAMS of them. */
+  streams: string[];
+}
+
+/** How many streams a document keeps: an id shared by many orders names the most recent ones. */
+export const LOOKUP_STREAMS = 20;
+
+export const transactionLookupKey = (transactionId: string) => `transaction/${transactionId}`;
+
+export const lookupProjection: Projection<LookupDoc> = {
+  name: 'lookup',
+  version: 1,
+  handles: new Set(['PaymentRecorded', 'OrderTransactionRecorded']),
+  keysOf(event: ProjectedEvent) {
+    const d = event.data as { transactionId?: unknown };
+    return typeof d.transactionId === 'string' ? [transactionLookupKey(d.transactionId)] : [];
+  },
+  evolve(doc, event) {
+    const streams = (doc?.streams ?? []).filter((s) => s !== event.stream);
+    streams.push(event.stream);
+    return { streams: streams.slice(-LOOKUP_STREAMS) };
+  },
+};
