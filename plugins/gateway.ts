@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Gateway } from '../services/gateway.js';
 import type { RequestMeta } from '../services/context.js';
+import { maskCardNumbers } from '../lib/mask.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -31,6 +32,9 @@ async function gatewayPlugin(app: FastifyInstance, options: GatewayPluginOptions
       requestId,
       correlationId: typeof header === 'string' && CORRELATION_ID.test(header) ? header : requestId,
       merchantId: this.merchant?.id ?? '',
+      method: this.method,
+      // The path only: a query string may hold anything; a path may hold a token id, never a card number.
+      path: maskCardNumbers(this.url.split('?')[0] ?? '').slice(0, 300),
     };
   });
   app.addHook('onSend', async (request, reply) => {

@@ -12,6 +12,9 @@ export interface RequestMeta {
   notificationUrl?: string;
   /** The API version of the request's path (the order API, 50-100): the version its notifications are written in. */
   apiVersion?: number;
+  /** The request's method and path (no query string; a card number in it masked: lib/mask.ts), for histories. */
+  method?: string;
+  path?: string;
 }
 
 /** Domain events to store events: a fresh id each, and the request's metadata. */
@@ -21,6 +24,8 @@ export function toEventData(events: ReadonlyArray<{ type: string; data: unknown 
     causationId: meta.requestId,
     merchantId: meta.merchantId,
     requestId: meta.requestId,
+    ...(meta.method ? { method: meta.method } : {}),
+    ...(meta.path ? { path: meta.path } : {}),
     recordedAt: now,
     ...(meta.notificationUrl !== undefined ? { notificationUrl: meta.notificationUrl } : {}),
     ...(meta.apiVersion !== undefined ? { apiVersion: meta.apiVersion } : {}),
