@@ -13,6 +13,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { adminPasswordProblem, ConfigError, PROJECT_ROOT } from '../config.js';
 import { AuthenticationFailed, InvalidRequest } from '../domain/errors.js';
 import { orderHistory, tokenHistory, type AsOf } from '../services/queries/history.js';
+import { searchStreams, streamHistory } from '../services/queries/stream-history.js';
+import type { LookupDoc } from '../projections/lookup.js';
 import { matches, timelinePage, toTimelineEvent, type TimelineFilter } from '../services/queries/timeline.js';
 import { Opt, Pattern, Str } from '../schemas/common.js';
 import { refuseIfLocked } from '../plugins/auth.js';
@@ -32,6 +34,13 @@ const AsOfQuery = Type.Object({
   asOfRevision: Opt(Pattern(1, 16, '^[0-9]+$', 'a stream revision (0-based)')),
   asOf: Opt(Str(1, 40, 'an ISO 8601 instant')),
 }, { additionalProperties: false });
+
+const HistoryQuery = Type.Object({
+  stream: Str(1, 300),
+  asOfRevision: Opt(Pattern(1, 16, '^[0-9]+$', 'a stream revision (0-based)')),
+  relatedAfter: Opt(Position()),
+}, { additionalProperties: false });
+const SearchQuery = Type.Object({ q: Str(1, 300, 'an order id, token, session id, transaction id, correlation id or stream name') }, { additionalProperties: false });
 
 function asOfFrom(query: { asOfRevision?: string | undefined; asOf?: string | undefined }): AsOf {
   const asOf: AsOf = {};
@@ -74,12 +83,33 @@ const admin: FastifyPluginAsyncTypebox<AdminOptions> = async (app, options) => {
   });
   app.addHook('onRequest', app.basicAuth);
   const page = readFileSync(join(PROJECT_ROOT, 'web', 'timeline.html'), 'utf8');
+  const historyPage = readFileSync(join(PROJECT_ROOT, 'web', 'history.html'), 'utf8');
   // Open live streams end before the server closes, or closing would wait for them forever.
   const live = new Set<() => void>();
   app.addHook('preClose', async () => { for (const stop of [...live]) stop(); });
 
   app.get('/admin', async (_request, reply) => reply.redirect('/admin/timeline'));
   app.get('/admin/timeline', async (_request, reply) => reply.type('text/html; charset=utf-8').send(page));
+
+  app.get('/admin/history', async (_request, reply) => reply.type('text/html; charset=utf-8').send(historyPage));
+
+  // One stream's history: steps with the state after each, and what they caused (services/queries/stream-history.ts).
+  app.get('/admin/api/history', { schema: { querystring: HistoryQuery } }, async (request, reply) => {
+    const { stream, asOfRevision, relatedAfter } = request.query;
+    const history = await streamHistory(app.gateway.store, stream, {
+      ...(asOfRevision !== undefined ? { asOfRevision: BigInt(asOfRevision) } : {}),
+      ...(relatedAfter !== undefined ? { relatedAfter: BigInt(relatedAfter) } : {}),
+    });
+    if (!history) return reply.code(404).send(errorBody('INVALID_REQUEST', { explanation: 'No such stream at that revision', field: 'stream' }));
+    return history;
+  });
+
+  app.get('/admin/api/search', { schema: { querystring: SearchQuery } }, async (request, reply) => {
+    const { q } = request.query;
+    const results = await searchStreams(app.gateway.store, app.gateway.merchants, (key) => app.gateway.readModels.get<LookupDoc>('lookup', key), q.trim());
+    if (results.length === 0) return reply.code(404).send(errorBody('INVALID_REQUEST', { explanation: 'No order, token, session, transaction or correlation id found', field: 'q' }));
+    return { query: q.trim(), results };
+  });
 
   app.get('/admin/api/events', { schema: { querystring: EventsQuery } }, async (request) => {
     const { after, limit, ...filter } = request.query;

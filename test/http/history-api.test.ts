@@ -1,0 +1,147 @@
+// The history API of the admin (GET /admin/api/history, /admin/api/search): an order's steps, each
+// with the request that caused it and the state after it in currency units; the UNKNOWN payment's
+// resolution as a step that follows it; a token's history with the payments made with it; the
+// order API's transactions as steps with the order's status and totals; search by order id,
+// token, transaction id and correlation id; as-of a revision; card numbers never in plaintext,
+// sealed values sealed; unknown ids 404 with an error body; admin credentials required.
+import { randomUUID } from 'node:crypto';
+import t from 'tap';
+import { basic, buildTestApp, createToken, M1, M2, payAuth, payPath, tokenAuth } from '../helpers/app.js';
+import { streams } from '../../domain/events.js';
+
+process.env.UNKNOWN_RESOLUTION_DELAY_MS = '0';
+const ADMIN = basic('admin', 'admin-password-for-tests');
+const CARDS = ['5123450000000008', '2223000000000007', '4508750015741019'];
+
+type App = Awaited<ReturnType<typeof buildTestApp>>;
+type Json = Record<string, any>;
+
+const get = async (t: Parameters<Parameters<typeof t.test>[1]>[0], app: App, url: string, status = 200): Promise<Json> => {
+  const res = await app.inject({ method: 'GET', url, headers: { authorization: ADMIN } });
+  t.equal(res.statusCode, status, `${url}: ${res.body.slice(0, 300)}`);
+  for (const card of CARDS) t.notMatch(res.body, card, `${url}: no card number in plaintext`);
+  return res.json() as Json;
+};
+
+async function until(what: string, check: () => Promise<boolean>) {
+  for (let i = 0; i < 250; i++) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+async function unknownPayment(app: App) {
+  const token = await createToken(app, M1, '2223000000000007', '5', '37');
+  const paid = await app.inject({
+    method: 'PUT', url: payPath(M1.id, token, '10000000003', '7'), headers: { authorization: payAuth(M1), 'x-correlation-id': 'checkout-77' },
+    payload: { apiOperation: 'PAY', transaction: { amount: '12.50', currency: 'USD' } },
+  });
+  if (paid.statusCode !== 201) throw new Error(paid.body);
+  await until('the resolution', async () => (await app.gateway.store.readStream(streams.order(M1.id, '10000000003'))).length === 2);
+  return { token, requestId: String(paid.headers['x-request-id']) };
+}
+
+t.test("an UNKNOWN payment's order: steps, request, state after each in currency units, its resolution", async (t) => {
+  const app = await buildTestApp(t, { adminPassword: 'admin-password-for-tests' });
+  const { token, requestId } = await unknownPayment(app);
+  const stream = streams.order(M1.id, '10000000003');
+  const h = await get(t, app, `/admin/api/history?stream=${encodeURIComponent(stream)}`);
+  t.equal(h.kind, 'order');
+  t.equal(h.title, `Order 10000000003 of merchant ${M1.id}`);
+  t.same(h.steps.map((s: Json) => s.type), ['PaymentRecorded', 'PaymentOutcomeResolved']);
+  const [paid, resolved] = h.steps;
+  t.same(paid.request, {
+    method: 'PUT', path: payPath(M1.id, token, '10000000003', '7'), requestId, correlationId: 'checkout-77', merchantId: M1.id,
+  }, 'the request that caused the payment: method, path, request and correlation ids');
+  t.equal(paid.state.status, 'INITIATED', 'the order after the UNKNOWN payment');
+  t.equal(paid.state.transactions[0].result, 'UNKNOWN');
+  t.equal(paid.state.transactions[0].amount, '12.50 USD', 'amounts in currency units');
+  t.equal(paid.state.totalCapturedAmount, '0.00 USD', 'nothing captured while the outcome is unknown');
+  t.equal(paid.data.amount, '12.50 USD', "the event's amount too");
+  t.equal(paid.data.card.number, '222300xxxxxx0007', 'the card number masked');
+  t.same(paid.caused.map((c: Json) => c.type), ['PaymentOutcomeResolved'], 'the payment caused its resolution');
+  t.equal(resolved.request.reactor, 'unknown-resolver', 'the resolution came from the reactor, not a request');
+  t.equal(resolved.request.correlationId, 'checkout-77', 'under the payment’s correlation id');
+  t.equal(resolved.causedBy.id, paid.id, 'the resolution follows the payment');
+  t.equal(resolved.state.status, 'CAPTURED', 'even amount: approved');
+  t.equal(resolved.state.transactions[0].gatewayCode, 'APPROVED');
+  t.ok(resolved.changes.some((c: Json) => c.path === 'transactions.0.gatewayCode' && c.before === 'UNKNOWN' && c.after === 'APPROVED'), 'what changed: the gateway code');
+  t.ok(resolved.changes.some((c: Json) => c.path === 'status' && c.before === 'INITIATED' && c.after === 'CAPTURED'), 'and the status');
+  t.ok(resolved.changes.some((c: Json) => c.path === 'totalCapturedAmount' && c.before === '0.00 USD' && c.after === '12.50 USD'), 'and the total captured');
+  t.same(h.state, resolved.state, 'the state now is the last step’s');
+
+  const asOf = await get(t, app, `/admin/api/history?stream=${encodeURIComponent(stream)}&asOfRevision=0`);
+  t.equal(asOf.steps.length, 1, 'as of revision 0: one step');
+  t.equal(asOf.state.transactions[0].gatewayCode, 'UNKNOWN', 'as of the payment, its outcome was UNKNOWN');
+
+  // The token's history: its creation, then the payment made with it (another stream), sealed values sealed.
+  const th = await get(t, app, `/admin/api/history?stream=${encodeURIComponent(streams.token(M1.repository.id, token))}`);
+  t.equal(th.kind, 'token');
+  t.same(th.steps.map((s: Json) => s.type), ['TokenCreated', 'PaymentRecorded']);
+  t.equal(th.steps[0].data.sourceOfFunds.card.numberSealed, '[sealed]', 'sealed values shown sealed');
+  t.equal(th.steps[0].state.sourceOfFunds.provided.card.number, '222300xxxxxx0007');
+  t.ok(th.steps[1].changes.some((c: Json) => c.path === 'usage.lastUsed'), "the payment changed the token's last use");
+  t.equal(th.steps[0].request.method, 'POST');
+});
+
+t.test('search by order id, token, transaction id, correlation id and request id', async (t) => {
+  const app = await buildTestApp(t, { adminPassword: 'admin-password-for-tests' });
+  const { token, requestId } = await unknownPayment(app);
+  const order = streams.order(M1.id, '10000000003');
+  const search = (q: string) => get(t, app, `/admin/api/search?q=${encodeURIComponent(q)}`);
+  t.same((await search('10000000003')).results.map((r: Json) => [r.stream, r.matchedBy]), [[order, 'order id']]);
+  t.same((await search(token)).results.map((r: Json) => r.stream), [streams.token(M1.repository.id, token)]);
+  t.same((await search('7')).results.map((r: Json) => [r.stream, r.matchedBy]), [[order, 'transaction id']]);
+  const byCorrelation = await search('checkout-77');
+  t.same(byCorrelation.results.map((r: Json) => r.matchedBy), ['correlation id']);
+  t.same(byCorrelation.results.map((r: Json) => r.stream), [order], 'the streams with events of that correlation id');
+  t.ok((await search(requestId)).results.some((r: Json) => r.stream === order), 'the request id finds its order');
+
+  const missing = await get(t, app, '/admin/api/search?q=no-such-thing', 404);
+  t.equal(missing.result, 'ERROR');
+  t.equal(missing.error.cause, 'INVALID_REQUEST');
+  t.equal(missing.error.field, 'q');
+  const none = await get(t, app, `/admin/api/history?stream=${encodeURIComponent(streams.order(M2.id, '1'))}`, 404);
+  t.equal(none.error.field, 'stream');
+  t.match(none.error.explanation, 'No such stream');
+  await get(t, app, '/admin/api/search', 400);
+  await get(t, app, `/admin/api/history?stream=${encodeURIComponent(order)}&asOfRevision=x`, 400);
+});
+
+t.test('the order API: each transaction a step with the order’s status and totals after it', async (t) => {
+  const app = await buildTestApp(t, { adminPassword: 'admin-password-for-tests' });
+  const token = await createToken(app, M1);
+  const order = randomUUID();
+  const put = async (txn: string, payload: Json) => {
+    const res = await app.inject({ method: 'PUT', url: `/api/rest/version/100/merchant/${M1.id}/order/${order}/transaction/${txn}`, headers: { authorization: tokenAuth(M1) }, payload });
+    t.equal(res.statusCode, 201, `${txn}: ${res.body.slice(0, 200)}`);
+  };
+  await put('auth-1', { apiOperation: 'AUTHORIZE', order: { amount: '100.00', currency: 'USD' }, sourceOfFunds: { type: 'CARD', token } });
+  await put('cap-1', { apiOperation: 'CAPTURE', transaction: { amount: '60.00', currency: 'USD' } });
+  await put('ref-1', { apiOperation: 'REFUND', transaction: { amount: '10.00', currency: 'USD' } });
+  await put('void-1', { apiOperation: 'VOID', transaction: { targetTransactionId: 'ref-1' } });
+  const found = await get(t, app, `/admin/api/search?q=${order}`);
+  t.equal(found.results.length, 1);
+  const h = await get(t, app, `/admin/api/history?stream=${encodeURIComponent(found.results[0].stream)}`);
+  const after = h.steps.map((s: Json) => [s.data.apiOperation, s.state.status, s.state.totalAuthorizedAmount, s.state.totalCapturedAmount, s.state.totalRefundedAmount]);
+  t.same(after, [
+    ['AUTHORIZE', 'AUTHORIZED', '100.00 USD', '0.00 USD', '0.00 USD'],
+    ['CAPTURE', 'PARTIALLY_CAPTURED', '100.00 USD', '60.00 USD', '0.00 USD'],
+    ['REFUND', 'PARTIALLY_REFUNDED', '100.00 USD', '60.00 USD', '10.00 USD'],
+    ['VOID', 'PARTIALLY_CAPTURED', '100.00 USD', '60.00 USD', '0.00 USD'],
+  ]);
+  t.same(h.steps.map((s: Json) => s.request.method), ['PUT', 'PUT', 'PUT', 'PUT']);
+  t.match(h.steps[1].request.path, `/order/${order}/transaction/cap-1`);
+  t.same((await get(t, app, '/admin/api/search?q=cap-1')).results.map((r: Json) => r.stream), [h.stream], 'found by transaction id');
+});
+
+t.test('the history API needs the admin’s credentials', async (t) => {
+  const app = await buildTestApp(t, { adminPassword: 'admin-password-for-tests' });
+  await unknownPayment(app);
+  for (const url of ['/admin/history', '/admin/api/search?q=10000000003', `/admin/api/history?stream=${encodeURIComponent(streams.order(M1.id, '10000000003'))}`]) {
+    t.equal((await app.inject({ method: 'GET', url })).statusCode, 401, `${url}: no credentials`);
+    t.equal((await app.inject({ method: 'GET', url, headers: { authorization: tokenAuth(M1) } })).statusCode, 401, `${url}: a merchant's`);
+    t.equal((await app.inject({ method: 'GET', url, headers: { authorization: ADMIN } })).statusCode, 200, `${url}: the admin's`);
+  }
+});
