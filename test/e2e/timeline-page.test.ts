@@ -44,7 +44,7 @@ t.test('the timeline page shows new events live', { skip: existsSync(CHROMIUM) ?
 
   // Filtering by stream reloads the list with only that stream.
   await page.fill('input[name=stream]', streams.order(M1.id, '10000000001'));
-  await page.click('button[type=submit]');
+  await page.click('#filters button[type=submit]');
   await page.waitForFunction(() => document.querySelectorAll('tr.event').length === 1);
   t.equal(await page.locator('tr.event').getAttribute('data-type'), 'PaymentRecorded');
   await page.screenshot({ path: join(dir, 'timeline.png') });

@@ -1,0 +1,124 @@
+// The history page in headless Chromium (Debian's /usr/bin/chromium via playwright-core): from a
+// row of the timeline, one click to the history of an order paid with a card expiring 05/37
+// (UNKNOWN, resolved later by the reactor): its steps, the request behind each, the state after
+// each (what changed highlighted), the state as of a step; search by transaction id and by
+// correlation id. With TOKENGATE_SCREENSHOTS=1 it rewrites docs/timeline.png, docs/history.png and
+// docs/history-as-of.png.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+import { chromium } from 'playwright-core';
+import { cardBody, M1, MERCHANTS, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
+import { call, startServer } from '../helpers/server.js';
+import { streams } from '../../domain/events.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const DOCS = fileURLToPath(new URL('../../docs/', import.meta.url));
+const SCREENSHOTS = process.env.TOKENGATE_SCREENSHOTS === '1';
+const PASSWORD = 'admin-secret-for-the-test';
+const ADMIN = `Basic ${Buffer.from(`admin:${PASSWORD}`).toString('base64')}`;
+
+async function send(url: string, method: string, path: string, authorization: string, body: unknown, correlation?: string) {
+  const res = await fetch(url + path, {
+    method, body: JSON.stringify(body),
+    headers: { authorization, 'content-type': 'application/json', ...(correlation ? { 'x-correlation-id': correlation } : {}) },
+  });
+  const json = await res.json() as Record<string, any>;
+  if (res.status !== 201) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+t.test('from the timeline to an UNKNOWN payment’s history, its resolution, as-of and search', { skip: existsSync(CHROMIUM) ? false : `no ${CHROMIUM}: apt-get install chromium` }, async (t) => {
+  const dir = t.testdir({ 'merchants.json': JSON.stringify(MERCHANTS) });
+  const server = await startServer({
+    EVENT_STORE: `sqlite:${join(dir, 'gateway.db')}`, MERCHANTS_FILE: join(dir, 'merchants.json'), ADMIN_PASSWORD: PASSWORD,
+    UNKNOWN_RESOLUTION_DELAY_MS: '200',
+  });
+  t.teardown(() => server.stop('SIGKILL'));
+
+  // A card expiring 05/37 answers UNKNOWN; the reactor resolves it 200 ms later (12.50: even, APPROVED).
+  const token = (await send(server.url, 'POST', tokenPath(M1.id), tokenAuth(M1), cardBody('2223000000000007', '5', '37'), 'checkout-42')).token as string;
+  const paid = await send(server.url, 'PUT', payPath(M1.id, token, '10000000003', '7'), payAuth(M1), { apiOperation: 'PAY', transaction: { amount: '12.50', currency: 'USD' } }, 'checkout-42');
+  t.equal(paid.response.gatewayCode, 'UNKNOWN');
+  // And an order of the order API, for a fuller timeline.
+  const other = (await send(server.url, 'POST', tokenPath(M1.id), tokenAuth(M1), cardBody('5123450000000008', '1', '39'))).token as string;
+  const orderApi = `/api/rest/version/100/merchant/${M1.id}/order/20000000001/transaction`;
+  await send(server.url, 'PUT', `${orderApi}/auth-1`, tokenAuth(M1), { apiOperation: 'AUTHORIZE', order: { amount: '100.00', currency: 'USD' }, sourceOfFunds: { type: 'CARD', token: other } });
+  await send(server.url, 'PUT', `${orderApi}/cap-1`, tokenAuth(M1), { apiOperation: 'CAPTURE', transaction: { amount: '100.00', currency: 'USD' } });
+  const order = streams.order(M1.id, '10000000003');
+  for (let i = 0; i < 250; i++) {
+    const events = await call(server.url, 'GET', `/admin/api/events?stream=${encodeURIComponent(order)}`, ADMIN);
+    if (events.json().events.length === 2) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  t.teardown(() => browser.close());
+  const context = await browser.newContext({ httpCredentials: { username: 'admin', password: PASSWORD }, viewport: { width: 1200, height: 800 } });
+  const page = await context.newPage();
+  await page.goto(`${server.url}/admin/timeline`);
+  await page.locator('tr.event[data-type="PaymentOutcomeResolved"]').waitFor({ timeout: 10_000 });
+  if (SCREENSHOTS) await page.screenshot({ path: join(DOCS, 'timeline.png') });
+
+  // One click from the payment's row.
+  await page.locator('tr.event[data-type="PaymentRecorded"] a.history').click();
+  await page.waitForURL(/\/admin\/history\?stream=/);
+  await page.locator('li.step').nth(1).waitFor({ timeout: 10_000 });
+  t.equal(await page.locator('#history-title').textContent(), `Order 10000000003 of merchant ${M1.id}`);
+  t.same(await page.locator('li.step').evaluateAll((steps) => steps.map((s) => (s as HTMLElement).dataset.type)), ['PaymentRecorded', 'PaymentOutcomeResolved'],
+    'the UNKNOWN payment, then its resolution');
+  const [first, second] = [page.locator('li.step').nth(0), page.locator('li.step').nth(1)];
+  const firstText = await first.innerText();
+  t.match(firstText, `PUT ${payPath(M1.id, token, '10000000003', '7')}`, 'the request that caused it');
+  t.match(firstText, 'correlation checkout-42');
+  t.match(firstText, 'After: INITIATED', 'the order after the UNKNOWN payment');
+  t.match(firstText, 'captured 0.00 USD');
+  t.match(firstText, 'Caused later: step 2 (PaymentOutcomeResolved)');
+  t.equal(await first.locator('td.now', { hasText: 'UNKNOWN' }).count() > 0, true, 'what changed: the UNKNOWN outcome, highlighted');
+  const secondText = await second.innerText();
+  t.match(secondText, 'Caused by the unknown-resolver reactor', 'the resolution came from the reactor');
+  t.match(secondText, 'Follows step 1 (PaymentRecorded)');
+  t.match(secondText, 'After: CAPTURED', 'the order after the resolution');
+  t.match(secondText, 'captured 12.50 USD');
+  t.same(await second.locator('td.now').allInnerTexts().then((cells) => [...new Set(cells.filter((c) => ['APPROVED', 'CAPTURED', '12.50 USD'].includes(c)))].sort()),
+    ['12.50 USD', 'APPROVED', 'CAPTURED'], 'what changed: gateway code, status, total captured');
+
+  if (SCREENSHOTS) await page.screenshot({ path: join(DOCS, 'history.png'), fullPage: true });
+
+  // As of the first step: the state then, the payment still UNKNOWN.
+  await first.getByRole('button', { name: /State as of step 1/ }).click();
+  await page.locator('#as-of:not([hidden])').waitFor();
+  const asOf = await page.locator('#as-of').innerText();
+  t.match(asOf, 'As of step 1: PaymentRecorded');
+  t.match(asOf, 'revision 0');
+  t.match(asOf, /transactions\.0\.gatewayCode\s+UNKNOWN/);
+  t.notMatch(asOf, 'APPROVED', 'not yet approved then');
+  if (SCREENSHOTS) await page.screenshot({ path: join(DOCS, 'history-as-of.png') });
+  const html = await page.content();
+  t.notMatch(html, '2223000000000007', 'no card number on the page');
+  t.match(html, '222300xxxxxx0007', 'the card number masked');
+
+  // Search by transaction id: one order, opened at once.
+  await page.goto(`${server.url}/admin/history`);
+  await page.fill('#q', 'cap-1');
+  await page.press('#q', 'Enter');
+  await page.waitForFunction(() => document.getElementById('history-title')?.textContent === 'Order 20000000001 of merchant TESTMERCHANT01');
+  t.same(await page.locator('li.step').evaluateAll((steps) => steps.map((s) => (s.querySelector('.after') as HTMLElement).innerText)), [
+    'After: AUTHORIZED · authorized 100.00 USD · captured 0.00 USD · refunded 0.00 USD',
+    'After: CAPTURED · authorized 100.00 USD · captured 100.00 USD · refunded 0.00 USD',
+  ], 'the order API: each transaction a step with the status and totals after it');
+
+  // Search by correlation id: the token and the order of that checkout, one click to either.
+  await page.fill('#q', 'checkout-42');
+  await page.click('form#search button[type=submit]');
+  await page.locator('#result-list li').nth(1).waitFor();
+  const found = await page.locator('#result-list a').allInnerTexts();
+  t.same(found.sort(), [order, streams.token(M1.repository.id, token)].sort(), 'both streams of that correlation id');
+  await page.getByRole('link', { name: order }).click();
+  await page.locator('li.step').nth(1).waitFor();
+  t.equal(await page.locator('#history-title').textContent(), `Order 10000000003 of merchant ${M1.id}`);
+});
