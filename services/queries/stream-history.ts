@@ -24,7 +24,7 @@ import type { EventStore, RecordedEvent } from '../../store/event-store.js';
 import { forDisplay, recordedAt } from './history.js';
 
 /** Events of the log read, at most, for one answer's related events (and one correlation search). */
-export const RELATED_SCAN = 50_000;
+export const RELATED_SCAN = 20_000;
 const PAGE = 5_000;
 
 export interface EventRef { id: string; type: string; stream: string; revision: number; position: number }
@@ -236,8 +236,8 @@ export interface SearchResult { stream: string; kind: string; matchedBy: string;
 
 /**
  * Streams an id names: an order, token or session id of any merchant (the admin sees them all), a
- * transaction id (the lookup read model), a stream name, or a correlation (or request) id, searched
- * newest first in at most RELATED_SCAN events of the log.
+ * transaction id (the lookup read model), a stream name; else a correlation (or request) id,
+ * searched newest first in at most RELATED_SCAN events of the log.
  */
 export async function searchStreams(store: EventStore, merchants: Merchants, lookup: (key: string) => LookupDoc | undefined, query: string): Promise<SearchResult[]> {
   const results = new Map<string, SearchResult>();
@@ -255,7 +255,8 @@ export async function searchStreams(store: EventStore, merchants: Merchants, loo
   }
   for (const repositoryId of repositories) await add(streamNames.token(repositoryId, query), 'token');
   for (const stream of lookup(transactionLookupKey(query))?.streams ?? []) await add(stream, 'transaction id');
-  for (const stream of await streamsOfCorrelation(store, query)) await add(stream, 'correlation id');
+  // A scan of the log: only when the id named nothing else (an order id is no correlation id).
+  if (results.size === 0) for (const stream of await streamsOfCorrelation(store, query)) await add(stream, 'correlation id');
   return [...results.values()];
 }
 

@@ -85,6 +85,31 @@ t.test("an UNKNOWN payment's order: steps, request, state after each in currency
   t.equal(th.steps[0].request.method, 'POST');
 });
 
+t.test('an event of another stream caused by a step (a notification, of a type this page does not know) is shown with it', async (t) => {
+  const app = await buildTestApp(t, { adminPassword: 'admin-password-for-tests' });
+  await unknownPayment(app);
+  const order = streams.order(M1.id, '10000000003');
+  const [payment] = await app.gateway.store.readStream(order);
+  const notification = `notification-${M1.id}:1`;
+  await app.gateway.store.append(notification, [{
+    id: randomUUID(), type: 'NotificationDelivered',
+    // A card number where none belongs: the answer masks it all the same.
+    data: { merchantId: M1.id, url: 'http://127.0.0.1:9/hook', status: 200, note: 'card 5123450000000008' },
+    metadata: { correlationId: 'elsewhere', causationId: payment!.id, merchantId: M1.id, recordedAt: new Date().toISOString(), reactor: 'notifications' },
+  }]);
+  const h = await get(t, app, `/admin/api/history?stream=${encodeURIComponent(order)}`);
+  t.same(h.related.events.map((e: Json) => [e.type, e.stream, e.link, e.causedBy?.id]), [['NotificationDelivered', notification, 'causation', payment!.id]]);
+  t.equal(h.related.events[0].data.note, 'card 512345xxxxxx0008', 'masked');
+  t.same(h.steps[0].caused.map((c: Json) => c.type).sort(), ['NotificationDelivered', 'PaymentOutcomeResolved'], 'the payment caused both');
+  t.equal(h.related.next, null, 'the whole log was read');
+  const own = await get(t, app, `/admin/api/history?stream=${encodeURIComponent(notification)}`);
+  t.equal(own.kind, 'notification');
+  t.equal(own.steps[0].causedBy, undefined, 'its cause is in another stream, not among its steps');
+  t.equal(own.state.status, 200, 'its state: its data');
+  const later = await get(t, app, `/admin/api/history?stream=${encodeURIComponent(order)}&relatedAfter=${h.related.scannedTo}`);
+  t.same(later.related.events, [], 'nothing after the end of the log');
+});
+
 t.test('search by order id, token, transaction id, correlation id and request id', async (t) => {
   const app = await buildTestApp(t, { adminPassword: 'admin-password-for-tests' });
   const { token, requestId } = await unknownPayment(app);
