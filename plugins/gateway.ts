@@ -21,6 +21,7 @@ export interface GatewayPluginOptions {
 }
 
 const CORRELATION_ID = /^[\x21-\x7e]{1,100}$/;
+const SESSION_ID = /^SESSION[0-9]{24}$/;
 
 async function gatewayPlugin(app: FastifyInstance, options: GatewayPluginOptions) {
   const { gateway } = options;
@@ -33,8 +34,10 @@ async function gatewayPlugin(app: FastifyInstance, options: GatewayPluginOptions
       correlationId: typeof header === 'string' && CORRELATION_ID.test(header) ? header : requestId,
       merchantId: this.merchant?.id ?? '',
       method: this.method,
-      // The path only: a query string may hold anything; a path may hold a token id, never a card number.
-      path: maskCardNumbers(this.url.split('?')[0] ?? '').slice(0, 300),
+      // The path only (a query string may hold anything), each segment masked where it could be a
+      // card number, but for a session id (drawn by the gateway: SESSION and 24 digits), stored
+      // only for a write that found it.
+      path: (this.url.split('?')[0] ?? '').split('/').map((s) => (SESSION_ID.test(s) ? s : maskCardNumbers(s))).join('/').slice(0, 300),
     };
   });
   app.addHook('onSend', async (request, reply) => {

@@ -102,11 +102,17 @@ export function inCurrencyUnits(value: unknown, currency?: string): unknown {
   }));
 }
 
-/** Every string of the value with card-number-like runs masked (events hold none: a second guard). */
-function masked(value: unknown): unknown {
-  if (typeof value === 'string') return maskCardNumbers(value);
-  if (Array.isArray(value)) return value.map(masked);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, masked(v)]));
+/**
+ * Identifiers the gateway refuses when they are card numbers, or draws itself: left as they are
+ * (a session id's 24 digits would look like a card number to lib/mask.ts).
+ */
+const ID_KEYS = new Set(['id', 'orderId', 'transactionId', 'targetTransactionId', 'sessionId', 'token']);
+
+/** Every other string of the value with card-number-like runs masked (events hold none: a second guard). */
+function masked(value: unknown, key = ''): unknown {
+  if (typeof value === 'string') return ID_KEYS.has(key) ? value : maskCardNumbers(value);
+  if (Array.isArray(value)) return value.map((v) => masked(v));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, masked(v, k)]));
   return value;
 }
 
@@ -224,7 +230,7 @@ export async function streamHistory(store: EventStore, stream: string, options: 
     return step;
   });
   return {
-    stream, kind: folder.kind, title: maskCardNumbers(folder.title), steps: out, state: shown ?? null,
+    stream, kind: folder.kind, title: folder.title, steps: out, state: shown ?? null,
     related: {
       events: found.map((e) => ({ ...ref(e), recordedAt: recordedAt(e), request: requestOf(e), ...causedBy(e), link: ids.has(String(e.metadata.causationId)) ? 'causation' as const : 'correlation' as const, data: display(e.data) })),
       scannedFrom: Number(scannedFrom), scannedTo: Number(position), next: more ? Number(position) : null,

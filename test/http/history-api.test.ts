@@ -161,6 +161,28 @@ t.test('the order API: each transaction a step with the order’s status and tot
   t.same((await get(t, app, '/admin/api/search?q=cap-1')).results.map((r: Json) => r.stream), [h.stream], 'found by transaction id');
 });
 
+t.test("a session's history: its card masked and sealed, found by its id", async (t) => {
+  const app = await buildTestApp(t, { adminPassword: 'admin-password-for-tests' });
+  const sessions = `/api/rest/version/100/merchant/${M1.id}/session`;
+  const created = await app.inject({ method: 'POST', url: sessions, headers: { authorization: tokenAuth(M1) } });
+  const id = created.json().session.id as string;
+  const updated = await app.inject({
+    method: 'PUT', url: `${sessions}/${id}`, headers: { authorization: tokenAuth(M1) },
+    payload: { sourceOfFunds: { provided: { card: { number: '5123450000000008', expiry: { month: '1', year: '39' }, securityCode: '123' } } } },
+  });
+  t.equal(updated.statusCode, 200, updated.body);
+  const found = await get(t, app, `/admin/api/search?q=${id}`);
+  t.same(found.results.map((r: Json) => [r.kind, r.matchedBy]), [['session', 'session id']]);
+  const h = await get(t, app, `/admin/api/history?stream=${encodeURIComponent(found.results[0].stream)}`);
+  t.equal(h.title, `Session ${id} of merchant ${M1.id}`);
+  t.same(h.steps.map((s: Json) => `${s.request.method} ${s.request.path}`), [`POST ${sessions}`, `PUT ${sessions}/${id}`], 'the session id in the path as it is');
+  const body = JSON.stringify(h);
+  t.notMatch(body, /"123"/, 'no security code');
+  t.match(body, '512345xxxxxx0008', 'the card number masked');
+  t.match(body, '[sealed]', 'its sealed number shown sealed');
+  t.ok(h.steps[1].changes.length > 0, 'the update changed the session');
+});
+
 t.test('the history API needs the admin’s credentials', async (t) => {
   const app = await buildTestApp(t, { adminPassword: 'admin-password-for-tests' });
   await unknownPayment(app);
