@@ -41,6 +41,8 @@ t.test('from the timeline to an UNKNOWN payment’s history, its resolution, as-
   const token = (await send(server.url, 'POST', tokenPath(M1.id), tokenAuth(M1), cardBody('2223000000000007', '5', '37'), 'checkout-42')).token as string;
   const paid = await send(server.url, 'PUT', payPath(M1.id, token, '10000000003', '7'), payAuth(M1), { apiOperation: 'PAY', transaction: { amount: '12.50', currency: 'USD' } }, 'checkout-42');
   t.equal(paid.response.gatewayCode, 'UNKNOWN');
+  // Later in the same checkout, another card stored: an event of another stream, same correlation id.
+  const saved = (await send(server.url, 'POST', tokenPath(M1.id), tokenAuth(M1), cardBody('4508750015741019', '1', '39'), 'checkout-42')).token as string;
   // And an order of the order API, for a fuller timeline.
   const other = (await send(server.url, 'POST', tokenPath(M1.id), tokenAuth(M1), cardBody('5123450000000008', '1', '39'))).token as string;
   const orderApi = `/api/rest/version/100/merchant/${M1.id}/order/20000000001/transaction`;
@@ -87,6 +89,9 @@ t.test('from the timeline to an UNKNOWN payment’s history, its resolution, as-
   t.same(await second.locator('td.now').allInnerTexts().then((cells) => [...new Set(cells.filter((c) => ['APPROVED', 'CAPTURED', '12.50 USD'].includes(c)))].sort()),
     ['12.50 USD', 'APPROVED', 'CAPTURED'], 'what changed: gateway code, status, total captured');
 
+  const later = page.locator('#related li[data-type="TokenCreated"]');
+  t.match(await later.innerText(), 'same correlation id checkout-42', 'what happened later in another stream of that checkout');
+  t.match(await later.innerText(), streams.token(M1.repository.id, saved));
   if (SCREENSHOTS) await page.screenshot({ path: join(DOCS, 'history.png'), fullPage: true });
 
   // As of the first step: the state then, the payment still UNKNOWN.
@@ -100,6 +105,7 @@ t.test('from the timeline to an UNKNOWN payment’s history, its resolution, as-
   if (SCREENSHOTS) await page.screenshot({ path: join(DOCS, 'history-as-of.png') });
   const html = await page.content();
   t.notMatch(html, '2223000000000007', 'no card number on the page');
+  t.notMatch(html, '4508750015741019', 'nor the other one');
   t.match(html, '222300xxxxxx0007', 'the card number masked');
 
   // Search by transaction id: one order, opened at once.
@@ -117,7 +123,7 @@ t.test('from the timeline to an UNKNOWN payment’s history, its resolution, as-
   await page.click('form#search button[type=submit]');
   await page.locator('#result-list li').nth(1).waitFor();
   const found = await page.locator('#result-list a').allInnerTexts();
-  t.same(found.sort(), [order, streams.token(M1.repository.id, token)].sort(), 'both streams of that correlation id');
+  t.same(found.sort(), [order, streams.token(M1.repository.id, token), streams.token(M1.repository.id, saved)].sort(), 'the streams of that correlation id');
   await page.getByRole('link', { name: order }).click();
   await page.locator('li.step').nth(1).waitFor();
   t.equal(await page.locator('#history-title').textContent(), `Order 10000000003 of merchant ${M1.id}`);
