@@ -31,7 +31,8 @@ async function gatewayPlugin(app: FastifyInstance, options: GatewayPluginOptions
     const requestId = String(this.id);
     return {
       requestId,
-      correlationId: typeof header === 'string' && CORRELATION_ID.test(header) ? header : requestId,
+      // A card number sent as a correlation id is stored masked, as everywhere else.
+      correlationId: typeof header === 'string' && CORRELATION_ID.test(header) ? maskCardNumbers(header) : requestId,
       merchantId: this.merchant?.id ?? '',
       method: this.method,
       // The path only (a query string may hold anything), each segment masked where it could be a

@@ -13,6 +13,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { adminPasswordProblem, ConfigError, PROJECT_ROOT } from '../config.js';
 import { AuthenticationFailed, InvalidRequest } from '../domain/errors.js';
 import { orderHistory, tokenHistory, type AsOf } from '../services/queries/history.js';
+import { maskCardNumbers } from '../lib/mask.js';
 import { searchStreams, streamHistory } from '../services/queries/stream-history.js';
 import type { LookupDoc } from '../projections/lookup.js';
 import { matches, timelinePage, toTimelineEvent, type TimelineFilter } from '../services/queries/timeline.js';
@@ -108,7 +109,7 @@ const admin: FastifyPluginAsyncTypebox<AdminOptions> = async (app, options) => {
     const { q } = request.query;
     const results = await searchStreams(app.gateway.store, app.gateway.merchants, (key) => app.gateway.readModels.get<LookupDoc>('lookup', key), q.trim());
     if (results.length === 0) return reply.code(404).send(errorBody('INVALID_REQUEST', { explanation: 'No order, token, session, transaction or correlation id found', field: 'q' }));
-    return { query: q.trim(), results };
+    return { query: maskCardNumbers(q.trim()), results };
   });
 
   app.get('/admin/api/events', { schema: { querystring: EventsQuery } }, async (request) => {

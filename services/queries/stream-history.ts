@@ -106,17 +106,22 @@ export function inCurrencyUnits(value: unknown, currency?: string): unknown {
  * Identifiers the gateway refuses when they are card numbers, or draws itself: left as they are
  * (a session id's 24 digits would look like a card number to lib/mask.ts).
  */
-const ID_KEYS = new Set(['id', 'orderId', 'transactionId', 'targetTransactionId', 'sessionId', 'token']);
+const ID_KEYS = new Set(['id', 'orderId', 'transactionId', 'targetTransactionId', 'sessionId', 'token',
+  // Names built of such ids (and keyed hashes); a path stored masked already (plugins/gateway.ts).
+  'stream', 'title', 'path']);
+
+/** A session id as the gateway draws it (services/session/sessions.ts), wherever it stands (a change's value). */
+const SESSION_ID = /^SESSION[0-9]{24}$/;
 
 /** Every other string of the value with card-number-like runs masked (events hold none: a second guard). */
 function masked(value: unknown, key = ''): unknown {
-  if (typeof value === 'string') return ID_KEYS.has(key) ? value : maskCardNumbers(value);
+  if (typeof value === 'string') return ID_KEYS.has(key) || SESSION_ID.test(value) ? value : maskCardNumbers(value);
   if (Array.isArray(value)) return value.map((v) => masked(v));
   if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, masked(v, k)]));
   return value;
 }
 
-const display = (value: unknown) => masked(inCurrencyUnits(forDisplay(value)));
+const display = (value: unknown) => inCurrencyUnits(forDisplay(value));
 
 /** Leaves of a value by path, arrays by index (transactions.0.amount). */
 export function leaves(value: unknown, prefix = '', out = new Map<string, unknown>()): Map<string, unknown> {
@@ -229,13 +234,13 @@ export async function streamHistory(store: EventStore, stream: string, options: 
     shown = after;
     return step;
   });
-  return {
+  return masked({
     stream, kind: folder.kind, title: folder.title, steps: out, state: shown ?? null,
     related: {
       events: found.map((e) => ({ ...ref(e), recordedAt: recordedAt(e), request: requestOf(e), ...causedBy(e), link: ids.has(String(e.metadata.causationId)) ? 'causation' as const : 'correlation' as const, data: display(e.data) })),
       scannedFrom: Number(scannedFrom), scannedTo: Number(position), next: more ? Number(position) : null,
     },
-  };
+  }) as StreamHistory;
 }
 
 export interface SearchResult { stream: string; kind: string; matchedBy: string; events: number; lastRecordedAt: string }
@@ -263,7 +268,7 @@ export async function searchStreams(store: EventStore, merchants: Merchants, loo
   for (const stream of lookup(transactionLookupKey(query))?.streams ?? []) await add(stream, 'transaction id');
   // A scan of the log: only when the id named nothing else (an order id is no correlation id).
   if (results.size === 0) for (const stream of await streamsOfCorrelation(store, query)) await add(stream, 'correlation id');
-  return [...results.values()];
+  return masked([...results.values()]) as SearchResult[];
 }
 
 /**

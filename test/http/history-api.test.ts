@@ -8,8 +8,10 @@ import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import { basic, buildTestApp, createToken, M1, M2, payAuth, payPath, tokenAuth } from '../helpers/app.js';
 import { streams } from '../../domain/events.js';
+import { ALL_MERCHANTS, SCHEME } from './token-api.fixture.js';
 
 process.env.UNKNOWN_RESOLUTION_DELAY_MS = '0';
+process.env.SCHEME_TOKEN_DELAY_MS = '20';
 const ADMIN = basic('admin', 'admin-password-for-tests');
 const CARDS = ['5123450000000008', '2223000000000007', '4508750015741019'];
 
@@ -181,6 +183,57 @@ t.test("a session's history: its card masked and sealed, found by its id", async
   t.match(body, '512345xxxxxx0008', 'the card number masked');
   t.match(body, '[sealed]', 'its sealed number shown sealed');
   t.ok(h.steps[1].changes.length > 0, 'the update changed the session');
+  t.ok(h.steps[0].changes.some((c: Json) => c.path === 'sessionId' && c.after === id), 'its id as it is, not masked as a card number');
+});
+
+t.test("a scheme token's status changes: steps of the token that follow the event before them", async (t) => {
+  const app = await buildTestApp(t, { adminPassword: 'admin-password-for-tests', merchants: ALL_MERCHANTS });
+  // 04/35: provisioned asynchronously, then suspended by the issuer.
+  const token = await createToken(app, SCHEME as typeof M1, '4508750015741019', '4', '35');
+  const stream = streams.token((SCHEME as unknown as { repository: { id: string } }).repository.id, token);
+  await until('the scheme token suspended', async () => (await app.gateway.store.readStream(stream)).filter((e) => e.type === 'SchemeTokenStatusChanged').length >= 2);
+  const h = await get(t, app, `/admin/api/history?stream=${encodeURIComponent(stream)}`);
+  const changes = h.steps.filter((s: Json) => s.type === 'SchemeTokenStatusChanged');
+  t.ok(changes.length >= 2, 'the status changes are steps');
+  for (const change of changes) {
+    const before = h.steps[h.steps.indexOf(change) - 1];
+    t.equal(change.request.reactor, 'scheme-tokens', 'by the scheme-tokens reactor');
+    t.equal(change.causedBy?.id, before.id, 'following the step before it');
+    t.ok(before.caused.some((c: Json) => c.id === change.id), 'which names it among what it caused');
+    t.ok(change.changes.some((c: Json) => c.path.startsWith('schemeToken.')), "what changed: the scheme token's fields");
+  }
+  t.equal(changes.at(-1).state.schemeToken.status, 'SUSPENDED');
+});
+
+t.test('a card number sent as a correlation id is never answered in plaintext', async (t) => {
+  const app = await buildTestApp(t, { adminPassword: 'admin-password-for-tests' });
+  const token = await createToken(app, M1);
+  const paid = await app.inject({
+    method: 'PUT', url: payPath(M1.id, token, '10000000009', '1'), headers: { authorization: payAuth(M1), 'x-correlation-id': '4508750015741019' },
+    payload: { apiOperation: 'PAY', transaction: { amount: '10.00', currency: 'USD' } },
+  });
+  t.equal(paid.statusCode, 201);
+  const h = await get(t, app, `/admin/api/history?stream=${encodeURIComponent(streams.order(M1.id, '10000000009'))}`);
+  t.equal(h.steps[0].request.correlationId, '450875xxxxxx1019', 'masked');
+  const found = await get(t, app, '/admin/api/search?q=450875xxxxxx1019');
+  t.same(found.results.map((r: Json) => r.stream), [streams.order(M1.id, '10000000009')], 'found by the masked correlation id');
+});
+
+t.test('odd inputs: never a 5xx', async (t) => {
+  const app = await buildTestApp(t, { adminPassword: 'admin-password-for-tests' });
+  await unknownPayment(app);
+  const order = encodeURIComponent(streams.order(M1.id, '10000000003'));
+  const urls = [
+    '/admin/api/history?stream=%25', '/admin/api/history?stream=order-', '/admin/api/history?stream=order-%3A', `/admin/api/history?stream=${'x'.repeat(301)}`,
+    `/admin/api/history?stream=${order}&asOfRevision=9999999999999999`, `/admin/api/history?stream=${order}&relatedAfter=9999999999999999`,
+    `/admin/api/history?stream=${order}&relatedAfter=-1`, `/admin/api/history?stream=${order}&other=1`, '/admin/api/history?stream=merchant-',
+    '/admin/api/search?q=%00', '/admin/api/search?q=%20', `/admin/api/search?q=${'9'.repeat(300)}`, '/admin/api/search?q=order-%3A1', '/admin/api/search?q=a&q=b',
+  ];
+  for (const url of urls) {
+    const res = await app.inject({ method: 'GET', url, headers: { authorization: ADMIN } });
+    t.ok(res.statusCode < 500, `${url}: ${res.statusCode} ${res.body.slice(0, 120)}`);
+    if (res.statusCode >= 400) t.equal(res.json().result, 'ERROR', `${url}: the error body`);
+  }
 });
 
 t.test('the history API needs the admin’s credentials', async (t) => {
