@@ -25,6 +25,8 @@ import { forDisplay, recordedAt } from './history.js';
 
 /** Events of the log read, at most, for one answer's related events (and one correlation search). */
 export const RELATED_SCAN = 20_000;
+/** Related events (and a token's payments) at most in one answer. */
+export const RELATED_MAX = 500;
 const PAGE = 5_000;
 
 export interface EventRef { id: string; type: string; stream: string; revision: number; position: number }
@@ -200,16 +202,17 @@ export async function streamHistory(store: EventStore, stream: string, options: 
   let more = true;
   const found: RecordedEvent[] = [];
   const included: RecordedEvent[] = [];
-  while (read < RELATED_SCAN) {
+  scan: while (read < RELATED_SCAN) {
     const page = await store.readAll({ fromPosition: position, maxCount: Math.min(PAGE, RELATED_SCAN - read) });
     for (const e of page) {
+      read += 1;
+      position = e.position;
       if (e.stream === stream) continue;
       if (folder.includes?.(e)) included.push(e);
       else if (ids.has(String(e.metadata.causationId)) || correlations.has(String(e.metadata.correlationId))) found.push(e);
+      // A correlation id every request of a client shares would match without end: a page at a time.
+      if (found.length + included.length >= RELATED_MAX) break scan;
     }
-    read += page.length;
-    if (page.length === 0) { more = false; break; }
-    position = page.at(-1)!.position;
     if (page.length < PAGE && read < RELATED_SCAN) { more = false; break; }
   }
   const last = own.at(-1)!;
@@ -220,7 +223,12 @@ export async function streamHistory(store: EventStore, stream: string, options: 
     const cause = known.get(String(e.metadata.causationId));
     return cause && cause.id !== e.id ? { causedBy: ref(cause) } : {};
   };
-  const caused = (id: string) => [...all, ...found, ...included].filter((e) => e.metadata.causationId === id).map(ref);
+  const byCause = new Map<string, EventRef[]>();
+  for (const e of [...all, ...found, ...included]) {
+    const cause = String(e.metadata.causationId);
+    byCause.set(cause, [...(byCause.get(cause) ?? []), ref(e)]);
+  }
+  const caused = (id: string) => byCause.get(id) ?? [];
 
   let state: unknown;
   let shown: unknown;

@@ -219,6 +219,22 @@ t.test('a card number sent as a correlation id is never answered in plaintext', 
   t.same(found.results.map((r: Json) => r.stream), [streams.order(M1.id, '10000000009')], 'found by the masked correlation id');
 });
 
+t.test('related events come a page at a time', async (t) => {
+  const app = await buildTestApp(t, { adminPassword: 'admin-password-for-tests' });
+  await unknownPayment(app);
+  // A client that sends one correlation id with everything: 600 events of other streams match.
+  for (let i = 0; i < 600; i++) {
+    await app.gateway.store.append(`other-${M1.id}:${i}`, [{ id: randomUUID(), type: 'SomethingElse', data: { i }, metadata: { correlationId: 'checkout-77', recordedAt: new Date().toISOString() } }]);
+  }
+  const order = encodeURIComponent(streams.order(M1.id, '10000000003'));
+  const first = await get(t, app, `/admin/api/history?stream=${order}`);
+  t.equal(first.related.events.length, 500, 'at most 500 an answer');
+  t.not(first.related.next, null, 'and where to ask for more');
+  const second = await get(t, app, `/admin/api/history?stream=${order}&relatedAfter=${first.related.next}`);
+  t.same(second.related.events.map((e: Json) => e.data.i), Array.from({ length: 100 }, (_, i) => 500 + i), 'the rest, in order');
+  t.equal(second.related.next, null, 'the end of the log');
+});
+
 t.test('odd inputs: never a 5xx', async (t) => {
   const app = await buildTestApp(t, { adminPassword: 'admin-password-for-tests' });
   await unknownPayment(app);
