@@ -17,6 +17,7 @@ import { formatAmount, minorUnits } from '../../domain/money.js';
 import { maskCardNumbers } from '../../lib/mask.js';
 import type { Merchants } from '../../merchants.js';
 import { transactionLookupKey, type LookupDoc } from '../../projections/lookup.js';
+import { notificationKey, notificationsProjection } from '../../projections/notifications.js';
 import { orderKey, ordersProjection } from '../../projections/orders.js';
 import type { Projection } from '../../projections/projection.js';
 import { tokenKey, tokensProjection } from '../../projections/tokens.js';
@@ -179,6 +180,13 @@ function folderFor(stream: string, first: RecordedEvent): Folder {
       },
     };
   }
+  if (category === 'notification' && d.merchantId && (d as { notificationId?: string }).notificationId) {
+    const n = d as { merchantId: string; notificationId: string; orderId?: string };
+    return {
+      kind: 'notification', title: `Notification ${n.notificationId} of order ${n.orderId ?? ''} (merchant ${n.merchantId})`,
+      evolve: byProjection(notificationsProjection as Projection, notificationKey(n.merchantId, n.notificationId)),
+    };
+  }
   const titles: Record<string, string> = { session: `Session ${d.sessionId ?? ''} of merchant ${d.merchantId ?? ''}` };
   return { kind: category, title: titles[category] ?? `Stream ${stream}`, evolve: (state, e) => merged(state, e.data) };
 }
@@ -202,12 +210,21 @@ export async function streamHistory(store: EventStore, stream: string, options: 
   let more = true;
   const found: RecordedEvent[] = [];
   const included: RecordedEvent[] = [];
+  // The notifications an order's events caused are named by those events' ids (domain/streams.ts):
+  // read directly, whatever the scan reaches (in the first answer; the next ones go on scanning).
+  if (folder.kind === 'order' && options.relatedAfter === undefined) {
+    for (const e of own) {
+      const merchantId = (e.data as { merchantId?: string }).merchantId;
+      if (merchantId) found.push(...await store.readStream(streamNames.notification(merchantId, e.id)));
+    }
+  }
+  const direct = new Set(found.map((e) => e.id));
   scan: while (read < RELATED_SCAN) {
     const page = await store.readAll({ fromPosition: position, maxCount: Math.min(PAGE, RELATED_SCAN - read) });
     for (const e of page) {
       read += 1;
       position = e.position;
-      if (e.stream === stream) continue;
+      if (e.stream === stream || direct.has(e.id)) continue;
       if (folder.includes?.(e)) included.push(e);
       else if (ids.has(String(e.metadata.causationId)) || correlations.has(String(e.metadata.correlationId))) found.push(e);
       // A correlation id every request of a client shares would match without end: a page at a time.
@@ -215,10 +232,18 @@ export async function streamHistory(store: EventStore, stream: string, options: 
     }
     if (page.length < PAGE && read < RELATED_SCAN) { more = false; break; }
   }
+  found.sort((a, b) => (a.position < b.position ? -1 : 1));
   const last = own.at(-1)!;
   const steps = [...own, ...included.filter((e) => options.asOfRevision === undefined || e.position <= last.position)]
     .sort((a, b) => (a.position < b.position ? -1 : 1));
   const known = new Map([...all, ...found, ...included].map((e) => [e.id, e]));
+  // A cause in another stream that the event names (a notification's order event: data.cause.stream).
+  for (const e of own) {
+    const cause = String(e.metadata.causationId);
+    const causeStream = (e.data as { cause?: { stream?: unknown } }).cause?.stream;
+    if (known.has(cause) || typeof causeStream !== 'string' || causeStream === stream) continue;
+    for (const c of await store.readStream(causeStream)) if (c.id === cause) known.set(c.id, c);
+  }
   const causedBy = (e: RecordedEvent) => {
     const cause = known.get(String(e.metadata.causationId));
     return cause && cause.id !== e.id ? { causedBy: ref(cause) } : {};

@@ -1,8 +1,8 @@
 // The history page in headless Chromium (Debian's /usr/bin/chromium via playwright-core): from a
 // row of the timeline, one click to the history of an order paid with a card expiring 05/37
 // (UNKNOWN, resolved later by the reactor): its steps, the request behind each, the state after
-// each (what changed highlighted), the state as of a step; search by transaction id and by
-// correlation id. With TOKENGATE_SCREENSHOTS=1 it rewrites docs/timeline.png, docs/history.png and
+// each (what changed highlighted), the notifications they sent to a local receiver, the state as
+// of a step; search by transaction id and by correlation id. With TOKENGATE_SCREENSHOTS=1 it rewrites docs/timeline.png, docs/history.png and
 // docs/history-as-of.png.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,6 +11,7 @@ import t from 'tap';
 import { chromium } from 'playwright-core';
 import { cardBody, M1, MERCHANTS, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
 import { call, startServer } from '../helpers/server.js';
+import { startReceiver } from '../helpers/receiver.js';
 import { streams } from '../../domain/events.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -30,7 +31,11 @@ async function send(url: string, method: string, path: string, authorization: st
 }
 
 t.test('from the timeline to an UNKNOWN payment’s history, its resolution, as-of and search', { skip: existsSync(CHROMIUM) ? false : `no ${CHROMIUM}: apt-get install chromium` }, async (t) => {
-  const dir = t.testdir({ 'merchants.json': JSON.stringify(MERCHANTS) });
+  // The merchant's notifications go to a local receiver.
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const merchants = { merchants: MERCHANTS.merchants.map((m) => (m.id === M1.id ? { ...m, notifications: { url: `${receiver.origin}/webhook`, secret: 'e2e-history-notification-secret-0123' } } : m)) };
+  const dir = t.testdir({ 'merchants.json': JSON.stringify(merchants) });
   const server = await startServer({
     EVENT_STORE: `sqlite:${join(dir, 'gateway.db')}`, MERCHANTS_FILE: join(dir, 'merchants.json'), ADMIN_PASSWORD: PASSWORD,
     UNKNOWN_RESOLUTION_DELAY_MS: '200',
@@ -49,9 +54,11 @@ t.test('from the timeline to an UNKNOWN payment’s history, its resolution, as-
   await send(server.url, 'PUT', `${orderApi}/auth-1`, tokenAuth(M1), { apiOperation: 'AUTHORIZE', order: { amount: '100.00', currency: 'USD' }, sourceOfFunds: { type: 'CARD', token: other } });
   await send(server.url, 'PUT', `${orderApi}/cap-1`, tokenAuth(M1), { apiOperation: 'CAPTURE', transaction: { amount: '100.00', currency: 'USD' } });
   const order = streams.order(M1.id, '10000000003');
+  // The payment resolved, and the four notifications (the payment, its resolution, the authorization, the capture) delivered.
+  await receiver.waitFor(4);
   for (let i = 0; i < 250; i++) {
-    const events = await call(server.url, 'GET', `/admin/api/events?stream=${encodeURIComponent(order)}`, ADMIN);
-    if (events.json().events.length === 2) break;
+    const events = await call(server.url, 'GET', '/admin/api/events?category=notification&limit=500', ADMIN);
+    if (events.json().events.filter((e: { type: string }) => e.type === 'NotificationDelivered').length === 4) break;
     await new Promise((r) => setTimeout(r, 20));
   }
 
@@ -79,7 +86,7 @@ t.test('from the timeline to an UNKNOWN payment’s history, its resolution, as-
   t.match(firstText, 'correlation checkout-42');
   t.match(firstText, 'After: INITIATED', 'the order after the UNKNOWN payment');
   t.match(firstText, 'captured 0.00 USD');
-  t.match(firstText, 'Caused later: step 2 (PaymentOutcomeResolved)');
+  t.match(firstText, /Caused later: step 2 \(PaymentOutcomeResolved\), notification-TESTMERCHANT01:\S+: NotificationScheduled → NotificationAttempted → NotificationDelivered/);
   t.equal(await first.locator('td.now', { hasText: 'UNKNOWN' }).count() > 0, true, 'what changed: the UNKNOWN outcome, highlighted');
   const secondText = await second.innerText();
   t.match(secondText, 'Caused by the unknown-resolver reactor', 'the resolution came from the reactor');
@@ -89,7 +96,11 @@ t.test('from the timeline to an UNKNOWN payment’s history, its resolution, as-
   t.same(await second.locator('td.now').allInnerTexts().then((cells) => [...new Set(cells.filter((c) => ['APPROVED', 'CAPTURED', '12.50 USD'].includes(c)))].sort()),
     ['12.50 USD', 'APPROVED', 'CAPTURED'], 'what changed: gateway code, status, total captured');
 
-  const later = page.locator('#related li[data-type="TokenCreated"]');
+  const notifications = page.locator('#related li.group', { has: page.locator('li.event[data-type="NotificationDelivered"]') });
+  t.equal(await notifications.count(), 2, 'both notifications delivered: the payment’s and its resolution’s');
+  t.match(await notifications.nth(0).innerText(), /caused by step 1 \(PaymentRecorded\)[\s\S]*NotificationScheduled[\s\S]*NotificationAttempted[\s\S]*NotificationDelivered/);
+  t.match(await notifications.nth(1).innerText(), 'caused by step 2 (PaymentOutcomeResolved)');
+  const later = page.locator('#related li.group', { has: page.locator('li.event[data-type="TokenCreated"]') });
   t.match(await later.innerText(), 'same correlation id checkout-42', 'what happened later in another stream of that checkout');
   t.match(await later.innerText(), streams.token(M1.repository.id, saved));
   if (SCREENSHOTS) await page.screenshot({ path: join(DOCS, 'history.png'), fullPage: true });
@@ -123,7 +134,8 @@ t.test('from the timeline to an UNKNOWN payment’s history, its resolution, as-
   await page.click('form#search button[type=submit]');
   await page.locator('#result-list li').nth(1).waitFor();
   const found = await page.locator('#result-list a').allInnerTexts();
-  t.same(found.sort(), [order, streams.token(M1.repository.id, token), streams.token(M1.repository.id, saved)].sort(), 'the streams of that correlation id');
+  t.same(found.filter((s) => !s.startsWith('notification-')).sort(), [order, streams.token(M1.repository.id, token), streams.token(M1.repository.id, saved)].sort(), 'the streams of that correlation id');
+  t.equal(found.filter((s) => s.startsWith(`notification-${M1.id}:`)).length, 2, 'and the notifications of the payment and of its resolution');
   await page.getByRole('link', { name: order }).click();
   await page.locator('li.step').nth(1).waitFor();
   t.equal(await page.locator('#history-title').textContent(), `Order 10000000003 of merchant ${M1.id}`);

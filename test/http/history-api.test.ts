@@ -6,9 +6,10 @@
 // sealed values sealed; unknown ids 404 with an error body; admin credentials required.
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
-import { basic, buildTestApp, createToken, M1, M2, payAuth, payPath, tokenAuth } from '../helpers/app.js';
+import { basic, buildTestApp, createToken, M1, M2, MERCHANTS, payAuth, payPath, tokenAuth } from '../helpers/app.js';
 import { streams } from '../../domain/events.js';
 import { ALL_MERCHANTS, SCHEME } from './token-api.fixture.js';
+import { startReceiver } from '../helpers/receiver.js';
 
 process.env.UNKNOWN_RESOLUTION_DELAY_MS = '0';
 process.env.SCHEME_TOKEN_DELAY_MS = '20';
@@ -87,29 +88,55 @@ t.test("an UNKNOWN payment's order: steps, request, state after each in currency
   t.equal(th.steps[0].request.method, 'POST');
 });
 
-t.test('an event of another stream caused by a step (a notification, of a type this page does not know) is shown with it', async (t) => {
+t.test('an event of another stream caused by a step, of a type this page does not know, is shown with it', async (t) => {
   const app = await buildTestApp(t, { adminPassword: 'admin-password-for-tests' });
   await unknownPayment(app);
   const order = streams.order(M1.id, '10000000003');
   const [payment] = await app.gateway.store.readStream(order);
-  const notification = `notification-${M1.id}:1`;
+  const notification = `newcategory-${M1.id}:1`;
   await app.gateway.store.append(notification, [{
-    id: randomUUID(), type: 'NotificationDelivered',
+    id: randomUUID(), type: 'SomethingNew',
     // A card number where none belongs: the answer masks it all the same.
     data: { merchantId: M1.id, url: 'http://127.0.0.1:9/hook', status: 200, note: 'card 5123450000000008' },
     metadata: { correlationId: 'elsewhere', causationId: payment!.id, merchantId: M1.id, recordedAt: new Date().toISOString(), reactor: 'notifications' },
   }]);
   const h = await get(t, app, `/admin/api/history?stream=${encodeURIComponent(order)}`);
-  t.same(h.related.events.map((e: Json) => [e.type, e.stream, e.link, e.causedBy?.id]), [['NotificationDelivered', notification, 'causation', payment!.id]]);
+  t.same(h.related.events.map((e: Json) => [e.type, e.stream, e.link, e.causedBy?.id]), [['SomethingNew', notification, 'causation', payment!.id]]);
   t.equal(h.related.events[0].data.note, 'card 512345xxxxxx0008', 'masked');
-  t.same(h.steps[0].caused.map((c: Json) => c.type).sort(), ['NotificationDelivered', 'PaymentOutcomeResolved'], 'the payment caused both');
+  t.same(h.steps[0].caused.map((c: Json) => c.type).sort(), ['PaymentOutcomeResolved', 'SomethingNew'], 'the payment caused both');
   t.equal(h.related.next, null, 'the whole log was read');
   const own = await get(t, app, `/admin/api/history?stream=${encodeURIComponent(notification)}`);
-  t.equal(own.kind, 'notification');
+  t.equal(own.kind, 'newcategory');
   t.equal(own.steps[0].causedBy, undefined, 'its cause is in another stream, not among its steps');
   t.equal(own.state.status, 200, 'its state: its data');
   const later = await get(t, app, `/admin/api/history?stream=${encodeURIComponent(order)}&relatedAfter=${h.related.scannedTo}`);
   t.same(later.related.events, [], 'nothing after the end of the log');
+});
+
+t.test('the notifications an UNKNOWN payment sent: in its history, each with its own', async (t) => {
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const merchants = { merchants: MERCHANTS.merchants.map((m) => (m.id === M1.id ? { ...m, notifications: { url: `${receiver.origin}/webhook`, secret: 'history-notification-secret-0123456789' } } : m)) };
+  const app = await buildTestApp(t, { adminPassword: 'admin-password-for-tests', merchants });
+  await unknownPayment(app);
+  await receiver.waitFor(2);
+  await until('both delivered', async () => (await app.gateway.store.readAll()).filter((e) => e.type === 'NotificationDelivered').length === 2);
+  const order = streams.order(M1.id, '10000000003');
+  const [payment, resolution] = await app.gateway.store.readStream(order);
+  const h = await get(t, app, `/admin/api/history?stream=${encodeURIComponent(order)}`);
+  for (const [step, cause] of [[h.steps[0], payment!], [h.steps[1], resolution!]] as const) {
+    const notification = streams.notification(M1.id, cause.id);
+    t.same(step.caused.filter((c: Json) => c.stream === notification).map((c: Json) => c.type), ['NotificationScheduled', 'NotificationAttempted', 'NotificationDelivered'],
+      `${cause.type}: its notification scheduled, attempted, delivered`);
+    t.ok(h.related.events.filter((e: Json) => e.stream === notification).every((e: Json) => e.link === 'causation' && e.causedBy.id === cause.id));
+  }
+  t.notMatch(JSON.stringify(h), 'history-notification-secret', 'never the secret');
+  const n = await get(t, app, `/admin/api/history?stream=${encodeURIComponent(streams.notification(M1.id, payment!.id))}`);
+  t.equal(n.kind, 'notification');
+  t.equal(n.title, `Notification ${payment!.id} of order 10000000003 (merchant ${M1.id})`);
+  t.same(n.steps.map((s: Json) => s.state.status), ['PENDING', 'PENDING', 'DELIVERED'], "the notification's status after each step");
+  t.equal(n.steps[0].causedBy.id, payment!.id, 'caused by the payment, in the order stream');
+  t.equal(n.steps[0].causedBy.stream, order);
 });
 
 t.test('search by order id, token, transaction id, correlation id and request id', async (t) => {
