@@ -73,7 +73,7 @@ t.test('two gateway processes on one SQLite file act as one gateway', async (t) 
   t.equal(settled.payments, 1, 'one PaymentRecorded for the order in the file');
   t.same(settled.order?.transactions.map((x) => x.id), ['1'], 'the order read model has the transaction exactly once');
   t.equal(settled.order?.totalCapturedAmount, 2500);
-  t.same(settled.checkpoints.map((c) => [c.name, c.position]), [['notifications', settled.head], ['orders', settled.head], ['pending', settled.head], ['tokens', settled.head]], 'every projection caught up with the log');
+  t.same(settled.checkpoints.map((c) => [c.name, c.position]), [['lookup', settled.head], ['notifications', settled.head], ['orders', settled.head], ['pending', settled.head], ['tokens', settled.head]], 'every projection caught up with the log');
 
   // Exactly once: the same request, ten times at each process, all at once.
   const raced = '10000000003';
