@@ -139,4 +139,11 @@ t.test('from the timeline to an UNKNOWN payment’s history, its resolution, as-
   await page.getByRole('link', { name: order }).click();
   await page.locator('li.step').nth(1).waitFor();
   t.equal(await page.locator('#history-title').textContent(), `Order 10000000003 of merchant ${M1.id}`);
+
+  // The timeline's own search box: an order id, straight to its history.
+  await page.goto(`${server.url}/admin/timeline`);
+  await page.getByRole('textbox', { name: 'Order id, token, transaction id or correlation id' }).fill('20000000001');
+  await page.getByRole('button', { name: 'Find history' }).click();
+  await page.waitForFunction(() => document.getElementById('history-title')?.textContent === 'Order 20000000001 of merchant TESTMERCHANT01');
+  t.equal(await page.locator('li.step').count(), 2, 'from the timeline by order id');
 });
