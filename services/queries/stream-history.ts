@@ -20,6 +20,7 @@ import { transactionLookupKey, type LookupDoc } from '../../projections/lookup.j
 import { notificationKey, notificationsProjection } from '../../projections/notifications.js';
 import { orderKey, ordersProjection } from '../../projections/orders.js';
 import type { Projection } from '../../projections/projection.js';
+import type { Maybe } from '../../projections/read-models.js';
 import { tokenKey, tokensProjection } from '../../projections/tokens.js';
 import type { EventStore, RecordedEvent } from '../../store/event-store.js';
 import { forDisplay, recordedAt } from './history.js';
@@ -283,7 +284,7 @@ export interface SearchResult { stream: string; kind: string; matchedBy: string;
  * transaction id (the lookup read model), a stream name; else a correlation (or request) id,
  * searched newest first in at most RELATED_SCAN events of the log.
  */
-export async function searchStreams(store: EventStore, merchants: Merchants, lookup: (key: string) => LookupDoc | undefined, query: string): Promise<SearchResult[]> {
+export async function searchStreams(store: EventStore, merchants: Merchants, lookup: (key: string) => Maybe<LookupDoc | undefined>, query: string): Promise<SearchResult[]> {
   const results = new Map<string, SearchResult>();
   const add = async (stream: string, matchedBy: string) => {
     if (results.has(stream)) return;
@@ -298,7 +299,7 @@ export async function searchStreams(store: EventStore, merchants: Merchants, loo
     await add(streamNames.session(m.id, query), 'session id');
   }
   for (const repositoryId of repositories) await add(streamNames.token(repositoryId, query), 'token');
-  for (const stream of lookup(transactionLookupKey(query))?.streams ?? []) await add(stream, 'transaction id');
+  for (const stream of (await lookup(transactionLookupKey(query)))?.streams ?? []) await add(stream, 'transaction id');
   // A scan of the log: only when the id named nothing else (an order id is no correlation id).
   if (results.size === 0) for (const stream of await streamsOfCorrelation(store, query)) await add(stream, 'correlation id');
   return masked([...results.values()]) as SearchResult[];
