@@ -46,8 +46,13 @@ export interface Config extends GatewaySettings {
   eventStore: EventStoreConfig;
   merchantsFile: string;
   logLevel: string;
-  /** Password of the admin timeline API and page (user `admin`); unset: they are disabled. */
+  /**
+   * ADMIN_PASSWORD: password of the admin timeline API and page (user `admin`). Unset: on a
+   * loopback HOST the server generates one at start (adminAccess below); elsewhere they are disabled.
+   */
   adminPassword: string | undefined;
+  /** WORKERS (or `tokengate serve --workers N`): gateway processes on the one port (1: no cluster). */
+  workers: number;
   limits: Limits;
   /** TLS_CERT_FILE, TLS_KEY_FILE (serve HTTPS) and TLS_CLIENT_CA_FILE (ask for client certificates). */
   tls: TlsFiles | undefined;
@@ -106,7 +111,7 @@ export const ADMIN_PASSWORD_MIN_LENGTH = 16;
 export function adminPasswordProblem(password: string): string | undefined {
   const length = [...password].length;
   return length < ADMIN_PASSWORD_MIN_LENGTH
-    ? `ADMIN_PASSWORD is too short (${length} characters): it needs at least ${ADMIN_PASSWORD_MIN_LENGTH}, or leave it unset to disable the admin API`
+    ? `ADMIN_PASSWORD is too short (${length} characters): it needs at least ${ADMIN_PASSWORD_MIN_LENGTH}, or leave it unset (on a loopback HOST one is then generated at start; elsewhere the admin API is disabled)`
     : undefined;
 }
 
@@ -186,8 +191,59 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       authFailureLimit: positiveInteger(env, 'AUTH_FAILURE_LIMIT', DEFAULT_LIMITS.authFailureLimit),
     },
     tls: tlsFiles(env),
+    workers: workersFromEnv(env),
     ...settings,
   };
+}
+
+/** More would only queue on the same cores and the same store: a typo (`640`), not a plan. */
+export const MAX_WORKERS = 64;
+
+/** WORKERS: a whole number from 1 to MAX_WORKERS (default 1: one process, no cluster). */
+export function workersFromEnv(env: NodeJS.ProcessEnv): number {
+  const text = env.WORKERS;
+  if (text === undefined || text === '') return 1;
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < 1 || value > MAX_WORKERS) {
+    throw new ConfigError(`WORKERS '${text}' is not a whole number from 1 to ${MAX_WORKERS}`);
+  }
+  return value;
+}
+
+/**
+ * HOST values only this machine can reach: `localhost`, 127.0.0.0/8 and ::1. `0.0.0.0`, `::` and
+ * every other address can be reached from elsewhere. (`localhost` is taken at its word, as
+ * RFC 6761 asks of name resolution; Node's own lookup answers the loopback addresses for it.)
+ */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  if (h === 'localhost' || h === '::1' || h === '0:0:0:0:0:0:0:1') return true;
+  const v4 = /^(?:::ffff:)?(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(h);
+  return v4 !== null && v4.slice(1).every((part) => Number(part) <= 255) && v4[1] === '127';
+}
+
+/** Who may open the timeline: with a password (set, or generated for this run), or nobody. */
+export type AdminAccess =
+  | { state: 'open'; password: string; generated: boolean }
+  | { state: 'closed' };
+
+/**
+ * The admin default. ADMIN_PASSWORD set: that password, on any HOST. Unset on a loopback HOST:
+ * a random password generated at start (`generate`), printed in the start-up block (server.ts).
+ * Unset elsewhere: closed, as the timeline shows every merchant's events to whoever opens it.
+ *
+ * Why a generated password rather than an open page on loopback: any web page the developer's
+ * browser opens can make it request http://127.0.0.1:8080 (CSRF), and with DNS rebinding
+ * (evil.example re-resolved to 127.0.0.1) also read the answers, as the same origin. A password
+ * that only the terminal has shown defeats both (the attacker's page never has it, and the
+ * browser does not send credentials cached for 127.0.0.1 to evil.example); a Host-header check
+ * would defeat rebinding only, and the admin API's answers are the whole event log. A person
+ * pays one copy-paste; the wrong-password lock (AUTH_FAILURE_LIMIT) covers it like any other.
+ */
+export function adminAccess(config: Pick<Config, 'host' | 'adminPassword'>, generate: () => string): AdminAccess {
+  if (config.adminPassword !== undefined) return { state: 'open', password: config.adminPassword, generated: false };
+  if (isLoopbackHost(config.host)) return { state: 'open', password: generate(), generated: true };
+  return { state: 'closed' };
 }
 
 /** The gateway's settings from the environment (see GatewaySettings). */

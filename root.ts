@@ -59,7 +59,7 @@ export interface Opened {
 }
 
 /** The store as named in a message: no credentials of a kurrentdb:// or postgres:// URL. */
-function storeName(config: EventStoreConfig): string {
+export function storeName(config: EventStoreConfig): string {
   switch (config.kind) {
     case 'sqlite': return `sqlite:${config.path}`;
     case 'memory': return 'memory:';

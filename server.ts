@@ -1,29 +1,79 @@
-// Starts the gateway per the run contract: HOST, PORT, EVENT_STORE, MERCHANTS_FILE, LOG_LEVEL.
-// On SIGTERM/SIGINT it stops accepting, finishes requests in flight, closes the store, exits.
+// Starts the gateway per the run contract: HOST, PORT, EVENT_STORE, MERCHANTS_FILE, LOG_LEVEL
+// (and WORKERS: several processes on one port, cluster.ts). Once listening it prints the start-up
+// block (startup.ts) on stderr. On SIGTERM/SIGINT it stops accepting, finishes requests in
+// flight, closes the store, exits.
+import cluster from 'node:cluster';
 import { readFileSync, realpathSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import closeWithGrace from 'close-with-grace';
+import type { FastifyInstance } from 'fastify';
 import { buildApp, loggerOptions } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
-import { loadMerchants } from './merchants.js';
+import { runPrimary } from './cluster.js';
+import { adminAccess, ConfigError, loadConfig, type Config } from './config.js';
+import { loadMerchants, type Merchants } from './merchants.js';
+import { generateAdminPassword, startupBlock } from './startup.js';
 import { oneLine, StoreUnavailable } from './store/storage-fault.js';
 
+/**
+ * Start the gateway: one process, or with WORKERS > 1 the primary of a cluster (cluster.ts) whose
+ * workers run this same function. One process, or the primary, prints the start-up block.
+ */
 export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const config = loadConfig(env);
   const merchants = loadMerchants(config.merchantsFile);
-  const app = await buildApp({ eventStore: config.eventStore, settings: config, merchants, logger: loggerOptions(config.logLevel), adminPassword: config.adminPassword, limits: config.limits,
+  if (cluster.isWorker) {
+    // A worker of cluster.ts: the primary chose the admin password (passed as ADMIN_PASSWORD) and
+    // prints the block; a worker never generates a password of its own.
+    const app = await startGateway(config, merchants, config.adminPassword);
+    app.log.info({ eventStore: config.eventStore.kind, worker: cluster.worker?.id }, 'tokengate worker ready');
+    return;
+  }
+  const access = adminAccess(config, generateAdminPassword);
+  const info = { host: config.host, tls: config.tls !== undefined, access, merchantsFile: config.merchantsFile, merchants, eventStore: config.eventStore, workers: config.workers };
+  if (config.workers > 1) {
+    runPrimary({
+      workers: config.workers,
+      logLevel: config.logLevel,
+      env: access.state === 'open' ? { ADMIN_PASSWORD: access.password } : {},
+      onReady: (port) => process.stderr.write(startupBlock({ ...info, port })),
+    });
+    return;
+  }
+  const app = await startGateway(config, merchants, access.state === 'open' ? access.password : undefined);
+  app.log.info({ eventStore: config.eventStore.kind, merchants: merchants.list.length, merchantsFile: config.merchantsFile }, 'tokengate ready');
+  process.stderr.write(startupBlock({ ...info, port: (app.server.address() as AddressInfo).port }));
+}
+
+/** Build the app and listen; on SIGTERM/SIGINT (a worker: SIGTERM) close gracefully. */
+async function startGateway(config: Config, merchants: Merchants, adminPassword: string | undefined): Promise<FastifyInstance> {
+  const app = await buildApp({ eventStore: config.eventStore, settings: config, merchants, logger: loggerOptions(config.logLevel), adminPassword, limits: config.limits,
     tls: config.tls && {
       cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile),
       clientCa: config.tls.clientCaFile ? readFileSync(config.tls.clientCaFile) : undefined,
     },
   });
-  closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+  // A worker closes on SIGTERM from its primary (cluster.ts), which forwards SIGTERM and SIGINT.
+  // It may get the same signal twice: Ctrl-C in a terminal, `timeout` and systemd signal the whole
+  // process group, the primary included. Close-with-grace would exit at once on a second signal,
+  // dropping the requests in flight, so a worker handles SIGTERM and SIGINT itself: the first
+  // SIGTERM closes it, repeats and SIGINT (the primary's to handle) are ignored.
+  const closer = closeWithGrace({ delay: 10_000, ...(cluster.isWorker ? { skip: ['SIGINT', 'SIGTERM'] as Array<'SIGINT' | 'SIGTERM'> } : {}) }, async ({ signal, err, manual }) => {
     if (err) app.log.error({ err }, 'closing after an error');
-    else app.log.info({ signal }, 'closing');
+    else app.log.info({ signal: manual ? 'SIGTERM' : signal }, 'closing');
     await app.close();
   });
+  if (cluster.isWorker) {
+    let closing = false;
+    process.on('SIGINT', () => undefined);
+    process.on('SIGTERM', () => {
+      if (closing) return;
+      closing = true;
+      closer.close();
+    });
+  }
   await app.listen({ host: config.host, port: config.port });
-  app.log.info({ eventStore: config.eventStore.kind, merchants: merchants.list.length, merchantsFile: config.merchantsFile }, 'tokengate ready');
+  return app;
 }
 
 /**

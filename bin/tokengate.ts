@@ -3,15 +3,26 @@
 // Every command reads EVENT_STORE (default sqlite:./data/gateway.db) or --store.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { serve, exitWithError } from '../server.js';
+import { ConfigError, MAX_WORKERS, workersFromEnv } from '../config.js';
 import { commands, type Command } from './commands.js';
 
 const USAGE = `Usage: tokengate <command> [options]
 
 Commands:
 ${Object.entries(commands).map(([name, c]) => `  ${name.padEnd(13)} ${c.summary}`).join('\n')}
-  serve         start the gateway (same as npm start; configured by the environment)
+  serve         start the gateway (same as npm start; configured by the environment; --workers N)
 
 Run "tokengate <command> --help" for a command's options.`;
+
+const SERVE_USAGE = `Usage: tokengate serve [--workers N]
+
+Start the gateway (as npm start). Configuration comes from the environment: HOST, PORT,
+EVENT_STORE, MERCHANTS_FILE, LOG_LEVEL and the others of the README (Configuration).
+
+Options:
+  --workers <N>                N gateway processes on one port, 1 to ${MAX_WORKERS} (default: $WORKERS, else 1)
+  --help                       this text
+`;
 
 function helpOf(name: string, command: Command): string {
   const rows: Array<[string, string]> = Object.entries(command.options).map(([flag, o]) =>
@@ -31,11 +42,26 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (name === 'serve') {
-    if (rest.includes('--help')) {
-      process.stdout.write('Usage: tokengate serve\n\nStart the gateway. Configuration comes from the environment: HOST, PORT, EVENT_STORE, MERCHANTS_FILE, LOG_LEVEL and the others of the README (Configuration).\n');
+    let parsed;
+    try {
+      parsed = parseArgs({ args: rest, options: { workers: { type: 'string' }, help: { type: 'boolean' } }, strict: true });
+    } catch (error) {
+      process.stderr.write(`tokengate serve: ${(error as Error).message}\n\n${SERVE_USAGE}`);
+      return 2;
+    }
+    if (parsed.values.help) {
+      process.stdout.write(SERVE_USAGE);
       return 0;
     }
-    await serve();
+    const workers = parsed.values.workers;
+    if (workers !== undefined) {
+      try {
+        workersFromEnv({ WORKERS: workers });
+      } catch (error) {
+        throw new ConfigError((error as Error).message.replace(/^WORKERS/, '--workers'));
+      }
+    }
+    await serve(workers === undefined ? process.env : { ...process.env, WORKERS: workers });
     return -1; // keeps running
   }
   const command = commands[name];

@@ -1,7 +1,8 @@
 // The debugging timeline: an API of events by stream, category, correlation id or merchant,
 // paged by position, with live updates as server-sent events; token and order history with
 // time travel; and a page that shows it all. Behind credentials of their own (user `admin`,
-// password ADMIN_PASSWORD), never a merchant's. The password must be long enough
+// password ADMIN_PASSWORD, or on a loopback HOST one generated at start: config.ts adminAccess),
+// never a merchant's. The password must be long enough
 // (ADMIN_PASSWORD_MIN_LENGTH), and wrong ones lock the admin credential like a merchant's
 // (plugins/auth.ts AuthFailures, AUTH_FAILURE_LIMIT a minute, then 429 REQUEST_REJECTED).
 import { createHash, timingSafeEqual } from 'node:crypto';
@@ -69,7 +70,7 @@ const admin: FastifyPluginAsyncTypebox<AdminOptions> = async (app, options) => {
   await app.register(basicAuth, {
     authenticate: { realm: 'tokengate admin' },
     async validate(username, password) {
-      if (!expected) throw new AuthenticationFailed('The admin API is disabled: start tokengate with ADMIN_PASSWORD set');
+      if (!expected) throw new AuthenticationFailed('The admin API is disabled: start tokengate with ADMIN_PASSWORD set (on a loopback HOST one is generated at start and printed)');
       // Only user `admin` can ever succeed: another user id guesses nothing and counts nothing.
       if (username !== 'admin') throw new AuthenticationFailed();
       // Locked: refused before the password is looked at, the right one too, so that a guesser

@@ -1,0 +1,66 @@
+// Starts the real gateway (dist/server.js, or dist/bin/tokengate.js serve ...; `npx tsc -p
+// tsconfig.json` first) with stdout (JSON log lines) and stderr (the start-up block) kept apart,
+// and waits for the start-up block: the gateway is ready, every worker listening.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+
+export const SERVER = fileURLToPath(new URL('../../dist/server.js', import.meta.url));
+export const BIN = fileURLToPath(new URL('../../dist/bin/tokengate.js', import.meta.url));
+
+export interface GatewayProcess {
+  child: ChildProcess;
+  /** The gateway's URL, as the start-up block gives it. */
+  url: string;
+  /** The start-up block (stderr up to and including its last line). */
+  block: string;
+  stdout(): string;
+  stderr(): string;
+  /** stdout's JSON lines, parsed. */
+  logs(): Array<Record<string, any>>;
+  /** Waits (polling, at most `timeoutMs`) until `ready()` holds; rejects with the output otherwise. */
+  until(ready: () => boolean, what: string, timeoutMs?: number): Promise<void>;
+  /** Sends `signal` (default SIGTERM) and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** `args`: what node runs, e.g. [SERVER] or [BIN, 'serve', '--workers', '2']. */
+export async function startGateway(args: string[], env: Record<string, string>): Promise<GatewayProcess> {
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (chunk) => { out += String(chunk); });
+  child.stderr!.on('data', (chunk) => { err += String(chunk); });
+  const until = async (ready: () => boolean, what: string, timeoutMs = 15_000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!ready()) {
+      if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms\nstdout:\n${out}\nstderr:\n${err}`);
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${what}: the gateway exited (${child.exitCode ?? child.signalCode})\nstdout:\n${out}\nstderr:\n${err}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
+  const blockMatch = () => /tokengate is ready[^\n]*\n(?: {2}[^\n]*\n)*? {2}store {10}[^\n]*\n/.exec(err);
+  try {
+    await until(() => blockMatch() !== null, 'the start-up block', 20_000);
+  } catch (error) {
+    child.kill('SIGKILL'); // a gateway that did not start is not left behind
+    throw error;
+  }
+  const block = blockMatch()![0];
+  const url = /^ {2}gateway {8}(https?:\/\/\S+)/m.exec(block)?.[1] ?? '';
+  return {
+    child, url, block, until,
+    stdout: () => out,
+    stderr: () => err,
+    logs: () => out.split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as Record<string, any>),
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      child.kill(signal);
+      const [code] = (await once(child, 'exit')) as [number | null];
+      return code;
+    },
+  };
+}
