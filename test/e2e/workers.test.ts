@@ -1,0 +1,139 @@
+// WORKERS=2 and `tokengate serve --workers 2`: two gateway processes on one port, one SQLite
+// file. Both serve; 50 identical pays record one payment; an UNKNOWN payment is resolved once
+// although both workers' reactors schedule it; a worker killed with SIGKILL is replaced while the
+// gateway keeps serving; SIGTERM finishes the request in flight and exits 0. Bad values stop the
+// start with one line.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import t from 'tap';
+import { cardBody, M1, MERCHANTS, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
+import { BIN, SERVER, startGateway, type GatewayProcess } from '../helpers/gateway-process.js';
+import { call } from '../helpers/server.js';
+import { streams } from '../../domain/events.js';
+
+const SLOW = {
+  id: 'SLOW01',
+  apiPassword: 'test-password-slow-01-0123456789abcd',
+  repository: { id: 'REPO06', tokenGeneration: 'RANDOM', tokenManagement: 'UNIQUE_TOKEN', schemeTokenization: false, schemeTokenProvisioningMode: 'ASYNCHRONOUS' },
+  rules: [{ match: { reference: 'slow' }, answer: { latencyMs: 1500 } }],
+};
+
+const alive = (pid: number) => {
+  try { process.kill(pid, 0); return true; } catch { return false; }
+};
+/** The pids of the workers the primary started, in order (its 'worker started' lines). */
+const workerPids = (g: GatewayProcess) => g.logs().filter((l) => l.msg === 'worker started').map((l) => l.workerPid as number);
+const listening = (g: GatewayProcess) => g.logs().filter((l) => l.msg === 'worker listening').length;
+
+t.test('WORKERS=2 on one SQLite file', async (t) => {
+  const dir = t.testdir({ 'merchants.json': JSON.stringify({ merchants: [...MERCHANTS.merchants, SLOW] }) });
+  const file = join(dir, 'data', 'gateway.db');
+  const gateway = await startGateway([SERVER], {
+    WORKERS: '2', EVENT_STORE: `sqlite:${file}`, MERCHANTS_FILE: join(dir, 'merchants.json'), UNKNOWN_RESOLUTION_DELAY_MS: '300',
+  });
+  t.teardown(() => gateway.stop('SIGKILL'));
+  const { url } = gateway;
+  const db = new Database(file, { readonly: true });
+  t.teardown(() => db.close());
+  const typesOf = (stream: string) => db.prepare<[string], { type: string }>('SELECT type FROM events WHERE stream = ? ORDER BY revision').all(stream).map((r) => r.type);
+
+  t.match(gateway.block, 'tokengate is ready (2 worker processes)');
+  t.equal(gateway.stderr().split('tokengate is ready').length, 2, 'the block printed once, by the primary');
+  const pids = workerPids(gateway);
+  t.equal(pids.length, 2, 'the primary started two workers');
+  t.equal(new Set(pids).size, 2);
+  t.ok(pids.every(alive), 'both running');
+  t.notOk(pids.includes(gateway.child.pid!), 'neither is the primary');
+
+  const created = await call(url, 'POST', tokenPath(M1.id), tokenAuth(M1), cardBody('5123450000000008', '1', '39'));
+  t.equal(created.status, 201, created.text);
+  const token = created.json().token as string;
+
+  await t.test('50 identical pays at once: one payment, one body, served by both workers', async (t) => {
+    const order = '10000000001';
+    const body = { apiOperation: 'PAY', transaction: { amount: '25.00', currency: 'USD' } };
+    const replies = await Promise.all(Array.from({ length: 50 }, () => call(url, 'PUT', payPath(M1.id, token, order, '1'), payAuth(M1), body)));
+    t.same([...new Set(replies.map((r) => r.status))], [201], 'all answered 201');
+    t.equal(new Set(replies.map((r) => r.text)).size, 1, 'with one identical body');
+    t.same(typesOf(streams.order(M1.id, order)).filter((type) => type === 'PaymentRecorded'), ['PaymentRecorded'], 'exactly one payment recorded');
+    // Fastify's 'request completed' lines carry the pid of the process that answered.
+    const answeredBy = new Set(gateway.logs().filter((l) => l.msg === 'request completed').map((l) => l.pid as number));
+    t.same([...answeredBy].sort(), [...pids].sort(), 'both workers answered requests');
+  });
+
+  await t.test('an UNKNOWN payment is resolved once, though both workers schedule it', async (t) => {
+    const order = '10000000002';
+    const unknownCard = await call(url, 'POST', tokenPath(M1.id), tokenAuth(M1), cardBody('5123450000000008', '5', '37'));
+    const paid = await call(url, 'PUT', payPath(M1.id, unknownCard.json().token as string, order, '1'), payAuth(M1), { apiOperation: 'PAY', transaction: { amount: '5.00', currency: 'USD' } });
+    t.equal(paid.json().result, 'UNKNOWN', paid.text);
+    const stream = streams.order(M1.id, order);
+    await gateway.until(() => typesOf(stream).includes('PaymentOutcomeResolved'), 'the resolution');
+    // Both workers' timers were due at the same instant; give the slower one time to try and lose.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    t.same(typesOf(stream), ['PaymentRecorded', 'PaymentOutcomeResolved'], 'one resolution in the log');
+  });
+
+  await t.test('a worker killed with SIGKILL is replaced, and the gateway keeps serving', async (t) => {
+    const [victim, survivor] = pids as [number, number];
+    process.kill(victim, 'SIGKILL');
+    await gateway.until(() => gateway.logs().some((l) => l.msg === 'worker exited unexpectedly: restarting it' && l.workerPid === victim), 'the primary sees the death');
+    const died = gateway.logs().find((l) => l.msg === 'worker exited unexpectedly: restarting it')!;
+    t.equal(died.signal, 'SIGKILL');
+    t.ok(died.restartInMs >= 100, 'restarted after a delay');
+    await gateway.until(() => listening(gateway) === 3, 'a new worker listening');
+    const now = workerPids(gateway);
+    t.equal(now.length, 3, 'a third worker started');
+    t.notOk(alive(victim));
+    t.ok(alive(survivor) && alive(now[2]!), 'the survivor and the replacement run');
+    const replies = await Promise.all(Array.from({ length: 20 }, (_, i) =>
+      call(url, 'PUT', payPath(M1.id, token, '10000000003', `after-${i}`), payAuth(M1), { apiOperation: 'PAY', transaction: { amount: '1.00', currency: 'USD' } })));
+    t.same([...new Set(replies.map((r) => r.status))], [201], 'twenty new payments answered');
+  });
+
+  await t.test('SIGTERM: the request in flight is answered, then every process exits, 0', async (t) => {
+    const slow = await call(url, 'POST', tokenPath(SLOW.id), tokenAuth(SLOW), cardBody('5123450000000008', '1', '39'));
+    const order = '10000000004';
+    const body = { apiOperation: 'PAY', transaction: { amount: '7.00', currency: 'USD' }, order: { reference: 'slow' } };
+    const inFlight = call(url, 'PUT', payPath(SLOW.id, slow.json().token as string, order, '1'), payAuth(SLOW), body);
+    await gateway.until(() => typesOf(streams.order(SLOW.id, order)).includes('PaymentStarted'), 'the slow payment started');
+    const workers = workerPids(gateway).filter(alive);
+    const exited = gateway.stop('SIGTERM');
+    const answer = await inFlight;
+    t.equal(answer.status, 201, 'the payment in flight is answered');
+    t.equal(answer.json().result, 'SUCCESS');
+    t.equal(await exited, 0, 'the primary exits 0');
+    t.ok(gateway.logs().some((l) => l.msg === 'closed' && l.clean === true), 'every worker closed cleanly');
+    t.notOk(workers.some(alive), 'no worker left behind');
+    t.same(typesOf(streams.order(SLOW.id, order)), ['PaymentStarted', 'PaymentRecorded'], 'and the payment is in the file');
+  });
+});
+
+t.test('tokengate serve --workers 2', async (t) => {
+  const dir = t.testdir();
+  const gateway = await startGateway([BIN, 'serve', '--workers', '2'], { EVENT_STORE: `sqlite:${join(dir, 'gateway.db')}`, WORKERS: '' });
+  t.teardown(() => gateway.stop('SIGKILL'));
+  t.match(gateway.block, 'tokengate is ready (2 worker processes)');
+  t.equal(workerPids(gateway).length, 2, 'two workers');
+  t.ok(workerPids(gateway).every(alive));
+  const created = await call(gateway.url, 'POST', tokenPath('TESTMERCHANT01'), tokenAuth({ id: 'TESTMERCHANT01', apiPassword: 'demo-api-password-0123456789abcdef' }), cardBody());
+  t.equal(created.status, 201, created.text);
+  t.equal(await gateway.stop('SIGINT'), 0, 'Ctrl-C: a clean exit');
+});
+
+t.test('bad worker counts stop the start with one line', async (t) => {
+  const run = async (args: string[], env: Record<string, string>) => {
+    const child = spawn(process.execPath, args, { env: { ...process.env, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => { stderr += String(chunk); });
+    const [code] = (await once(child, 'exit')) as [number | null];
+    return { code, stderr };
+  };
+  for (const bad of ['0', 'abc']) { // the others (-1, 65, 1.5, ...): test/http/admin-default.test.ts
+    const viaEnv = await run([SERVER], { WORKERS: bad, EVENT_STORE: 'memory:' });
+    t.same(viaEnv, { code: 1, stderr: `tokengate: WORKERS '${bad}' is not a whole number from 1 to 64\n` }, `WORKERS=${bad}`);
+  }
+  const viaFlag = await run([BIN, 'serve', '--workers', 'abc'], { EVENT_STORE: 'memory:' });
+  t.same(viaFlag, { code: 1, stderr: "tokengate: --workers 'abc' is not a whole number from 1 to 64\n" });
+});
