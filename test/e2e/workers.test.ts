@@ -17,7 +17,7 @@ const SLOW = {
   id: 'SLOW01',
   apiPassword: 'test-password-slow-01-0123456789abcd',
   repository: { id: 'REPO06', tokenGeneration: 'RANDOM', tokenManagement: 'UNIQUE_TOKEN', schemeTokenization: false, schemeTokenProvisioningMode: 'ASYNCHRONOUS' },
-  rules: [{ match: { reference: 'slow' }, answer: { latencyMs: 1500 } }],
+  rules: [{ match: { reference: 'slow' }, answer: { latencyMs: 800 } }],
 };
 
 const alive = (pid: number) => {
@@ -127,13 +127,14 @@ t.test('bad worker counts stop the start with one line', async (t) => {
     const child = spawn(process.execPath, args, { env: { ...process.env, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk) => { stderr += String(chunk); });
+    const guard = setTimeout(() => child.kill('SIGKILL'), 15_000); // one that starts anyway does not hang the test
     const [code] = (await once(child, 'exit')) as [number | null];
+    clearTimeout(guard);
     return { code, stderr };
   };
-  for (const bad of ['0', 'abc']) { // the others (-1, 65, 1.5, ...): test/http/admin-default.test.ts
-    const viaEnv = await run([SERVER], { WORKERS: bad, EVENT_STORE: 'memory:' });
-    t.same(viaEnv, { code: 1, stderr: `tokengate: WORKERS '${bad}' is not a whole number from 1 to 64\n` }, `WORKERS=${bad}`);
-  }
-  const viaFlag = await run([BIN, 'serve', '--workers', 'abc'], { EVENT_STORE: 'memory:' });
-  t.same(viaFlag, { code: 1, stderr: "tokengate: --workers 'abc' is not a whole number from 1 to 64\n" });
+  // One value each way (the others, -1, 65, 1.5, ...: test/http/admin-default.test.ts).
+  const viaEnv = await run([SERVER], { WORKERS: 'abc', EVENT_STORE: 'memory:' });
+  t.same(viaEnv, { code: 1, stderr: "tokengate: WORKERS 'abc' is not a whole number from 1 to 64\n" }, 'WORKERS=abc');
+  const viaFlag = await run([BIN, 'serve', '--workers', '0'], { EVENT_STORE: 'memory:' });
+  t.same(viaFlag, { code: 1, stderr: "tokengate: --workers '0' is not a whole number from 1 to 64\n" }, '--workers 0');
 });
