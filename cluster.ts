@@ -63,6 +63,8 @@ export function runPrimary(options: PrimaryOptions): void {
     live.add(worker);
     let listenedAt: number | undefined;
     log.info({ worker: worker.id, workerPid: worker.process.pid }, 'worker started');
+    // A message that cannot be sent, a process that cannot be signalled: told; its 'exit' decides.
+    worker.on('error', (err) => log.warn({ worker: worker.id, err }, 'worker error'));
     worker.on('listening', (address) => {
       if (listenedAt !== undefined) return;
       listenedAt = Date.now();
