@@ -23,6 +23,8 @@ t.test('npm start on loopback: the block shows where everything is, and the time
   const password = /user admin, password (\S+) {2}\(generated for this run/.exec(block)?.[1] ?? '';
   t.ok(password.length >= 16, `a generated password of at least 16 characters (${password.length})`);
   t.equal(gateway.stderr().split('tokengate is ready').length, 2, 'one block');
+  // stdout and stderr are two pipes: the log line may arrive after the block.
+  await gateway.until(() => gateway.stdout().includes('"msg":"tokengate ready"'), 'the ready log line');
   t.doesNotThrow(() => gateway.logs(), 'stdout is JSON lines only');
   t.ok(gateway.logs().some((line) => line.msg === 'tokengate ready'), 'the ready log line too');
   t.notMatch(gateway.stdout(), password, 'the password is not in the JSON log');

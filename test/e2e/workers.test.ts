@@ -39,6 +39,8 @@ t.test('WORKERS=2 on one SQLite file', async (t) => {
   t.teardown(() => db.close());
   const typesOf = (stream: string) => db.prepare<[string], { type: string }>('SELECT type FROM events WHERE stream = ? ORDER BY revision').all(stream).map((r) => r.type);
 
+  // stdout and stderr are two pipes: the primary's log lines may arrive after the block.
+  await gateway.until(() => gateway.stdout().includes('"msg":"tokengate ready"'), "the primary's ready line");
   t.match(gateway.block, 'tokengate is ready (2 worker processes)');
   t.equal(gateway.stderr().split('tokengate is ready').length, 2, 'the block printed once, by the primary');
   const pids = workerPids(gateway);
@@ -58,9 +60,11 @@ t.test('WORKERS=2 on one SQLite file', async (t) => {
     t.same([...new Set(replies.map((r) => r.status))], [201], 'all answered 201');
     t.equal(new Set(replies.map((r) => r.text)).size, 1, 'with one identical body');
     t.same(typesOf(streams.order(M1.id, order)).filter((type) => type === 'PaymentRecorded'), ['PaymentRecorded'], 'exactly one payment recorded');
-    // Fastify's 'request completed' lines carry the pid of the process that answered.
-    const answeredBy = new Set(gateway.logs().filter((l) => l.msg === 'request completed').map((l) => l.pid as number));
-    t.same([...answeredBy].sort(), [...pids].sort(), 'both workers answered requests');
+    // Fastify's 'request completed' lines carry the pid of the process that answered; a line may
+    // arrive after its answer.
+    const answeredBy = () => new Set(gateway.logs().filter((l) => l.msg === 'request completed').map((l) => l.pid as number));
+    await gateway.until(() => answeredBy().size >= 2, 'request lines from both workers', 5000).catch(() => undefined);
+    t.same([...answeredBy()].sort(), [...pids].sort(), 'both workers answered requests');
   });
 
   await t.test('an UNKNOWN payment is resolved once, though both workers schedule it', async (t) => {
@@ -114,6 +118,7 @@ t.test('tokengate serve --workers 2', async (t) => {
   const dir = t.testdir();
   const gateway = await startGateway([BIN, 'serve', '--workers', '2'], { EVENT_STORE: `sqlite:${join(dir, 'gateway.db')}`, WORKERS: '' });
   t.teardown(() => gateway.stop('SIGKILL'));
+  await gateway.until(() => gateway.stdout().includes('"msg":"tokengate ready"'), "the primary's ready line");
   t.match(gateway.block, 'tokengate is ready (2 worker processes)');
   t.equal(workerPids(gateway).length, 2, 'two workers');
   t.ok(workerPids(gateway).every(alive));

@@ -20,7 +20,7 @@ export interface GatewayProcess {
   logs(): Array<Record<string, any>>;
   /** Waits (polling, at most `timeoutMs`) until `ready()` holds; rejects with the output otherwise. */
   until(ready: () => boolean, what: string, timeoutMs?: number): Promise<void>;
-  /** Sends `signal` (default SIGTERM) and resolves with the exit code. */
+  /** Sends `signal` (default SIGTERM) unless it has exited; resolves with the exit code once its output is all read. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
@@ -30,6 +30,8 @@ export async function startGateway(args: string[], env: Record<string, string>):
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // 'close' comes after the process exited and its output was all read.
+  const closed = once(child, 'close') as Promise<[number | null, NodeJS.Signals | null]>;
   let out = '';
   let err = '';
   child.stdout!.on('data', (chunk) => { out += String(chunk); });
@@ -57,9 +59,8 @@ export async function startGateway(args: string[], env: Record<string, string>):
     stderr: () => err,
     logs: () => out.split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as Record<string, any>),
     async stop(signal = 'SIGTERM') {
-      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
-      child.kill(signal);
-      const [code] = (await once(child, 'exit')) as [number | null];
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      const [code] = await closed;
       return code;
     },
   };
