@@ -3,8 +3,8 @@
 // opens the store and listens; the primary holds the port and hands each new connection to the
 // next worker in turn, round-robin), prints the start-up block once all are listening, restarts a
 // worker that dies (after a growing delay, logged), and on SIGTERM/SIGINT sends every worker
-// SIGTERM, on which it closes as one process does (finish the requests in flight, close the store), then exits: 0 when
-// every worker closed cleanly.
+// SIGTERM, on which it closes as one process does (finishes the requests in flight, closes the
+// store); then it exits: 0 when every worker closed cleanly.
 //
 // The first worker starts alone and the others once it listens: a store that cannot be opened is
 // then told once (by that worker, one line on stderr) and the primary exits 1, as one process
