@@ -114,17 +114,32 @@ t.test('WORKERS=2 on one SQLite file', async (t) => {
   });
 });
 
-t.test('tokengate serve --workers 2', async (t) => {
-  const dir = t.testdir();
-  const gateway = await startGateway([BIN, 'serve', '--workers', '2'], { EVENT_STORE: `sqlite:${join(dir, 'gateway.db')}`, WORKERS: '' });
+t.test('tokengate serve --workers 2, stopped by Ctrl-C (SIGINT to the whole process group)', async (t) => {
+  const dir = t.testdir({ 'merchants.json': JSON.stringify({ merchants: [SLOW] }) });
+  const file = join(dir, 'gateway.db');
+  const gateway = await startGateway([BIN, 'serve', '--workers', '2'], { EVENT_STORE: `sqlite:${file}`, MERCHANTS_FILE: join(dir, 'merchants.json'), WORKERS: '' }, { group: true });
   t.teardown(() => gateway.stop('SIGKILL'));
   await gateway.until(() => gateway.stdout().includes('"msg":"tokengate ready"'), "the primary's ready line");
   t.match(gateway.block, 'tokengate is ready (2 worker processes)');
-  t.equal(workerPids(gateway).length, 2, 'two workers');
-  t.ok(workerPids(gateway).every(alive));
-  const created = await call(gateway.url, 'POST', tokenPath('TESTMERCHANT01'), tokenAuth({ id: 'TESTMERCHANT01', apiPassword: 'demo-api-password-0123456789abcdef' }), cardBody());
+  const pids = workerPids(gateway);
+  t.equal(pids.length, 2, 'two workers');
+  t.ok(pids.every(alive));
+  const created = await call(gateway.url, 'POST', tokenPath(SLOW.id), tokenAuth(SLOW), cardBody());
   t.equal(created.status, 201, created.text);
-  t.equal(await gateway.stop('SIGINT'), 0, 'Ctrl-C: a clean exit');
+  const order = '10000000001';
+  const inFlight = call(gateway.url, 'PUT', payPath(SLOW.id, created.json().token as string, order, '1'), payAuth(SLOW),
+    { apiOperation: 'PAY', transaction: { amount: '7.00', currency: 'USD' }, order: { reference: 'slow' } });
+  const db = new Database(file, { readonly: true });
+  t.teardown(() => db.close());
+  const started = () => db.prepare<[string], { n: number }>("SELECT COUNT(*) AS n FROM events WHERE stream = ? AND type = 'PaymentStarted'").get(streams.order(SLOW.id, order))?.n === 1;
+  await gateway.until(started, 'the slow payment started');
+  // Ctrl-C: every process of the group gets SIGINT, the workers from the terminal and SIGTERM from the primary.
+  process.kill(-gateway.child.pid!, 'SIGINT');
+  const answer = await inFlight;
+  t.equal(answer.status, 201, 'the payment in flight is answered');
+  t.equal(await gateway.exited(), 0, 'a clean exit');
+  t.notOk(pids.some(alive), 'no worker left behind');
+  t.notMatch(gateway.stdout(), 'workers killed', 'no worker was killed');
 });
 
 t.test('bad worker counts stop the start with one line', async (t) => {

@@ -20,15 +20,19 @@ export interface GatewayProcess {
   logs(): Array<Record<string, any>>;
   /** Waits (polling, at most `timeoutMs`) until `ready()` holds; rejects with the output otherwise. */
   until(ready: () => boolean, what: string, timeoutMs?: number): Promise<void>;
+  /** Resolves with the exit code once it has exited and its output is all read (sends nothing). */
+  exited(): Promise<number | null>;
   /** Sends `signal` (default SIGTERM) unless it has exited; resolves with the exit code once its output is all read. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
 /** `args`: what node runs, e.g. [SERVER] or [BIN, 'serve', '--workers', '2']. */
-export async function startGateway(args: string[], env: Record<string, string>): Promise<GatewayProcess> {
+/** `group`: in a process group of its own, so that a signal can reach all its processes at once, as Ctrl-C does. */
+export async function startGateway(args: string[], env: Record<string, string>, options: { group?: boolean } = {}): Promise<GatewayProcess> {
   const child = spawn(process.execPath, args, {
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.group === true,
   });
   // 'close' comes after the process exited and its output was all read.
   const closed = once(child, 'close') as Promise<[number | null, NodeJS.Signals | null]>;
@@ -58,6 +62,7 @@ export async function startGateway(args: string[], env: Record<string, string>):
     stdout: () => out,
     stderr: () => err,
     logs: () => out.split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as Record<string, any>),
+    exited: async () => (await closed)[0],
     async stop(signal = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       const [code] = await closed;
