@@ -8,11 +8,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { parse } from 'yaml';
-import { PROJECT_ROOT } from '../../config.js';
+import { parseEventStore, PROJECT_ROOT } from '../../config.js';
 import { startServer } from '../helpers/server.js';
 
 interface Service {
   image?: string;
+  command?: string[];
   build?: unknown;
   environment?: Record<string, string>;
   ports?: string[];
@@ -39,6 +40,7 @@ t.test('PostgreSQL: the official image, a health check with pg_isready, its data
   t.match(interpolate(postgres?.image), /^postgres:\d+$/, 'the official image, a pinned major version');
   const e = postgres?.environment ?? {};
   t.same(postgres?.healthcheck?.test, ['CMD', 'pg_isready', '-U', e.POSTGRES_USER, '-d', e.POSTGRES_DB], 'pg_isready for its user and database');
+  t.same(postgres?.command, ['postgres', '-c', 'wal_recycle=off'], 'WAL segments removed, not recycled (crypto-shredding reaches the files)');
   const data = postgres?.volumes?.find((v) => v.endsWith(':/var/lib/postgresql/data'));
   t.ok(data && compose.volumes && data.split(':')[0]! in compose.volumes, 'the data directory on a declared named volume');
 });
@@ -53,6 +55,7 @@ t.test('two gateways on that database, started once it is healthy', async (t) =>
     const env = gateway?.environment ?? {};
     t.equal(env.HOST, '0.0.0.0', `${name}: listens on every interface of its container`);
     t.equal(env.PORT, '8080');
+    t.equal(parseEventStore(interpolate(env.EVENT_STORE)).kind, 'postgres', `${name}: EVENT_STORE selects the PostgreSQL store`);
     const url = new URL(interpolate(env.EVENT_STORE));
     t.equal(url.protocol, 'postgres:', `${name}: EVENT_STORE=postgres://`);
     t.equal(url.hostname, 'postgres', `${name}: the database service`);
