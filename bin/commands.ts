@@ -3,6 +3,8 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { once } from 'node:events';
+import { createServer } from 'node:http';
+import { timingSafeEqual } from 'node:crypto';
 import { openStores, PROJECTIONS, type Opened } from '../root.js';
 import { orderHistory, recordedAt, repositoriesOfToken, tokenHistory, type AsOf, type HistoryEntry } from '../services/queries/history.js';
 import type { RecordedEvent } from '../store/event-store.js';
@@ -100,6 +102,50 @@ function matchesExport(e: RecordedEvent, values: Values, since?: Date, until?: D
   if (since && at < since.toISOString()) return false;
   if (until && at > until.toISOString()) return false;
   return true;
+}
+
+/**
+ * A local webhook receiver for a first session (and for trying an integration's handler against):
+ * answers 200 to each POST whose X-Notification-Secret is the merchant's (401 otherwise) and
+ * prints one line per notification. Only on 127.0.0.1. Runs until interrupted.
+ */
+async function receiveNotifications(merchantId: string | undefined, portValue: string | boolean | undefined): Promise<number> {
+  const merchants = loadMerchants(process.env.MERCHANTS_FILE ?? DEMO_MERCHANTS_FILE);
+  const merchant = merchantId ? merchants.get(merchantId) : merchants.list.find((m) => m.notifications !== undefined);
+  if (!merchant?.notifications) {
+    throw new UsageError(merchantId ? `merchant ${merchantId} has no notifications in the merchants file` : 'no merchant of the merchants file has notifications');
+  }
+  const port = portValue === undefined ? 8081 : Number(integer(portValue, 'port'));
+  if (!(port >= 0 && port < 65536)) throw new UsageError(`--port '${String(portValue)}' is not a port`);
+  const { secret } = merchant.notifications;
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const header = request.headers['x-notification-secret'];
+      const given = Buffer.from(typeof header === 'string' ? header : '');
+      const ok = given.length === Buffer.byteLength(secret) && timingSafeEqual(given, Buffer.from(secret));
+      response.writeHead(ok ? 200 : 401).end();
+      let summary = '';
+      try {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { order?: { id?: unknown; status?: unknown }; transaction?: { id?: unknown; type?: unknown }; response?: { gatewayCode?: unknown }; result?: unknown };
+        summary = `order ${String(body.order?.id)} ${String(body.order?.status)}  transaction ${String(body.transaction?.id)} ${String(body.transaction?.type)}  ${String(body.result)} ${String(body.response?.gatewayCode)}`;
+      } catch {
+        summary = 'a body that is not JSON';
+      }
+      process.stdout.write(`${new Date().toISOString()}  ${request.method} ${request.url}  id ${String(request.headers['x-notification-id'])}  attempt ${String(request.headers['x-notification-attempt'])}  ${ok ? '200' : '401 (wrong secret)'}  ${summary}\n`);
+    });
+  });
+  server.listen(port, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  process.stderr.write(`receiving ${merchant.id}'s notifications on http://127.0.0.1:${typeof address === 'object' && address ? address.port : port}/ (Ctrl-C to stop)\n`);
+  await new Promise<void>((resolve) => {
+    const stop = () => server.close(() => resolve());
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  return 0;
 }
 
 export const commands: Record<string, Command> = {
@@ -205,13 +251,16 @@ export const commands: Record<string, Command> = {
     },
   },
   notifications: {
-    summary: "an order's webhook notifications (list), or one sent again on purpose (redeliver)",
-    args: 'list <merchantId> <orderId> | redeliver <merchantId> <notificationId>',
-    options: {},
-    example: 'tokengate notifications redeliver TESTMERCHANT01 0193a1c2-…',
+    summary: "an order's webhook notifications (list), one sent again on purpose (redeliver), or a local receiver that prints them (receive)",
+    args: 'list <merchantId> <orderId> | redeliver <merchantId> <notificationId> | receive [<merchantId>]',
+    options: {
+      port: { type: 'string', value: 'N', help: 'receive: the port to listen on, on 127.0.0.1 (default 8081, the demo merchant\'s notification URL; 0: any free port)' },
+    },
+    example: 'tokengate notifications receive TESTMERCHANT01',
     async run([action, merchantId, id], values) {
+      if (action === 'receive') return receiveNotifications(merchantId, values.port);
       if ((action !== 'list' && action !== 'redeliver') || !merchantId || !id) {
-        throw new UsageError('tokengate notifications list <merchantId> <orderId> | redeliver <merchantId> <notificationId>');
+        throw new UsageError('tokengate notifications list <merchantId> <orderId> | redeliver <merchantId> <notificationId> | receive [<merchantId>]');
       }
       return withStores(values, async ({ store }) => {
         if (action === 'list') {

@@ -37,3 +37,48 @@ t.test('an UNKNOWN payment (card expiring 05/37) notifies twice; redeliver sends
   t.equal(receiver.received[2]?.body, hits[0]?.body);
   t.equal(await server.stop(), 0);
 });
+
+t.test('`tokengate notifications receive`: the demo merchant\'s notifications, secret checked, printed one a line', async (t) => {
+  const { spawn } = await import('node:child_process');
+  const { readFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { PROJECT_ROOT } = await import('../../config.js');
+  const demo = JSON.parse(readFileSync(join(PROJECT_ROOT, 'config', 'merchants.demo.json'), 'utf8')) as { merchants: Array<{ id: string; apiPassword: string; notifications?: { url: string; secret: string; allowedUrls?: string[] } }> };
+  const merchant = demo.merchants.find((m) => m.notifications !== undefined);
+  t.equal(merchant?.id, 'TESTMERCHANT01', 'the demo merchant notifies');
+  t.equal(merchant?.notifications?.url, 'http://127.0.0.1:8081/notifications', 'to the receiver\'s default address');
+  const dir = t.testdir({});
+  const receiver = spawn(process.execPath, [BIN, 'notifications', 'receive', '--port', '0'], { env: { ...process.env, MERCHANTS_FILE: join(PROJECT_ROOT, 'config', 'merchants.demo.json') } });
+  t.teardown(() => { if (receiver.exitCode === null && receiver.signalCode === null) receiver.kill('SIGKILL'); });
+  let out = '';
+  let err = '';
+  receiver.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); });
+  const port = await new Promise<number>((resolve, reject) => {
+    receiver.stderr.on('data', (chunk: Buffer) => {
+      err += chunk.toString();
+      const match = /on http:\/\/127\.0\.0\.1:(\d+)\//.exec(err);
+      if (match) resolve(Number(match[1]));
+    });
+    receiver.once('exit', () => reject(new Error(`receiver exited: ${err}`)));
+  });
+  // The demo file with the receiver's port (the gateway only calls the URLs the file names).
+  const file = join(dir, 'merchants.json');
+  const copy = { merchants: demo.merchants.map((m) => (m.notifications ? { ...m, notifications: { ...m.notifications, url: `http://127.0.0.1:${port}/notifications`, allowedUrls: [`http://127.0.0.1:${port}/`] } } : m)) };
+  (await import('node:fs')).writeFileSync(file, JSON.stringify(copy));
+  const server = await startServer({ EVENT_STORE: `sqlite:${join(dir, 'data', 'gateway.db')}`, MERCHANTS_FILE: file, UNKNOWN_RESOLUTION_DELAY_MS: '200' });
+  killAtEnd(t, server);
+  const m = { id: merchant!.id, apiPassword: merchant!.apiPassword };
+  const token = (await call(server.url, 'POST', tokenPath(m.id), tokenAuth(m), cardBody('5123450000000008', '5', '37'))).json().token as string;
+  const paid = await call(server.url, 'PUT', payPath(m.id, token, '30000000001', '1'), payAuth(m), { apiOperation: 'PAY', transaction: { amount: '12.50', currency: 'USD' } });
+  t.equal(paid.json().response.gatewayCode, 'UNKNOWN');
+  for (let i = 0; i < 300 && out.trim().split('\n').filter(Boolean).length < 2; i++) await new Promise((r) => setTimeout(r, 50));
+  const lines = out.trim().split('\n');
+  t.equal(lines.length, 2, out);
+  t.match(lines[0], /POST \/notifications {2}id \S+ {2}attempt 1 {2}200 {2}order 30000000001 INITIATED {2}transaction 1 PAYMENT {2}UNKNOWN UNKNOWN/);
+  t.match(lines[1], /attempt 1 {2}200 {2}order 30000000001 CAPTURED {2}transaction 1 PAYMENT {2}SUCCESS APPROVED/);
+  t.notMatch(out, /5123450000000008/, 'no card number printed');
+  t.equal(await server.stop(), 0);
+  receiver.kill('SIGINT');
+  const [code] = (await (await import('node:events')).once(receiver, 'exit')) as [number | null];
+  t.equal(code, 0, 'Ctrl-C stops it cleanly');
+});
