@@ -126,23 +126,23 @@ export interface HttpResult {
   prism?: PrismInfo;
 }
 
-const MERCHANT = {
+export const MERCHANT = {
   id: 'BENCHMERCHANT01',
   apiPassword: 'bench-api-password-0123456789abcdef',
   repository: { id: 'BENCHREPO01', tokenGeneration: 'RANDOM', tokenManagement: 'UNIQUE_TOKEN', schemeTokenization: false, schemeTokenProvisioningMode: 'ASYNCHRONOUS' },
 };
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
-const PAY_HEADERS = { authorization: basic('', MERCHANT.apiPassword), 'content-type': 'application/json' };
-const TOKEN_HEADERS = { authorization: basic(`merchant.${MERCHANT.id}`, MERCHANT.apiPassword), 'content-type': 'application/json' };
-const PAY_BODY = JSON.stringify({ apiOperation: 'PAY', transaction: { amount: '12.50', currency: 'USD' }, card: { securityCode: '100' } });
-const TOKEN_BODY = JSON.stringify({ sourceOfFunds: { type: 'CARD', provided: { card: { number: '5123450000000008', expiry: { month: '1', year: '39' } } } } });
-const TOKEN_PATH = `/api/rest/version/100/merchant/${MERCHANT.id}/token`;
-const payPath = (token: string, orderId: string) =>
+export const PAY_HEADERS = { authorization: basic('', MERCHANT.apiPassword), 'content-type': 'application/json' };
+export const TOKEN_HEADERS = { authorization: basic(`merchant.${MERCHANT.id}`, MERCHANT.apiPassword), 'content-type': 'application/json' };
+export const PAY_BODY = JSON.stringify({ apiOperation: 'PAY', transaction: { amount: '12.50', currency: 'USD' }, card: { securityCode: '100' } });
+export const TOKEN_BODY = JSON.stringify({ sourceOfFunds: { type: 'CARD', provided: { card: { number: '5123450000000008', expiry: { month: '1', year: '39' } } } } });
+export const TOKEN_PATH = `/api/rest/version/100/merchant/${MERCHANT.id}/token`;
+export const payPath = (token: string, orderId: string) =>
   `/api/rest/version/3/merchant/${MERCHANT.id}/token/${token}/order/${orderId}/transaction/1`;
-const POOL_SIZE = 20;
+export const POOL_SIZE = 20;
 
 /** What the load generator saw of one target: issued requests and acknowledged ids. */
-class Ledger {
+export class Ledger {
   payIssued = 0;
   readonly paysAcked = new Set<string>();
   tokenIssued = 0;
@@ -152,7 +152,7 @@ class Ledger {
 
 interface Context { orderId?: string }
 
-class Workload {
+export class Workload {
   private nextOrder = 10_000_000_001;
   constructor(private readonly pool: readonly string[], private readonly seed: { orderId: string; token: string; body: string }) {}
 
@@ -201,7 +201,7 @@ class Workload {
   }
 }
 
-async function fire(port: number, requests: autocannon.Request[], duration: number, connections: number): Promise<RunStats> {
+export async function fire(port: number, requests: autocannon.Request[], duration: number, connections: number): Promise<RunStats> {
   const cpuFrom = process.cpuUsage();
   const result = await autocannon({ url: `http://127.0.0.1:${port}`, connections, duration, requests, timeout: 10 });
   const cpu = process.cpuUsage(cpuFrom);
@@ -226,7 +226,7 @@ async function fire(port: number, requests: autocannon.Request[], duration: numb
 }
 
 /** CPU milliseconds per response, in µs (undefined without a measure or a response). */
-const perResponse = (cpuMs: number | undefined, responses: number) =>
+export const perResponse = (cpuMs: number | undefined, responses: number) =>
   cpuMs !== undefined && responses > 0 ? round((cpuMs * 1000) / responses, 0) : undefined;
 
 /** A run against one server, with that server's CPU time per 2xx response. */
@@ -239,7 +239,7 @@ async function fireMeasured(pid: number, run: () => Promise<RunStats>): Promise<
 }
 
 /** One set-up request; a 503 (SERVER_BUSY: load shedding, e.g. just after start-up) is repeated, at most 20 times. */
-async function call(port: number, method: string, path: string, headers: Record<string, string>, body: string) {
+export async function call(port: number, method: string, path: string, headers: Record<string, string>, body: string) {
   for (let attempt = 1; ; attempt++) {
     const res = await fetch(`http://127.0.0.1:${port}${path}`, { method, headers, body });
     const text = await res.text();
@@ -467,34 +467,41 @@ export function checkDurability(dbPath: string, ledger: Ledger, seedOrderId: str
   const db = new Database(dbPath, { readonly: true, fileMustExist: true });
   try {
     const streamsOf = (type: string) => db.prepare<[string], string>('SELECT stream FROM events WHERE type = ?').pluck().all(type);
-    const orderPrefix = streams.order(MERCHANT.id, '');
-    const tokenPrefix = streams.token(MERCHANT.repository.id, '');
-    const paymentStreams = streamsOf('PaymentRecorded');
-    const orders = new Set(paymentStreams.map((s) => s.slice(orderPrefix.length)));
-    const tokens = new Set(streamsOf('TokenCreated').map((s) => s.slice(tokenPrefix.length)));
-    const count = (acked: Set<string>, recorded: Set<string>) => [...acked].filter((id) => !recorded.has(id)).length;
-    const payMissing = count(ledger.paysAcked, orders);
-    const tokenMissing = count(ledger.tokensAcked, tokens);
-    const seedOrderEvents = paymentStreams.filter((s) => s === orderPrefix + seedOrderId).length;
-    const payments = {
-      acknowledged: ledger.paysAcked.size, issued: ledger.payIssued, recorded: paymentStreams.length, missing: payMissing,
-      recordedUnacknowledged: paymentStreams.length - (ledger.paysAcked.size - payMissing),
-      ok: payMissing === 0 && paymentStreams.length <= ledger.payIssued && paymentStreams.length === orders.size,
-    };
-    const tokensResult = {
-      acknowledged: ledger.tokensAcked.size, issued: ledger.tokenIssued, recorded: tokens.size, missing: tokenMissing,
-      recordedUnacknowledged: tokens.size - (ledger.tokensAcked.size - tokenMissing),
-      ok: tokenMissing === 0 && tokens.size <= ledger.tokenIssued,
-    };
-    const retries = { seedOrderEvents, bodyMismatches: ledger.retryMismatches, ok: seedOrderEvents === 1 && ledger.retryMismatches === 0 };
-    return {
-      payments, tokens: tokensResult, retries,
-      exact: payments.recorded === payments.acknowledged && tokensResult.recorded === tokensResult.acknowledged,
-      ok: payments.ok && tokensResult.ok && retries.ok,
-    };
+    return durabilityOf(streamsOf('PaymentRecorded'), streamsOf('TokenCreated'), ledger, seedOrderId);
   } finally {
     db.close();
   }
+}
+
+/**
+ * The durability check on what a store holds: the stream of every PaymentRecorded and every
+ * TokenCreated event (one entry per event), against what the load generator saw acknowledged.
+ */
+export function durabilityOf(paymentStreams: readonly string[], tokenStreams: readonly string[], ledger: Ledger, seedOrderId: string): Durability {
+  const orderPrefix = streams.order(MERCHANT.id, '');
+  const tokenPrefix = streams.token(MERCHANT.repository.id, '');
+  const orders = new Set(paymentStreams.map((s) => s.slice(orderPrefix.length)));
+  const tokens = new Set(tokenStreams.map((s) => s.slice(tokenPrefix.length)));
+  const count = (acked: Set<string>, recorded: Set<string>) => [...acked].filter((id) => !recorded.has(id)).length;
+  const payMissing = count(ledger.paysAcked, orders);
+  const tokenMissing = count(ledger.tokensAcked, tokens);
+  const seedOrderEvents = paymentStreams.filter((s) => s === orderPrefix + seedOrderId).length;
+  const payments = {
+    acknowledged: ledger.paysAcked.size, issued: ledger.payIssued, recorded: paymentStreams.length, missing: payMissing,
+    recordedUnacknowledged: paymentStreams.length - (ledger.paysAcked.size - payMissing),
+    ok: payMissing === 0 && paymentStreams.length <= ledger.payIssued && paymentStreams.length === orders.size,
+  };
+  const tokensResult = {
+    acknowledged: ledger.tokensAcked.size, issued: ledger.tokenIssued, recorded: tokens.size, missing: tokenMissing,
+    recordedUnacknowledged: tokens.size - (ledger.tokensAcked.size - tokenMissing),
+    ok: tokenMissing === 0 && tokens.size <= ledger.tokenIssued,
+  };
+  const retries = { seedOrderEvents, bodyMismatches: ledger.retryMismatches, ok: seedOrderEvents === 1 && ledger.retryMismatches === 0 };
+  return {
+    payments, tokens: tokensResult, retries,
+    exact: payments.recorded === payments.acknowledged && tokensResult.recorded === tokensResult.acknowledged,
+    ok: payments.ok && tokensResult.ok && retries.ok,
+  };
 }
 
 /** After the floor stopped: every pay and token it acknowledged is a row of its file (floor.mjs's streams). */

@@ -18,6 +18,9 @@ export function projectRoot(): string {
   throw new Error('bench: cannot find the tokengate project folder above ' + fileURLToPath(import.meta.url));
 }
 
+/** A failure told in one line, without a stack (a missing PostgreSQL, a bad option). */
+export class BenchError extends Error {}
+
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export interface Child {
@@ -40,6 +43,8 @@ export function startCommand(command: string, args: string[], env: Record<string
   const child = spawn(command, args, { env: { ...process.env, ...env }, cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: group });
   if (child.pid === undefined) throw new Error(`bench: could not start ${command} ${args.join(' ')}`);
   const pid = child.pid;
+  live.add(child);
+  child.once('exit', () => live.delete(child));
   const signal = (name: NodeJS.Signals) => {
     try { if (group) process.kill(-pid, name); else child.kill(name); } catch { /* already gone */ }
   };
@@ -69,6 +74,10 @@ export function startCommand(command: string, args: string[], env: Record<string
     },
   };
 }
+
+// Children still running when the driver exits (Ctrl-C, an error) get SIGTERM, so no server is left behind.
+const live = new Set<ChildProcess>();
+process.once('exit', () => { for (const child of live) try { child.kill('SIGTERM'); } catch { /* gone */ } });
 
 /** A free TCP port on the loopback interface (the kernel's pick, released for the child to take). */
 export async function freePort(): Promise<number> {
@@ -144,6 +153,46 @@ export function cpuMsOf(pid: number): number | undefined {
   const ticks = Number(fields[11]) + Number(fields[12]);
   return Number.isFinite(ticks) ? ticks * (1000 / CLOCK_TICKS) : undefined;
 }
+/** A process and its descendants (a cluster's primary and workers, the PostgreSQL server and its backends), from /proc. */
+export function processTree(pid: number): number[] {
+  const pids = [pid];
+  for (let i = 0; i < pids.length && i < 1_000; i++) {
+    const parent = pids[i];
+    let tasks: string[];
+    try { tasks = readdirSync(`/proc/${parent}/task`); } catch { continue; }
+    for (const task of tasks) {
+      let children = '';
+      try { children = readFileSync(`/proc/${parent}/task/${task}/children`, 'utf8'); } catch { /* gone */ }
+      for (const child of children.split(' ')) if (child.trim() !== '') pids.push(Number(child));
+    }
+  }
+  return pids;
+}
+
+/** CPU time of a process and of its descendants alive now, in ms; undefined once the process is gone. */
+export function treeCpuMsOf(pid: number): { total: number; pids: Map<number, number> } | undefined {
+  const own = cpuMsOf(pid);
+  if (own === undefined) return undefined;
+  const pids = new Map<number, number>([[pid, own]]);
+  for (const p of processTree(pid).slice(1)) {
+    const ms = cpuMsOf(p);
+    if (ms !== undefined) pids.set(p, ms);
+  }
+  return { total: [...pids.values()].reduce((a, b) => a + b, 0), pids };
+}
+
+/**
+ * CPU used by a process tree between two readings, in ms: each process's own difference (a
+ * process that started between them counts from 0, one that ended in between is not counted:
+ * PostgreSQL's backends live as long as their connection, the gateway's pool keeps them open).
+ */
+export function treeCpuDelta(from: ReturnType<typeof treeCpuMsOf>, to: ReturnType<typeof treeCpuMsOf>): number | undefined {
+  if (from === undefined || to === undefined) return undefined;
+  let ms = 0;
+  for (const [pid, now] of to.pids) ms += now - (from.pids.get(pid) ?? 0);
+  return ms;
+}
+
 /** USER_HZ: Linux reports /proc times in 1/100 s on every architecture Node runs on. */
 const CLOCK_TICKS = 100;
 

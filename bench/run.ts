@@ -13,6 +13,8 @@
 //                      draw a flame graph (<result>.svg next to <result>.cpuprofile)
 //   --budget           the cost budget: pay and create (HTTP only), tokengate and the floor under
 //                      --cpu-prof, CPU µs per response by stage (bench/budget.ts)
+//   --store postgres   the HTTP half compares the stores instead: tokengate alone on SQLite and on a
+//                      throwaway PostgreSQL, 1 and 2 workers each (scenarios pay,create,mixed by default)
 //   --quick            a tiny run: 2 s per scenario, 10 connections, 0.5 s warm-up, 20,000 events
 //   --out DIR          where the JSON result goes (default bench/results)
 //   --keep             keep the temporary stores (default: removed)
@@ -23,7 +25,8 @@ import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
 import { budgetRow, FLOOR_RULES, STAGES, TOKENGATE_RULES, type BudgetRow } from './budget.js';
 import { runHttp, SCENARIOS, type HttpResult, type RunStats, type ScenarioName, type ScenarioResult } from './http.js';
-import { projectRoot, round, table } from './lib.js';
+import { BenchError, projectRoot, round, table } from './lib.js';
+import { requirePostgres, runStores, storesTable, type StoreName, type StoresResult } from './stores.js';
 import { writeFlameGraph } from './flamegraph.js';
 import { summarizeProfile, type ProfileSummary } from './profile.js';
 import { runReplay, type ReplayResult } from './replay.js';
@@ -45,6 +48,8 @@ export interface BenchOptions {
   /** Prism as a third target of the HTTP scenarios. */
   prism: boolean;
   quick: boolean;
+  /** `postgres`: the HTTP half is the stores' comparison (bench/stores.ts); `sqlite`: the usual one. */
+  store: StoreName;
   outDir: string;
   keep: boolean;
   /** Print progress and the tables (default true). */
@@ -62,6 +67,8 @@ export interface BenchResult {
     commit: string | undefined; options: Omit<BenchOptions, 'print'>;
   };
   http: HttpResult | undefined;
+  /** With --store postgres: SQLite and PostgreSQL, 1 and 2 workers, tokengate alone. */
+  stores?: StoresResult | undefined;
   replay: ReplayResult | undefined;
   profile: ProfiledRun | undefined;
   rebuildProfile: ProfiledRun | undefined;
@@ -94,6 +101,7 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv = proc
     budget: false,
     prism: false,
     quick,
+    store: 'sqlite',
     outDir: join(root, 'bench', 'results'),
     keep: false,
     print: true,
@@ -125,6 +133,12 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv = proc
         onlyGiven = true;
         break;
       }
+      case '--store': {
+        const store = value();
+        if (store !== 'sqlite' && store !== 'postgres') throw new BenchError(`bench: --store sqlite|postgres, got '${store}'`);
+        options.store = store;
+        break;
+      }
       case '--no-cold-start': options.coldStart = false; break;
       case '--rebuild-runs': options.rebuildRuns = Math.max(1, Math.round(numberArg(flag, value()))); break;
       case '--profile': options.profile = true; break;
@@ -135,6 +149,10 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv = proc
       case '--silent': options.print = false; break;
       default: throw new Error(`bench: unknown option '${arg}' (see bench/README.md)`);
     }
+  }
+  if (options.store === 'postgres' && !scenariosGiven) options.scenarios = ['pay', 'create', 'mixed'];
+  if (options.store === 'postgres' && (options.budget || options.profile || options.prism)) {
+    throw new BenchError('bench: --store postgres runs tokengate alone: not with --budget, --profile or --prism');
   }
   if (options.budget) {
     if (!scenariosGiven) options.scenarios = ['pay', 'create'];
@@ -147,7 +165,7 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv = proc
 }
 
 /** The issue's targets, each met, not met, or not measured in this run (null). */
-export function evaluateTargets(http: HttpResult | undefined, replay: ReplayResult | undefined): Target[] {
+export function evaluateTargets(http: HttpResult | undefined, replay: ReplayResult | undefined, stores?: StoresResult): Target[] {
   const scenario = (name: ScenarioName) => http?.scenarios.find((s) => s.name === name);
   const pay = scenario('pay');
   const create = scenario('create');
@@ -181,7 +199,12 @@ export function evaluateTargets(http: HttpResult | undefined, replay: ReplayResu
       measured: maxRss === undefined ? 'not run' : `peak ${maxRss} MB`,
       met: maxRss === undefined ? null : maxRss <= 300,
     },
-    {
+    stores ? {
+      name: 'durability', target: 'every acknowledged event in the store after the stop',
+      measured: stores.configs.map((c) => `${c.store} ×${c.workers}: ${c.durability.payments.missing + c.durability.tokens.missing} of ` +
+        `${c.durability.payments.acknowledged + c.durability.tokens.acknowledged} missing`).join('; '),
+      met: stores.ok,
+    } : {
       name: 'durability', target: 'every acknowledged event in the store after the stop',
       measured: http ? `${http.durability.payments.missing + http.durability.tokens.missing} of ` +
         `${http.durability.payments.acknowledged + http.durability.tokens.acknowledged} acknowledged missing; ` +
@@ -204,7 +227,17 @@ const medianOf = (runs: readonly number[]) =>
 
 function report(result: BenchResult): string {
   const lines: string[] = [];
-  const { http, replay, profile } = result;
+  const { http, replay, profile, stores } = result;
+  if (stores) {
+    lines.push('', `the stores compared: tokengate alone, SQLite and PostgreSQL ${stores.postgres.version} (fsync on), 1 and 2 workers ` +
+      '(req/s of 2xx; latency ms; CPU µs per 2xx response of the gateway\'s processes, and of the PostgreSQL server)', table(storesTable(stores)));
+    for (const c of stores.configs) {
+      const d = c.durability;
+      lines.push(`${c.store} ×${c.workers}: ready in ${c.startMs} ms, exit ${c.exitCode}; durability ${d.ok ? 'OK' : 'FAILED'} — payments recorded ` +
+        `${d.payments.recorded}, acknowledged ${d.payments.acknowledged}, missing ${d.payments.missing}; tokens recorded ${d.tokens.recorded}, ` +
+        `acknowledged ${d.tokens.acknowledged}, missing ${d.tokens.missing}`);
+    }
+  }
   if (http) {
     lines.push('', 'HTTP scenarios (req/s; latency ms; RSS MB of tokengate; CPU µs per 2xx response of the server and of the load generator)', table([
       ['scenario', 'target', 'req/s', 'p50', 'p97.5', 'p99', 'errors', 'non2xx', 'peak RSS', 'CPU µs/req', 'load gen µs/req', '÷ ceiling', '÷ floor'],
@@ -320,7 +353,13 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
   const root = projectRoot();
   const log = (line: string) => { if (options.print) process.stderr.write(`${line}\n`); };
   const startedAt = new Date();
+  // Before anything starts: without PostgreSQL, one line (the caller exits 1).
+  if (options.store === 'postgres' && options.http) requirePostgres();
   const workDir = mkdtempSync(join(tmpdir(), 'tokengate-bench-'));
+  // Ctrl-C: the children get SIGTERM and the PostgreSQL server is stopped by their own exit hooks
+  // (bench/lib.ts, scripts/postgres-server.ts); the stores go with the work folder.
+  const removeWorkDir = () => { if (!options.keep) rmSync(workDir, { recursive: true, force: true }); };
+  process.once('exit', removeWorkDir);
   mkdirSync(options.outDir, { recursive: true });
   const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
   const profileDir = options.profile || options.budget ? join(workDir, 'profile') : undefined;
@@ -329,7 +368,13 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
     let http: HttpResult | undefined;
     let profile: ProfiledRun | undefined;
     let budget: BenchResult['budget'];
-    if (options.http) {
+    let stores: StoresResult | undefined;
+    if (options.http && options.store === 'postgres') {
+      stores = await runStores({
+        root, workDir: join(workDir, 'stores'), duration: options.duration, connections: options.connections,
+        warmup: options.warmup, scenarios: options.scenarios, log,
+      });
+    } else if (options.http) {
       http = await runHttp({
         root, workDir: join(workDir, 'http'), duration: options.duration, connections: options.connections,
         warmup: options.warmup, scenarios: options.scenarios, profileDir, floorProfileDir, prism: options.prism, log,
@@ -366,14 +411,15 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
         platform: `${process.platform} ${process.arch}`, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown',
         commit: gitCommit(root), options: recorded,
       },
-      http, replay, profile, rebuildProfile, budget,
-      targets: evaluateTargets(http, replay),
+      http, ...(stores ? { stores } : {}), replay, profile, rebuildProfile, budget,
+      targets: evaluateTargets(http, replay, stores),
       file: join(options.outDir, `${stamp}.json`),
     };
     writeFileSync(result.file, `${JSON.stringify(result, null, 2)}\n`);
     if (options.print) process.stdout.write(`${report(result)}\n`);
     return result;
   } finally {
+    process.removeListener('exit', removeWorkDir);
     if (options.keep) log(`kept the stores in ${workDir}`);
     else rmSync(workDir, { recursive: true, force: true });
   }
@@ -381,8 +427,18 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
 
 const isMain = process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url);
 if (isMain) {
-  runBench(parseArgs(process.argv.slice(2))).then(
-    (result) => { process.exitCode = result.http && !result.http.durability.ok ? 1 : 0; },
-    (error: unknown) => { process.stderr.write(`${(error as Error).stack ?? String(error)}\n`); process.exitCode = 1; },
-  );
+  // Ctrl-C or a kill: exit, so that the 'exit' hooks stop the children and the PostgreSQL server.
+  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) process.once(signal, () => process.exit(code));
+  const fail = (error: unknown) => {
+    process.stderr.write(error instanceof BenchError ? `${error.message}\n` : `${(error as Error).stack ?? String(error)}\n`);
+    process.exitCode = 1;
+  };
+  try {
+    runBench(parseArgs(process.argv.slice(2))).then(
+      (result) => { process.exitCode = (result.http && !result.http.durability.ok) || (result.stores && !result.stores.ok) ? 1 : 0; },
+      fail,
+    );
+  } catch (error) {
+    fail(error);
+  }
 }

@@ -1,6 +1,7 @@
 // The benchmark driver works (not how fast anything is): a tiny run of every HTTP scenario against
 // the real server, the ceiling and the durable floor, and a replay of 2,000 events, give a complete
 // JSON result.
+// (`--store postgres`, the stores compared: driver-stores.test.ts.)
 // Needs dist/ (npm test builds it first); the driver itself runs from source.
 import { existsSync, readFileSync } from 'node:fs';
 import t from 'tap';

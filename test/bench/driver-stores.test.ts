@@ -1,0 +1,62 @@
+// The driver's `--store postgres` works (not how fast anything is): a tiny run of the mixed scenario
+// against tokengate on SQLite and on a throwaway PostgreSQL (test/helpers/postgres.ts), 1 and 2
+// workers each, gives every configuration's numbers and a passed durability check of each store.
+// Skipped, and said so, without PostgreSQL; without it the driver says so in one line and exits 1.
+// Its own file (not driver.test.ts): four gateways and a server start here, tens of seconds on a busy machine.
+// Needs dist/ (npm test builds it first); the driver itself runs from source.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+import { parseArgs, runBench, type BenchResult } from '../../bench/run.js';
+import { postgresAvailable, SKIP_MESSAGE } from '../helpers/postgres.js';
+
+const finite = (value: unknown) => typeof value === 'number' && Number.isFinite(value);
+
+t.test('--store postgres: SQLite and PostgreSQL, 1 and 2 workers, every acknowledged event in each store', async (t) => {
+  if (!postgresAvailable()) {
+    console.error(`\n*** ${SKIP_MESSAGE} ***\n`);
+    t.skip(SKIP_MESSAGE);
+    return;
+  }
+  const out = t.testdir({});
+  const options = parseArgs(['--only', 'http', '--store', 'postgres', '--scenarios', 'mixed', '--duration', '0.5', '--warmup', '0',
+    '--connections', '4', '--out', out, '--silent'], {});
+  t.equal(options.store, 'postgres');
+  const result = await runBench(options);
+  const written = JSON.parse(readFileSync(result.file, 'utf8')) as BenchResult;
+  t.equal(written.http, undefined, 'tokengate alone: no ceiling, no floor');
+  const stores = written.stores;
+  if (!stores) throw new Error('no stores result');
+  t.same(stores.configs.map((c) => [c.store, c.workers]), [['sqlite', 1], ['sqlite', 2], ['postgres', 1], ['postgres', 2]]);
+  t.match(stores.postgres.version, /^\d+/, `PostgreSQL ${stores.postgres.version}`);
+  for (const c of stores.configs) {
+    const where = `${c.store} with ${c.workers} worker(s)`;
+    t.same(c.scenarios.map((s) => s.name), ['mixed'], `${where}: the scenarios`);
+    for (const s of c.scenarios) {
+      t.ok(finite(s.tokengate.rps) && s.tokengate.rps > 0, `${where}, ${s.name}: ${s.tokengate.rps} req/s`);
+      t.equal(s.tokengate.errors + s.tokengate.timeouts, 0, `${where}, ${s.name}: no errors`);
+      t.ok(finite(s.tokengate.cpuUsPerRequest) && (s.tokengate.cpuUsPerRequest ?? 0) > 0, `${where}, ${s.name}: the gateway's CPU per response`);
+      if (c.store === 'postgres') t.ok((s.tokengate.dbCpuUsPerRequest ?? 0) > 0, `${where}, ${s.name}: the PostgreSQL server's CPU per response`);
+    }
+    t.equal(c.exitCode, 0, `${where}: stopped cleanly`);
+    t.ok(c.durability.ok, `${where}: every acknowledged payment and token is in the store`);
+    t.equal(c.durability.payments.missing + c.durability.tokens.missing, 0, `${where}: nothing missing`);
+    t.ok(c.durability.payments.acknowledged > 1 && c.durability.tokens.acknowledged > 0, `${where}: payments and tokens acknowledged`);
+    t.equal(c.durability.retries.seedOrderEvents, 1, `${where}: the set-up payment recorded once`);
+  }
+  t.ok(stores.ok);
+  t.equal(written.targets.find((target) => target.name === 'durability')?.met, true, 'the durability target is met');
+  t.ok(stores.postgres.dir.includes('tokengate-pg-') && !existsSync(stores.postgres.dir), `the PostgreSQL server is stopped and its folder removed (${stores.postgres.dir})`);
+});
+
+t.test('--store postgres without PostgreSQL: one line, exit 1', async (t) => {
+  const typescript = process.execArgv.filter((arg) => arg.includes('@tapjs/typescript'));
+  const run = spawnSync(process.execPath, [...typescript, fileURLToPath(new URL('../../bench/run.ts', import.meta.url)), '--only', 'http', '--store', 'postgres'], {
+    env: { ...process.env, PG_BIN: '/nonexistent' }, encoding: 'utf8', timeout: 60_000,
+  });
+  t.equal(run.status, 1, 'exit 1');
+  t.equal(run.stdout, '', 'nothing on stdout');
+  t.equal(run.stderr.trim().split('\n').length, 1, `one line: ${run.stderr.trim()}`);
+  t.match(run.stderr, /--store postgres needs PostgreSQL installed/);
+});
