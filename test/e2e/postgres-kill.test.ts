@@ -1,33 +1,16 @@
 // End to end on PostgreSQL, two gateway processes (dist/server.js) on one database of a
 // throwaway server (test/helpers/postgres.ts): one SIGKILLed under load while the other serves;
 // every acknowledged pay is recorded, and answered the same, after a restart.
-import { join } from 'node:path';
 import t from 'tap';
 import { cardBody, M1, MERCHANTS, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
 import { call, startServer } from '../helpers/server.js';
 import { postgresForFile } from '../helpers/postgres.js';
-import { PostgresEventStore } from '../../store/postgres/event-store.js';
+import { envFor, typesOf } from './postgres.fixture.js';
 import { streams } from '../../domain/events.js';
 
 const server = postgresForFile(t);
 
 if (server) {
-  const envFor = (dir: string, url: string, instance: string) => ({
-    EVENT_STORE: url,
-    MERCHANTS_FILE: join(dir, 'merchants.json'),
-    // Files a postgres:// gateway must not make (everything is in the database): the test checks.
-    READ_MODELS_FILE: join(dir, `read-models-${instance}.db`),
-    KEYS_FILE: join(dir, 'keys.db'),
-  });
-  /** The event types of a stream, read from the database with the adapter. */
-  const typesOf = async (url: string, ...streamNames: string[]) => {
-    const store = new PostgresEventStore(url);
-    try {
-      return await Promise.all(streamNames.map(async (stream) => (await store.readStream(stream)).map((e) => e.type)));
-    } finally {
-      await store.close();
-    }
-  };
 
   t.test('one process SIGKILLed under load, the other serving: every acknowledged pay is there after a restart', async (t) => {
     const dir = t.testdir({ 'merchants.json': JSON.stringify(MERCHANTS) });

@@ -7,12 +7,11 @@ import { once } from 'node:events';
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { join } from 'node:path';
 import t from 'tap';
 import { cardBody, M1, MERCHANTS, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
 import { call, SERVER, startServer } from '../helpers/server.js';
 import { postgresForFile } from '../helpers/postgres.js';
-import { PostgresEventStore } from '../../store/postgres/event-store.js';
+import { envFor, typesOf } from './postgres.fixture.js';
 import { streams } from '../../domain/events.js';
 
 t.test('a PostgreSQL nobody listens for, or a bad URL: one line on stderr without the password, exit 1', async (t) => {
@@ -42,22 +41,6 @@ const server = postgresForFile(t);
 const CLI = fileURLToPath(new URL('../../dist/bin/tokengate.js', import.meta.url));
 
 if (server) {
-  const envFor = (dir: string, url: string, instance: string) => ({
-    EVENT_STORE: url,
-    MERCHANTS_FILE: join(dir, 'merchants.json'),
-    // Files a postgres:// gateway must not make (everything is in the database): the test checks.
-    READ_MODELS_FILE: join(dir, `read-models-${instance}.db`),
-    KEYS_FILE: join(dir, 'keys.db'),
-  });
-  /** The event types of a stream, read from the database with the adapter. */
-  const typesOf = async (url: string, ...streamNames: string[]) => {
-    const store = new PostgresEventStore(url);
-    try {
-      return await Promise.all(streamNames.map(async (stream) => (await store.readStream(stream)).map((e) => e.type)));
-    } finally {
-      await store.close();
-    }
-  };
 
   t.test('a gateway on PostgreSQL serves, and a restart loses nothing', async (t) => {
     const dir = t.testdir({ 'merchants.json': JSON.stringify(MERCHANTS) });
