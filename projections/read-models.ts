@@ -104,8 +104,9 @@ export class ReadModels implements ReadModelsPort {
     await this.catchUp();
     this.subscription = this.store.subscribeAll({ fromPosition: this.tables.minCheckpoint() }, {
       onEvent: (event) => {
-        // Another process's events (this process's own are held or applied already, and return at
-        // once): a failed catch-up is retried by the next event or request.
+        // This process's own events are held or applied already (checked here: no promise per
+        // event). Another process's: a failed catch-up is retried by the next event or request.
+        if (this.covered() >= event.position) return;
         this.catchUp(event.position).catch((error: unknown) => process.emitWarning(`read models could not catch up: ${String(error)}`));
       },
     });
