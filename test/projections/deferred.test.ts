@@ -95,7 +95,7 @@ t.test('deferred projections are written after the append answers; every read se
   t.equal(readModels.hash(), live, 'equal to a replay of the log');
 });
 
-t.test('without a read, the held events are written a few ms later, in one batch', async (t) => {
+t.test('without a read, the held events are written a few ms later', async (t) => {
   const { store, readModels, inFile, checkpointInFile } = open(t, newPath(), PROJECTIONS, 1);
   await readModels.start();
   store.setCommitListener(readModels.commitListener());
