@@ -141,11 +141,14 @@ export const authGuard = fp(async (app: FastifyInstance, options: { limit: numbe
   app.decorate('authFailures', failures);
   app.decorateRequest('merchant', null);
   app.decorateRequest('authMethod', null);
-  app.addHook('onRequest', async (request) => {
-    if (!request.is404) return;
+  // With `done` rather than async (it runs on every request): no promise per request. A throw is
+  // Fastify's to catch, as a rejection would be.
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (!request.is404) return done();
     // The gateway (and its merchants) is decorated after this plugin; an app without it has no API.
     const merchants = (request.server as Partial<FastifyInstance>).gateway?.merchants;
     if (merchants) authenticateUnmatched(request, merchants, failures);
+    done();
   });
 }, { name: 'auth-guard', fastify: '5.x' });
 

@@ -19,6 +19,9 @@ export const transactionLookupKey = (transactionId: string) => `transaction/${tr
 export const lookupProjection: Projection<LookupDoc> = {
   name: 'lookup',
   version: 1,
+  // Read by the admin's search only, through ReadModels.get (which writes what is held first):
+  // written after the reply, in batches.
+  apply: 'deferred',
   handles: new Set(['PaymentRecorded', 'OrderTransactionRecorded']),
   keysOf(event: ProjectedEvent) {
     const d = event.data as { transactionId?: unknown };

@@ -41,6 +41,8 @@ type Doc = NotificationDoc | ThroughDoc | PendingNotificationDoc;
 export const notificationsProjection: Projection<Doc> = {
   name: 'notifications',
   version: 1,
+  // Read by the notifier, after a catch-up: written after the reply, in batches.
+  apply: 'deferred',
   handles: new Set<NotificationEvent['type']>(['NotificationScheduled', 'NotificationAttempted', 'NotificationDelivered', 'NotificationFailed', 'NotificationAbandoned']),
   keysOf(event) {
     const d = event.data as { merchantId: string; notificationId: string };

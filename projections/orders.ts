@@ -50,6 +50,9 @@ export const ordersProjection: Projection<OrderDoc> = {
   // was written after timeOfRecord), so that the compiled serializer writes what JSON.stringify did.
   // 4: the transactions of the order API of versions 50-100 (OrderTransactionRecorded).
   version: 4,
+  // No answer of the API reads it (Retrieve Order and Transaction fold the order's stream): the
+  // CLI's hash and exports read it; written after the reply, in batches.
+  apply: 'deferred',
   handles: new Set(['PaymentRecorded', 'PaymentOutcomeResolved', 'OrderTransactionRecorded']),
   keysOf(event) {
     const d = event.data as { merchantId: string; orderId: string };

@@ -34,6 +34,8 @@ export const pendingProjection: Projection<PendingDoc> = {
   // 3: sessions not yet expired (rebuilt once).
   // 4: transactions of the order API (versions 50-100) answered UNKNOWN (OrderTransactionRecorded).
   version: 4,
+  // Read by the reactors when they start (after the start-up catch-up): written after the reply.
+  apply: 'deferred',
   handles: new Set(['PaymentRecorded', 'OrderTransactionRecorded', 'PaymentOutcomeResolved', ...TOKEN_EVENT_TYPES, 'SessionCreated', 'SessionExpired']),
   keysOf(event) {
     switch (event.type) {

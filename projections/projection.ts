@@ -6,6 +6,15 @@ export interface Projection<Doc = unknown> {
   readonly name: string;
   /** Bump when evolve changes: a stored model of another version is rebuilt at start-up. */
   readonly version: number;
+  /**
+   * When its documents are written (default 'inline'): 'inline' in the commit of the events
+   * (SQLite) or by the catch-up before the reply; 'deferred' in batches after the reply: the
+   * events are held in memory (in order, from the projection's checkpoint on) and applied by a
+   * catch-up a few ms later, and before any read of the read models in this process, so every read
+   * still sees its own writes. A crash loses only the held batch: its events are in the log, the
+   * checkpoint is behind them, and the catch-up at start applies them (projections/read-models.ts).
+   */
+  readonly apply?: 'inline' | 'deferred';
   /** Event types this projection reads. */
   readonly handles: ReadonlySet<string>;
   /** The documents an event touches. */

@@ -13,10 +13,14 @@ import { ReadModelTables } from './tables.js';
 export const PAGE = 1_000;
 /** At start-up, how many pages behind the head the read models must be to read the log ahead. */
 const AHEAD_AFTER_PAGES = 10n;
+/** How long the events of deferred projections wait for more to join their batch (ms). */
+export const DEFER_MS = 5;
 
 export interface ReadModelsOptions {
-  /** Events per page (default PAGE). */
+  /** Events per page (default PAGE); also the most events deferred projections hold before they are applied. */
   page?: number;
+  /** How long deferred projections' events wait for more to join their batch (default DEFER_MS). */
+  deferMs?: number;
   /** The store's speed-ups (the SQLite adapter's, on this same connection), if it has them. */
   feed?: ProjectionFeed | undefined;
 }
@@ -60,6 +64,17 @@ export class ReadModels implements ReadModelsPort {
   private subscription: Subscription | undefined;
   private readonly page: number;
   private readonly feed: ProjectionFeed | undefined;
+  private readonly deferMs: number;
+  /** The projections written in the commit of their events (projection.apply, default 'inline'). */
+  private readonly inline: readonly Projection[];
+  /** The projections written in batches after the reply (apply: 'deferred'). */
+  private readonly deferred: readonly Projection[];
+  /**
+   * Committed events not yet applied to the deferred projections: in log order, the first right
+   * after every deferred checkpoint (checked when the first is held). Empty: nothing held.
+   */
+  private held: ProjectedEvent[] = [];
+  private heldTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly db: Database.Database,
@@ -69,6 +84,9 @@ export class ReadModels implements ReadModelsPort {
   ) {
     this.page = options.page ?? PAGE;
     this.feed = options.feed;
+    this.deferMs = options.deferMs ?? DEFER_MS;
+    this.inline = projections.filter((p) => p.apply !== 'deferred');
+    this.deferred = projections.filter((p) => p.apply === 'deferred');
     this.tables = new ReadModelTables(db, projections);
   }
 
@@ -85,9 +103,11 @@ export class ReadModels implements ReadModelsPort {
     if (head - from > BigInt(this.page) * AHEAD_AFTER_PAGES) await this.replayAhead(from, head);
     await this.catchUp();
     this.subscription = this.store.subscribeAll({ fromPosition: this.tables.minCheckpoint() }, {
-      onEvent: () => {
-        // Another process's events: a failed catch-up is retried by the next event or request.
-        this.catchUp().catch((error: unknown) => process.emitWarning(`read models could not catch up: ${String(error)}`));
+      onEvent: (event) => {
+        // This process's own events are held or applied already (checked here: no promise per
+        // event). Another process's: a failed catch-up is retried by the next event or request.
+        if (this.covered() >= event.position) return;
+        this.catchUp(event.position).catch((error: unknown) => process.emitWarning(`read models could not catch up: ${String(error)}`));
       },
     });
   }
@@ -96,10 +116,14 @@ export class ReadModels implements ReadModelsPort {
     await this.subscription?.close();
     this.subscription = undefined;
     await this.running;
+    // What is held is written now (if it cannot be, the next start applies it from the log).
+    this.applyHeldSafely();
   }
 
   /** Drop a projection's documents and checkpoint, so the next catch-up replays from the start. */
   reset(projection: Projection): void {
+    // Held events would follow the old checkpoint: the replay from the log applies them.
+    this.dropHeld();
     this.tables.reset(projection);
   }
 
@@ -111,6 +135,7 @@ export class ReadModels implements ReadModelsPort {
    */
   async rebuild(options: RebuildOptions = {}): Promise<RebuildResult> {
     await this.running;
+    this.dropHeld();
     for (const p of this.projections) this.reset(p);
     const head = await this.store.headPosition();
     const untilTime = options.untilTime?.toISOString();
@@ -146,38 +171,63 @@ export class ReadModels implements ReadModelsPort {
     return { events, position, seconds, eventsPerSecond: seconds > 0 ? events / seconds : events };
   }
 
+  // Every read first writes what deferred projections hold: a read sees this process's writes.
+
   /** SHA-256 over every document of every projection, in key order: equal hashes, equal models. */
   hash(): string {
+    this.applyHeld();
     return this.tables.hash();
   }
 
   checkpoint(name: string): bigint {
+    this.applyHeld();
     return this.tables.checkpoint(name);
   }
 
   get<Doc>(projection: string, key: string): Doc | undefined {
+    this.applyHeld();
     return this.tables.get<Doc>(projection, key);
   }
 
   /** Every document of a projection, ordered by key (for hashing and export). */
   all(projection: string): Array<{ key: string; doc: string }> {
+    this.applyHeld();
     return this.tables.all(projection);
   }
 
   /** Documents of a projection whose key starts with `prefix` (an ASCII text), ordered by key. */
   withPrefix(projection: string, prefix: string): Array<{ key: string; doc: string }> {
+    this.applyHeld();
     return this.tables.withPrefix(projection, prefix);
+  }
+
+  /** How many events deferred projections hold, not yet written (tests, diagnostics). */
+  get heldEvents(): number {
+    return this.held.length;
   }
 
   /**
    * Apply every event after the checkpoints, and wait until what the models show is on disk.
-   * With `position` (an append's), return at once when every model is already past it (the SQLite
-   * store applies events inside their own commit, and its appends resolve once they are on disk).
+   * With `position` (an append's), return at once when every model is already past it, or holds
+   * the events up to it (the SQLite store applies inline projections inside the events' own commit
+   * and hands the deferred ones the events there; its appends resolve once they are on disk).
    */
   async catchUp(position?: bigint): Promise<void> {
-    if (position !== undefined && this.tables.minCheckpoint() >= position) return;
+    if (position !== undefined && this.covered() >= position) return;
     await this.run();
     await this.feed?.durable();
+  }
+
+  /** The position through which every model is written or, for deferred ones, held. */
+  private covered(): bigint {
+    const tail = this.held.at(-1)?.position;
+    if (tail === undefined) return this.tables.minCheckpoint();
+    let min = tail;
+    for (const p of this.inline) {
+      const position = this.tables.known.get(p.name) ?? this.tables.checkpoint(p.name);
+      if (position < min) min = position;
+    }
+    return min;
   }
 
   /** One catch-up run; concurrent calls share it. */
@@ -190,6 +240,7 @@ export class ReadModels implements ReadModelsPort {
       try {
         do {
           this.again = false;
+          this.applyHeld();
           let batch: ProjectedEvent[];
           do {
             batch = await this.readForProjections({ fromPosition: this.tables.minCheckpoint(), maxCount: this.page });
@@ -226,21 +277,93 @@ export class ReadModels implements ReadModelsPort {
   applyWithinCommit(events: readonly ProjectedEvent[]): void {
     const first = events[0];
     if (first === undefined) return;
+    this.hold(events);
+    if (this.inline.length === 0) return;
     const stored = new Map<string, bigint>();
-    for (const p of this.projections) {
+    for (const p of this.inline) {
       const position = this.tables.checkpoint(p.name);
       if (position !== first.position - 1n) return;
       stored.set(p.name, position);
     }
-    this.tables.applyRows(events, stored);
+    this.tables.applyRows(events, stored, this.inline);
+  }
+
+  /**
+   * Hold a commit's events for the deferred projections, and have them written a few ms later (at
+   * once when a page is held). Only when they follow what is held, or, with nothing held, every
+   * deferred checkpoint (read in the commit's transaction); otherwise (events of another process
+   * not yet applied) the next catch-up applies them from the log.
+   */
+  private hold(events: readonly ProjectedEvent[]): void {
+    const first = events[0];
+    if (this.deferred.length === 0 || first === undefined) return;
+    const tail = this.held.at(-1)?.position;
+    if (tail === undefined) {
+      for (const p of this.deferred) if (this.tables.checkpoint(p.name) !== first.position - 1n) return;
+    } else if (tail !== first.position - 1n) {
+      return;
+    }
+    for (const e of events) this.held.push(e);
+    if (this.held.length >= this.page) {
+      clearTimeout(this.heldTimer);
+      this.heldTimer = undefined;
+      setImmediate(() => this.applyHeldSafely());
+    } else if (this.heldTimer === undefined) {
+      this.heldTimer = setTimeout(() => this.applyHeldSafely(), this.deferMs);
+      this.heldTimer.unref();
+    }
+  }
+
+  /**
+   * Write what the deferred projections hold: one transaction, documents and checkpoints. The
+   * checkpoints are read again inside it (another process sharing the file may have applied some
+   * of these events: applyRows skips them); one below the held events (a reset) drops them.
+   */
+  private applyHeld(): void {
+    const events = this.held;
+    const first = events[0];
+    if (first === undefined) return;
+    this.dropHeld();
+    if (!this.db.open) return;
+    const write = () => this.db.transaction(() => {
+      for (const p of this.deferred) if (this.tables.checkpoint(p.name) < first.position - 1n) return;
+      this.tables.applyRows(events, undefined, this.deferred);
+    }).immediate();
+    try {
+      if (this.feed) this.feed.relaxedSync(write);
+      else write();
+    } catch (error) {
+      // The checkpoints this process believes may be ahead; the events are in the log.
+      this.tables.known.clear();
+      throw error;
+    }
+  }
+
+  /** applyHeld from a timer: a failure is a warning; the next catch-up applies the events from the log. */
+  private applyHeldSafely(): void {
+    try {
+      this.applyHeld();
+    } catch (error) {
+      process.emitWarning(`read models could not apply the deferred projections: ${String(error)}`);
+    }
+  }
+
+  private dropHeld(): void {
+    this.held = [];
+    clearTimeout(this.heldTimer);
+    this.heldTimer = undefined;
   }
 
   /** What a store on this same connection calls at each commit (see applyWithinCommit). */
   commitListener(): InlineProjection {
     return {
       written: (events) => this.applyWithinCommit(events),
-      // The store's transaction did not commit: the checkpoints this process believes may be ahead.
-      rolledBack: () => this.tables.known.clear(),
+      // The store's transaction did not commit: the checkpoints this process believes may be
+      // ahead, and what is held may not be in the log (what is, the next catch-up applies).
+      rolledBack: () => {
+        this.dropHeld();
+        this.tables.known.clear();
+      },
     };
   }
 

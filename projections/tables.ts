@@ -97,9 +97,12 @@ export class ReadModelTables {
     return min ?? 0n;
   }
 
-  /** `checkpoints`: the stored ones, when the caller has just read them in this transaction. */
-  applyRows(events: readonly ProjectedEvent[], checkpoints?: ReadonlyMap<string, bigint>): void {
-    for (const p of this.projections) {
+  /**
+   * `checkpoints`: the stored ones, when the caller has just read them in this transaction.
+   * `only`: these projections (default: every one).
+   */
+  applyRows(events: readonly ProjectedEvent[], checkpoints?: ReadonlyMap<string, bigint>, only: readonly Projection[] = this.projections): void {
+    for (const p of only) {
       let position = checkpoints?.get(p.name) ?? this.checkpoint(p.name);
       const cache = new Map<string, unknown>();
       for (const event of events) {

@@ -67,6 +67,9 @@ export const tokensProjection: Projection<TokenDoc> = {
   // 3: a PAY, AUTHORIZE or VERIFY of the order API (OrderTransactionRecorded) uses the token too (usage.lastUsed).
   // 4: a token updated to a card of another brand shows its brand, scheme and funding method.
   version: 4,
+  // Read by Retrieve Token only (services/queries/retrieval.ts), which reads after a catch-up: written
+  // after the reply, in batches (a pay's token usage, a create's document).
+  apply: 'deferred',
   handles: new Set(['TokenCreated', 'TokenUpdated', 'TokenDeleted', 'SchemeTokenStatusChanged', 'PaymentRecorded', 'OrderTransactionRecorded']),
   keysOf(event) {
     if (event.type === 'OrderTransactionRecorded') {

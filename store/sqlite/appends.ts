@@ -41,7 +41,9 @@ export function writeBatch(db: Database.Database, stmt: Statements, cache: Recen
     let written: Written;
     try {
       try {
-        written = appendOne(item, created, heads, true);
+        // One event is one INSERT, which SQLite undoes alone when it fails: no savepoint needed
+        // (two statements saved per append; most appends are one event).
+        written = item.events.length === 1 ? writeOne(stmt, cache, item, created, heads, true) : appendOne(item, created, heads, true);
       } catch (error) {
         // An event id or revision already taken: idempotent repeat, conflict, or a cache that did
         // not know the stream; the careful path tells which.

@@ -1,0 +1,150 @@
+// Deferred projections (projection.apply = 'deferred'): with the SQLite store's commit listener,
+// their documents are written after the append answers, in batches; every read of the read
+// models in this process sees them first; a crash before they are written loses nothing (the
+// catch-up at start applies them from the log); the result equals a replay of the log.
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import t, { type Test } from 'tap';
+import { streams } from '../../domain/events.js';
+import { orderKey, ordersProjection, type OrderDoc } from '../../projections/orders.js';
+import type { Projection } from '../../projections/projection.js';
+import { ReadModels } from '../../projections/read-models.js';
+import { tokenKey, tokensProjection, type TokenDoc } from '../../projections/tokens.js';
+import type { EventData } from '../../store/event-store.js';
+import { SqliteEventStore } from '../../store/sqlite.js';
+import { PROJECTIONS as GATEWAY_PROJECTIONS } from '../../root.js';
+
+const MERCHANT = 'TESTMERCHANT01';
+const REPO = 'REPO01';
+const TOKEN = '9123456789012345';
+const ORDER = '10000000001';
+const dir = t.testdir();
+let files = 0;
+const newPath = () => join(dir, `deferred-${++files}.db`);
+const metadata = () => ({ correlationId: randomUUID(), merchantId: MERCHANT, recordedAt: '2026-03-01T10:00:00.000Z' });
+
+const tokenCreated = (): EventData => ({
+  id: randomUUID(), type: 'TokenCreated', metadata: metadata(),
+  data: {
+    merchantId: MERCHANT, repositoryId: REPO, token: TOKEN, tokenGeneration: 'RANDOM',
+    sourceOfFunds: { type: 'CARD', card: { numberSealed: `v1.${randomUUID()}.aXY.Ym9keQ`, number: '512345xxxxxx0008', brand: 'MASTERCARD', scheme: 'MASTERCARD', fundingMethod: 'CREDIT', expiry: { month: 1, year: 39 } } },
+    verification: { strategy: 'BASIC', gatewayCode: 'BASIC_VERIFICATION_SUCCESSFUL' },
+    status: 'VALID', createdAt: '2026-03-01T10:00:00.000Z',
+  },
+});
+
+const paymentRecorded = (orderId: string, transactionId: string, amount: number): EventData => ({
+  id: randomUUID(), type: 'PaymentRecorded', metadata: metadata(),
+  data: {
+    merchantId: MERCHANT, orderId, transactionId, requestFingerprint: 'n3mJ2q0bS4c1b8y0x3mZyW1nQy3hXb9m0a2cV7eQz5k',
+    repositoryId: REPO, token: TOKEN,
+    card: { number: '512345xxxxxx0008', brand: 'MASTERCARD', scheme: 'MASTERCARD', fundingMethod: 'CREDIT', type: 'MASTERCARD', expiry: { month: 1, year: 39 } },
+    amount, currency: 'USD', outcome: { result: 'SUCCESS', gatewayCode: 'APPROVED', authorizationCode: '123456' },
+    acquirer: { batch: 20260301, date: '0301', id: 'SANDBOX_ACQ', merchantId: MERCHANT, transactionId: randomUUID() },
+    authorizationResponse: { stan: '123456' }, orderStatus: 'CAPTURED', totalsAfter: { authorized: amount, captured: amount, refunded: 0 },
+    timeOfRecord: '2026-03-01T11:00:00.000Z',
+  },
+});
+
+function open(t: Test, path: string, projections: readonly Projection[], deferMs: number) {
+  const store = new SqliteEventStore(path, { pollIntervalMs: 20 });
+  const readModels = new ReadModels(store.db, store, projections, { feed: store, deferMs });
+  // What is in the file, read past ReadModels (its reads would write what is held first).
+  const raw = store.db.prepare<[string, string], { doc: string }>('SELECT doc FROM read_models WHERE projection = ? AND key = ?');
+  const rawCheckpoint = store.db.prepare<[string], { position: number }>('SELECT position FROM projection_checkpoints WHERE name = ?');
+  const inFile = (projection: string, key: string) => raw.get(projection, key)?.doc;
+  const checkpointInFile = (name: string) => BigInt(rawCheckpoint.get(name)?.position ?? 0);
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    await readModels.stop();
+    await store.close();
+  };
+  t.teardown(close);
+  return { store, readModels, inFile, checkpointInFile, close, crash: async () => { closed = true; await store.close(); } };
+}
+
+const PROJECTIONS = [tokensProjection as Projection, ordersProjection as Projection];
+const LONG = 60_000;
+
+t.test('deferred projections are written after the append answers; every read sees them first', async (t) => {
+  // Every read model of the gateway: none is read by an answer before a catch-up or a read.
+  for (const p of GATEWAY_PROJECTIONS) t.equal(p.apply, 'deferred', `${p.name} is deferred`);
+  const { store, readModels, inFile, checkpointInFile } = open(t, newPath(), PROJECTIONS, LONG);
+  await readModels.start();
+  store.setCommitListener(readModels.commitListener());
+  await store.append(streams.token(REPO, TOKEN), [tokenCreated()], { expectedRevision: 'no_stream' });
+  const { position } = await store.append(streams.order(MERCHANT, ORDER), [paymentRecorded(ORDER, '1', 2500)], { expectedRevision: 'no_stream' });
+
+  t.equal(inFile('orders', orderKey(MERCHANT, ORDER)), undefined, 'no order document written when the append answers');
+  t.equal(checkpointInFile('orders'), 0n, 'nor its checkpoint');
+  t.equal(readModels.heldEvents, 2, 'both events held');
+  await readModels.catchUp(position);
+  t.equal(readModels.heldEvents, 2, 'a catch-up to the held position writes nothing');
+
+  const order = readModels.get<OrderDoc>('orders', orderKey(MERCHANT, ORDER));
+  t.same(order?.transactions.map((x) => x.id), ['1'], 'a read sees the payment');
+  t.equal(readModels.heldEvents, 0, 'the read wrote what was held');
+  t.ok(inFile('orders', orderKey(MERCHANT, ORDER)), 'now in the file');
+  t.equal(checkpointInFile('orders'), position, 'with its checkpoint');
+  t.ok(inFile('tokens', tokenKey(REPO, TOKEN)), 'the token too');
+
+  const live = readModels.hash();
+  await readModels.rebuild();
+  t.equal(readModels.hash(), live, 'equal to a replay of the log');
+});
+
+t.test('without a read, the held events are written a few ms later', async (t) => {
+  const { store, readModels, inFile, checkpointInFile } = open(t, newPath(), PROJECTIONS, 1);
+  await readModels.start();
+  store.setCommitListener(readModels.commitListener());
+  await store.append(streams.token(REPO, TOKEN), [tokenCreated()], { expectedRevision: 'no_stream' });
+  const appends = [1, 2, 3].map((i) => store.append(streams.order(MERCHANT, String(10000000000 + i)), [paymentRecorded(String(10000000000 + i), '1', 100 * i)], { expectedRevision: 'no_stream' }));
+  const last = (await Promise.all(appends)).at(-1)!.position;
+  for (let i = 0; i < 400 && checkpointInFile('orders') < last; i++) await new Promise((r) => setTimeout(r, 5));
+  t.equal(checkpointInFile('orders'), last, 'the checkpoint reached the last append');
+  t.equal(readModels.heldEvents, 0);
+  for (const i of [1, 2, 3]) t.ok(inFile('orders', orderKey(MERCHANT, String(10000000000 + i))), `order ${i} written`);
+  const token = JSON.parse(inFile('tokens', tokenKey(REPO, TOKEN)) ?? '{}') as TokenDoc;
+  t.equal(token.token, TOKEN);
+});
+
+t.test('a crash before the held events are written loses nothing: the start-up catch-up applies them', async (t) => {
+  const path = newPath();
+  const first = open(t, path, PROJECTIONS, LONG);
+  await first.readModels.start();
+  first.store.setCommitListener(first.readModels.commitListener());
+  await first.store.append(streams.token(REPO, TOKEN), [tokenCreated()], { expectedRevision: 'no_stream' });
+  const { position } = await first.store.append(streams.order(MERCHANT, ORDER), [paymentRecorded(ORDER, '1', 2500)], { expectedRevision: 'no_stream' });
+  t.equal(first.readModels.heldEvents, 2);
+  // The process dies: the store's file is closed, the read models never write what they held.
+  await first.crash();
+
+  const second = open(t, path, PROJECTIONS, LONG);
+  t.equal(second.checkpointInFile('orders'), 0n, 'the file holds the events, not their documents');
+  t.equal(second.inFile('orders', orderKey(MERCHANT, ORDER)), undefined);
+  await second.readModels.start();
+  t.equal(second.checkpointInFile('orders'), position, 'caught up at start');
+  t.same(second.readModels.get<OrderDoc>('orders', orderKey(MERCHANT, ORDER))?.transactions.map((x) => x.id), ['1']);
+  const live = second.readModels.hash();
+  await second.readModels.rebuild();
+  t.equal(second.readModels.hash(), live, 'equal to a replay of the log');
+});
+
+t.test('inline and deferred projections side by side: the inline one commits with the events', async (t) => {
+  const inlineTokens: Projection = { ...(tokensProjection as Projection), apply: 'inline' };
+  const { store, readModels, inFile, checkpointInFile, close } = open(t, newPath(), [inlineTokens, ordersProjection as Projection], LONG);
+  await readModels.start();
+  store.setCommitListener(readModels.commitListener());
+  await store.append(streams.token(REPO, TOKEN), [tokenCreated()], { expectedRevision: 'no_stream' });
+  const { position } = await store.append(streams.order(MERCHANT, ORDER), [paymentRecorded(ORDER, '1', 2500)], { expectedRevision: 'no_stream' });
+  t.ok(inFile('tokens', tokenKey(REPO, TOKEN)), 'the inline projection is written in the commit');
+  t.equal(checkpointInFile('tokens'), position);
+  t.equal(inFile('orders', orderKey(MERCHANT, ORDER)), undefined, 'the deferred one is not');
+  // A clean stop writes what is held.
+  await close();
+  const again = open(t, store.db.name, [inlineTokens, ordersProjection as Projection], LONG);
+  t.equal(again.checkpointInFile('orders'), position, 'written at stop');
+  t.ok(again.inFile('orders', orderKey(MERCHANT, ORDER)));
+});
