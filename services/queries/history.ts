@@ -35,6 +35,10 @@ export function forDisplay(value: unknown): unknown {
 function flatten(value: unknown, prefix = '', out = new Map<string, unknown>()): Map<string, unknown> {
   if (value && typeof value === 'object' && !Array.isArray(value)) {
     for (const [k, v] of Object.entries(value)) flatten(v, prefix ? `${prefix}.${k}` : k, out);
+  } else if (prefix && Array.isArray(value) && value.length > 0 && value.every((v) => v && typeof v === 'object' && !Array.isArray(v))) {
+    // A list of objects (an order's transactions) by index: a new transaction shows as its own
+    // fields, not as the whole list before and after.
+    value.forEach((v, i) => flatten(v, `${prefix}[${i}]`, out));
   } else if (prefix) {
     out.set(prefix, Array.isArray(value) ? JSON.stringify(value) : value);
   }

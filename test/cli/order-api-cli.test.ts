@@ -42,6 +42,8 @@ t.test('the order timeline of an order of the order API (UUID id): each transact
   t.match(text.stdout, /#\d+ .* OrderTransactionRecorded .*@1\n/);
   t.match(text.stdout, 'status: ∅ → AUTHORIZED');
   t.match(text.stdout, 'status: AUTHORIZED → PARTIALLY_CAPTURED');
+  t.match(text.stdout, 'transactions[1].type: ∅ → CAPTURE', 'the new transaction as its own fields');
+  t.notMatch(text.stdout, /transactions: \[/, 'not the whole list before and after');
   t.notMatch(text.stdout, '5123450000000008');
   const now = JSON.parse((await run(['order', M1.id, order, '--store', store, '--json'])).stdout);
   t.equal(now.state.status, 'PARTIALLY_CAPTURED');
