@@ -7,22 +7,11 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import t from 'tap';
 import { cardBody, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
-import { BIN, SERVER, startGateway, type GatewayProcess } from '../helpers/gateway-process.js';
+import { BIN, SERVER, startGateway } from '../helpers/gateway-process.js';
 import { call } from '../helpers/server.js';
 import { streams } from '../../domain/events.js';
+import { alive, SLOW, workerPids } from './workers.fixture.js';
 
-const SLOW = {
-  id: 'SLOW01',
-  apiPassword: 'test-password-slow-01-0123456789abcd',
-  repository: { id: 'REPO06', tokenGeneration: 'RANDOM', tokenManagement: 'UNIQUE_TOKEN', schemeTokenization: false, schemeTokenProvisioningMode: 'ASYNCHRONOUS' },
-  rules: [{ match: { reference: 'slow' }, answer: { latencyMs: 800 } }],
-};
-
-const alive = (pid: number) => {
-  try { process.kill(pid, 0); return true; } catch { return false; }
-};
-/** The pids of the workers the primary started, in order (its 'worker started' lines). */
-const workerPids = (g: GatewayProcess) => g.logs().filter((l) => l.msg === 'worker started').map((l) => l.workerPid as number);
 
 t.test('tokengate serve --workers 2, stopped by Ctrl-C (SIGINT to the whole process group)', async (t) => {
   const dir = t.testdir({ 'merchants.json': JSON.stringify({ merchants: [SLOW] }) });

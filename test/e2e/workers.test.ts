@@ -10,19 +10,8 @@ import { cardBody, M1, MERCHANTS, payAuth, payPath, tokenAuth, tokenPath } from 
 import { SERVER, startGateway, type GatewayProcess } from '../helpers/gateway-process.js';
 import { call } from '../helpers/server.js';
 import { streams } from '../../domain/events.js';
+import { alive, SLOW, workerPids } from './workers.fixture.js';
 
-const SLOW = {
-  id: 'SLOW01',
-  apiPassword: 'test-password-slow-01-0123456789abcd',
-  repository: { id: 'REPO06', tokenGeneration: 'RANDOM', tokenManagement: 'UNIQUE_TOKEN', schemeTokenization: false, schemeTokenProvisioningMode: 'ASYNCHRONOUS' },
-  rules: [{ match: { reference: 'slow' }, answer: { latencyMs: 800 } }],
-};
-
-const alive = (pid: number) => {
-  try { process.kill(pid, 0); return true; } catch { return false; }
-};
-/** The pids of the workers the primary started, in order (its 'worker started' lines). */
-const workerPids = (g: GatewayProcess) => g.logs().filter((l) => l.msg === 'worker started').map((l) => l.workerPid as number);
 const listening = (g: GatewayProcess) => g.logs().filter((l) => l.msg === 'worker listening').length;
 
 t.test('WORKERS=2 on one SQLite file', async (t) => {
