@@ -24,12 +24,10 @@ import type { RequestMeta } from '../context.js';
 import type { Gateway } from '../gateway.js';
 import { amountOf } from './pay-request.js';
 import { orderResponse, transactionResponse } from './transaction-responses.js';
-import { reserveTransactionReference } from './transaction-references.js';
+import { referenceClaimer } from './transaction-references.js';
+import { busyAfter, POLL_MS } from './holds.js';
 
 const MAX_CONFLICTS = 20;
-/** How often a repeat of a transaction in progress (a merchant rule's latency) looks for its record. */
-const POLL_MS = 20;
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 
 /** An id that is a card number (13 to 19 digits passing Luhn) would put it in a stream name and in events. */
@@ -184,15 +182,9 @@ export async function orderTransaction(gateway: Gateway, merchant: MerchantProfi
   const facts = await commandFacts(gateway, merchant, params, body);
   const masking = maskingOf(merchant);
   const { correlationId } = body;
-  let referenceClaimed = facts.transactionReference === undefined;
   const attemptId = randomUUID();
-  /** transaction.reference is unique across the merchant's transactions on both paths: claimed once, before the first append that records or holds. */
-  const claimReference = async (now: string) => {
-    if (referenceClaimed || facts.transactionReference === undefined) return;
-    const claim = { merchantId: merchant.id, orderId: params.orderId, transactionId: params.transactionId, reference: facts.transactionReference };
-    await reserveTransactionReference(gateway, claim, meta, now);
-    referenceClaimed = true;
-  };
+  // transaction.reference is unique across the merchant's transactions on both paths.
+  const reference = referenceClaimer(gateway, { merchantId: merchant.id, orderId: params.orderId, transactionId: params.transactionId, reference: facts.transactionReference }, meta);
   return handleCommand(gateway, streams.order(merchant.id, params.orderId), orderAggregate, async (state, { now }) => {
     const decision = decideOrderTransaction(state, { ...facts, attemptId, ids: acquirerIds(now), now });
     switch (decision.kind) {
@@ -204,12 +196,12 @@ export async function orderTransaction(gateway: Gateway, merchant: MerchantProfi
       case 'inFlight':
         return { events: [], again: POLL_MS };
       case 'busy':
-        return { events: [], answer: async () => { await sleep(decision.latencyMs); throw new SimulatedFault('SERVER_BUSY'); } };
+        return { events: [], answer: busyAfter(decision.latencyMs) };
       case 'started':
-        await claimReference(now);
+        await reference.claim(now);
         return { events: decision.events, again: decision.latencyMs };
       case 'recorded':
-        await claimReference(now);
+        await reference.claim(now);
         return {
           events: decision.events,
           answer: (after) => {

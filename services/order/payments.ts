@@ -22,15 +22,12 @@ import type { Gateway } from '../gateway.js';
 import { orderView } from './order-stream.js';
 import { payFacts } from './pay-request.js';
 import { payResponse } from './responses.js';
-import { reserveTransactionReference } from './transaction-references.js';
+import { referenceClaimer } from './transaction-references.js';
+import { busyAfter, POLL_MS } from './holds.js';
 
 export { amountExplanation } from './pay-request.js';
 
 const MAX_CONFLICTS = 20;
-/** How often a repeat of a payment in progress looks for its record. */
-const POLL_MS = 20;
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 
 export async function payWithToken(gateway: Gateway, merchant: MerchantProfile, params: PayParams, body: PayBody, meta: RequestMeta) {
@@ -39,14 +36,7 @@ export async function payWithToken(gateway: Gateway, merchant: MerchantProfile, 
   const attemptId = randomUUID();
   const { correlationId } = body;
   const masking = merchant.repository.cardNumberMasking ?? '6.4';
-  let referenceClaimed = facts.transactionReference === undefined;
-  /** transaction.reference is claimed once, before the first append that records or starts the payment. */
-  const claimReference = async (now: string) => {
-    if (referenceClaimed || facts.transactionReference === undefined) return;
-    const claim = { merchantId: merchant.id, orderId: params.orderid, transactionId: params.transactionid, reference: facts.transactionReference };
-    await reserveTransactionReference(gateway, claim, meta, now);
-    referenceClaimed = true;
-  };
+  const reference = referenceClaimer(gateway, { merchantId: merchant.id, orderId: params.orderid, transactionId: params.transactionid, reference: facts.transactionReference }, meta);
   return handleCommand(gateway, stream, orderAggregate, async (state, { now }) => {
     const decision = decidePay(state, { ...facts, attemptId, ids: acquirerIds(now), now });
     switch (decision.kind) {
@@ -56,12 +46,12 @@ export async function payWithToken(gateway: Gateway, merchant: MerchantProfile, 
       case 'inFlight':
         return { events: [], again: POLL_MS };
       case 'busy':
-        return { events: [], answer: async () => { await sleep(decision.latencyMs); throw new SimulatedFault('SERVER_BUSY'); } };
+        return { events: [], answer: busyAfter(decision.latencyMs) };
       case 'started':
-        await claimReference(now);
+        await reference.claim(now);
         return { events: decision.events, again: decision.latencyMs };
       case 'recorded':
-        await claimReference(now);
+        await reference.claim(now);
         return {
           events: decision.events,
           answer: (after) => {
@@ -80,7 +70,7 @@ export async function payWithToken(gateway: Gateway, merchant: MerchantProfile, 
     // decidePay refuses nothing (its refusals need a recorded transaction, a lock or a currency);
     // an answer without an append (a simulated SERVER_BUSY) is made on the order as read. A guess
     // is never made before the reference is claimed: nothing is claimed on a guessed state.
-    guessNew: (name) => referenceClaimed && gateway.streamIsCold?.(name) === true,
+    guessNew: (name) => reference.claimed && gateway.streamIsCold?.(name) === true,
     attempts: MAX_CONFLICTS,
     busy: `Order '${params.orderid}' is being changed by too many requests at once`,
   });

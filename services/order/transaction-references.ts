@@ -31,3 +31,20 @@ export async function reserveTransactionReference(gateway: Gateway, claim: Refer
   await handleCommand({ store: gateway.store }, stream, transactionReferenceAggregate, (owner) =>
     (owner ? { events: [], answer: () => checkOwner(claim, owner) } : { events: [reserved], answer: () => undefined }), { meta, now });
 }
+
+/**
+ * The claim of one request, made once: before the first append that records the transaction or
+ * holds the order (a merchant rule's latency), however many times the command handler decides.
+ * No reference: nothing to claim (`claimed` is true at once).
+ */
+export function referenceClaimer(gateway: Gateway, claim: Omit<ReferenceClaim, 'reference'> & { reference: string | undefined }, meta: RequestMeta) {
+  let claimed = claim.reference === undefined;
+  return {
+    get claimed() { return claimed; },
+    async claim(now: string): Promise<void> {
+      if (claimed || claim.reference === undefined) return;
+      await reserveTransactionReference(gateway, { ...claim, reference: claim.reference }, meta, now);
+      claimed = true;
+    },
+  };
+}
