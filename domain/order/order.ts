@@ -77,13 +77,11 @@ export function decidePay(state: OrderState, command: PayWithToken): PayDecision
   }
   // A transaction id taken by the order API of versions 50-100 on the same order.
   if (state.exists && state.modern?.operations.has(command.transactionId)) throw differentRequest(command);
-  const lock = state.inProgress;
-  const ours = lock !== undefined && command.attemptId !== undefined && lock.attemptId === command.attemptId;
-  if (lock && !ours && lock.lockExpiresAt > command.now) {
-    if (lock.transactionId !== command.transactionId) return { kind: 'locked', payment: lockFailure(state, command) };
-    if (lock.requestFingerprint !== command.requestFingerprint) throw differentRequest(command, 'in progress');
-    return { kind: 'inFlight', until: lock.lockExpiresAt };
-  }
+  const hold = holdOf(state, command);
+  if (hold.kind === 'other') return { kind: 'locked', payment: lockFailure(state, command) };
+  if (hold.kind === 'differentRequest') throw differentRequest(command, 'in progress');
+  if (hold.kind === 'same') return { kind: 'inFlight', until: hold.until };
+  const { ours } = hold;
   if (state.exists && state.currency !== command.currency) {
     throw new InvalidRequest(`Value '${command.currency}' is invalid. The order's currency is ${state.currency}`, 'transaction.currency');
   }
@@ -93,15 +91,37 @@ export function decidePay(state: OrderState, command: PayWithToken): PayDecision
   }, command.bypassMerchantRiskRules === true);
   const latencyMs = rule?.answer.latencyMs ?? 0;
   if (rule?.answer.fault === 'SERVER_BUSY') return { kind: 'busy', latencyMs };
-  if (latencyMs > 0 && !ours) return { kind: 'started', events: [started(command, latencyMs)], latencyMs };
+  if (latencyMs > 0 && !ours) return { kind: 'started', events: [startedEvent(command, latencyMs)], latencyMs };
   const payment = recordedPayment(state, command, rule);
   return { kind: 'recorded', events: [{ type: 'PaymentRecorded', data: payment }], payment };
 }
 
-function started(command: PayWithToken, latencyMs: number): PaymentStarted {
-  const lockExpiresAt = new Date(Date.parse(command.now) + latencyMs + LOCK_MARGIN_MS).toISOString();
-  const { merchantId, orderId, transactionId, requestFingerprint, amount, currency, now } = command;
-  const attemptId = command.attemptId ?? `${transactionId}@${now}`;
+/** What a request that may hold the order says of itself (both order paths). */
+export interface HoldingRequest {
+  merchantId: string; orderId: string; transactionId: string; requestFingerprint: string;
+  attemptId?: string | undefined; amount: number; currency: string; now: string;
+}
+
+/**
+ * The order's hold (a merchant rule's latency) as this request sees it: held by another
+ * transaction, by this one in another request (`same`, until the lock expires), by this one with
+ * another body, or free (`ours`: this very request holds it and now records).
+ */
+export function holdOf(state: OrderState, request: Pick<HoldingRequest, 'attemptId' | 'transactionId' | 'requestFingerprint' | 'now'>):
+  { kind: 'other' } | { kind: 'same'; until: string } | { kind: 'differentRequest' } | { kind: 'free'; ours: boolean } {
+  const lock = state.inProgress;
+  const ours = lock !== undefined && request.attemptId !== undefined && lock.attemptId === request.attemptId;
+  if (!lock || ours || lock.lockExpiresAt <= request.now) return { kind: 'free', ours };
+  if (lock.transactionId !== request.transactionId) return { kind: 'other' };
+  if (lock.requestFingerprint !== request.requestFingerprint) return { kind: 'differentRequest' };
+  return { kind: 'same', until: lock.lockExpiresAt };
+}
+
+/** PaymentStarted: the request holds the order for the rule's latency and a margin (a dead process frees it then). */
+export function startedEvent(request: HoldingRequest, latencyMs: number): PaymentStarted {
+  const lockExpiresAt = new Date(Date.parse(request.now) + latencyMs + LOCK_MARGIN_MS).toISOString();
+  const { merchantId, orderId, transactionId, requestFingerprint, amount, currency, now } = request;
+  const attemptId = request.attemptId ?? `${transactionId}@${now}`;
   return {
     type: 'PaymentStarted',
     data: { merchantId, orderId, transactionId, requestFingerprint, attemptId, amount, currency, latencyMs, startedAt: now, lockExpiresAt },

@@ -8,9 +8,9 @@ import { InvalidRequest } from '../errors.js';
 import type { ApiOperation, OrderSource, OrderTotals, OrderTransactionRecorded, PaymentOutcome, PaymentRecorded, PaymentStarted, TransactionType } from '../events.js';
 import { formatAmount, minorUnits } from '../money.js';
 import { firstMatchingRule, type MerchantRule } from '../merchant-rules.js';
-import type { AcquirerIds } from './order.js';
+import { holdOf, startedEvent, type AcquirerIds } from './order.js';
 import { acquirerReferences, decideOutcome, gatewayDecision, type OutcomeRequest } from './payment-outcome.js';
-import { LOCK_MARGIN_MS, ZERO_TOTALS, type OrderState, type OrderTransaction } from './order-state.js';
+import { ZERO_TOTALS, type OrderState, type OrderTransaction } from './order-state.js';
 
 export interface OrderTransactionCommand {
   type: 'OrderTransaction';
@@ -114,20 +114,18 @@ export function decideOrderTransaction(state: OrderState, c: OrderTransactionCom
     }
     throw differentRequest(c);
   }
-  const lock = state.inProgress;
-  const ours = lock !== undefined && c.attemptId !== undefined && lock.attemptId === c.attemptId;
-  if (lock && !ours && lock.lockExpiresAt > c.now) {
-    if (lock.transactionId !== c.transactionId) return { kind: 'locked', transaction: lockFailure(state, c) };
-    if (lock.requestFingerprint !== c.requestFingerprint) throw differentRequest(c);
-    return { kind: 'inFlight', until: lock.lockExpiresAt };
-  }
+  const hold = holdOf(state, c);
+  if (hold.kind === 'other') return { kind: 'locked', transaction: lockFailure(state, c) };
+  if (hold.kind === 'differentRequest') throw differentRequest(c);
+  if (hold.kind === 'same') return { kind: 'inFlight', until: hold.until };
+  const { ours } = hold;
   const rule = initiating(c) ? ruleOf(c) : undefined;
   if (rule?.answer.fault === 'SERVER_BUSY') return { kind: 'busy', latencyMs: rule.answer.latencyMs ?? 0 };
   const latencyMs = rule?.answer.latencyMs ?? 0;
   if (latencyMs > 0 && !ours) {
     // Checked before the order is held: a refusal (another currency) is answered at once.
     checkCurrency(state, c.currency, 'order.currency');
-    return { kind: 'started', events: [started(c, latencyMs)], latencyMs };
+    return { kind: 'started', events: [startedEvent({ ...c, amount: c.amount ?? 0, currency: c.currency ?? '' }, latencyMs)], latencyMs };
   }
   const transaction = decideNew(state, c);
   return {
@@ -145,17 +143,6 @@ function ruleOf(c: OrderTransactionCommand): MerchantRule | undefined {
     amount: c.apiOperation === 'VERIFY' ? 0 : c.amount ?? 0, currency: c.currency as string, cardNumber: source.card.number, brand: source.card.brand,
     token: source.token ?? '', orderReference: c.orderReference, transactionReference: c.transactionReference,
   }, c.bypassMerchantRiskRules === true);
-}
-
-function started(c: OrderTransactionCommand, latencyMs: number): PaymentStarted {
-  return {
-    type: 'PaymentStarted',
-    data: {
-      merchantId: c.merchantId, orderId: c.orderId, transactionId: c.transactionId, requestFingerprint: c.requestFingerprint,
-      attemptId: c.attemptId ?? '', amount: c.amount ?? 0, currency: c.currency ?? '', latencyMs, startedAt: c.now,
-      lockExpiresAt: new Date(Date.parse(c.now) + latencyMs + LOCK_MARGIN_MS).toISOString(),
-    },
-  };
 }
 
 /** LOCK_FAILURE: the transaction as it would read, with the order as it stands; never recorded. */
