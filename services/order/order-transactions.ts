@@ -16,7 +16,7 @@ import { decideOrderTransaction, transactionOf, type OrderTransactionCommand } f
 import { sortedJson } from '../../lib/json.js';
 import type { MerchantProfile } from '../../merchants.js';
 import type { OrderApiParams, TransactionApiParams, TransactionBody } from '../../schemas/transaction.js';
-import { foldOrder, foldSession, foldToken, orderAggregate, readOwnStream } from '../aggregates.js';
+import { foldOrder, foldToken, orderAggregate, readOwnStream } from '../aggregates.js';
 import { sessionForToken } from '../session/sessions.js';
 import { handleCommand } from '../command-handler.js';
 import { acquirerIds } from './acquirer-ids.js';
@@ -58,10 +58,7 @@ async function tokenSource(gateway: Gateway, merchant: MerchantProfile, token: s
 async function sessionSource(gateway: Gateway, merchant: MerchantProfile, session: { id?: string; version?: string }, needsCard: boolean) {
   const held = await sessionForToken(gateway, merchant, session);
   if (!held) return undefined;
-  const state = foldSession(await readOwnStream(gateway.store, streams.session(merchant.id, held.sessionId)));
-  const order = state.status === 'NONE' ? undefined : state.order;
-  const token = state.status === 'NONE' ? undefined : state.token;
-  const card = state.status === 'NONE' ? undefined : state.card;
+  const { order, token, card } = held.state;
   if (!card?.number || !card.brand || !card.scheme || !card.fundingMethod || !card.expiry) {
     // A session holding a token (Update Session with sourceOfFunds.token) pays with that token.
     if (!needsCard || token !== undefined) return { order, token };

@@ -210,5 +210,5 @@ export async function sessionForToken(gateway: Gateway, merchant: MerchantProfil
   };
   /** After the token request: the security code is destroyed (used once). */
   const used = () => { if (card.securityCodeSealed) destroy(gateway, card.securityCodeSealed); };
-  return { sessionId: session.id, fields, used };
+  return { sessionId: session.id, fields, used, state };
 }
