@@ -14,7 +14,7 @@
 // `WWW-Authenticate: Basic realm="tokengate"` (plugins/errors.ts), for clients that send
 // credentials only after a challenge: issue 15 asks for it, although the real gateway sends none
 // (../shared/guide/gateway-facts.md).
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
 import basicAuth from '@fastify/basic-auth';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -34,7 +34,8 @@ declare module 'fastify' {
   }
 }
 
-const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
+// crypto.hash (Node 20.12): one call, no Hash object per request.
+const digest = (text: string) => hash('sha256', text, 'buffer') as unknown as Buffer;
 const UNKNOWN_MERCHANT_DIGEST = digest('no merchant has this password: it is never compared true');
 const MERCHANT_ID = /^[0-9A-Za-z_-]{1,40}$/;
 const NOT_AUTHORISED = 'Authenticated entity not authorised to perform operation for target entity';
@@ -243,26 +244,35 @@ export async function requireMerchant(app: FastifyInstance, merchants: Merchants
   // for pay, not `merchant.<id>` with an id of the path's shape) guesses nothing and counts nothing.
   const failures = app.authFailures;
   const check = (merchantId: string, password: string) => checkPassword(failures, merchants, merchantId, password);
+  const validate = (username: string, password: string, request: FastifyRequest) => {
+    const merchantId = (request.params as Record<string, string | undefined>)[param] ?? '';
+    const named = username.startsWith('merchant.') ? username.slice('merchant.'.length) : undefined;
+    if (rule === 'pay' && username === '') {
+      // The blank user id guesses the password of the merchant in the path.
+      request.merchant = check(merchantId, password);
+      return;
+    }
+    if (named === undefined || !MERCHANT_ID.test(named)) throw new AuthenticationFailed();
+    const caller = check(named, password);
+    if (named !== merchantId) throw new AuthenticationFailed(NOT_AUTHORISED);
+    request.merchant = caller;
+  };
+  // Callbacks, not promises (this runs on every request): @fastify/basic-auth calls `done` of a
+  // validate that returns no promise; the hook takes `done` too.
   await app.register(basicAuth, {
     authenticate: false,
-    async validate(username: string, password: string, request: FastifyRequest) {
-      const merchantId = (request.params as Record<string, string | undefined>)[param] ?? '';
-      const named = username.startsWith('merchant.') ? username.slice('merchant.'.length) : undefined;
-      if (rule === 'pay' && username === '') {
-        // The blank user id guesses the password of the merchant in the path.
-        request.merchant = check(merchantId, password);
+    validate(username: string, password: string, request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) {
+      try {
+        validate(username, password, request);
+      } catch (error) {
+        done(error as Error);
         return;
       }
-      if (named === undefined || !MERCHANT_ID.test(named)) throw new AuthenticationFailed();
-      const caller = check(named, password);
-      if (named !== merchantId) throw new AuthenticationFailed(NOT_AUTHORISED);
-      request.merchant = caller;
+      done();
     },
   });
-  const basic = (request: FastifyRequest, reply: FastifyReply) =>
-    new Promise<void>((resolve, reject) => app.basicAuth(request, reply, (error?: Error) => (error ? reject(error) : resolve())));
 
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     const merchantId = (request.params as Record<string, string | undefined>)[param] ?? '';
     if (!MERCHANT_ID.test(merchantId)) {
       throw new InvalidRequest(`Value '${merchantId.slice(0, 100)}' is invalid. Expected characters 0-9 a-z A-Z '-' '_', 1 to 40 of them`, param);
@@ -272,9 +282,16 @@ export async function requireMerchant(app: FastifyInstance, merchants: Merchants
       if (certified.id !== merchantId) throw new AuthenticationFailed(NOT_AUTHORISED);
       request.merchant = certified;
       request.authMethod = 'certificate';
+      done();
       return;
     }
-    await basic(request, reply);
-    request.authMethod = 'basic';
+    app.basicAuth(request, reply, (error?: Error) => {
+      if (error) {
+        done(error);
+        return;
+      }
+      request.authMethod = 'basic';
+      done();
+    });
   });
 }

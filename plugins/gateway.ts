@@ -23,6 +23,14 @@ export interface GatewayPluginOptions {
 const CORRELATION_ID = /^[\x21-\x7e]{1,100}$/;
 const SESSION_ID = /^SESSION[0-9]{24}$/;
 
+/** A request's path for its events: no query string, card numbers masked (a segment at a time: '/' ends a run of digits), session ids kept. */
+function maskedPath(url: string): string {
+  const query = url.indexOf('?');
+  const path = query < 0 ? url : url.slice(0, query);
+  const masked = path.includes('SESSION') ? path.split('/').map((s) => (SESSION_ID.test(s) ? s : maskCardNumbers(s))).join('/') : maskCardNumbers(path);
+  return masked.length > 300 ? masked.slice(0, 300) : masked;
+}
+
 async function gatewayPlugin(app: FastifyInstance, options: GatewayPluginOptions) {
   const { gateway } = options;
   app.decorate('gateway', gateway);
@@ -38,7 +46,7 @@ async function gatewayPlugin(app: FastifyInstance, options: GatewayPluginOptions
       // The path only (a query string may hold anything), each segment masked where it could be a
       // card number, but for a session id (drawn by the gateway: SESSION and 24 digits), stored
       // only for a write that found it.
-      path: (this.url.split('?')[0] ?? '').split('/').map((s) => (SESSION_ID.test(s) ? s : maskCardNumbers(s))).join('/').slice(0, 300),
+      path: maskedPath(this.url),
     };
   });
   // Hooks on every request take `done` rather than being async: no promise and no extra turn of

@@ -65,22 +65,29 @@ async function limits(app: FastifyInstance, options: Pick<Limits, 'maxInFlight' 
   // While closing, requests in flight finish; new ones on kept-alive connections are told to retry.
   let closing = false;
   app.addHook('preClose', async () => { closing = true; });
-  app.addHook('onRequest', async (request, reply) => {
-    if (closing) {
-      reply.header('connection', 'close');
-      return busy(reply, 'The gateway is shutting down: repeat the identical request once it is back');
+  // Hooks with `done` (they run on every request): an answer sent from one is not followed by done().
+  app.addHook('onRequest', (_request, reply, done) => {
+    if (!closing) {
+      done();
+      return;
     }
+    reply.header('connection', 'close');
+    busy(reply, 'The gateway is shutting down: repeat the identical request once it is back');
   });
   // After the body has arrived (and been parsed), before validation and the handler.
-  app.addHook('preValidation', async (request, reply) => {
-    if (NO_SLOT.has(request.routeOptions.url ?? '')) return;
+  app.addHook('preValidation', (request, reply, done) => {
+    if (NO_SLOT.has(request.routeOptions.url ?? '')) {
+      done();
+      return;
+    }
     if (inFlight >= options.maxInFlight) {
       request.log.warn({ cause: 'SERVER_BUSY', inFlight }, 'too many requests in progress');
-      return busy(reply, `The gateway has ${inFlight} requests in progress (MAX_IN_FLIGHT ${options.maxInFlight}): repeat the identical request later`);
+      busy(reply, `The gateway has ${inFlight} requests in progress (MAX_IN_FLIGHT ${options.maxInFlight}): repeat the identical request later`);
+      return;
     }
     take(request, reply);
+    done();
   });
-  // With `done` rather than async: no promise per hook and request.
   app.addHook('onSend', (request, _reply, payload, done) => { release(request); done(null, payload); });
   app.addHook('onResponse', (request, _reply, done) => { release(request); done(); });
   app.addHook('onRequestAbort', async (request) => release(request));

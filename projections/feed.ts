@@ -11,6 +11,12 @@ export interface ProjectionFeed {
   readAllForProjections(options?: ReadAllOptions): Promise<ProjectedEvent[]>;
   /** The same in pages up to `untilPosition`, the next pages read while one is folded (long replays); undefined where it cannot. */
   readonly readPagesAhead?: ((options: PagesAheadOptions) => AsyncIterable<ProjectedEvent[]>) | undefined;
+  /**
+   * The log after `fromPosition`, at most `maxCount` events, read at once on the read models' own
+   * connection (what this process committed included, synced or not): the catch-up of an 'onRead'
+   * projection inside a synchronous read. Undefined where it cannot.
+   */
+  readonly readForProjectionsNow?: ((fromPosition: bigint, maxCount: number) => ProjectedEvent[]) | undefined;
   /** Resolves when everything this process committed (events and read models) is on disk. */
   durable(): Promise<void>;
   /** Run a transaction of the read models (derived, checkpointed with them) without an fsync of its own. */

@@ -50,9 +50,11 @@ export const ordersProjection: Projection<OrderDoc> = {
   // was written after timeOfRecord), so that the compiled serializer writes what JSON.stringify did.
   // 4: the transactions of the order API of versions 50-100 (OrderTransactionRecorded).
   version: 4,
-  // No answer of the API reads it (Retrieve Order and Transaction fold the order's stream): the
-  // CLI's hash and exports read it; written after the reply, in batches.
-  apply: 'deferred',
+  // No answer of the API reads it (Retrieve Order and Transaction fold the order's stream; the
+  // histories fold the events with this evolve): only the CLI's hash and exports and the tests
+  // read it. So it is not written while the gateway serves (a document per order was the
+  // largest write of a pay), but when read, from the log (issue 17).
+  apply: 'onRead',
   handles: new Set(['PaymentRecorded', 'PaymentOutcomeResolved', 'OrderTransactionRecorded']),
   keysOf(event) {
     const d = event.data as { merchantId: string; orderId: string };

@@ -13,8 +13,14 @@ export interface Projection<Doc = unknown> {
    * catch-up a few ms later, and before any read of the read models in this process, so every read
    * still sees its own writes. A crash loses only the held batch: its events are in the log, the
    * checkpoint is behind them, and the catch-up at start applies them (projections/read-models.ts).
+   *
+   * 'onRead': not written while the gateway serves at all: a read of its documents (or of its
+   * checkpoint, or the hash) first applies the log from its checkpoint on, in pages. For a read
+   * model no request's answer reads (the order documents: histories fold the events themselves,
+   * the CLI and tests read it). Where the store cannot be read synchronously on the read models'
+   * connection (no feed: KurrentDB, memory) it is kept as a deferred one.
    */
-  readonly apply?: 'inline' | 'deferred';
+  readonly apply?: 'inline' | 'deferred' | 'onRead';
   /** Event types this projection reads. */
   readonly handles: ReadonlySet<string>;
   /** The documents an event touches. */

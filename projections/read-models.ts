@@ -14,7 +14,11 @@ export const PAGE = 1_000;
 /** At start-up, how many pages behind the head the read models must be to read the log ahead. */
 const AHEAD_AFTER_PAGES = 10n;
 /** How long the events of deferred projections wait for more to join their batch (ms). */
-export const DEFER_MS = 5;
+// 100 ms: a busy gateway's batch holds hundreds of payments, and a document several of them touch
+// (a token paid with again and again) is read and written once per batch, not once per payment;
+// reads see the held events anyway (they write them first), and a crash loses only what the
+// start-up catch-up redoes from the log. A batch is written at once when it reaches a page.
+export const DEFER_MS = 100;
 
 export interface ReadModelsOptions {
   /** Events per page (default PAGE); also the most events deferred projections hold before they are applied. */
@@ -69,6 +73,8 @@ export class ReadModels implements ReadModelsPort {
   private readonly inline: readonly Projection[];
   /** The projections written in batches after the reply (apply: 'deferred'). */
   private readonly deferred: readonly Projection[];
+  /** The projections written only when read (apply: 'onRead'), each then brought up from the log. */
+  private readonly onRead: readonly Projection[];
   /**
    * Committed events not yet applied to the deferred projections: in log order, the first right
    * after every deferred checkpoint (checked when the first is held). Empty: nothing held.
@@ -85,9 +91,12 @@ export class ReadModels implements ReadModelsPort {
     this.page = options.page ?? PAGE;
     this.feed = options.feed;
     this.deferMs = options.deferMs ?? DEFER_MS;
-    this.inline = projections.filter((p) => p.apply !== 'deferred');
-    this.deferred = projections.filter((p) => p.apply === 'deferred');
-    this.tables = new ReadModelTables(db, projections);
+    // 'onRead' needs the log read synchronously on this connection (the feed); elsewhere deferred.
+    const onRead = this.feed?.readForProjectionsNow !== undefined;
+    this.onRead = projections.filter((p) => p.apply === 'onRead' && onRead);
+    this.inline = projections.filter((p) => p.apply === undefined || p.apply === 'inline');
+    this.deferred = projections.filter((p) => p.apply === 'deferred' || (p.apply === 'onRead' && !onRead));
+    this.tables = new ReadModelTables(db, projections, [...this.inline, ...this.deferred]);
   }
 
   /** Rebuild models whose stored version differs, catch up, and follow the store's log. */
@@ -134,6 +143,8 @@ export class ReadModels implements ReadModelsPort {
    * after every page.
    */
   async rebuild(options: RebuildOptions = {}): Promise<RebuildResult> {
+    // Every model is dropped; the replay writes the live ones, an 'onRead' one is replayed by its
+    // first read (readAll()/hash() read every one).
     await this.running;
     this.dropHeld();
     for (const p of this.projections) this.reset(p);
@@ -174,31 +185,63 @@ export class ReadModels implements ReadModelsPort {
   // Every read first writes what deferred projections hold: a read sees this process's writes.
 
   /** SHA-256 over every document of every projection, in key order: equal hashes, equal models. */
+  // An 'onRead' projection is brought up from the log first (bringUp).
+
+  /** SHA-256 over every document of every projection, in key order: equal hashes, equal models. */
   hash(): string {
     this.applyHeld();
+    for (const p of this.onRead) this.bringUp(p);
     return this.tables.hash();
   }
 
   checkpoint(name: string): bigint {
-    this.applyHeld();
+    this.beforeRead(name);
     return this.tables.checkpoint(name);
   }
 
   get<Doc>(projection: string, key: string): Doc | undefined {
-    this.applyHeld();
+    this.beforeRead(projection);
     return this.tables.get<Doc>(projection, key);
   }
 
   /** Every document of a projection, ordered by key (for hashing and export). */
   all(projection: string): Array<{ key: string; doc: string }> {
-    this.applyHeld();
+    this.beforeRead(projection);
     return this.tables.all(projection);
   }
 
   /** Documents of a projection whose key starts with `prefix` (an ASCII text), ordered by key. */
   withPrefix(projection: string, prefix: string): Array<{ key: string; doc: string }> {
-    this.applyHeld();
+    this.beforeRead(projection);
     return this.tables.withPrefix(projection, prefix);
+  }
+
+  private beforeRead(projection: string): void {
+    this.applyHeld();
+    for (const p of this.onRead) if (p.name === projection) this.bringUp(p);
+  }
+
+  /**
+   * Apply the log after an 'onRead' projection's checkpoint, up to what this connection last
+   * committed, a page per transaction (on this process's connection, so every event this process
+   * answered for is in it). Synchronous: the first read after a long run replays that run.
+   */
+  private bringUp(projection: Projection): void {
+    const feed = this.feed;
+    if (!feed?.readForProjectionsNow || !this.db.open) return;
+    for (;;) {
+      const page = feed.readForProjectionsNow(this.tables.checkpoint(projection.name), this.page);
+      if (page.length > 0) {
+        const write = () => this.db.transaction(() => this.tables.applyRows(page, undefined, [projection])).immediate();
+        try {
+          feed.relaxedSync(write);
+        } catch (error) {
+          this.tables.known.delete(projection.name);
+          throw error;
+        }
+      }
+      if (page.length < this.page) return;
+    }
   }
 
   /** How many events deferred projections hold, not yet written (tests, diagnostics). */

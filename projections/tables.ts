@@ -23,7 +23,11 @@ export class ReadModelTables {
   /** The checkpoints this process last wrote or read (a stale, lower value is harmless: see applyRows). */
   readonly known = new Map<string, bigint>();
 
-  constructor(readonly db: Database.Database, private readonly projections: readonly Projection[]) {
+  /**
+   * `live`: the projections kept current by catch-ups (minCheckpoint, applyRows' default); the
+   * others (apply: 'onRead') are brought up by their reads. Default: every one.
+   */
+  constructor(readonly db: Database.Database, private readonly projections: readonly Projection[], private readonly live: readonly Projection[] = projections) {
     db.exec(SCHEMA);
     this.stmt = {
       checkpoint: db.prepare<[string], { version: number; position: number }>('SELECT version, position FROM projection_checkpoints WHERE name = ?'),
@@ -84,9 +88,9 @@ export class ReadModelTables {
    * A stale (lower) value is harmless: applyRows re-reads the checkpoints in its transaction and
    * skips what another process already applied; it saves two queries per request.
    */
-  minCheckpoint(): bigint {
+  minCheckpoint(of: readonly Projection[] = this.live): bigint {
     let min: bigint | undefined;
-    for (const p of this.projections) {
+    for (const p of of) {
       let position = this.known.get(p.name);
       if (position === undefined) {
         position = this.checkpoint(p.name);
@@ -99,9 +103,9 @@ export class ReadModelTables {
 
   /**
    * `checkpoints`: the stored ones, when the caller has just read them in this transaction.
-   * `only`: these projections (default: every one).
+   * `only`: these projections (default: the live ones).
    */
-  applyRows(events: readonly ProjectedEvent[], checkpoints?: ReadonlyMap<string, bigint>, only: readonly Projection[] = this.projections): void {
+  applyRows(events: readonly ProjectedEvent[], checkpoints?: ReadonlyMap<string, bigint>, only: readonly Projection[] = this.live): void {
     for (const p of only) {
       let position = checkpoints?.get(p.name) ?? this.checkpoint(p.name);
       const cache = new Map<string, unknown>();

@@ -204,6 +204,15 @@ export class SqliteEventStore implements EventStore {
   }
 
   /**
+   * readAllForProjections at once, not waiting for the sync: what this connection committed (the
+   * read models on this connection, which commit after it: a crash losing these events loses
+   * what was derived from them too).
+   */
+  readForProjectionsNow(fromPosition: bigint, maxCount: number): ProjectedEvent[] {
+    return this.recent.fromTail(fromPosition, maxCount) ?? projected(this.stmt.readProjected.all(Number(fromPosition), maxCount));
+  }
+
+  /**
    * The log after `fromPosition` up to `untilPosition`, in pages of `pageSize` events, read ahead
    * on a worker thread (log-reader.ts) while the caller folds the page before; for long replays.
    * Every event of this process in that range is on disk before the first page. Only for a file

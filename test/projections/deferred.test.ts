@@ -46,9 +46,9 @@ const paymentRecorded = (orderId: string, transactionId: string, amount: number)
   },
 });
 
-function open(t: Test, path: string, projections: readonly Projection[], deferMs: number) {
+function open(t: Test, path: string, projections: readonly Projection[], deferMs: number, page?: number) {
   const store = new SqliteEventStore(path, { pollIntervalMs: 20 });
-  const readModels = new ReadModels(store.db, store, projections, { feed: store, deferMs });
+  const readModels = new ReadModels(store.db, store, projections, { feed: store, deferMs, ...(page === undefined ? {} : { page }) });
   // What is in the file, read past ReadModels (its reads would write what is held first).
   const raw = store.db.prepare<[string, string], { doc: string }>('SELECT doc FROM read_models WHERE projection = ? AND key = ?');
   const rawCheckpoint = store.db.prepare<[string], { position: number }>('SELECT position FROM projection_checkpoints WHERE name = ?');
@@ -65,12 +65,15 @@ function open(t: Test, path: string, projections: readonly Projection[], deferMs
   return { store, readModels, inFile, checkpointInFile, close, crash: async () => { closed = true; await store.close(); } };
 }
 
-const PROJECTIONS = [tokensProjection as Projection, ordersProjection as Projection];
+// The orders projection is 'onRead' in the gateway (test/projections/on-read.test.ts); as a
+// deferred one it is the example here: a document per order.
+const deferredOrders: Projection = { ...(ordersProjection as Projection), apply: 'deferred' };
+const PROJECTIONS = [tokensProjection as Projection, deferredOrders];
 const LONG = 60_000;
 
 t.test('deferred projections are written after the append answers; every read sees them first', async (t) => {
   // Every read model of the gateway: none is read by an answer before a catch-up or a read.
-  for (const p of GATEWAY_PROJECTIONS) t.equal(p.apply, 'deferred', `${p.name} is deferred`);
+  for (const p of GATEWAY_PROJECTIONS) t.equal(p.apply, p.name === 'orders' ? 'onRead' : 'deferred', `${p.name} is ${p.name === 'orders' ? 'written when read' : 'deferred'}`);
   const { store, readModels, inFile, checkpointInFile } = open(t, newPath(), PROJECTIONS, LONG);
   await readModels.start();
   store.setCommitListener(readModels.commitListener());
@@ -134,7 +137,7 @@ t.test('a crash before the held events are written loses nothing: the start-up c
 
 t.test('inline and deferred projections side by side: the inline one commits with the events', async (t) => {
   const inlineTokens: Projection = { ...(tokensProjection as Projection), apply: 'inline' };
-  const { store, readModels, inFile, checkpointInFile, close } = open(t, newPath(), [inlineTokens, ordersProjection as Projection], LONG);
+  const { store, readModels, inFile, checkpointInFile, close } = open(t, newPath(), [inlineTokens, deferredOrders], LONG);
   await readModels.start();
   store.setCommitListener(readModels.commitListener());
   await store.append(streams.token(REPO, TOKEN), [tokenCreated()], { expectedRevision: 'no_stream' });
@@ -144,7 +147,92 @@ t.test('inline and deferred projections side by side: the inline one commits wit
   t.equal(inFile('orders', orderKey(MERCHANT, ORDER)), undefined, 'the deferred one is not');
   // A clean stop writes what is held.
   await close();
-  const again = open(t, store.db.name, [inlineTokens, ordersProjection as Projection], LONG);
+  const again = open(t, store.db.name, [inlineTokens, deferredOrders], LONG);
   t.equal(again.checkpointInFile('orders'), position, 'written at stop');
   t.ok(again.inFile('orders', orderKey(MERCHANT, ORDER)));
+});
+
+// 'onRead' (the gateway's orders): not written while serving, brought up from the log by a read.
+const onReadOrders = () => {
+  const counter = { evolved: 0 };
+  const projection: Projection = {
+    ...(ordersProjection as Projection),
+    evolve(doc, event, key) {
+      counter.evolved++;
+      return (ordersProjection as Projection).evolve(doc, event, key);
+    },
+  };
+  t.equal(projection.apply, 'onRead');
+  return { projection, counter };
+};
+const pay = (store: SqliteEventStore, order: number, transaction: string, revision: bigint | 'no_stream') =>
+  store.append(streams.order(MERCHANT, String(order)), [paymentRecorded(String(order), transaction, 100 * order)], { expectedRevision: revision });
+const transactionsOf = (readModels: ReadModels, order: number) => readModels.get<OrderDoc>('orders', orderKey(MERCHANT, String(order)))?.transactions.map((x) => x.id);
+
+t.test("an 'onRead' projection is written by its reads only, in pages, and equals a replay", async (t) => {
+  const orders = onReadOrders();
+  const { store, readModels, inFile, checkpointInFile, close } = open(t, newPath(), [tokensProjection as Projection, orders.projection], 1, 2);
+  await readModels.start();
+  store.setCommitListener(readModels.commitListener());
+  await store.append(streams.token(REPO, TOKEN), [tokenCreated()], { expectedRevision: 'no_stream' });
+  for (const order of [1, 2, 3]) await pay(store, order, '1', 'no_stream');
+  await pay(store, 1, '2', 0n);
+  t.ok(readModels.get<TokenDoc>('tokens', tokenKey(REPO, TOKEN)), 'a read of another model');
+  await readModels.catchUp();
+  t.equal(orders.counter.evolved, 0, 'folded no payment: neither the reads of other models nor the catch-ups write it');
+  t.equal(checkpointInFile('orders'), 0n);
+  t.equal(inFile('orders', orderKey(MERCHANT, '1')), undefined);
+
+  t.same(transactionsOf(readModels, 1), ['1', '2'], 'a read brings it up from the log (pages of 2 events)');
+  t.equal(orders.counter.evolved, 4, 'each payment folded once');
+  t.equal(checkpointInFile('orders'), await store.headPosition(), 'its checkpoint at the head');
+  t.ok(inFile('orders', orderKey(MERCHANT, '3')), 'documents in the file');
+
+  const { position } = await pay(store, 4, '1', 'no_stream');
+  t.same(transactionsOf(readModels, 4), ['1'], 'the next read sees the next payment');
+  t.equal(readModels.checkpoint('orders'), position);
+  t.equal(orders.counter.evolved, 5);
+
+  const live = readModels.hash();
+  await readModels.rebuild();
+  t.equal(checkpointInFile('orders'), 0n, 'a rebuild drops it and does not replay it');
+  t.equal(readModels.hash(), live, 'the hash reads it: equal to a replay of the log');
+  await close();
+  t.equal(orders.counter.evolved, 10, 'the stop wrote nothing more of it');
+});
+
+t.test("an 'onRead' projection resumes from its checkpoint in another process", async (t) => {
+  const path = newPath();
+  const first = open(t, path, [tokensProjection as Projection, onReadOrders().projection], 1, 2);
+  await first.readModels.start();
+  await first.store.append(streams.token(REPO, TOKEN), [tokenCreated()], { expectedRevision: 'no_stream' });
+  for (const order of [1, 2, 3]) await pay(first.store, order, '1', 'no_stream');
+  t.same(transactionsOf(first.readModels, 2), ['1']);
+  const read = await first.store.headPosition();
+  await pay(first.store, 2, '2', 0n);
+  await pay(first.store, 5, '1', 'no_stream');
+  await first.close();
+
+  const orders = onReadOrders();
+  const second = open(t, path, [tokensProjection as Projection, orders.projection], 1, 2);
+  await second.readModels.start();
+  t.equal(second.checkpointInFile('orders'), read, 'start() leaves it where the last read left it');
+  t.same(transactionsOf(second.readModels, 2), ['1', '2']);
+  t.same(transactionsOf(second.readModels, 5), ['1']);
+  t.equal(orders.counter.evolved, 2, 'only the two payments after its checkpoint folded');
+});
+
+t.test("without a synchronous feed (KurrentDB, memory) an 'onRead' projection is kept as a deferred one", async (t) => {
+  const { MemoryEventStore } = await import('../../store/memory.js');
+  const store = new MemoryEventStore();
+  const file = new SqliteEventStore(newPath());
+  t.teardown(() => file.close());
+  const orders = onReadOrders();
+  const readModels = new ReadModels(file.db, store, [orders.projection]);
+  await readModels.start();
+  await store.append(streams.order(MERCHANT, '1'), [paymentRecorded('1', '1', 100)], { expectedRevision: 'no_stream' });
+  await readModels.catchUp();
+  t.equal(orders.counter.evolved, 1, 'a catch-up folds it');
+  t.same(transactionsOf(readModels, 1), ['1']);
+  await readModels.stop();
 });

@@ -150,6 +150,9 @@ function counting<Doc>(projection: Projection<Doc>, overrides: Partial<Projectio
   const counter = { evolved: 0 };
   const wrapped: Projection = {
     ...(projection as Projection),
+    // These tests count the folds of catch-ups: an 'onRead' projection (orders) is made a deferred
+    // one here (test/projections/on-read.test.ts covers 'onRead').
+    ...((projection as Projection).apply === 'onRead' ? { apply: 'deferred' as const } : {}),
     ...(overrides as Partial<Projection>),
     evolve(doc, event: RecordedEvent, key: string) {
       counter.evolved++;
@@ -171,7 +174,10 @@ function openGatewayLike(t: Test, path: string, projections: readonly Projection
   return { store, readModels, close };
 }
 
-const PROJECTIONS = [tokensProjection as Projection, ordersProjection as Projection];
+// The orders projection is 'onRead' in the gateway (test/projections/on-read.test.ts); these
+// tests of the catch-ups use it as a deferred one, a document per order.
+const deferredOrders: Projection = { ...(ordersProjection as Projection), apply: 'deferred' };
+const PROJECTIONS = [tokensProjection as Projection, deferredOrders];
 
 /** The projection feed of a SQLite store (projections/feed.ts), bound, as a plain object a test can change. */
 const feedOf = (store: SqliteEventStore): ProjectionFeed => ({
@@ -257,7 +263,7 @@ t.test("an order's first event does not look its document up; a later event of t
   const store = new MemoryEventStore();
   const db = openDatabase(':memory:');
   t.teardown(() => db.close());
-  const readModels = new ReadModels(db, store, [ordersProjection as Projection]);
+  const readModels = new ReadModels(db, store, [deferredOrders]);
   const lookups: string[] = [];
   // The documents' table is where a projection's fold looks a document up (projections/tables.ts).
   const tables = (readModels as unknown as { tables: { get<Doc>(projection: string, key: string): Doc | undefined } }).tables;
@@ -376,7 +382,7 @@ t.test('reset() then catchUp() rebuilds documents byte for byte', async (t) => {
   const head = await store.headPosition();
 
   readModels.reset(tokensProjection as Projection);
-  readModels.reset(ordersProjection as Projection);
+  readModels.reset(deferredOrders);
   t.same(readModels.all('tokens'), [], 'reset drops the documents');
   t.same(readModels.all('orders'), []);
   t.equal(readModels.checkpoint('tokens'), 0n, 'and the checkpoint');
@@ -385,7 +391,7 @@ t.test('reset() then catchUp() rebuilds documents byte for byte', async (t) => {
   t.strictSame(readModels.all('orders'), ordersBefore, 'orders: same keys, same JSON text');
   t.equal(readModels.checkpoint('orders'), head);
 
-  readModels.reset(ordersProjection as Projection);
+  readModels.reset(deferredOrders);
   t.equal(readModels.all('tokens').length, 2, 'resetting one projection leaves the other');
   t.equal(readModels.checkpoint('tokens'), head);
   await readModels.catchUp();
