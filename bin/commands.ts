@@ -162,6 +162,7 @@ export const commands: Record<string, Command> = {
       const untilTime = instant(values['until-time'], 'until-time');
       return withStores(values, async ({ readModels }) => {
         const result = await readModels.rebuild({
+          everyModel: true,
           ...(untilPosition !== undefined ? { untilPosition } : {}),
           ...(untilTime ? { untilTime } : {}),
           onProgress: progressBar,

@@ -30,6 +30,12 @@ export interface ReadModelsOptions {
 }
 
 export interface RebuildOptions {
+  /**
+   * Replay the 'onRead' projections too (the CLI's replay), not only the ones a serving gateway
+   * keeps (default; the others are replayed by their first read). A rebuild up to a position or
+   * an instant replays every one, and they stay there until the next catch-up.
+   */
+  everyModel?: boolean;
   untilPosition?: bigint;
   untilTime?: Date;
   onProgress?: (events: number, position: bigint, head: bigint) => void;
@@ -75,6 +81,8 @@ export class ReadModels implements ReadModelsPort {
   private readonly deferred: readonly Projection[];
   /** The projections written only when read (apply: 'onRead'), each then brought up from the log. */
   private readonly onRead: readonly Projection[];
+  /** After a rebuild that stopped early: reads leave the 'onRead' models there until the next catch-up. */
+  private pinned = false;
   /**
    * Committed events not yet applied to the deferred projections: in log order, the first right
    * after every deferred checkpoint (checked when the first is held). Empty: nothing held.
@@ -144,12 +152,15 @@ export class ReadModels implements ReadModelsPort {
    */
   async rebuild(options: RebuildOptions = {}): Promise<RebuildResult> {
     // Every model is dropped; the replay writes the live ones, an 'onRead' one is replayed by its
-    // first read (readAll()/hash() read every one).
+    // first read unless asked for (or a rebuild stops early: every one then shows that moment).
     await this.running;
     this.dropHeld();
     for (const p of this.projections) this.reset(p);
     const head = await this.store.headPosition();
     const untilTime = options.untilTime?.toISOString();
+    const early = options.untilPosition !== undefined || untilTime !== undefined;
+    const replayed = early || options.everyModel === true ? this.projections : undefined;
+    this.pinned = early && this.onRead.length > 0;
     const started = performance.now();
     let position = 0n;
     let events = 0;
@@ -159,7 +170,7 @@ export class ReadModels implements ReadModelsPort {
         events += page.length;
         position = page.at(-1)?.position ?? position;
         options.onProgress?.(events, position, head);
-      });
+      }, replayed);
     }
     // Then page by page: everything (time travel reads metadata; a store that cannot read ahead),
     // or what was appended since the replay began (nothing past untilPosition).
@@ -172,7 +183,7 @@ export class ReadModels implements ReadModelsPort {
         (options.untilPosition !== undefined && e.position > options.untilPosition) ||
         (untilTime !== undefined && String(e.metadata?.recordedAt ?? e.created) > untilTime));
       const slice = stop < 0 ? page : page.slice(0, stop);
-      this.apply(slice);
+      this.apply(slice, replayed);
       events += slice.length;
       position = slice.at(-1)?.position ?? position;
       options.onProgress?.(events, position, head);
@@ -228,7 +239,7 @@ export class ReadModels implements ReadModelsPort {
    */
   private bringUp(projection: Projection): void {
     const feed = this.feed;
-    if (!feed?.readForProjectionsNow || !this.db.open) return;
+    if (!feed?.readForProjectionsNow || !this.db.open || this.pinned) return;
     for (;;) {
       const page = feed.readForProjectionsNow(this.tables.checkpoint(projection.name), this.page);
       if (page.length > 0) {
@@ -275,6 +286,7 @@ export class ReadModels implements ReadModelsPort {
 
   /** One catch-up run; concurrent calls share it. */
   private run(): Promise<void> {
+    this.pinned = false;
     if (this.running) {
       this.again = true;
       return this.running;
@@ -298,11 +310,11 @@ export class ReadModels implements ReadModelsPort {
   }
 
   /** Apply the log in (from, until], read ahead by the store while a page is applied, if it can. */
-  private async replayAhead(from: bigint, until: bigint, onPage?: (page: readonly ProjectedEvent[]) => void): Promise<void> {
+  private async replayAhead(from: bigint, until: bigint, onPage?: (page: readonly ProjectedEvent[]) => void, only?: readonly Projection[]): Promise<void> {
     const readPagesAhead = this.feed?.readPagesAhead;
     if (!readPagesAhead) return;
     for await (const page of readPagesAhead({ fromPosition: from, untilPosition: until, pageSize: this.page })) {
-      this.apply(page);
+      this.apply(page, only);
       onPage?.(page);
     }
   }
@@ -412,18 +424,18 @@ export class ReadModels implements ReadModelsPort {
 
   /** One transaction: documents and checkpoints together, re-reading checkpoints inside it
    *  because another process sharing the file may have applied some of these events already. */
-  private apply(events: readonly ProjectedEvent[]): void {
+  private apply(events: readonly ProjectedEvent[], only?: readonly Projection[]): void {
     if (events.length === 0) return;
     // Read models are derived and checkpointed in the same transaction: they need not wait for
     // an fsync of their own (a power cut loses at most a catch-up, redone from the events). On
     // the store's connection the store says how; a file of their own is opened so (root.ts).
-    if (this.feed) this.feed.relaxedSync(() => this.applyInTransaction(events));
-    else this.applyInTransaction(events);
+    if (this.feed) this.feed.relaxedSync(() => this.applyInTransaction(events, only));
+    else this.applyInTransaction(events, only);
   }
 
-  private applyInTransaction(events: readonly ProjectedEvent[]): void {
+  private applyInTransaction(events: readonly ProjectedEvent[], only?: readonly Projection[]): void {
     try {
-      this.db.transaction(() => this.tables.applyRows(events)).immediate();
+      this.db.transaction(() => this.tables.applyRows(events, undefined, only)).immediate();
     } catch (error) {
       // applyRows set the checkpoints it believed; the transaction did not commit them.
       this.tables.known.clear();

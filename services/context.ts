@@ -1,5 +1,5 @@
 // What a command handler knows of the request that caused it, for event metadata and logs.
-import { randomInt } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { uuidV7 } from '../lib/uuid.js';
 import type { EventData, EventMetadata } from '../store/event-store.js';
 
@@ -33,9 +33,34 @@ export function toEventData(events: ReadonlyArray<{ type: string; data: unknown 
   return events.map((e) => ({ id: uuidV7(), type: e.type, data: e.data, metadata }));
 }
 
-/** n random decimal digits (crypto-strength; token ids and acquirer references). */
+/** Random bytes for digits, drawn 4 KiB at a time from the CSPRNG (one call per ~4,000 digits, not one per 9); a byte handed out is zeroed. */
+let digitBytes = Buffer.alloc(0);
+let digitAt = 0;
+
+function randomByte(): number {
+  if (digitAt >= digitBytes.length) {
+    digitBytes = randomBytes(4096);
+    digitAt = 0;
+  }
+  const byte = digitBytes[digitAt] as number;
+  digitBytes[digitAt++] = 0;
+  return byte;
+}
+
+/** n random decimal digits (crypto-strength; token ids and acquirer references): a byte below 250 is a digit (its value mod 10), others are skipped. */
 export function randomDigits(count: number): string {
   let out = '';
-  while (out.length < count) out += String(randomInt(0, 1_000_000_000)).padStart(9, '0');
-  return out.slice(0, count);
+  while (out.length < count) {
+    const byte = randomByte();
+    if (byte < 250) out += String.fromCharCode(48 + (byte % 10));
+  }
+  return out;
 }
+
+/** n random hexadecimal digits, upper case (from the same pool: a byte gives one digit, its low 4 bits). */
+export function hexDigits(count: number): string {
+  let out = '';
+  while (out.length < count) out += HEX[randomByte() & 15] as string;
+  return out;
+}
+const HEX = '0123456789ABCDEF';

@@ -10,7 +10,7 @@
 // LOCK_FAILURE (not recorded) and an identical repeat waits for the record and answers with it.
 import { randomUUID } from 'node:crypto';
 import { streams } from '../../domain/events.js';
-import { decidePay } from '../../domain/order/order.js';
+import { decidePay, type AcquirerIds, type PayWithToken } from '../../domain/order/order.js';
 import type { MerchantProfile } from '../../merchants.js';
 import type { PayBody, PayParams } from '../../schemas/pay.js';
 import { orderAggregate } from '../aggregates.js';
@@ -28,6 +28,7 @@ import { busyAfter, POLL_MS } from './holds.js';
 export { amountExplanation } from './pay-request.js';
 
 const MAX_CONFLICTS = 20;
+const NO_IDS: AcquirerIds = { authorizationCode: '', receipt: '', stan: '', acquirerTransactionId: '', batch: 0 };
 
 
 export async function payWithToken(gateway: Gateway, merchant: MerchantProfile, params: PayParams, body: PayBody, meta: RequestMeta) {
@@ -37,8 +38,13 @@ export async function payWithToken(gateway: Gateway, merchant: MerchantProfile, 
   const { correlationId } = body;
   const masking = merchant.repository.cardNumberMasking ?? '6.4';
   const reference = referenceClaimer(gateway, { merchantId: merchant.id, orderId: params.orderid, transactionId: params.transactionid, reference: facts.transactionReference }, meta);
+  // One command for every attempt, its time and acquirer references drawn anew at each (a copy
+  // of the facts per attempt cost µs on every pay: issue 17).
+  const command: PayWithToken = Object.assign(facts, { attemptId, ids: NO_IDS, now: '' });
   return handleCommand(gateway, stream, orderAggregate, async (state, { now }) => {
-    const decision = decidePay(state, { ...facts, attemptId, ids: acquirerIds(now), now });
+    command.ids = acquirerIds(now);
+    command.now = now;
+    const decision = decidePay(state, command);
     switch (decision.kind) {
       case 'replayed':
       case 'locked':

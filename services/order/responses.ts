@@ -23,6 +23,11 @@ export const responseView = (outcome: PaymentRecorded['data']['outcome']) => opt
   risk: outcome.risk,
 });
 
+/**
+ * A member without a value is `undefined` here, not left out: every writer of the answer leaves it
+ * out (the route's compiled serializer, sortedJson), and a copy without it per object cost µs on
+ * every pay (issue 17).
+ */
 export function payResponse(payment: Payment, order: { creationTime: string; reference: string | undefined }, correlationId: string | undefined, masking: CardNumberMasking) {
   const { outcome, card, currency } = payment;
   const number = maskCardNumber(card.number, masking);
@@ -30,11 +35,11 @@ export function payResponse(payment: Payment, order: { creationTime: string; ref
   const taxLocal = payment.taxLocal
     ? { local: optional({ ...payment.taxLocal, amount: payment.taxLocal.amount === undefined ? undefined : amount(payment.taxLocal.amount, currency) }) }
     : undefined;
-  return optional({
-    card: optional({ expiry, holder: payment.holder, number, token: payment.token, type: card.type }),
+  return {
+    card: { expiry, holder: payment.holder, number, token: payment.token, type: card.type },
     correlationId,
     merchant: payment.merchantId,
-    order: optional({
+    order: {
       amount: amount(payment.amount, currency),
       creationTime: order.creationTime,
       currency,
@@ -45,7 +50,7 @@ export function payResponse(payment: Payment, order: { creationTime: string; ref
       totalAuthorizedAmount: amount(payment.totalsAfter.authorized, currency),
       totalCapturedAmount: amount(payment.totalsAfter.captured, currency),
       totalRefundedAmount: amount(payment.totalsAfter.refunded, currency),
-    }),
+    },
     response: responseView(outcome),
     result: outcome.result,
     sourceOfFunds: {
@@ -54,7 +59,7 @@ export function payResponse(payment: Payment, order: { creationTime: string; ref
       type: 'CARD' as const,
     },
     timeOfRecord: payment.timeOfRecord,
-    transaction: optional({
+    transaction: {
       acquirer: outcome.acquirer,
       amount: amount(payment.amount, currency),
       authorizationCode: outcome.authorizationCode,
@@ -69,7 +74,7 @@ export function payResponse(payment: Payment, order: { creationTime: string; ref
       stan: outcome.stan,
       tax: taxLocal,
       terminal: outcome.terminal,
-      type: 'PAYMENT',
-    }),
-  });
+      type: 'PAYMENT' as const,
+    },
+  };
 }

@@ -222,6 +222,27 @@ t.test("an 'onRead' projection resumes from its checkpoint in another process", 
   t.equal(orders.counter.evolved, 2, 'only the two payments after its checkpoint folded');
 });
 
+t.test("a rebuild up to a position replays an 'onRead' projection to it, and reads leave it there", async (t) => {
+  // As the CLI's replay: read models on the store, not started (no subscription catching up).
+  const { store, readModels, checkpointInFile } = open(t, newPath(), [tokensProjection as Projection, onReadOrders().projection], 1, 2);
+  await store.append(streams.token(REPO, TOKEN), [tokenCreated()], { expectedRevision: 'no_stream' });
+  await pay(store, 1, '1', 'no_stream');
+  const { position } = await pay(store, 1, '2', 0n);
+  await pay(store, 2, '1', 'no_stream');
+  await readModels.rebuild({ untilPosition: position });
+  t.equal(checkpointInFile('orders'), position, 'replayed up to the position');
+  t.same(transactionsOf(readModels, 1), ['1', '2']);
+  t.equal(transactionsOf(readModels, 2), undefined, 'a read does not bring it past the position');
+  readModels.hash();
+  t.equal(readModels.checkpoint('tokens'), position, 'nor does the hash: every model shows the same moment');
+  t.equal(readModels.checkpoint('orders'), position);
+  await readModels.catchUp();
+  t.same(transactionsOf(readModels, 2), ['1'], 'after the next catch-up, reads bring it up again');
+
+  await readModels.rebuild({ everyModel: true });
+  t.equal(checkpointInFile('orders'), await store.headPosition(), 'everyModel: the rebuild replays it too');
+});
+
 t.test("without a synchronous feed (KurrentDB, memory) an 'onRead' projection is kept as a deferred one", async (t) => {
   const { MemoryEventStore } = await import('../../store/memory.js');
   const store = new MemoryEventStore();
