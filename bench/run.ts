@@ -171,7 +171,7 @@ export function evaluateTargets(http: HttpResult | undefined, replay: ReplayResu
   const create = scenario('create');
   const rss = [
     http?.tokengateHwmMB, ...(http?.scenarios.map((s) => s.tokengate.hwmMB) ?? []),
-    replay?.rebuild.hwmMB, replay?.startup.warmHwmMB, replay?.startup.coldHwmMB,
+    replay?.rebuild.hwmMB, replay?.rebuild.ordersOnRead.hwmMB, replay?.startup.warmHwmMB, replay?.startup.coldHwmMB,
   ].filter((v): v is number => typeof v === 'number');
   const maxRss = rss.length > 0 ? Math.max(...rss) : undefined;
   const retries = scenario('retries');
@@ -190,8 +190,11 @@ export function evaluateTargets(http: HttpResult | undefined, replay: ReplayResu
       met: pay ? pay.tokengate.latencyMs.p99 <= 25 : null,
     },
     {
+      // The live read models' rebuild; the orders model ('onRead') is built by its first read, shown beside it.
       name: 'rebuild', target: '≥ 100,000 events/s (median of three)',
-      measured: replay ? `${replay.rebuild.eventsPerSecond.toLocaleString('en')} events/s (${replay.events.toLocaleString('en')} events${replay.rebuild.runs.length > 1 ? `, median of ${replay.rebuild.runs.length}` : ''})` : 'not run',
+      measured: replay ? `${replay.rebuild.eventsPerSecond.toLocaleString('en')} events/s, live read models (${replay.events.toLocaleString('en')} events` +
+        `${replay.rebuild.runs.length > 1 ? `, median of ${replay.rebuild.runs.length}` : ''}); orders model built by its first read ` +
+        `${replay.rebuild.ordersOnRead.eventsPerSecond.toLocaleString('en')} events/s` : 'not run',
       met: replay ? replay.rebuild.eventsPerSecond >= 100_000 : null,
     },
     {
@@ -280,12 +283,16 @@ function report(result: BenchResult): string {
     lines.push('', `replay of ${replay.events.toLocaleString('en')} events`, table([
       ['measure', 'value'],
       ['write (fixture load, not a target)', `${replay.write.eventsPerSecond.toLocaleString('en')} events/s (${replay.write.seconds} s; ${replay.write.method})`],
-      ['rebuild read models (ReadModels.rebuild)', `${replay.rebuild.eventsPerSecond.toLocaleString('en')} events/s (${replay.rebuild.seconds} s)${medianOf(replay.rebuild.runs)}`],
+      ['rebuild, live read models (ReadModels.rebuild)', `${replay.rebuild.eventsPerSecond.toLocaleString('en')} events/s (${replay.rebuild.seconds} s)${medianOf(replay.rebuild.runs)}`],
+      ['orders read model, built by its first read', `${replay.rebuild.ordersOnRead.eventsPerSecond.toLocaleString('en')} events/s ` +
+        `(${replay.rebuild.ordersOnRead.seconds} s, after the rebuild, same process${replay.rebuild.runs.length > 1 ? ', the median rebuild\'s run' : ''})` +
+        (replay.rebuild.runs.length > 1 ? `; runs: ${replay.rebuild.ordersOnRead.runs.map((r) => r.toLocaleString('en')).join(' · ')} events/s` : '')],
       ['RSS after rebuild / peak', `${replay.rebuild.rssMB} / ${replay.rebuild.hwmMB} MB`],
+      ['RSS after the orders read / peak', `${replay.rebuild.ordersOnRead.rssMB} / ${replay.rebuild.ordersOnRead.hwmMB} MB`],
       ['start-up, read models current', `${replay.startup.warmMs} ms (peak RSS ${replay.startup.warmHwmMB} MB)`],
-      ['start-up, read models to build', replay.startup.coldMs === undefined ? 'not run' : `${replay.startup.coldMs} ms (peak RSS ${replay.startup.coldHwmMB} MB)`],
+      ['start-up, live read models to build', replay.startup.coldMs === undefined ? 'not run' : `${replay.startup.coldMs} ms (peak RSS ${replay.startup.coldHwmMB} MB)`],
       ['store size per event (events only)', `${replay.size.bytesPerEvent} B (${round(replay.size.eventsOnlyBytes / 1e6, 1)} MB)`],
-      ['store size per event (with read models)', `${replay.size.bytesPerEventWithReadModels} B (${round(replay.size.withReadModelsBytes / 1e6, 1)} MB)`],
+      ['store size per event (with read models, orders too)', `${replay.size.bytesPerEventWithReadModels} B (${round(replay.size.withReadModelsBytes / 1e6, 1)} MB)`],
     ]));
   }
   if (profile) {

@@ -61,6 +61,13 @@ t.test('a quick run yields every scenario, the durability check and the replay',
   t.equal(replay.rebuild.runs.length, 2, 'two rebuilds, each in its own process');
   t.ok(replay.rebuild.runs.includes(replay.rebuild.eventsPerSecond), 'the reported one is one of the runs (the median, by time)');
   t.ok(replay.rebuild.rssMB > 0);
+  // The orders model ('onRead') is not replayed by rebuild(): its first read builds it, timed apart.
+  const orders = replay.rebuild.ordersOnRead;
+  t.ok(finite(orders.eventsPerSecond) && orders.eventsPerSecond > 0, `orders built by its first read ${orders.eventsPerSecond} events/s`);
+  t.ok(finite(orders.seconds) && orders.seconds >= 0, 'the orders read timed');
+  t.equal(orders.runs.length, 2, 'the orders read timed in each rebuild process');
+  t.ok(orders.runs.every((r) => finite(r) && r > 0), 'every orders read timed');
+  t.ok(orders.hwmMB > 0, 'memory after the orders read');
   t.ok(replay.startup.warmMs > 0 && finite(replay.startup.coldMs), 'start-up times');
   t.ok(replay.size.bytesPerEvent > 0);
   t.same(written.targets.map((target) => target.name), [
