@@ -66,19 +66,22 @@ function gatewayOnly(request: OutcomeRequest, gatewayCode: GatewayCode, gathered
 
 /** The acquirer's answer: its code and message, CSC, AVS, references, an authorization code on approval. */
 function acquirerAnswer(request: OutcomeRequest, answer: { gatewayCode: string; result: PaymentOutcome['result']; acquirerCode: string; acquirerMessage: string }, gathered: Gathered): PaymentOutcome {
-  const approved = answer.result === 'SUCCESS';
+  // Member by member, in this order (what the spreads of an earlier version wrote): one shape
+  // per path, no copies of optional parts (issue 17).
   const avs = avsResponse(request.billingStreet);
-  return {
-    ...answer,
-    ...(approved ? { authorizationCode: request.ids.authorizationCode } : {}),
-    cardSecurityCode: cardSecurityCodeResponse(request.securityCode, request.card.brand),
-    ...(avs ? { avs } : {}),
-    ...gathered,
-    acquirer: acquirerReferences(request),
-    receipt: request.ids.receipt,
-    stan: request.ids.stan,
-    terminal: 'TGW00001',
-  };
+  const outcome: PaymentOutcome = {
+    gatewayCode: answer.gatewayCode, result: answer.result, acquirerCode: answer.acquirerCode, acquirerMessage: answer.acquirerMessage,
+  } as PaymentOutcome;
+  if (answer.result === 'SUCCESS') outcome.authorizationCode = request.ids.authorizationCode;
+  outcome.cardSecurityCode = cardSecurityCodeResponse(request.securityCode, request.card.brand);
+  if (avs) outcome.avs = avs;
+  if (gathered.risk) outcome.risk = gathered.risk;
+  if (gathered.threeDSecure) outcome.threeDSecure = gathered.threeDSecure;
+  outcome.acquirer = acquirerReferences(request);
+  outcome.receipt = request.ids.receipt;
+  outcome.stan = request.ids.stan;
+  outcome.terminal = 'TGW00001';
+  return outcome;
 }
 
 function merchantRiskDecision(request: OutcomeRequest, rule: RuleAnswer | undefined): MerchantRiskDecision | undefined {

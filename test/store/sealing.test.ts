@@ -284,3 +284,17 @@ t.test('a key file written without secure deletion is scrubbed once when opened'
   keys.close();
   for (const [file, data] of filesOf(path)) t.notOk(data.includes(key), `closed: not in ${file}`);
 });
+
+t.test('the fingerprint is HMAC-SHA-256 exactly, for any key and text (one-shot hashes, not createHmac)', async (t) => {
+  const { createHmac } = await import('node:crypto');
+  const { default: fc } = await import('fast-check');
+  const { hmacSha256 } = await import('../../store/sealing.js');
+  fc.assert(fc.property(fc.uint8Array({ minLength: 0, maxLength: 100 }), fc.string({ unit: 'grapheme', maxLength: 300 }), (keyBytes, text) => {
+    const key = Buffer.from(keyBytes);
+    return hmacSha256(key)(text) === createHmac('sha256', key).update(text).digest('base64url');
+  }), { numRuns: 500 });
+  const key = randomBytes(32);
+  const sealer = new Sealer(new MemoryKeyStore());
+  t.equal(sealer.fingerprint('x').length, 43, 'base64url of 32 bytes');
+  t.equal(hmacSha256(key)('repeat'), hmacSha256(key)('repeat'), 'the same text, the same fingerprint, call after call');
+});
