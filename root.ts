@@ -49,8 +49,8 @@ export interface Opened {
   /** The key store, its writes' storage faults noted (keyFault). */
   readonly keys: KeyStore;
   readonly readModels: ReadModelsPort;
-  /** See Gateway.streamIsCold. */
-  readonly streamIsCold: ((stream: string) => boolean) | undefined;
+  /** See Gateway.cachedRevision. */
+  readonly cachedRevision: ((stream: string) => bigint | undefined) | undefined;
   /** From now on the read models commit with the events, where they share the store's connection (after start()). */
   projectInline(): void;
   keyFault(): StorageFault | undefined;
@@ -111,7 +111,7 @@ function openStoresOf(config: EventStoreConfig, files: Files): Opened {
       const readModels = new ReadModels(store.db, store, PROJECTIONS, { feed: store });
       return {
         store, keys, readModels, keyFault: guarded.fault,
-        streamIsCold: (stream) => !store.holdsStream(stream),
+        cachedRevision: (stream) => store.cachedRevision(stream),
         projectInline: () => store.setCommitListener(readModels.commitListener()),
         close: () => closeAll(() => store.close(), () => keys.close()),
       };
@@ -150,7 +150,7 @@ function openStoresOf(config: EventStoreConfig, files: Files): Opened {
       const readModels = new PostgresReadModels(config.url, store, PROJECTIONS);
       return {
         store, keys: guarded.keys, readModels, keyFault: guarded.fault,
-        streamIsCold: undefined,
+        cachedRevision: undefined,
         projectInline: () => undefined,
         close: () => closeAll(() => readModels.close(), () => store.close(), () => guarded.keys.close()),
       };
@@ -176,7 +176,7 @@ function withOwnReadModels(store: EventStore, rawKeys: KeyStore, readModelsFile:
   db.pragma('synchronous = NORMAL');
   return {
     store, keys: guarded.keys, readModels: new ReadModels(db, store, PROJECTIONS), keyFault: guarded.fault,
-    streamIsCold: undefined,
+    cachedRevision: undefined,
     projectInline: () => undefined,
     close: () => closeAll(() => store.close(), () => { if (db.open) db.close(); }, () => guarded.keys.close()),
   };
@@ -220,7 +220,7 @@ export async function openGateway(eventStore: EventStoreConfig, merchants: Merch
   let closing = false;
   return {
     merchants, store, sealer, readModels, schemeTokens, sessionExpiry, tokenShredder,
-    streamIsCold: opened.streamIsCold,
+    cachedRevision: opened.cachedRevision,
     status: () => (closing || store.failure !== undefined || opened.keyFault() !== undefined ? 'SHUTDOWN' : 'OPERATING'),
     fault: () => store.failure ?? opened.keyFault(),
     async close() {

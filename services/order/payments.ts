@@ -30,23 +30,65 @@ export { amountExplanation } from './pay-request.js';
 const MAX_CONFLICTS = 20;
 const NO_IDS: AcquirerIds = { authorizationCode: '', receipt: '', stan: '', acquirerTransactionId: '', batch: 0 };
 
+/**
+ * The answers of recently recorded payments, per store (a process may host several gateways),
+ * for their identical repeats: a repeat with the same fingerprint, correlation id and masking is
+ * answered with the same answer while the store holds the order's stream in memory at the same
+ * revision (nothing appended to the order since, by this process or another: another writer
+ * empties the store's cache). What the command handler would answer then, without reading the
+ * order, folding it and deciding again (issue 17). Bounded like the store's stream cache.
+ */
+interface Answered { fingerprint: string; revision: bigint; correlationId: string | undefined; masking: string; response: ReturnType<typeof payResponse> }
+const ANSWERED = new WeakMap<object, Map<string, Answered>>();
+const MAX_ANSWERED = 2_000;
+
+function answeredBy(gateway: Gateway): Map<string, Answered> | undefined {
+  if (!gateway.cachedRevision) return undefined;
+  let answered = ANSWERED.get(gateway.store);
+  if (!answered) {
+    answered = new Map();
+    ANSWERED.set(gateway.store, answered);
+  }
+  return answered;
+}
+
+function remember(answered: Map<string, Answered> | undefined, key: string, entry: Answered): void {
+  if (!answered) return;
+  answered.delete(key);
+  answered.set(key, entry);
+  if (answered.size > MAX_ANSWERED) {
+    const oldest = answered.keys().next().value;
+    if (oldest !== undefined) answered.delete(oldest);
+  }
+}
 
 export async function payWithToken(gateway: Gateway, merchant: MerchantProfile, params: PayParams, body: PayBody, meta: RequestMeta) {
   const facts = await payFacts(gateway, merchant, params, body);
   const stream = streams.order(merchant.id, params.orderid);
-  const attemptId = randomUUID();
   const { correlationId } = body;
   const masking = merchant.repository.cardNumberMasking ?? '6.4';
+  const answered = answeredBy(gateway);
+  const key = `${stream}\u0000${params.transactionid}`;
+  const known = answered?.get(key);
+  if (known && known.fingerprint === facts.requestFingerprint && known.correlationId === correlationId && known.masking === masking &&
+    gateway.cachedRevision?.(stream) === known.revision) return known.response;
+  const answer = (payment: Parameters<typeof payResponse>[0], state: Parameters<typeof orderView>[0], now: string, revision: bigint) => {
+    const response = payResponse(payment, orderView(state, now), correlationId, masking);
+    remember(answered, key, { fingerprint: facts.requestFingerprint, revision, correlationId, masking, response });
+    return response;
+  };
+  const attemptId = randomUUID();
   const reference = referenceClaimer(gateway, { merchantId: merchant.id, orderId: params.orderid, transactionId: params.transactionid, reference: facts.transactionReference }, meta);
   // One command for every attempt, its time and acquirer references drawn anew at each (a copy
   // of the facts per attempt cost µs on every pay: issue 17).
   const command: PayWithToken = Object.assign(facts, { attemptId, ids: NO_IDS, now: '' });
-  return handleCommand(gateway, stream, orderAggregate, async (state, { now }) => {
+  return handleCommand(gateway, stream, orderAggregate, async (state, { now, history }) => {
     command.ids = acquirerIds(now);
     command.now = now;
     const decision = decidePay(state, command);
     switch (decision.kind) {
       case 'replayed':
+        return { events: [], answer: () => answer(decision.payment, state, now, BigInt(history.length - 1)) };
       case 'locked':
         return { events: [], answer: () => payResponse(decision.payment, orderView(state, now), correlationId, masking) };
       case 'inFlight':
@@ -63,7 +105,7 @@ export async function payWithToken(gateway: Gateway, merchant: MerchantProfile, 
           answer: (after) => {
             // The payment is recorded; a merchant rule makes this first answer a lost one (500).
             if (decision.payment.fault === 'SERVER_FAILED') throw new SimulatedFault('SERVER_FAILED');
-            return payResponse(decision.payment, orderView(after, now), correlationId, masking);
+            return answer(decision.payment, after, now, BigInt(history.length - 1 + decision.events.length));
           },
         };
     }
@@ -76,7 +118,7 @@ export async function payWithToken(gateway: Gateway, merchant: MerchantProfile, 
     // decidePay refuses nothing (its refusals need a recorded transaction, a lock or a currency);
     // an answer without an append (a simulated SERVER_BUSY) is made on the order as read. A guess
     // is never made before the reference is claimed: nothing is claimed on a guessed state.
-    guessNew: (name) => reference.claimed && gateway.streamIsCold?.(name) === true,
+    guessNew: (name) => reference.claimed && gateway.cachedRevision !== undefined && gateway.cachedRevision(name) === undefined,
     attempts: MAX_CONFLICTS,
     busy: `Order '${params.orderid}' is being changed by too many requests at once`,
   });

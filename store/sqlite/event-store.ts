@@ -6,7 +6,8 @@
 // share the file: every write transaction is BEGIN IMMEDIATE, and subscriptions poll for the
 // other processes' events. Beyond the port, its own speed-ups for the read models on its
 // connection (readAllForProjections, readPagesAhead, durable, relaxedSync, setCommitListener)
-// and for a caller guessing a new stream (holdsStream), which the composition root wires.
+// and for a caller guessing a new stream or checking a stream unchanged (cachedRevision), which
+// the composition root wires.
 import { fdatasync, fdatasyncSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import type {
@@ -180,12 +181,14 @@ export class SqliteEventStore implements EventStore {
   }
 
   /**
-   * Whether readStream would answer from memory, without a query (valid while no other connection
-   * wrote). A caller expecting a new stream may skip the read when it would not, and let the
-   * append's expected revision (`no_stream`) check the guess.
+   * The stream's revision when readStream would answer it from memory, without a query (valid
+   * while no other connection wrote), else undefined. A caller expecting a new stream may skip the
+   * read when it would not, and let the append's expected revision (`no_stream`) check the guess.
    */
-  holdsStream(stream: string): boolean {
-    return this.recent.holds(stream);
+  cachedRevision(stream: string): bigint | undefined {
+    if (!this.recent.holds(stream)) return undefined;
+    const events = this.recent.stream(stream);
+    return events === undefined ? undefined : BigInt(events.length - 1);
   }
 
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
