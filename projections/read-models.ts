@@ -20,6 +20,8 @@ const AHEAD_AFTER_PAGES = 10n;
 // start-up catch-up redoes from the log. A batch is written at once when it reaches a page.
 export const DEFER_MS = 100;
 
+const CAUGHT_UP: Promise<void> = Promise.resolve();
+
 export interface ReadModelsOptions {
   /** Events per page (default PAGE); also the most events deferred projections hold before they are applied. */
   page?: number;
@@ -266,8 +268,13 @@ export class ReadModels implements ReadModelsPort {
    * the events up to it (the SQLite store applies inline projections inside the events' own commit
    * and hands the deferred ones the events there; its appends resolve once they are on disk).
    */
-  async catchUp(position?: bigint): Promise<void> {
-    if (position !== undefined && this.covered() >= position) return;
+  catchUp(position?: bigint): Promise<void> {
+    // (Not async: the common case, after every append, returns one settled promise, no new one.)
+    if (position !== undefined && this.covered() >= position) return CAUGHT_UP;
+    return this.catchUpNow();
+  }
+
+  private async catchUpNow(): Promise<void> {
     await this.run();
     await this.feed?.durable();
   }

@@ -6,6 +6,10 @@ import { documented, errorResponses, PayResponse } from '../schemas/responses.js
 import { payWithToken } from '../services/order/payments.js';
 import { merchantOf, requireMerchant } from '../plugins/auth.js';
 
+/** Each answer's text, while the answer object lives (see the handler). */
+const texts = new WeakMap<object, string>();
+const JSON_TYPE = 'application/json; charset=utf-8';
+
 const pay: FastifyPluginAsyncTypebox = async (app) => {
   await requireMerchant(app, app.gateway.merchants, 'pay', 'merchantid');
   app.put('/api/rest/version/3/merchant/:merchantid/token/:tokenid/order/:orderid/transaction/:transactionid', {
@@ -21,7 +25,17 @@ const pay: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request, reply) => {
     const merchant = merchantOf(request);
     const response = await payWithToken(app.gateway, merchant, request.params, request.body, request.meta());
-    return reply.code(201).send(response);
+    // Written here with the route's serializer (what Fastify would write), and kept with the
+    // answer: an identical repeat answered from the recent answers gets the same object, and its
+    // text is not written again (issue 17).
+    let text = texts.get(response);
+    if (text === undefined) {
+      const serialize = reply.code(201).getSerializationFunction('201');
+      if (serialize === undefined) return reply.code(201).send(response);
+      text = serialize(response);
+      texts.set(response, text);
+    }
+    return reply.code(201).type(JSON_TYPE).send(text);
   });
 };
 

@@ -82,7 +82,10 @@ export async function payWithToken(gateway: Gateway, merchant: MerchantProfile, 
   // One command for every attempt, its time and acquirer references drawn anew at each (a copy
   // of the facts per attempt cost µs on every pay: issue 17).
   const command: PayWithToken = Object.assign(facts, { attemptId, ids: NO_IDS, now: '' });
-  return handleCommand(gateway, stream, orderAggregate, async (state, { now, history }) => {
+  // The reference is claimed before the first append that records or holds (no promise when
+  // there is nothing left to claim: most payments).
+  const claimed = <T>(now: string, decision: T): T | Promise<T> => (reference.claimed ? decision : reference.claim(now).then(() => decision));
+  return handleCommand(gateway, stream, orderAggregate, (state, { now, history }) => {
     command.ids = acquirerIds(now);
     command.now = now;
     const decision = decidePay(state, command);
@@ -96,18 +99,16 @@ export async function payWithToken(gateway: Gateway, merchant: MerchantProfile, 
       case 'busy':
         return { events: [], answer: busyAfter(decision.latencyMs) };
       case 'started':
-        await reference.claim(now);
-        return { events: decision.events, again: decision.latencyMs };
+        return claimed(now, { events: decision.events, again: decision.latencyMs });
       case 'recorded':
-        await reference.claim(now);
-        return {
+        return claimed(now, {
           events: decision.events,
           answer: (after) => {
             // The payment is recorded; a merchant rule makes this first answer a lost one (500).
             if (decision.payment.fault === 'SERVER_FAILED') throw new SimulatedFault('SERVER_FAILED');
             return answer(decision.payment, after, now, BigInt(history.length - 1 + decision.events.length));
           },
-        };
+        });
     }
   }, {
     meta,
