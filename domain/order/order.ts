@@ -147,25 +147,22 @@ function recordedPayment(state: OrderState, command: PayWithToken, rule: { index
   const totalsAfter = captured
     ? { authorized: before.authorized + command.amount, captured: before.captured + command.amount, refunded: before.refunded }
     : before;
-  const holder = command.holder && Object.keys(command.holder).length > 0 ? command.holder : undefined;
-  return {
-    ...paymentFacts(command),
-    ...optional({
-      holder,
-      rule: rule?.index,
-      latencyMs: rule?.answer.latencyMs || undefined,
-      fault: rule?.answer.fault === 'SERVER_FAILED' ? 'SERVER_FAILED' as const : undefined,
-    }),
-    outcome,
-    orderStatus: orderStatus(totalsAfter, outcome.result, reversed),
-    totalsAfter,
-    timeOfRecord: command.now,
-  };
+  // Member by member, in the order the spreads of an earlier version wrote (issue 17: one object).
+  const payment = paymentFacts(command) as Recorded;
+  if (command.holder && Object.keys(command.holder).length > 0) payment.holder = command.holder;
+  if (rule !== undefined) payment.rule = rule.index;
+  if (rule?.answer.latencyMs) payment.latencyMs = rule.answer.latencyMs;
+  if (rule?.answer.fault === 'SERVER_FAILED') payment.fault = 'SERVER_FAILED';
+  payment.outcome = outcome;
+  payment.orderStatus = orderStatus(totalsAfter, outcome.result, reversed);
+  payment.totalsAfter = totalsAfter;
+  payment.timeOfRecord = command.now;
+  return payment;
 }
 
-/** What the request says of the payment, as recorded. */
+/** What the request says of the payment, as recorded (the members without a value left out). */
 function paymentFacts(command: PayWithToken): Omit<Recorded, 'outcome' | 'orderStatus' | 'totalsAfter' | 'timeOfRecord'> {
-  return {
+  const facts: Omit<Recorded, 'outcome' | 'orderStatus' | 'totalsAfter' | 'timeOfRecord'> = {
     merchantId: command.merchantId,
     orderId: command.orderId,
     transactionId: command.transactionId,
@@ -175,15 +172,14 @@ function paymentFacts(command: PayWithToken): Omit<Recorded, 'outcome' | 'orderS
     card: { ...command.card, type: cardTypeOf(command.card.brand, command.card.fundingMethod) },
     amount: command.amount,
     currency: command.currency,
-    ...optional({
-      orderReference: command.orderReference,
-      transactionReference: command.transactionReference,
-      frequency: command.frequency,
-      cashAdvance: command.cashAdvance,
-      taxLocal: command.taxLocal,
-    }),
-    source: command.source ?? 'INTERNET',
-  };
+  } as Omit<Recorded, 'outcome' | 'orderStatus' | 'totalsAfter' | 'timeOfRecord'>;
+  if (command.orderReference !== undefined) facts.orderReference = command.orderReference;
+  if (command.transactionReference !== undefined) facts.transactionReference = command.transactionReference;
+  if (command.frequency !== undefined) facts.frequency = command.frequency as Recorded['frequency'];
+  if (command.cashAdvance !== undefined) facts.cashAdvance = command.cashAdvance;
+  if (command.taxLocal !== undefined) facts.taxLocal = command.taxLocal;
+  facts.source = (command.source ?? 'INTERNET') as Recorded['source'];
+  return facts;
 }
 
 /** LOCK_FAILURE: the payment as it would read, with the order as it stands; never recorded. */
