@@ -14,12 +14,12 @@
 //   clients than a refusal in the middle of their upload).
 // - The slot is held while the gateway works for the request, and released exactly once, when
 //   the answer is ready (onSend, which Fastify runs when the handler or the error handler has
-//   replied, whether or not the client is still there), or when the request was aborted before it
-//   was complete (onRequestAbort), or when the connection of a reply handed to the route itself
-//   (the timeline's live stream) closes. Before, a client that closed its connection after sending
-//   a whole request and before the reply (a client time-out) kept its slot forever: Fastify runs
-//   neither onResponse nor onRequestAbort then, and the gateway answered 503 to everyone until a
-//   restart. A dropped request's slot is not freed before its work is done either: clients that
+//   replied, whether or not the client is still there; onResponse if an earlier onSend hook
+//   failed), or when the connection of a reply handed to the route itself (the timeline's live
+//   stream) closes. A request aborted before its body was complete never took one. Before, a
+//   client that closed its connection after sending a whole request and before the reply (a
+//   client time-out) kept its slot forever: Fastify runs neither onResponse nor onRequestAbort
+//   then, and the gateway answered 503 to everyone until a restart. A dropped request's slot is not freed before its work is done either: clients that
 //   give up must not let more work run at once than MAX_IN_FLIGHT (the work of a dropped payment
 //   still completes; its repetition is answered from the store).
 // - Check Gateway (GET .../information) takes no slot and is never refused for MAX_IN_FLIGHT: it
@@ -90,7 +90,8 @@ async function limits(app: FastifyInstance, options: Pick<Limits, 'maxInFlight' 
   });
   app.addHook('onSend', (request, _reply, payload, done) => { release(request); done(null, payload); });
   app.addHook('onResponse', (request, _reply, done) => { release(request); done(); });
-  app.addHook('onRequestAbort', async (request) => release(request));
+  // No onRequestAbort hook: a request aborted before its body was complete never reached
+  // preValidation, so it holds no slot (and the hook cost a 'close' listener on every request).
   app.decorate('inFlight', () => inFlight);
 
   if (options.maxEventLoopDelayMs > 0) {
