@@ -71,6 +71,9 @@ export const tokensProjection: Projection<TokenDoc> = {
   // after the reply, in batches (a pay's token usage, a create's document).
   apply: 'deferred',
   handles: new Set(['TokenCreated', 'TokenUpdated', 'TokenDeleted', 'SchemeTokenStatusChanged', 'PaymentRecorded', 'OrderTransactionRecorded']),
+  // A token's document is keyed by its stream's name parts: at the stream's first event (its
+  // TokenCreated) there is none yet (payments name a token only once it exists): no lookup.
+  isNew: (event) => event.type === 'TokenCreated' && event.revision === 0n,
   keysOf(event) {
     if (event.type === 'OrderTransactionRecorded') {
       const d = event.data as OrderTransactionRecorded['data'];

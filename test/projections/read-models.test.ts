@@ -272,6 +272,9 @@ t.test("an order's first event does not look its document up; a later event of t
 
   t.equal(ordersProjection.isNew?.({ type: 'PaymentRecorded', data: {}, stream: 's', revision: 0n, position: 1n, created: '' }, 'k'), true, 'revision 0: new');
   t.equal(ordersProjection.isNew?.({ type: 'PaymentRecorded', data: {}, stream: 's', revision: 1n, position: 2n, created: '' }, 'k'), false, 'revision 1: not new');
+  t.equal(tokensProjection.isNew?.({ type: 'TokenCreated', data: {}, stream: 's', revision: 0n, position: 1n, created: '' }, 'k'), true, "a token's TokenCreated at revision 0: new");
+  t.equal(tokensProjection.isNew?.({ type: 'TokenCreated', data: {}, stream: 's', revision: 2n, position: 3n, created: '' }, 'k'), false, 'later: looked up');
+  t.equal(tokensProjection.isNew?.({ type: 'PaymentRecorded', data: {}, stream: 'o', revision: 0n, position: 4n, created: '' }, 'k'), false, "an order's first payment names an existing token: looked up");
 
   const pay = (orderId: string, transactionId: string, totalAfter: number) => paymentRecorded({
     token: TOKEN_A, orderId, transactionId, amount: 100, totalAfter, timeOfRecord: `2026-03-01T11:00:0${totalAfter / 100}.000Z`,
