@@ -81,12 +81,19 @@ export function sortedJson(value: unknown): string {
  * and throws where it throws (a BigInt). The store caches such copies of the events it writes
  * (store/sqlite.ts): the same value a read of the row parses, at about half the cost.
  */
+function isPlain(value: object): boolean {
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === Array.prototype;
+}
+
 export function frozenJsonCopy(value: unknown, key = ''): unknown {
   if ((typeof value === 'object' && value !== null) || typeof value === 'function' || typeof value === 'bigint') {
     const toJSON = (value as { toJSON?: unknown }).toJSON;
     if (typeof toJSON === 'function') value = (toJSON as (key: string) => unknown).call(value, key);
   }
-  if (typeof value === 'object' && value !== null) {
+  // A plain object or array (nearly every value) is no boxed primitive: no calls into C++ to ask
+  // (an object made a boxed primitive and given Object's or Array's prototype is taken as plain).
+  if (typeof value === 'object' && value !== null && !isPlain(value)) {
     if (isNumberObject(value)) value = Number(value);
     else if (isStringObject(value)) value = String(value);
     else if (isBooleanObject(value)) value = value.valueOf();
