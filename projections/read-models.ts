@@ -196,8 +196,6 @@ export class ReadModels implements ReadModelsPort {
   }
 
   // Every read first writes what deferred projections hold: a read sees this process's writes.
-
-  /** SHA-256 over every document of every projection, in key order: equal hashes, equal models. */
   // An 'onRead' projection is brought up from the log first (bringUp).
 
   /** SHA-256 over every document of every projection, in key order: equal hashes, equal models. */
