@@ -342,6 +342,20 @@ async function liveAndRebuiltHash(copy: string): Promise<{ live: string; rebuilt
   }
 }
 
+/**
+ * The order documents are written when read ('onRead'), not by the serving gateway: bring them up
+ * on a file the gateway no longer writes (a crash image, the stopped file), as the CLI's first read
+ * does, so that inspect checks them against the log.
+ */
+async function readOrders(path: string): Promise<void> {
+  const opened = openStores({ kind: 'sqlite', path });
+  try {
+    await opened.readModels.checkpoint('orders');
+  } finally {
+    await opened.close();
+  }
+}
+
 /** The live read models' hash of a copy, as they are (no catch-up): the final, cleanly stopped file. */
 async function hashAsIs(copy: string): Promise<{ live: string; rebuilt: string }> {
   const opened = openStores({ kind: 'sqlite', path: copy });
@@ -605,6 +619,7 @@ export async function runCrashTest(partial: Partial<CrashOptions> = {}): Promise
       const inFlight = pendingPays.size;
       // The crash image: consistent as it is, and its read models, once caught up, equal a rebuild.
       const copy = copyFiles(dbPath, join(dir, `round-${round}`));
+      await readOrders(copy);
       const found = inspect(copy, { tokens, payments: [...payments.values()], reservationsComplete: false });
       for (const p of found.problems) problem(`round ${round} crash image: ${p}`);
       const { live, rebuilt } = await liveAndRebuiltHash(copy);
@@ -623,6 +638,7 @@ export async function runCrashTest(partial: Partial<CrashOptions> = {}): Promise
     const code = await stopServer(server, 'SIGTERM');
     if (code !== 0) problem(`the final SIGTERM stop exited with ${code}`);
     server = undefined;
+    await readOrders(dbPath);
     const final = inspect(dbPath, { tokens, payments: [...payments.values()], reservationsComplete: true });
     for (const p of final.problems) problem(`final file: ${p}`);
     if (pendingPays.size > 0) problem(`${pendingPays.size} payment(s) never settled`);
