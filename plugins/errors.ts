@@ -212,8 +212,12 @@ async function errorsPlugin(app: FastifyInstance) {
   // Bodies are JSON whatever the Content-Type says (curl -d sends a form type); the parse error
   // is reported in the gateway's words.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, text, done) => {
+  // The text is kept on the request (bodyText): an identical repeat of a payment is recognised by
+  // it (services/order/payments.ts).
+  app.decorateRequest('bodyText', '');
+  app.addContentTypeParser('*', { parseAs: 'string' }, (request, text, done) => {
     const body = String(text);
+    request.bodyText = body;
     // (A blank body is rare: the trim, a copy of the body, only when it could be one.)
     if (body.length === 0 || (/^\s/.test(body) && body.trim() === '')) return done(null, undefined);
     try {
@@ -228,6 +232,10 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The gateway API's operations (`METHOD /api/rest/...{param}`), as the 404 body lists them. */
     readonly operations: readonly string[];
+  }
+  interface FastifyRequest {
+    /** The request's body as received ('' without one). */
+    bodyText: string;
   }
 }
 

@@ -24,7 +24,7 @@ const pay: FastifyPluginAsyncTypebox = async (app) => {
     },
   }, async (request, reply) => {
     const merchant = merchantOf(request);
-    const response = await payWithToken(app.gateway, merchant, request.params, request.body, request.meta());
+    const response = await payWithToken(app.gateway, merchant, request.params, request.body, () => request.meta(), request.bodyText);
     // Written here with the route's serializer (what Fastify would write), and kept with the
     // answer: an identical repeat answered from the recent answers gets the same object, and its
     // text is not written again (issue 17).

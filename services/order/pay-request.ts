@@ -82,22 +82,23 @@ async function payableCard(gateway: Gateway, repositoryId: string, tokenid: stri
     throw new InvalidRequest(`Value '${tokenid}' is invalid. No such token in the merchant's token repository`, 'tokenid');
   }
   const { numberSealed: _sealed, ...card } = token.card;
-  return { token: token.token, card };
+  return { token: token.token, card, revision: BigInt(history.length - 1) };
 }
 
-export async function payFacts(gateway: Gateway, merchant: MerchantProfile, params: PayParams, body: PayBody): Promise<PayFacts> {
+/** The facts, and the revision of the token's stream they were read at. */
+export async function payFacts(gateway: Gateway, merchant: MerchantProfile, params: PayParams, body: PayBody): Promise<{ facts: PayFacts; tokenRevision: bigint }> {
   const { amount, taxAmount } = checkAmounts(body);
   checkCountry(body);
   const { transaction } = body;
   const repositoryId = merchant.repository.id;
-  const { token, card } = await payableCard(gateway, repositoryId, params.tokenid);
+  const { token, card, revision } = await payableCard(gateway, repositoryId, params.tokenid);
   const { correlationId: _notFingerprinted, ...fingerprinted } = body;
   // The fingerprint is kept in the order's events and keyed by a secret of the key file: a security
   // code in it could be found again from a copy of the files in at most 10,000 tries. It counts as
   // present or not, of its length; an identical repeat with another code is the same request.
   const securityCode = body.card?.securityCode;
   if (securityCode !== undefined && fingerprinted.card) fingerprinted.card = { ...fingerprinted.card, securityCode: 'x'.repeat(securityCode.length) };
-  return {
+  const facts: PayFacts = {
     type: 'PayWithToken',
     merchantId: merchant.id,
     orderId: params.orderid,
@@ -121,4 +122,5 @@ export async function payFacts(gateway: Gateway, merchant: MerchantProfile, para
     bypassMerchantRiskRules: body.action?.bypassMerchantRiskRules === 'ALL',
     acquirerMerchantId: merchant.id,
   };
+  return { facts, tokenRevision: revision };
 }

@@ -32,13 +32,20 @@ const NO_IDS: AcquirerIds = { authorizationCode: '', receipt: '', stan: '', acqu
 
 /**
  * The answers of recently recorded payments, per store (a process may host several gateways),
- * for their identical repeats: a repeat with the same fingerprint, correlation id and masking is
- * answered with the same answer while the store holds the order's stream in memory at the same
- * revision (nothing appended to the order since, by this process or another: another writer
+ * for their identical repeats, while the store holds the order's stream in memory at the revision
+ * of the answer (nothing appended to the order since, by this process or another: another writer
  * empties the store's cache). What the command handler would answer then, without reading the
  * order, folding it and deciding again (issue 17). Bounded like the store's stream cache.
+ *
+ * A repeat is recognised two ways: by the same body text, token and masking with the token's
+ * stream at the same revision too (nothing to check again: not even the token or the fingerprint,
+ * whose inputs are those bytes and that token); or, after the token is read and the fingerprint
+ * computed, by the same fingerprint, correlation id and masking.
  */
-interface Answered { fingerprint: string; revision: bigint; correlationId: string | undefined; masking: string; response: ReturnType<typeof payResponse> }
+interface Answered {
+  fingerprint: string; revision: bigint; correlationId: string | undefined; masking: string; response: ReturnType<typeof payResponse>;
+  bodyText: string; tokenid: string; tokenRevision: bigint;
+}
 const ANSWERED = new WeakMap<object, Map<string, Answered>>();
 const MAX_ANSWERED = 2_000;
 
@@ -62,19 +69,28 @@ function remember(answered: Map<string, Answered> | undefined, key: string, entr
   }
 }
 
-export async function payWithToken(gateway: Gateway, merchant: MerchantProfile, params: PayParams, body: PayBody, meta: RequestMeta) {
-  const facts = await payFacts(gateway, merchant, params, body);
+/**
+ * `requestMeta` is asked for only when the payment is decided (not for a repeat answered from the
+ * recent answers); `bodyText`: the body as received, when the caller has it.
+ */
+export async function payWithToken(gateway: Gateway, merchant: MerchantProfile, params: PayParams, body: PayBody, requestMeta: RequestMeta | (() => RequestMeta), bodyText?: string) {
   const stream = streams.order(merchant.id, params.orderid);
-  const { correlationId } = body;
   const masking = merchant.repository.cardNumberMasking ?? '6.4';
   const answered = answeredBy(gateway);
   const key = `${stream}\u0000${params.transactionid}`;
+  const repeated = answered?.get(key);
+  if (repeated && bodyText !== undefined && repeated.bodyText === bodyText && repeated.tokenid === params.tokenid && repeated.masking === masking &&
+    gateway.cachedRevision?.(streams.token(merchant.repository.id, params.tokenid)) === repeated.tokenRevision &&
+    gateway.cachedRevision(stream) === repeated.revision) return repeated.response;
+  const { facts, tokenRevision } = await payFacts(gateway, merchant, params, body);
+  const { correlationId } = body;
   const known = answered?.get(key);
   if (known && known.fingerprint === facts.requestFingerprint && known.correlationId === correlationId && known.masking === masking &&
     gateway.cachedRevision?.(stream) === known.revision) return known.response;
+  const meta = typeof requestMeta === 'function' ? requestMeta() : requestMeta;
   const answer = (payment: Parameters<typeof payResponse>[0], state: Parameters<typeof orderView>[0], now: string, revision: bigint) => {
     const response = payResponse(payment, orderView(state, now), correlationId, masking);
-    remember(answered, key, { fingerprint: facts.requestFingerprint, revision, correlationId, masking, response });
+    remember(answered, key, { fingerprint: facts.requestFingerprint, revision, correlationId, masking, response, bodyText: bodyText ?? '', tokenid: params.tokenid, tokenRevision });
     return response;
   };
   const attemptId = randomUUID();

@@ -1,8 +1,9 @@
 // Retries and the order aggregate (facts "Payments"): an identical repeat returns the recorded
 // outcome without paying twice, a different request reusing the ids is refused, concurrent
 // requests on one order are serialised, unknown tokens reveal nothing about other repositories.
+import { join } from 'node:path';
 import t from 'tap';
-import { buildTestApp, createToken, M1, M2, payPath, payAuth } from '../helpers/app.js';
+import { buildTestApp, createToken, M1, M2, payPath, payAuth, tokenAuth, tokenPath } from '../helpers/app.js';
 import { eventsOfType, expectInvalid, orderId, pay, payBody, type App } from './http.fixture.js';
 import { sortedJson } from '../../lib/json.js';
 
@@ -35,6 +36,34 @@ t.test('an identical repeat returns the recorded outcome and appends nothing', a
   t.same(third.json(), withoutCorrelation(first.json()), 'without correlationId: same body, no correlationId');
   t.equal(await app.gateway.store.headPosition(), head, 'store head still unchanged');
   t.equal((await paymentsOf(app, order)).length, 1, 'one payment recorded');
+});
+
+// Repeats are answered from the recent answers while nothing they depend on changed
+// (services/order/payments.ts): these are the changes that must make the gateway decide again.
+t.test('a repeat with the same bytes answers the same bytes, and is decided again once the order or the token changed', async (t) => {
+  // On SQLite: the recent answers need a store that says which streams it holds (the memory store does not).
+  const app = await buildTestApp(t, { eventStore: { kind: 'sqlite', path: join(t.testdir(), 'retries.db') } });
+  t.ok(app.gateway.cachedRevision, 'a store that holds streams in memory');
+  const token = await createToken(app);
+  const order = orderId();
+  const body = payBody({ amount: '12.50' }, { correlationId: 'c1' });
+  const first = await pay(app, token, body, { order, transaction: 't1' });
+  t.equal(first.statusCode, 201, first.body);
+  for (const i of [1, 2, 3]) t.equal((await pay(app, token, body, { order, transaction: 't1' })).body, first.body, `repeat ${i}: the first answer, byte for byte`);
+  const reordered = await pay(app, token, JSON.parse(sortedJson(body)) as unknown, { order, transaction: 't1' });
+  t.equal(reordered.body, first.body, 'the same request written in another order of members: the same answer');
+
+  const second = await pay(app, token, payBody({ amount: '1.00' }), { order, transaction: 't2' });
+  t.equal(second.statusCode, 201, second.body);
+  t.equal(second.json().order.totalCapturedAmount, 13.5, 'another transaction of the order');
+  t.equal((await pay(app, token, body, { order, transaction: 't1' })).body, first.body, 'the repeat after it: its own record again');
+  t.equal((await paymentsOf(app, order)).length, 2, 'two payments recorded, no more');
+
+  const deleted = await app.inject({ method: 'DELETE', url: `${tokenPath(M1.id)}/${token}`, headers: { authorization: tokenAuth(M1) } });
+  t.equal(deleted.statusCode, 200, deleted.body);
+  const refused = await pay(app, token, body, { order, transaction: 't1' });
+  t.equal(refused.statusCode, 400, 'after the token was deleted the repeat is refused as any pay with it, not answered from memory');
+  t.equal(refused.json().error.field, 'tokenid');
 });
 
 t.test('a different request reusing the order and transaction ids is refused', async (t) => {
