@@ -242,15 +242,7 @@ export class ReadModels implements ReadModelsPort {
     if (!feed?.readForProjectionsNow || !this.db.open || this.pinned) return;
     for (;;) {
       const page = feed.readForProjectionsNow(this.tables.checkpoint(projection.name), this.page);
-      if (page.length > 0) {
-        const write = () => this.db.transaction(() => this.tables.applyRows(page, undefined, [projection])).immediate();
-        try {
-          feed.relaxedSync(write);
-        } catch (error) {
-          this.tables.known.delete(projection.name);
-          throw error;
-        }
-      }
+      this.apply(page, [projection]);
       if (page.length < this.page) return;
     }
   }

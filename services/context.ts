@@ -1,6 +1,6 @@
 // What a command handler knows of the request that caused it, for event metadata and logs.
-import { randomBytes } from 'node:crypto';
 import { uuidV7 } from '../lib/uuid.js';
+import { random } from '../store/keys/random.js';
 import type { EventData, EventMetadata } from '../store/event-store.js';
 
 export interface RequestMeta {
@@ -33,34 +33,24 @@ export function toEventData(events: ReadonlyArray<{ type: string; data: unknown 
   return events.map((e) => ({ id: uuidV7(), type: e.type, data: e.data, metadata }));
 }
 
-/** Random bytes for digits, drawn 4 KiB at a time from the CSPRNG (one call per ~4,000 digits, not one per 9); a byte handed out is zeroed. */
-let digitBytes = Buffer.alloc(0);
-let digitAt = 0;
-
-function randomByte(): number {
-  if (digitAt >= digitBytes.length) {
-    digitBytes = randomBytes(4096);
-    digitAt = 0;
-  }
-  const byte = digitBytes[digitAt] as number;
-  digitBytes[digitAt++] = 0;
-  return byte;
-}
-
-/** n random decimal digits (crypto-strength; token ids and acquirer references): a byte below 250 is a digit (its value mod 10), others are skipped. */
+/**
+ * n random decimal digits (crypto-strength; token ids and acquirer references), from the CSPRNG
+ * pool of store/keys/random.ts (one call into OpenSSL per 4 KiB): a byte below 250 is a digit (its
+ * value mod 10), others are skipped.
+ */
 export function randomDigits(count: number): string {
   let out = '';
   while (out.length < count) {
-    const byte = randomByte();
+    const byte = random.byte();
     if (byte < 250) out += String.fromCharCode(48 + (byte % 10));
   }
   return out;
 }
 
-/** n random hexadecimal digits, upper case (from the same pool: a byte gives one digit, its low 4 bits). */
+/** n random hexadecimal digits, upper case (a byte of the pool gives one digit, its low 4 bits). */
 export function hexDigits(count: number): string {
   let out = '';
-  while (out.length < count) out += HEX[randomByte() & 15] as string;
+  while (out.length < count) out += HEX[random.byte() & 15] as string;
   return out;
 }
 const HEX = '0123456789ABCDEF';

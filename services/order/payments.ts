@@ -78,15 +78,14 @@ export async function payWithToken(gateway: Gateway, merchant: MerchantProfile, 
   const masking = merchant.repository.cardNumberMasking ?? '6.4';
   const answered = answeredBy(gateway);
   const key = `${stream}\u0000${params.transactionid}`;
-  const repeated = answered?.get(key);
-  if (repeated && bodyText !== undefined && repeated.bodyText === bodyText && repeated.tokenid === params.tokenid && repeated.masking === masking &&
-    gateway.cachedRevision?.(streams.token(merchant.repository.id, params.tokenid)) === repeated.tokenRevision &&
-    gateway.cachedRevision(stream) === repeated.revision) return repeated.response;
+  const recent = answered?.get(key);
+  if (recent && bodyText !== undefined && recent.bodyText === bodyText && recent.tokenid === params.tokenid && recent.masking === masking &&
+    gateway.cachedRevision?.(streams.token(merchant.repository.id, params.tokenid)) === recent.tokenRevision &&
+    gateway.cachedRevision(stream) === recent.revision) return recent.response;
   const { facts, tokenRevision } = await payFacts(gateway, merchant, params, body);
   const { correlationId } = body;
-  const known = answered?.get(key);
-  if (known && known.fingerprint === facts.requestFingerprint && known.correlationId === correlationId && known.masking === masking &&
-    gateway.cachedRevision?.(stream) === known.revision) return known.response;
+  if (recent && recent.fingerprint === facts.requestFingerprint && recent.correlationId === correlationId && recent.masking === masking &&
+    gateway.cachedRevision?.(stream) === recent.revision) return recent.response;
   const meta = typeof requestMeta === 'function' ? requestMeta() : requestMeta;
   const answer = (payment: Parameters<typeof payResponse>[0], state: Parameters<typeof orderView>[0], now: string, revision: bigint) => {
     const response = payResponse(payment, orderView(state, now), correlationId, masking);

@@ -22,6 +22,17 @@ export class RandomPool {
     this.at += length;
     return out;
   }
+
+  /** One random byte (0-255), zeroed in the buffer as it is handed out: digits, without a Buffer per call. */
+  byte(): number {
+    if (this.at >= this.buffer.length) {
+      this.buffer = randomBytes(4096);
+      this.at = 0;
+    }
+    const byte = this.buffer[this.at] as number;
+    this.buffer[this.at++] = 0;
+    return byte;
+  }
 }
 export const random = new RandomPool();
 

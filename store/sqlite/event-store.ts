@@ -199,11 +199,7 @@ export class SqliteEventStore implements EventStore {
 
   /** readAll without event ids and metadata: a replay of the read models parses only the data. */
   async readAllForProjections(options: ReadAllOptions = {}): Promise<ProjectedEvent[]> {
-    const from = options.fromPosition ?? 0n;
-    const max = options.maxCount ?? -1;
-    const cached = this.recent.fromTail(from, max);
-    if (cached) return this.sync.whenDurable(cached);
-    return this.sync.whenDurable(projected(this.stmt.readProjected.all(Number(from), max)));
+    return this.sync.whenDurable(this.readForProjectionsNow(options.fromPosition ?? 0n, options.maxCount ?? -1));
   }
 
   /**
