@@ -7,7 +7,7 @@
 // and anything else is a 500 SERVER_FAILED with a support code, or the store's fault while the
 // store cannot write. Explanations quote the offending value, except for card data, which is never
 // echoed. The 404 body lists the gateway's operations, collected from the routes as registered.
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyBodyParser, FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import { GatewayError, InvalidRequest, AuthenticationFailed, StorageFault, StoreUnreachable, type ErrorMembers } from '../domain/errors.js';
 import { sortedJson } from '../lib/json.js';
@@ -215,7 +215,7 @@ async function errorsPlugin(app: FastifyInstance) {
   // The text is kept on the request (bodyText): an identical repeat of a payment is recognised by
   // it (services/order/payments.ts).
   app.decorateRequest('bodyText', '');
-  app.addContentTypeParser('*', { parseAs: 'string' }, (request, text, done) => {
+  const parseBody: FastifyBodyParser<string> = (request, text, done) => {
     const body = String(text);
     request.bodyText = body;
     // (A blank body is rare: the trim, a copy of the body, only when it could be one.)
@@ -225,7 +225,11 @@ async function errorsPlugin(app: FastifyInstance) {
     } catch {
       done(new InvalidRequest(jsonParseExplanation(body)), undefined);
     }
-  });
+  };
+  // application/json too, by name: Fastify remembers the parser of a Content-Type it found by
+  // name, while the catch-all is looked for again, its header parsed, on every request.
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseBody);
+  app.addContentTypeParser('*', { parseAs: 'string' }, parseBody);
 }
 
 declare module 'fastify' {

@@ -264,6 +264,11 @@ export class ReadModels implements ReadModelsPort {
     return this.catchUpNow();
   }
 
+  /** Whether every model is written (or, deferred, holds its events) through `position`: catchUp has nothing to do. */
+  covers(position: bigint): boolean {
+    return this.covered() >= position;
+  }
+
   private async catchUpNow(): Promise<void> {
     await this.run();
     await this.feed?.durable();

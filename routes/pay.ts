@@ -3,11 +3,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { PayBody, PayParams } from '../schemas/pay.js';
 import { documented, errorResponses, PayResponse } from '../schemas/responses.js';
-import { payWithToken } from '../services/order/payments.js';
+import { payWithTokenText, type PayResponse as PayAnswer } from '../services/order/payments.js';
+import { sortedJson } from '../lib/json.js';
 import { merchantOf, requireMerchant } from '../plugins/auth.js';
 
-/** Each answer's text, while the answer object lives (see the handler). */
-const texts = new WeakMap<object, string>();
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 const pay: FastifyPluginAsyncTypebox = async (app) => {
@@ -24,17 +23,11 @@ const pay: FastifyPluginAsyncTypebox = async (app) => {
     },
   }, async (request, reply) => {
     const merchant = merchantOf(request);
-    const response = await payWithToken(app.gateway, merchant, request.params, request.body, () => request.meta(), request.bodyText);
-    // Written here with the route's serializer (what Fastify would write), and kept with the
-    // answer: an identical repeat answered from the recent answers gets the same object, and its
-    // text is not written again (issue 17).
-    let text = texts.get(response);
-    if (text === undefined) {
-      const serialize = reply.code(201).getSerializationFunction('201');
-      if (serialize === undefined) return reply.code(201).send(response);
-      text = serialize(response);
-      texts.set(response, text);
-    }
+    // Written with the route's serializer (what Fastify would write from the object): an identical
+    // repeat answered from the recent answers gets the same text, not written again (issue 17).
+    // (Always compiled from the route's schema; sortedJson is what the app writes without one.)
+    const serialize = (reply.getSerializationFunction('201') as ((response: PayAnswer) => string) | undefined) ?? sortedJson;
+    const text = await payWithTokenText(app.gateway, merchant, request.params, request.body, () => request.meta(), request.bodyText, serialize);
     return reply.code(201).type(JSON_TYPE).send(text);
   });
 };

@@ -73,3 +73,14 @@ export async function readOwnStream(store: EventStore, stream: string): Promise<
   if (!ownedByStreamOwner(stream, events)) throw new StreamOwnershipError(stream);
   return events;
 }
+
+/**
+ * readOwnStream without a promise where the store's memory holds the stream (`cached`:
+ * Gateway.cachedStream): a pay reads its token this way (no turn of the microtask queue).
+ */
+export function readOwnStreamSoon(store: EventStore, cached: ((stream: string) => readonly RecordedEvent[] | undefined) | undefined, stream: string): readonly RecordedEvent[] | Promise<readonly RecordedEvent[]> {
+  const events = cached?.(stream);
+  if (events === undefined) return readOwnStream(store, stream);
+  if (!ownedByStreamOwner(stream, events)) throw new StreamOwnershipError(stream);
+  return events;
+}

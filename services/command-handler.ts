@@ -26,7 +26,11 @@ import { Busy } from '../domain/errors.js';
 export interface HandlerDeps {
   readonly store: EventStore;
   /** Given: caught up to the append before the answer (read-your-writes); absent: not caught up here. */
-  readonly readModels?: { catchUp(position?: bigint): Promise<void> };
+  readonly readModels?: {
+    catchUp(position?: bigint): Promise<void>;
+    /** Whether the models already cover `position` (no catch-up to wait for); absent: ask catchUp. */
+    covers?(position: bigint): boolean;
+  };
 }
 
 /** What decide is told besides the state: the attempt's time, the events read, the stream's name. */
@@ -80,18 +84,20 @@ export async function handleCommand<State, Event extends Typed, Result>(
   options: HandleOptions<Event, Result>,
 ): Promise<Result> {
   const attempts = options.attempts ?? DEFAULT_ATTEMPTS;
-  const guessed = new Set<string>();
+  let guessed: Set<string> | undefined;
   let known = options.known;
   let conflicts = 0;
   while (conflicts < attempts) {
     const name = typeof stream === 'string' ? stream : stream();
-    const guess = known === undefined && !guessed.has(name) && options.guessNew?.(name) === true;
-    if (guess) guessed.add(name);
+    const guess = known === undefined && guessed?.has(name) !== true && options.guessNew?.(name) === true;
+    if (guess) (guessed ??= new Set()).add(name);
     const history = known ?? (guess ? [] : options.ownStream ? await readOwnStream(deps.store, name) : await deps.store.readStream(name));
     known = undefined;
     const state = fold(aggregate, history);
     const attempt: Attempt = { now: options.now ?? new Date().toISOString(), history, stream: name };
-    const decision = await decide(state, attempt);
+    // (Most decisions are made at once: no turn of the microtask queue for them.)
+    const decided = decide(state, attempt);
+    const decision = decided instanceof Promise ? await decided : decided;
     if (decision === CONFLICT) {
       conflicts += 1;
       continue;
@@ -116,7 +122,7 @@ export async function handleCommand<State, Event extends Typed, Result>(
       await sleep(decision.again);
       continue;
     }
-    if (position !== undefined) await deps.readModels?.catchUp(position);
+    if (position !== undefined && deps.readModels && deps.readModels.covers?.(position) !== true) await deps.readModels.catchUp(position);
     return decision.answer(decision.events.reduce(aggregate.evolve, state), position);
   }
   if (options.exhausted) return options.exhausted();

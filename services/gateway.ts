@@ -3,7 +3,7 @@
 // Only types here: the services import this module, and it imports none of them.
 import type { Merchants } from '../merchants.js';
 import type { ReadModelsPort } from '../projections/read-models.js';
-import type { EventStore } from '../store/event-store.js';
+import type { EventStore, RecordedEvent } from '../store/event-store.js';
 import type { Sealer } from '../store/sealing.js';
 
 /**
@@ -27,6 +27,11 @@ export interface Gateway {
    * recent answers while its order's revision is unchanged. Absent: the store cannot tell.
    */
   readonly cachedRevision?: ((stream: string) => bigint | undefined) | undefined;
+  /**
+   * A stream as the store's readStream would give it, without waiting, where the store holds it
+   * whole in memory and on disk (see cachedRevision); else undefined (read it). Absent: never.
+   */
+  readonly cachedStream?: ((stream: string) => readonly RecordedEvent[] | undefined) | undefined;
   /** Finishes scheme tokens after the request (SCHEME_TOKEN_DELAY_MS); its delayMs is the requests' too. */
   readonly schemeTokens: RunningReactor & { readonly delayMs: number };
   /** Expires sessions (SESSION_LIFETIME_MS, its lifetimeMs) and destroys their keys. */

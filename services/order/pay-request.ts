@@ -9,7 +9,8 @@ import { optional, type PayWithToken } from '../../domain/order/order.js';
 import { sortedJson } from '../../lib/json.js';
 import type { MerchantProfile } from '../../merchants.js';
 import type { PayBody, PayParams } from '../../schemas/pay.js';
-import { foldToken, readOwnStream } from '../aggregates.js';
+import { foldToken, readOwnStreamSoon } from '../aggregates.js';
+import type { RecordedEvent } from '../../store/event-store.js';
 import type { Gateway } from '../gateway.js';
 
 export function amountExplanation(text: string, problem: AmountProblem, currency: string): string {
@@ -70,8 +71,7 @@ function checkCountry(body: PayBody): void {
  * of other repositories. A token of this repository holding a bank account or wallet (not yet
  * stored by this release) is refused as UNSUPPORTED: pay with token moves funds from cards only.
  */
-async function payableCard(gateway: Gateway, repositoryId: string, tokenid: string) {
-  const history = await readOwnStream(gateway.store, streams.token(repositoryId, tokenid));
+function payableCard(history: readonly RecordedEvent[], tokenid: string) {
   const token = foldToken(history);
   const created = history.find((e) => e.type === 'TokenCreated')?.data as { sourceOfFunds?: { type?: unknown } } | undefined;
   const sourceType = created?.sourceOfFunds?.type;
@@ -85,13 +85,23 @@ async function payableCard(gateway: Gateway, repositoryId: string, tokenid: stri
   return { token: token.token, card, revision: BigInt(history.length - 1) };
 }
 
-/** The facts, and the revision of the token's stream they were read at. */
-export async function payFacts(gateway: Gateway, merchant: MerchantProfile, params: PayParams, body: PayBody): Promise<{ facts: PayFacts; tokenRevision: bigint }> {
-  const { amount, taxAmount } = checkAmounts(body);
+type Facts = { facts: PayFacts; tokenRevision: bigint };
+
+/**
+ * The facts, and the revision of the token's stream they were read at; without a promise when the
+ * store's memory holds the token (most pays).
+ */
+export function payFacts(gateway: Gateway, merchant: MerchantProfile, params: PayParams, body: PayBody): Facts | Promise<Facts> {
+  const amounts = checkAmounts(body);
   checkCountry(body);
+  const history = readOwnStreamSoon(gateway.store, gateway.cachedStream, streams.token(merchant.repository.id, params.tokenid));
+  return history instanceof Promise ? history.then((h) => factsOf(gateway, merchant, params, body, amounts, h)) : factsOf(gateway, merchant, params, body, amounts, history);
+}
+
+function factsOf(gateway: Gateway, merchant: MerchantProfile, params: PayParams, body: PayBody, { amount, taxAmount }: ReturnType<typeof checkAmounts>, history: readonly RecordedEvent[]): Facts {
   const { transaction } = body;
   const repositoryId = merchant.repository.id;
-  const { token, card, revision } = await payableCard(gateway, repositoryId, params.tokenid);
+  const { token, card, revision } = payableCard(history, params.tokenid);
   const { correlationId: _notFingerprinted, ...fingerprinted } = body;
   // The fingerprint is kept in the order's events and keyed by a secret of the key file: a security
   // code in it could be found again from a copy of the files in at most 10,000 tries. It counts as

@@ -43,7 +43,9 @@ const NO_IDS: AcquirerIds = { authorizationCode: '', receipt: '', stan: '', acqu
  * computed, by the same fingerprint, correlation id and masking.
  */
 interface Answered {
-  fingerprint: string; revision: bigint; correlationId: string | undefined; masking: string; response: ReturnType<typeof payResponse>;
+  fingerprint: string; revision: bigint; correlationId: string | undefined; masking: string;
+  /** The answer as its caller takes it: the route's text (most: nothing else of it is kept), or the object. */
+  answer: string | PayResponse;
   bodyText: string; tokenid: string; tokenRevision: bigint;
 }
 const ANSWERED = new WeakMap<object, Map<string, Answered>>();
@@ -69,30 +71,50 @@ function remember(answered: Map<string, Answered> | undefined, key: string, entr
   }
 }
 
+export type PayResponse = ReturnType<typeof payResponse>;
+
 /**
- * `requestMeta` is asked for only when the payment is decided (not for a repeat answered from the
- * recent answers); `bodyText`: the body as received, when the caller has it.
+ * The payment's answer as an object. `requestMeta` is asked for only when the payment is decided
+ * (not for a repeat answered from the recent answers).
  */
-export async function payWithToken(gateway: Gateway, merchant: MerchantProfile, params: PayParams, body: PayBody, requestMeta: RequestMeta | (() => RequestMeta), bodyText?: string) {
+export function payWithToken(gateway: Gateway, merchant: MerchantProfile, params: PayParams, body: PayBody, requestMeta: RequestMeta | (() => RequestMeta)): Promise<PayResponse> {
+  return pay(gateway, merchant, params, body, requestMeta, undefined, (response) => response);
+}
+
+/**
+ * The payment's answer as the text `serialize` writes (the route's response schema): an identical
+ * repeat answered from the recent answers gets that text again, not written anew, and only the
+ * text is kept (issue 17). `bodyText`: the body as received.
+ */
+export function payWithTokenText(gateway: Gateway, merchant: MerchantProfile, params: PayParams, body: PayBody, requestMeta: RequestMeta | (() => RequestMeta), bodyText: string, serialize: (response: PayResponse) => string): Promise<string> {
+  return pay(gateway, merchant, params, body, requestMeta, bodyText, serialize);
+}
+
+async function pay<A extends string | PayResponse>(gateway: Gateway, merchant: MerchantProfile, params: PayParams, body: PayBody, requestMeta: RequestMeta | (() => RequestMeta), bodyText: string | undefined, form: (response: PayResponse) => A): Promise<A> {
   const stream = streams.order(merchant.id, params.orderid);
   const masking = merchant.repository.cardNumberMasking ?? '6.4';
   const answered = answeredBy(gateway);
   const key = `${stream}\u0000${params.transactionid}`;
-  const recent = answered?.get(key);
+  const found = answered?.get(key);
+  // An answer kept in the other form (a text, asked for as an object) is not used.
+  const recent = found !== undefined && typeof found.answer === (bodyText === undefined ? 'object' : 'string') ? found : undefined;
   if (recent && bodyText !== undefined && recent.bodyText === bodyText && recent.tokenid === params.tokenid && recent.masking === masking &&
     gateway.cachedRevision?.(streams.token(merchant.repository.id, params.tokenid)) === recent.tokenRevision &&
-    gateway.cachedRevision(stream) === recent.revision) return recent.response;
-  const { facts, tokenRevision } = await payFacts(gateway, merchant, params, body);
+    gateway.cachedRevision(stream) === recent.revision) return recent.answer as A;
+  const known = payFacts(gateway, merchant, params, body);
+  const { facts, tokenRevision } = known instanceof Promise ? await known : known;
   const { correlationId } = body;
   if (recent && recent.fingerprint === facts.requestFingerprint && recent.correlationId === correlationId && recent.masking === masking &&
-    gateway.cachedRevision?.(stream) === recent.revision) return recent.response;
+    gateway.cachedRevision?.(stream) === recent.revision) return recent.answer as A;
   const meta = typeof requestMeta === 'function' ? requestMeta() : requestMeta;
-  const answer = (payment: Parameters<typeof payResponse>[0], state: Parameters<typeof orderView>[0], now: string, revision: bigint) => {
-    const response = payResponse(payment, orderView(state, now), correlationId, masking);
-    remember(answered, key, { fingerprint: facts.requestFingerprint, revision, correlationId, masking, response, bodyText: bodyText ?? '', tokenid: params.tokenid, tokenRevision });
+  const answer = (payment: Parameters<typeof payResponse>[0], state: Parameters<typeof orderView>[0], now: string, revision: bigint): A => {
+    const response = form(payResponse(payment, orderView(state, now), correlationId, masking));
+    remember(answered, key, { fingerprint: facts.requestFingerprint, revision, correlationId, masking, answer: response, bodyText: bodyText ?? '', tokenid: params.tokenid, tokenRevision });
     return response;
   };
-  const attemptId = randomUUID();
+  // Only a merchant rule's latency holds the order (PaymentStarted names this attempt): no id to
+  // draw without rules.
+  const attemptId = (facts.rules?.length ?? 0) > 0 ? randomUUID() : undefined;
   const reference = referenceClaimer(gateway, { merchantId: merchant.id, orderId: params.orderid, transactionId: params.transactionid, reference: facts.transactionReference }, meta);
   // One command for every attempt, its time and acquirer references drawn anew at each (a copy
   // of the facts per attempt cost µs on every pay: issue 17).
@@ -108,7 +130,7 @@ export async function payWithToken(gateway: Gateway, merchant: MerchantProfile, 
       case 'replayed':
         return { events: [], answer: () => answer(decision.payment, state, now, BigInt(history.length - 1)) };
       case 'locked':
-        return { events: [], answer: () => payResponse(decision.payment, orderView(state, now), correlationId, masking) };
+        return { events: [], answer: () => form(payResponse(decision.payment, orderView(state, now), correlationId, masking)) };
       case 'inFlight':
         return { events: [], again: POLL_MS };
       case 'busy':

@@ -32,13 +32,17 @@ export async function reserveTransactionReference(gateway: Gateway, claim: Refer
     (owner ? { events: [], answer: () => checkOwner(claim, owner) } : { events: [reserved], answer: () => undefined }), { meta, now });
 }
 
+export interface ReferenceClaimer { readonly claimed: boolean; claim(now: string): Promise<void> }
+const NOTHING_TO_CLAIM: ReferenceClaimer = { claimed: true, claim: async () => undefined };
+
 /**
  * The claim of one request, made once: before the first append that records the transaction or
  * holds the order (a merchant rule's latency), however many times the command handler decides.
  * No reference: nothing to claim (`claimed` is true at once).
  */
-export function referenceClaimer(gateway: Gateway, claim: Omit<ReferenceClaim, 'reference'> & { reference: string | undefined }, meta: RequestMeta) {
-  let claimed = claim.reference === undefined;
+export function referenceClaimer(gateway: Gateway, claim: Omit<ReferenceClaim, 'reference'> & { reference: string | undefined }, meta: RequestMeta): ReferenceClaimer {
+  if (claim.reference === undefined) return NOTHING_TO_CLAIM;
+  let claimed = false;
   return {
     get claimed() { return claimed; },
     async claim(now: string): Promise<void> {

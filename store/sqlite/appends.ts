@@ -30,8 +30,10 @@ export type Outcome = { ok: true; value: Written } | { ok: false; error: unknown
  * may go on outside it.
  */
 export function writeBatch(db: Database.Database, stmt: Statements, cache: RecentEvents, batch: readonly PendingAppend[]): Outcome[] {
-  const appendOne = db.transaction((item: PendingAppend, created: string, heads: Map<string, bigint>, fast: boolean) =>
-    writeOne(stmt, cache, item, created, heads, fast));
+  // A savepoint per append of several events, or on the careful path (made when first needed).
+  let savepoint: ((item: PendingAppend, created: string, heads: Map<string, bigint>, fast: boolean) => Written) | undefined;
+  const appendOne = (item: PendingAppend, created: string, heads: Map<string, bigint>, fast: boolean): Written =>
+    (savepoint ??= db.transaction((i: PendingAppend, c: string, h: Map<string, bigint>, f: boolean) => writeOne(stmt, cache, i, c, h, f)))(item, created, heads, fast);
   cache.check(true);
   const created = new Date().toISOString();
   // Revisions written by earlier appends of this batch (the cache learns them at commit).

@@ -48,6 +48,9 @@ export class SqliteEventStore implements EventStore {
   /** Runs the WAL's checkpoints off the event loop (a file in WAL mode). */
   readonly checkpointer: Checkpointer | undefined;
 
+  /** One transaction for a batch of appends (made once: better-sqlite3 builds a few functions for each). */
+  private readonly commitBatch: Database.Transaction<(batch: readonly PendingAppend[]) => Outcome[]>;
+
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.db = openDatabase(path);
     this.db.exec(SCHEMA);
@@ -55,6 +58,14 @@ export class SqliteEventStore implements EventStore {
     this.pollIntervalMs = options.pollIntervalMs ?? 100;
     this.beforeCommit = options.beforeCommit;
     this.stmt = prepareStatements(this.db);
+    this.commitBatch = this.db.transaction((batch: readonly PendingAppend[]) => {
+      const outcomes = writeBatch(this.db, this.stmt, this.recent, batch);
+      const events: RecordedEvent[] = [];
+      for (const outcome of outcomes) if (outcome.ok) events.push(...outcome.value.recorded);
+      tellListener(this.db, this.commitListener, events, (error) => this.noteFault(error, 'the event store (its read models)'));
+      if (!this.db.inTransaction) throw new Error('the batch transaction was rolled back by SQLite');
+      return outcomes;
+    });
     this.recent = new RecentEvents(options.cachedStreams ?? 2_000, options.cachedTail ?? 1_000, () => this.stmt.dataVersion.get() as number);
     // The WAL of the file SQLite opened (symbolic links resolved; not relative to a later chdir).
     const file = databaseFile(this.db);
@@ -107,15 +118,9 @@ export class SqliteEventStore implements EventStore {
       for (const item of batch) item.reject(translated);
       return;
     }
-    let outcomes: Outcome[] = [];
+    let outcomes: Outcome[];
     try {
-      this.db.transaction(() => {
-        outcomes = writeBatch(this.db, this.stmt, this.recent, batch);
-        const events: RecordedEvent[] = [];
-        for (const outcome of outcomes) if (outcome.ok) events.push(...outcome.value.recorded);
-        tellListener(this.db, this.commitListener, events, (error) => this.noteFault(error, 'the event store (its read models)'));
-        if (!this.db.inTransaction) throw new Error('the batch transaction was rolled back by SQLite');
-      }).immediate();
+      outcomes = this.commitBatch.immediate(batch);
     } catch (error) {
       this.commitListener?.rolledBack();
       // Nothing of the batch is known to be in the file: forget what is cached.
@@ -189,6 +194,18 @@ export class SqliteEventStore implements EventStore {
     if (!this.recent.holds(stream)) return undefined;
     const events = this.recent.stream(stream);
     return events === undefined ? undefined : BigInt(events.length - 1);
+  }
+
+  /**
+   * A stream as readStream would give it, without a promise, when memory holds it whole and on
+   * disk (valid while no other connection wrote); else undefined. The events are the cache's own
+   * (frozen; the array is not to be changed).
+   */
+  cachedStream(stream: string): readonly RecordedEvent[] | undefined {
+    if (!this.recent.holds(stream)) return undefined;
+    const events = this.recent.stream(stream);
+    const last = events?.at(-1);
+    return last !== undefined && this.sync.isDurable(last.position) ? events : undefined;
   }
 
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {

@@ -63,6 +63,11 @@ export class GroupSync {
     if (this.failure) throw this.failure;
   }
 
+  /** Whether this process's commits up to `position` are on disk now. */
+  isDurable(position: bigint): boolean {
+    return !this.enabled || position <= this.durablePosition;
+  }
+
   /** Reads hand out this process's events only once they are on disk. */
   async whenDurable<T extends { position: bigint }>(events: T[]): Promise<T[]> {
     const last = events.at(-1)?.position;
