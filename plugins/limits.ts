@@ -26,6 +26,7 @@
 //   reads a flag and touches no store, and a health check that said "busy" while the gateway is
 //   processing requests at full capacity would get a healthy instance restarted under load. It is
 //   still refused while the gateway shuts down and beyond MAX_EVENT_LOOP_DELAY_MS (truly saturated).
+import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import underPressure from '@fastify/under-pressure';
@@ -42,25 +43,25 @@ const busy = (reply: FastifyReply, explanation: string) =>
 
 async function limits(app: FastifyInstance, options: Pick<Limits, 'maxInFlight' | 'maxEventLoopDelayMs'>) {
   let inFlight = 0;
-  /** The release of each request holding a slot; a release runs once, whoever calls it. */
-  const slots = new WeakMap<FastifyRequest, () => void>();
-  const release = (request: FastifyRequest) => slots.get(request)?.();
+  // The slot a request holds is its `inFlightSlot` (a request's own member: no WeakMap entry for
+  // the garbage collector to trace per request); freed once, whoever frees it.
+  const release = (request: FastifyRequest) => {
+    const slot = request.inFlightSlot;
+    if (slot === null) return;
+    request.inFlightSlot = null;
+    inFlight--;
+    slot.res.removeListener('close', slot.closed);
+  };
 
   const take = (request: FastifyRequest, reply: FastifyReply) => {
     inFlight++;
-    const res = reply.raw;
-    const free = () => {
-      if (slots.get(request) !== free) return;
-      slots.delete(request);
-      inFlight--;
-      res.removeListener('close', closed);
-    };
     // A reply the route took over (hijacked: a live stream) ends when its connection closes; any
     // other reply is freed by onSend once its answer is ready, the client there or not.
-    const closed = () => { if (reply.sent) free(); };
-    slots.set(request, free);
-    res.once('close', closed);
+    const closed = () => { if (reply.sent) release(request); };
+    request.inFlightSlot = { res: reply.raw, closed };
+    reply.raw.once('close', closed);
   };
+  app.decorateRequest('inFlightSlot', null);
 
   // While closing, requests in flight finish; new ones on kept-alive connections are told to retry.
   let closing = false;
@@ -106,6 +107,10 @@ async function limits(app: FastifyInstance, options: Pick<Limits, 'maxInFlight' 
 }
 
 declare module 'fastify' {
+  interface FastifyRequest {
+    /** The in-flight slot this request holds (null: none): its response and the listener that frees it when a hijacked reply's connection closes. */
+    inFlightSlot: { res: ServerResponse; closed: () => void } | null;
+  }
   interface FastifyInstance {
     /** Requests holding an in-flight slot now (MAX_IN_FLIGHT); for tests and diagnostics. */
     inFlight(): number;
