@@ -122,7 +122,8 @@ async function pay<A extends string | PayResponse>(gateway: Gateway, merchant: M
   // The reference is claimed before the first append that records or holds (no promise when
   // there is nothing left to claim: most payments).
   const claimed = <T>(now: string, decision: T): T | Promise<T> => (reference.claimed ? decision : reference.claim(now).then(() => decision));
-  return handleCommand(gateway, stream, orderAggregate, (state, { now, history }) => {
+  // (`return await`: the handler's promise is adopted at once, not through a thenable job's extra turns.)
+  return await handleCommand(gateway, stream, orderAggregate, (state, { now, history }) => {
     command.ids = acquirerIds(now);
     command.now = now;
     const decision = decidePay(state, command);
