@@ -4,7 +4,7 @@
  * ':' of a name always ends it. Merchant ids may hold '-' (TESTSHOP and TESTSHOP-EU are two
  * merchants): with '-' as the separator, `session-TESTSHOP-EU-1` named a stream of either.
  */
-const ownerPart = (id: string) => id.replace(/[%:]/g, (c) => (c === '%' ? '%25' : '%3A'));
+const ownerPart = (id: string) => (id.includes('%') || id.includes(':') ? id.replace(/[%:]/g, (c) => (c === '%' ? '%25' : '%3A')) : id);
 
 /**
  * Stream names, one helper per aggregate (architecture.md): `<category>-<owner>:<id>`. The category
@@ -43,8 +43,12 @@ export function ownedByStreamOwner(stream: string, events: ReadonlyArray<{ data:
   const colon = stream.indexOf(':', dash + 1);
   const field = dash < 0 ? undefined : OWNER_FIELD[stream.slice(0, dash)];
   if (field === undefined || colon < 0) return true;
-  const owner = stream.slice(dash + 1, colon).replace(/%25|%3A/g, (c) => (c === '%25' ? '%' : ':'));
-  return events.every((e) => e.data === null || typeof e.data !== 'object' || !(field in e.data) || (e.data as Record<string, unknown>)[field] === owner);
+  const escaped = stream.slice(dash + 1, colon);
+  const owner = escaped.includes('%') ? escaped.replace(/%25|%3A/g, (c) => (c === '%25' ? '%' : ':')) : escaped;
+  for (const e of events) {
+    if (e.data !== null && typeof e.data === 'object' && field in e.data && (e.data as Record<string, unknown>)[field] !== owner) return false;
+  }
+  return true;
 }
 
 /**
