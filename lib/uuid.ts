@@ -4,8 +4,16 @@
 // (with random v4 ids every event costs a page of WAL and, on a big store, a page read).
 import { randomUUID } from 'node:crypto';
 
+/** The time part of the last millisecond an id was made in (ids of one millisecond share it). */
+let lastMs = -1;
+let timePart = '';
+
 export function uuidV7(now: number = Date.now()): string {
+  if (now !== lastMs) {
+    lastMs = now;
+    const time = now.toString(16).padStart(12, '0').slice(-12);
+    timePart = `${time.slice(0, 8)}-${time.slice(8, 12)}-7`;
+  }
   const random = randomUUID(); // xxxxxxxx-xxxx-4xxx-Vxxx-xxxxxxxxxxxx, V the variant (8-b)
-  const time = now.toString(16).padStart(12, '0').slice(-12);
-  return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${random.slice(15, 18)}-${random.slice(19)}`;
+  return timePart + random.slice(15, 18) + '-' + random.slice(19);
 }

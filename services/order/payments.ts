@@ -31,11 +31,16 @@ const MAX_CONFLICTS = 20;
 const NO_IDS: AcquirerIds = { authorizationCode: '', receipt: '', stan: '', acquirerTransactionId: '', batch: 0 };
 
 /**
- * The answers of recently recorded payments, per store (a process may host several gateways),
- * for their identical repeats, while the store holds the order's stream in memory at the revision
- * of the answer (nothing appended to the order since, by this process or another: another writer
- * empties the store's cache). What the command handler would answer then, without reading the
- * order, folding it and deciding again (issue 17). Bounded like the store's stream cache.
+ * The answers of recently repeated payments, per store (a process may host several gateways),
+ * for their further identical repeats, while the store holds the order's stream in memory at the
+ * revision of the answer (nothing appended to the order since, by this process or another: another
+ * writer empties the store's cache). What the command handler would answer then, without reading
+ * the order, folding it and deciding again (issue 17). Bounded like the store's stream cache.
+ *
+ * An answer is kept once it was asked for again (a repeat decided as `replayed`), not when the
+ * payment is recorded: most payments are never repeated, and keeping every first answer cost each
+ * pay its entry and the garbage collector its text. The first repeat reads the order (from the
+ * store's memory, where it is) and decides; the ones after it are answered from here.
  *
  * A repeat is recognised two ways: by the same body text, token and masking with the token's
  * stream at the same revision too (nothing to check again: not even the token or the fingerprint,
@@ -107,11 +112,8 @@ async function pay<A extends string | PayResponse>(gateway: Gateway, merchant: M
   if (recent && recent.fingerprint === facts.requestFingerprint && recent.correlationId === correlationId && recent.masking === masking &&
     gateway.cachedRevision?.(stream) === recent.revision) return recent.answer as A;
   const meta = typeof requestMeta === 'function' ? requestMeta() : requestMeta;
-  const answer = (payment: Parameters<typeof payResponse>[0], state: Parameters<typeof orderView>[0], now: string, revision: bigint): A => {
-    const response = form(payResponse(payment, orderView(state, now), correlationId, masking));
-    remember(answered, key, { fingerprint: facts.requestFingerprint, revision, correlationId, masking, answer: response, bodyText: bodyText ?? '', tokenid: params.tokenid, tokenRevision });
-    return response;
-  };
+  const answer = (payment: Parameters<typeof payResponse>[0], state: Parameters<typeof orderView>[0], now: string): A =>
+    form(payResponse(payment, orderView(state, now), correlationId, masking));
   // Only a merchant rule's latency holds the order (PaymentStarted names this attempt): no id to
   // draw without rules.
   const attemptId = (facts.rules?.length ?? 0) > 0 ? randomUUID() : undefined;
@@ -129,9 +131,16 @@ async function pay<A extends string | PayResponse>(gateway: Gateway, merchant: M
     const decision = decidePay(state, command);
     switch (decision.kind) {
       case 'replayed':
-        return { events: [], answer: () => answer(decision.payment, state, now, BigInt(history.length - 1)) };
+        return {
+          events: [],
+          answer: () => {
+            const response = answer(decision.payment, state, now);
+            remember(answered, key, { fingerprint: facts.requestFingerprint, revision: BigInt(history.length - 1), correlationId, masking, answer: response, bodyText: bodyText ?? '', tokenid: params.tokenid, tokenRevision });
+            return response;
+          },
+        };
       case 'locked':
-        return { events: [], answer: () => form(payResponse(decision.payment, orderView(state, now), correlationId, masking)) };
+        return { events: [], answer: () => answer(decision.payment, state, now) };
       case 'inFlight':
         return { events: [], again: POLL_MS };
       case 'busy':
@@ -144,7 +153,7 @@ async function pay<A extends string | PayResponse>(gateway: Gateway, merchant: M
           answer: (after) => {
             // The payment is recorded; a merchant rule makes this first answer a lost one (500).
             if (decision.payment.fault === 'SERVER_FAILED') throw new SimulatedFault('SERVER_FAILED');
-            return answer(decision.payment, after, now, BigInt(history.length - 1 + decision.events.length));
+            return answer(decision.payment, after, now);
           },
         });
     }
