@@ -9,6 +9,8 @@ export const MAX_AMOUNT = 1_000_000_000_000;
 const MINOR_UNITS = new Map<string, number | undefined>();
 
 export function minorUnits(currency: string): number | undefined {
+  const known = MINOR_UNITS.get(currency);
+  if (known !== undefined) return known;
   // Cached for the 26^3 possible codes only: arbitrary text is looked up, never kept.
   if (!/^[A-Z]{3}$/.test(currency)) return lookUpMinorUnits(currency);
   if (!MINOR_UNITS.has(currency)) MINOR_UNITS.set(currency, lookUpMinorUnits(currency));
@@ -60,8 +62,11 @@ export function parseAmount(text: string, digits: number): ParsedAmount {
 
 /** Minor units back to the JSON number of a response (e.g. 1280 USD cents → 12.8). */
 export function toDecimal(minor: number, digits: number): number {
-  // Division by a power of ten of an integer below 2^53 yields the shortest exact decimal.
-  return digits === 0 ? minor : Number((minor / 10 ** digits).toFixed(digits));
+  // IEEE division is correctly rounded: an integer below 2^53 divided by an exact power of ten
+  // (10^1..10^3) is the double nearest the exact decimal, the one its text parses to (12.34, not
+  // 12.340000000000002). Not an integer: written out and parsed back as before.
+  if (digits === 0) return minor;
+  return Number.isSafeInteger(minor) && digits <= 3 ? minor / 10 ** digits : Number((minor / 10 ** digits).toFixed(digits));
 }
 
 /** Minor units as a request-style decimal string, e.g. 1280 → "12.80". */
