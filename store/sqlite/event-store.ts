@@ -139,13 +139,20 @@ export class SqliteEventStore implements EventStore {
     this.checkpointer?.committed();
     // An append answers once its events are on disk (an idempotent repeat: once the events it
     // found are); a refused append wrote nothing and answers at once.
-    const durable = this.sync.durable(this.sync.committed);
+    // (One reaction on the sync for the whole batch, not one per append.)
+    const written: Array<[PendingAppend, AppendResult]> = [];
     batch.forEach((item, i) => {
       const outcome = outcomes[i];
-      if (outcome?.ok) durable.then(() => item.resolve(outcome.value.result), item.reject);
+      if (outcome?.ok) written.push([item, outcome.value.result]);
       else item.reject(translateSqliteError(outcome?.error, 'the event store'));
     });
-    void durable.then(() => this.notifier.notify(), () => this.notifier.notify());
+    void this.sync.durable(this.sync.committed).then(() => {
+      for (const [item, result] of written) item.resolve(result);
+      this.notifier.notify();
+    }, (error: unknown) => {
+      for (const [item] of written) item.reject(error);
+      this.notifier.notify();
+    });
   }
 
   /**

@@ -1,0 +1,38 @@
+// maskCardNumbers finds what it must mask by a scan before it runs its regular expression: the
+// scan must see the runs the expression sees, so the result is always the expression's.
+import fc from 'fast-check';
+import t from 'tap';
+import { maskCardNumbers, maskCardNumbersByRegex } from '../../lib/mask.js';
+
+/** Texts made of what runs of digits are made of (digits, the separators, '%20' and its parts) and other characters. */
+const piece = fc.constantFrom('0', '1', '2', '3', '4', '5', '8', '9', ' ', '-', '%20', '%2', '%', '20', '/', 'a', '  ', '--', '5123450000000008', '9123456789012345', '4508 7500 1574 1019', '3782-822463-10005');
+/** A Luhn check digit for `digits`. */
+const luhnDigit = (digits: number[]) => {
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let d = digits[digits.length - 1 - i] as number;
+    if (i % 2 === 0) d = d * 2 > 9 ? d * 2 - 9 : d * 2;
+    sum += d;
+  }
+  return (10 - (sum % 10)) % 10;
+};
+/** Runs of 10 to 21 digits, Luhn-valid or not, some in groups (a separator or none between each digit). */
+const run = fc.tuple(fc.array(fc.integer({ min: 0, max: 9 }), { minLength: 9, maxLength: 20 }), fc.boolean(), fc.array(fc.constantFrom('', '', '', '', ' ', '-', '%20'), { minLength: 21, maxLength: 21 }))
+  .map(([digits, luhn, separators]) => [...digits, luhn ? luhnDigit(digits) : 0].map((d, i) => (i === 0 ? '' : separators[i] ?? '') + String(d)).join(''));
+const text = fc.array(fc.oneof(piece, run), { maxLength: 30 }).map((parts) => parts.join(''));
+
+t.test('maskCardNumbers answers what the regular expression answers, for any text', async (t) => {
+  fc.assert(fc.property(text, (value) => maskCardNumbers(value) === maskCardNumbersByRegex(value)), { numRuns: 20_000 });
+  fc.assert(fc.property(fc.string({ maxLength: 60 }), (value) => maskCardNumbers(value) === maskCardNumbersByRegex(value)), { numRuns: 5_000 });
+  t.pass('20,000 texts of digit runs and 5,000 arbitrary strings');
+});
+
+t.test('cases written out', async (t) => {
+  t.equal(maskCardNumbers('/api/rest/version/3/merchant/M1/token/9123456789012345/order/10000000001/transaction/1'),
+    '/api/rest/version/3/merchant/M1/token/9123456789012345/order/10000000001/transaction/1', 'a generated token id and an order id: nothing masked');
+  t.equal(maskCardNumbers('card 5123450000000008 here'), 'card 512345xxxxxx0008 here', 'a card number');
+  t.equal(maskCardNumbers('4508 7500 1574 1019'), '450875xxxxxx1019', 'in groups');
+  t.equal(maskCardNumbers('4508%207500%201574%201019'), '450875xxxxxx1019', 'percent-encoded groups');
+  t.equal(maskCardNumbers('12345678901'), '12345678901', 'eleven digits: no run');
+  t.equal(maskCardNumbers('5123450000000009'), '5123450000000009', 'fails the Luhn check: not masked');
+});
