@@ -260,7 +260,7 @@ export class ReadModels implements ReadModelsPort {
    */
   catchUp(position?: bigint): Promise<void> {
     // (Not async: the common case, after every append, returns one settled promise, no new one.)
-    if (position !== undefined && this.covered() >= position) return CAUGHT_UP;
+    if (position !== undefined && this.covers(position)) return CAUGHT_UP;
     return this.catchUpNow();
   }
 

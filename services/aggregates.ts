@@ -69,7 +69,11 @@ export class StreamOwnershipError extends Error {
  * event must name the owner the stream's name names, or nothing of it is used.
  */
 export async function readOwnStream(store: EventStore, stream: string): Promise<RecordedEvent[]> {
-  const events = await store.readStream(stream);
+  return owned(stream, await store.readStream(stream));
+}
+
+/** The events of `stream` when every one names the owner its name names; else StreamOwnershipError. */
+function owned<T extends readonly RecordedEvent[]>(stream: string, events: T): T {
   if (!ownedByStreamOwner(stream, events)) throw new StreamOwnershipError(stream);
   return events;
 }
@@ -80,7 +84,5 @@ export async function readOwnStream(store: EventStore, stream: string): Promise<
  */
 export function readOwnStreamSoon(store: EventStore, cached: ((stream: string) => readonly RecordedEvent[] | undefined) | undefined, stream: string): readonly RecordedEvent[] | Promise<readonly RecordedEvent[]> {
   const events = cached?.(stream);
-  if (events === undefined) return readOwnStream(store, stream);
-  if (!ownedByStreamOwner(stream, events)) throw new StreamOwnershipError(stream);
-  return events;
+  return events === undefined ? readOwnStream(store, stream) : owned(stream, events);
 }
