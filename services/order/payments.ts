@@ -9,6 +9,7 @@
 // PaymentRecorded follows it. Meanwhile another transaction on the order is answered
 // LOCK_FAILURE (not recorded) and an identical repeat waits for the record and answers with it.
 import { randomUUID } from 'node:crypto';
+import { setMostRecent } from '../../lib/bounded-map.js';
 import { streams } from '../../domain/events.js';
 import { decidePay, type AcquirerIds, type PayWithToken } from '../../domain/order/order.js';
 import type { MerchantProfile } from '../../merchants.js';
@@ -67,13 +68,7 @@ function answeredBy(gateway: Gateway): Map<string, Answered> | undefined {
 }
 
 function remember(answered: Map<string, Answered> | undefined, key: string, entry: Answered): void {
-  if (!answered) return;
-  answered.delete(key);
-  answered.set(key, entry);
-  if (answered.size > MAX_ANSWERED) {
-    const oldest = answered.keys().next().value;
-    if (oldest !== undefined) answered.delete(oldest);
-  }
+  if (answered) setMostRecent(answered, key, entry, MAX_ANSWERED);
 }
 
 export type PayResponse = ReturnType<typeof payResponse>;

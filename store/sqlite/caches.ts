@@ -5,6 +5,7 @@
 // look at it once per event-loop iteration, write transactions always, and both caches are
 // dropped when it changed.
 import type { RecordedEvent } from '../event-store.js';
+import { setMostRecent } from '../../lib/bounded-map.js';
 
 export class RecentEvents {
   /** Whole streams, in least recently used order (a Map iterates in insertion order). */
@@ -84,12 +85,7 @@ export class RecentEvents {
   }
 
   private touch(stream: string, events: RecordedEvent[]): void {
-    this.streams.delete(stream);
-    this.streams.set(stream, events);
-    if (this.streams.size > this.maxStreams) {
-      const oldest = this.streams.keys().next().value;
-      if (oldest !== undefined) this.streams.delete(oldest);
-    }
+    setMostRecent(this.streams, stream, events, this.maxStreams);
   }
 
   /** The events after `from` (at most `max`; -1: all) when the cached tail holds them and the head. */
