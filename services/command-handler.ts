@@ -17,6 +17,7 @@
 //       return { events: decideToken(state, { type: 'DoSomething', merchantId, now }), answer: (after) => view(after) };
 //     },
 //     { meta });
+import { isoNow } from '../lib/clock.js';
 import { uuidV7 } from '../lib/uuid.js';
 import { WrongExpectedRevisionError, type EventData, type EventMetadata, type EventStore, type RecordedEvent } from '../store/event-store.js';
 import { fold, readOwnStream, revisionAfter, type Aggregate, type Typed } from './aggregates.js';
@@ -94,7 +95,7 @@ export async function handleCommand<State, Event extends Typed, Result>(
     const history = known ?? (guess ? [] : options.ownStream ? await readOwnStream(deps.store, name) : await deps.store.readStream(name));
     known = undefined;
     const state = fold(aggregate, history);
-    const attempt: Attempt = { now: options.now ?? new Date().toISOString(), history, stream: name };
+    const attempt: Attempt = { now: options.now ?? isoNow(), history, stream: name };
     // (Most decisions are made at once: no turn of the microtask queue for them.)
     const decided = decide(state, attempt);
     const decision = decided instanceof Promise ? await decided : decided;

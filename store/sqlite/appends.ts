@@ -7,6 +7,7 @@ import {
   checkExpectedRevision, IdempotencyConflictError, revisionMatches,
   type AppendResult, type EventData, type ExpectedRevision, type RecordedEvent,
 } from '../event-store.js';
+import { isoNow } from '../../lib/clock.js';
 import { frozenJsonCopy } from '../../lib/json.js';
 import type { RecentEvents } from './caches.js';
 import { isUniqueViolation, type Statements } from './rows.js';
@@ -35,7 +36,7 @@ export function writeBatch(db: Database.Database, stmt: Statements, cache: Recen
   const appendOne = (item: PendingAppend, created: string, heads: Map<string, bigint>, fast: boolean): Written =>
     (savepoint ??= db.transaction((i: PendingAppend, c: string, h: Map<string, bigint>, f: boolean) => writeOne(stmt, cache, i, c, h, f)))(item, created, heads, fast);
   cache.check(true);
-  const created = new Date().toISOString();
+  const created = isoNow();
   // Revisions written by earlier appends of this batch (the cache learns them at commit).
   const heads = new Map<string, bigint>();
   const outcomes: Outcome[] = [];
