@@ -21,18 +21,29 @@ function sealWith(keyId: string, key: Buffer, plaintext: string): string {
 
 /**
  * HMAC-SHA-256 (RFC 2104) of a text under `key`, base64url: exactly createHmac's, computed with
- * two one-shot crypto.hash calls over the key's padded blocks, prepared once. createHmac makes a
+ * two one-shot crypto.hash calls over the key's padded blocks, prepared once (the text is written
+ * into a buffer kept after the inner block: no buffer made per call). createHmac makes a
  * Hmac stream object (and its OpenSSL context) per call: ≈ 7 µs of a pay in profiles (issue 17).
  */
 export function hmacSha256(key: Buffer): (value: string) => string {
   const block = Buffer.alloc(64);
   (key.length > 64 ? (hash('sha256', key, 'buffer') as unknown as Buffer) : key).copy(block);
-  const inner = Buffer.from(block.map((b) => b ^ 0x36));
+  // The inner block, then the value written after it (grown when a value needs more room).
+  let inner = Buffer.alloc(64 + 1024);
+  block.forEach((b, i) => { inner[i] = b ^ 0x36; });
   const outer = Buffer.alloc(64 + 32);
   block.forEach((b, i) => { outer[i] = b ^ 0x5c; });
   block.fill(0);
   return (value) => {
-    const digest = hash('sha256', Buffer.concat([inner, Buffer.from(value, 'utf8')]), 'buffer') as unknown as Buffer;
+    if (value.length * 3 > inner.length - 64) {
+      const larger = Buffer.alloc(64 + value.length * 3);
+      inner.copy(larger, 0, 0, 64);
+      inner.fill(0);
+      inner = larger;
+    }
+    const length = inner.write(value, 64, 'utf8');
+    const digest = hash('sha256', inner.subarray(0, 64 + length), 'buffer') as unknown as Buffer;
+    inner.fill(0, 64, 64 + length); // the text (a card number, for an account lookup) not kept
     digest.copy(outer, 64);
     return hash('sha256', outer, 'base64url') as string;
   };
