@@ -31,6 +31,8 @@ export interface HttpOptions {
   connections: number;
   warmup: number;
   scenarios: readonly ScenarioName[];
+  /** Each scenario's duration cut into this many slices, the targets taking turns (sliceCount; default 1). */
+  slices?: number;
   /** Directory for --cpu-prof of the tokengate process, when profiling. */
   profileDir: string | undefined;
   /** Directory for --cpu-prof of the floor's process (the cost budget, --budget). */
@@ -68,6 +70,8 @@ export interface ScenarioResult {
   name: ScenarioName;
   description: string;
   connections: number;
+  /** The slices each target's run was cut into (they took turns). */
+  slices: number;
   tokengate: RunStats & ServerCpu & { peakRssMB: number; hwmMB: number; window: Window };
   ceiling: RunStats & ServerCpu;
   /** The durable floor (bench/floor.mjs) on the same requests; `window` for its profile. */
@@ -201,18 +205,42 @@ export class Workload {
   }
 }
 
-export async function fire(port: number, requests: autocannon.Request[], duration: number, connections: number): Promise<RunStats> {
+/**
+ * One slice of load on one server: autocannon's raw result (its latency histogram still encoded,
+ * so that slices merge exactly: autocannon.aggregateResult), the load generator's CPU time over
+ * it, and the server's (`pid`: from /proc; undefined without a pid or a reading).
+ */
+export interface Slice { url: string; raw: autocannon.Result; loadGenUs: number; serverCpuMs: number | undefined }
+
+export async function fireSlice(port: number, requests: autocannon.Request[], duration: number, connections: number, pid?: number): Promise<Slice> {
+  const serverFrom = pid === undefined ? undefined : cpuMsOf(pid);
   const cpuFrom = process.cpuUsage();
-  const result = await autocannon({ url: `http://127.0.0.1:${port}`, connections, duration, requests, timeout: 10 });
+  const url = `http://127.0.0.1:${port}`;
+  const raw = await autocannon({ url, connections, duration, requests, timeout: 10, skipAggregateResult: true } as autocannon.Options);
   const cpu = process.cpuUsage(cpuFrom);
+  const serverTo = pid === undefined ? undefined : cpuMsOf(pid);
+  return { url, raw, loadGenUs: cpu.user + cpu.system, serverCpuMs: serverFrom !== undefined && serverTo !== undefined ? serverTo - serverFrom : undefined };
+}
+
+/** Slices of one server as one run: counts and CPU summed, latency percentiles of every response of every slice. */
+export function mergeSlices(slices: readonly Slice[], connections: number): RunStats & ServerCpu {
+  const first = slices[0];
+  if (first === undefined) throw new Error('bench: no slice to merge');
+  // (autocannon's own merge of raw results; its type declarations do not list it.)
+  const aggregate = (autocannon as unknown as { aggregateResult(results: autocannon.Result[], options: { url: string; connections: number }): autocannon.Result }).aggregateResult;
+  const result = aggregate(slices.map((s) => s.raw), { url: first.url, connections });
+  const raws = slices.map((s) => s.raw as autocannon.Result & { totalCompletedRequests: number; '2xx': number });
+  const durationSec = raws.reduce((sum, r) => sum + (Number(r.duration) || 0), 0);
+  const ok = raws.reduce((sum, r) => sum + r['2xx'], 0);
+  const requests = raws.reduce((sum, r) => sum + r.totalCompletedRequests, 0);
   const statusCodes: Record<string, number> = {};
   for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = (stat as { count?: number }).count ?? 0;
-  const durationSec = Number(result.duration) || duration;
+  const serverCpu = slices.every((s) => s.serverCpuMs !== undefined) ? slices.reduce((sum, s) => sum + (s.serverCpuMs ?? 0), 0) : undefined;
   return {
-    rps: round(result['2xx'] / durationSec, 1),
-    rpsAll: round(result.requests.total / durationSec, 1),
-    requests: result.requests.total,
-    durationSec,
+    rps: durationSec > 0 ? round(ok / durationSec, 1) : 0,
+    rpsAll: durationSec > 0 ? round(requests / durationSec, 1) : 0,
+    requests,
+    durationSec: round(durationSec, 2),
     latencyMs: {
       p50: result.latency.p50, p97_5: result.latency.p97_5, p99: result.latency.p99,
       average: round(result.latency.average, 2), max: result.latency.max,
@@ -221,21 +249,31 @@ export async function fire(port: number, requests: autocannon.Request[], duratio
     timeouts: result.timeouts,
     non2xx: result.non2xx,
     statusCodes,
-    loadGenUsPerRequest: perResponse((cpu.user + cpu.system) / 1000, result['2xx']),
+    loadGenUsPerRequest: perResponse(slices.reduce((sum, s) => sum + s.loadGenUs, 0) / 1000, ok),
+    cpuUsPerRequest: perResponse(serverCpu, ok),
   };
+}
+
+/** One run of `duration` seconds (one slice). */
+export async function fire(port: number, requests: autocannon.Request[], duration: number, connections: number): Promise<RunStats> {
+  const { cpuUsPerRequest: _none, ...stats } = mergeSlices([await fireSlice(port, requests, duration, connections)], connections);
+  return stats;
 }
 
 /** CPU milliseconds per response, in µs (undefined without a measure or a response). */
 export const perResponse = (cpuMs: number | undefined, responses: number) =>
   cpuMs !== undefined && responses > 0 ? round((cpuMs * 1000) / responses, 0) : undefined;
 
-/** A run against one server, with that server's CPU time per 2xx response. */
-async function fireMeasured(pid: number, run: () => Promise<RunStats>): Promise<RunStats & ServerCpu> {
-  const cpuFrom = cpuMsOf(pid);
-  const stats = await run();
-  const cpuTo = cpuMsOf(pid);
-  const answered = Math.round(stats.rps * stats.durationSec);
-  return { ...stats, cpuUsPerRequest: perResponse(cpuFrom !== undefined && cpuTo !== undefined ? cpuTo - cpuFrom : undefined, answered) };
+/**
+ * How many slices a scenario's `duration` is cut into: `wanted`, but none shorter than a second.
+ * The targets take turns slice by slice (issue 17): the VM's speed moves by half within a minute,
+ * and a target measured in one block after another's measured the VM as much as the server.
+ */
+export const sliceCount = (duration: number, wanted: number) => Math.max(1, Math.min(Math.round(wanted), Math.floor(duration)));
+
+/** The spans a target was measured in, as one window (its first start to its last end, and each span). */
+function windowOf(spans: readonly Window[]): Window {
+  return { fromUs: spans[0]?.fromUs ?? 0, toUs: spans.at(-1)?.toUs ?? 0, ...(spans.length > 1 ? { spans } : {}) };
 }
 
 /** One set-up request; a 503 (SERVER_BUSY: load shedding, e.g. just after start-up) is repeated, at most 20 times. */
@@ -333,30 +371,44 @@ export async function runHttp(options: HttpOptions): Promise<HttpResult> {
     }
 
     const scenarios: ScenarioResult[] = [];
+    const slices = sliceCount(options.duration, options.slices ?? 1);
+    const sliceSec = options.duration / slices;
+    const exited = (child: Child, what: string, scenario: string) => {
+      if (child.process.exitCode !== null || child.process.signalCode !== null) {
+        throw new Error(`bench: ${what} exited (${child.process.exitCode ?? child.process.signalCode}) during '${scenario}':\n${child.output().slice(-4000)}`);
+      }
+    };
     for (const name of options.scenarios) {
-      log(`${name}: ${options.duration} s × ${options.connections} connections, ceiling, floor, then tokengate${prism ? ' then Prism' : ''}`);
-      const ceilingStats = await fireMeasured(ceiling.pid, () => fire(cl.port, workload.requests(name, ceilingLedger), options.duration, options.connections));
-      const floorFromUs = monotonicUs();
-      const floorStats = await fireMeasured(floor.pid, () => fire(fl.port, floorWorkload.requests(name, floorLedger), options.duration, options.connections));
-      const floorWindow = { fromUs: floorFromUs, toUs: monotonicUs() };
-      if (floor.process.exitCode !== null || floor.process.signalCode !== null) {
-        throw new Error(`bench: the floor exited (${floor.process.exitCode ?? floor.process.signalCode}) during '${name}':\n${floor.output().slice(-4000)}`);
-      }
+      log(`${name}: ${options.duration} s × ${options.connections} connections on each of the ceiling, the floor and tokengate` +
+        (slices > 1 ? `, in ${slices} slices of ${round(sliceSec, 2)} s taking turns` : '') + (prism ? '; then Prism' : ''));
+      const taken = { ceiling: [] as Slice[], floor: [] as Slice[], tokengate: [] as Slice[] };
+      const spans = { floor: [] as Window[], tokengate: [] as Window[] };
       const sampler = memorySampler(tokengate.pid);
-      const fromUs = monotonicUs();
-      const stats = await fireMeasured(tokengate.pid, () => fire(tg.port, workload.requests(name, ledger), options.duration, options.connections));
-      const window = { fromUs, toUs: monotonicUs() };
-      const memory = sampler.stop();
-      if (tokengate.process.exitCode !== null || tokengate.process.signalCode !== null) {
-        throw new Error(`bench: tokengate exited (${tokengate.process.exitCode ?? tokengate.process.signalCode}) during '${name}':\n${tokengate.output().slice(-4000)}`);
+      for (let slice = 0; slice < slices; slice++) {
+        taken.ceiling.push(await fireSlice(cl.port, workload.requests(name, ceilingLedger), sliceSec, options.connections, ceiling.pid));
+        // The floor and tokengate in turn, each first every other slice.
+        for (const target of slice % 2 === 0 ? ['floor', 'tokengate'] as const : ['tokengate', 'floor'] as const) {
+          const fromUs = monotonicUs();
+          taken[target].push(target === 'floor'
+            ? await fireSlice(fl.port, floorWorkload.requests(name, floorLedger), sliceSec, options.connections, floor.pid)
+            : await fireSlice(tg.port, workload.requests(name, ledger), sliceSec, options.connections, tokengate.pid));
+          spans[target].push({ fromUs, toUs: monotonicUs() });
+          exited(target === 'floor' ? floor : tokengate, target === 'floor' ? 'the floor' : 'tokengate', name);
+        }
       }
+      const memory = sampler.stop();
+      const ceilingStats = mergeSlices(taken.ceiling, options.connections);
+      const floorStats = mergeSlices(taken.floor, options.connections);
+      const stats = mergeSlices(taken.tokengate, options.connections);
+      const window = windowOf(spans.tokengate);
+      const floorWindow = windowOf(spans.floor);
       // Prism's own ledger: its answers acknowledge nothing that tokengate's store should hold.
       const prismStats = prism ? await fire(prism.port, workload.requests(name, new Ledger()), options.duration, options.connections) : undefined;
       if (prism && (prism.child.process.exitCode !== null || prism.child.process.signalCode !== null)) {
         throw new Error(`bench: Prism exited during '${name}':\n${prism.child.output().slice(-4000)}`);
       }
       scenarios.push({
-        name, description: DESCRIPTIONS[name], connections: options.connections,
+        name, description: DESCRIPTIONS[name], connections: options.connections, slices,
         tokengate: { ...stats, ...memory, window }, ceiling: ceilingStats, floor: { ...floorStats, window: floorWindow },
         ratio: ceilingStats.rps > 0 ? round(stats.rps / ceilingStats.rps, 3) : 0,
         floorRatio: floorStats.rps > 0 ? round(stats.rps / floorStats.rps, 3) : 0,

@@ -50,8 +50,15 @@ export function areaOf(name: string, url: string): string {
   return short;
 }
 
-/** A span of the monotonic clock in microseconds (process.hrtime and V8's profile share it on Linux). */
-export interface Window { fromUs: number; toUs: number }
+/**
+ * A span of the monotonic clock in microseconds (process.hrtime and V8's profile share it on
+ * Linux); with `spans`, only the time inside them (a run cut into slices, other targets between).
+ */
+export interface Window { fromUs: number; toUs: number; spans?: readonly Window[] }
+
+/** Whether a time falls inside the window (inside one of its spans, when it has them). */
+export const inWindow = (window: Window, timeUs: number): boolean =>
+  window.spans ? window.spans.some((span) => timeUs >= span.fromUs && timeUs <= span.toUs) : timeUs >= window.fromUs && timeUs <= window.toUs;
 
 export const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 
@@ -76,7 +83,7 @@ export function selfTimes(profile: CpuProfile, window?: Window, maxSampleUs = In
     }
     return self;
   };
-  const selfUs = window ? collect((t) => t >= window.fromUs && t <= window.toUs) : new Map<number, number>();
+  const selfUs = window ? collect((t) => inWindow(window, t)) : new Map<number, number>();
   return selfUs.size > 0 ? { selfUs, windowed: true } : { selfUs: collect(() => true), windowed: false };
 }
 

@@ -2,6 +2,8 @@
 //
 //   --duration S       seconds per scenario and target (env BENCH_DURATION, default 10)
 //   --connections N    autocannon connections (env BENCH_CONNECTIONS, default 50)
+//   --slices N         each scenario's seconds cut into N slices, the ceiling, the floor and tokengate
+//                      taking turns slice by slice (default 5; none shorter than 1 s)
 //   --warmup S         warm-up seconds on each target before measuring (default 3; 0.5 with --quick)
 //   --scenarios LIST   comma-separated among pay,create,mixed,retries (default all)
 //   --events N         events written for the replay (env BENCH_EVENTS, default 1000000)
@@ -42,6 +44,8 @@ export interface BenchOptions {
   coldStart: boolean;
   /** Rebuilds of the read models (fresh process each); the median counts. */
   rebuildRuns: number;
+  /** Slices per scenario, the targets taking turns (http.ts sliceCount). */
+  slices: number;
   profile: boolean;
   /** The cost budget per stage (pay and create, tokengate and the floor profiled). */
   budget: boolean;
@@ -97,6 +101,7 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv = proc
     replay: true,
     coldStart: true,
     rebuildRuns: 3,
+    slices: 5,
     profile: false,
     budget: false,
     prism: false,
@@ -141,6 +146,7 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv = proc
       }
       case '--no-cold-start': options.coldStart = false; break;
       case '--rebuild-runs': options.rebuildRuns = Math.max(1, Math.round(numberArg(flag, value()))); break;
+      case '--slices': options.slices = Math.max(1, Math.round(numberArg(flag, value()))); break;
       case '--profile': options.profile = true; break;
       case '--budget': options.budget = true; break;
       case '--prism': options.prism = true; break;
@@ -384,7 +390,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
     } else if (options.http) {
       http = await runHttp({
         root, workDir: join(workDir, 'http'), duration: options.duration, connections: options.connections,
-        warmup: options.warmup, scenarios: options.scenarios, profileDir, floorProfileDir, prism: options.prism, log,
+        warmup: options.warmup, scenarios: options.scenarios, slices: options.slices, profileDir, floorProfileDir, prism: options.prism, log,
       });
       if (options.budget && http.profiles) budget = costBudget(http, options.outDir, stamp);
       if (http.profileFile) {

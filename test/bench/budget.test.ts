@@ -62,6 +62,18 @@ t.test('a row: µs per response, only the samples inside the window, every threa
   t.equal(twice.profiledUsPerRequest, 2000, 'the threads of a process add up');
 });
 
+t.test('a window of slices: only the samples inside its spans count, not those between them', async (t) => {
+  const dir = t.testdir({});
+  const main = join(dir, 'main.cpuprofile');
+  writeFileSync(main, JSON.stringify(tokengate));
+  // Samples at START + 2..3 ms (run, run) and + 5 ms (stringify); decide (+ 4 ms) falls between.
+  const window = { fromUs: START + 2000, toUs: START + 5000, spans: [{ fromUs: START + 2000, toUs: START + 3000 }, { fromUs: START + 4500, toUs: START + 5000 }] };
+  const row = budgetRow([main], TOKENGATE_RULES, window, { scenario: 'pay', target: 'tokengate', responses: 3, cpuUsPerRequest: undefined });
+  t.equal(row.perStage.append, 666.7, '2 ms of append over 3 responses');
+  t.equal(row.perStage.decide, 333.3, 'the stringify sample of the second span (1 ms), not the decide sample between the spans');
+  t.equal(row.profiledUsPerRequest, 1000);
+});
+
 t.test('a sample followed by a long gap (the thread not scheduled) weighs at most 3× the median interval', async (t) => {
   // The decide sample (index 3) is followed by 50 ms without a sample.
   const gap = { ...tokengate, timeDeltas: tokengate.timeDeltas?.map((d, i) => (i === 4 ? 50_000 : d)) };
