@@ -271,6 +271,9 @@ export const perResponse = (cpuMs: number | undefined, responses: number) =>
  */
 export const sliceCount = (duration: number, wanted: number) => Math.max(1, Math.min(Math.round(wanted), Math.floor(duration)));
 
+/** The pause before each slice of the floor or tokengate (ms), when a scenario is cut into slices. */
+const SETTLE_MS = 300;
+
 /** The spans a target was measured in, as one window (its first start to its last end, and each span). */
 function windowOf(spans: readonly Window[]): Window {
   return { fromUs: spans[0]?.fromUs ?? 0, toUs: spans.at(-1)?.toUs ?? 0, ...(spans.length > 1 ? { spans } : {}) };
@@ -388,6 +391,9 @@ export async function runHttp(options: HttpOptions): Promise<HttpResult> {
         taken.ceiling.push(await fireSlice(cl.port, workload.requests(name, ceilingLedger), sliceSec, options.connections, ceiling.pid));
         // The floor and tokengate in turn, each first every other slice.
         for (const target of slice % 2 === 0 ? ['floor', 'tokengate'] as const : ['tokengate', 'floor'] as const) {
+          // A pause first: the work a server does after its last answers (its WAL's sync and
+          // checkpoint, its read models written after the reply) is not the next one's slice.
+          if (slices > 1) await sleep(SETTLE_MS);
           const fromUs = monotonicUs();
           taken[target].push(target === 'floor'
             ? await fireSlice(fl.port, floorWorkload.requests(name, floorLedger), sliceSec, options.connections, floor.pid)
