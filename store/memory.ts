@@ -5,6 +5,7 @@ import {
   type ReadStreamOptions, type RecordedEvent, type SubscribeOptions, type SubscriptionHandlers, type Subscription,
 } from './event-store.js';
 import { Notifier, pullSubscription } from './subscription.js';
+import { isoNow } from '../lib/clock.js';
 
 export class MemoryEventStore implements EventStore {
   readonly kind = 'memory';
@@ -25,7 +26,7 @@ export class MemoryEventStore implements EventStore {
     if (events.length === 0) {
       return { nextExpectedRevision: BigInt(existing.length - 1), position: BigInt(this.log.length) };
     }
-    const created = new Date().toISOString();
+    const created = isoNow();
     for (const e of events) {
       const recorded: RecordedEvent = {
         id: e.id, type: e.type, data: structuredClone(e.data), metadata: structuredClone(e.metadata),

@@ -24,6 +24,7 @@ import { resolveSource, type Resolution, type SourceDetails } from './token-sour
 import { checkFormats, mergeStreet } from './token-validation.js';
 import { createNew, createOrReuse, createSupplied, updateNamed, type TokenPlan, type WriteContext, type WriteOutcome } from './token-writes.js';
 import { shredToken } from './token-shredding.js';
+import { isoNow } from '../../lib/clock.js';
 
 export type AuthMethod = 'certificate' | 'basic' | null;
 
@@ -75,7 +76,7 @@ export async function createToken(gateway: Gateway, merchant: MerchantProfile, b
     );
   }
   checkFormats(body);
-  const now = new Date().toISOString();
+  const now = isoNow();
   const resolution = await resolveSource(gateway, merchant, body, now);
   return store(gateway, merchant, body, meta, authMethod, resolution, now, (ctx, plan) => (resolution.target ? updateNamed(ctx, plan, resolution.target.token)
     : repository.tokenManagement === 'UNIQUE_TOKEN' ? createNew(ctx, plan)
@@ -111,7 +112,7 @@ export async function tokenize(gateway: Gateway, merchant: MerchantProfile, toke
   }
   const sof = body.sourceOfFunds;
   const overlay = existing.status === 'VALID' && sof.token === undefined && body.referenceOrderId === undefined && sof.schemeTokenProvisioningIdentifier === undefined;
-  const now = new Date().toISOString();
+  const now = isoNow();
   const resolution = await resolveSource(gateway, merchant, overlay ? { ...body, sourceOfFunds: { ...sof, token } } : body, now);
   // The token itself is no origin of its own details.
   if (resolution.origin?.sourceToken === token) {
