@@ -2,7 +2,6 @@
 // tokengate's command-line tool: serve, replay, token, order, export, import, notifications.
 // Every command reads EVENT_STORE (default sqlite:./data/gateway.db) or --store.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { serve, exitWithError } from '../server.js';
 import { ConfigError, MAX_WORKERS, workersFromEnv } from '../config.js';
 import { commands, type Command } from './commands.js';
 
@@ -61,6 +60,8 @@ async function main(argv: string[]): Promise<number> {
         throw new ConfigError((error as Error).message.replace(/^WORKERS/, '--workers'));
       }
     }
+    // The server's modules (Fastify, the routes) only for serve: the other commands start without them.
+    const { serve } = await import('../server.js');
     await serve(workers === undefined ? process.env : { ...process.env, WORKERS: workers });
     return -1; // keeps running
   }
@@ -85,4 +86,7 @@ async function main(argv: string[]): Promise<number> {
   return command.run(parsed.positionals, parsed.values as Record<string, string | boolean | undefined>);
 }
 
-main(process.argv.slice(2)).then((code) => { if (code >= 0) process.exitCode = code; }, exitWithError);
+main(process.argv.slice(2)).then((code) => { if (code >= 0) process.exitCode = code; }, async (error: unknown) => {
+  const { exitWithError } = await import('../server.js');
+  exitWithError(error);
+});
