@@ -10,10 +10,10 @@ import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, loggerOptions } from './app.js';
 import { runPrimary } from './cluster.js';
-import { adminAccess, ConfigError, loadConfig, type Config } from './config.js';
+import { adminAccess, loadConfig, type Config } from './config.js';
+import { exitWithError } from './exit.js';
 import { loadMerchants, type Merchants } from './merchants.js';
 import { generateAdminPassword, startupBlock } from './startup.js';
-import { oneLine, StoreUnavailable } from './store/storage-fault.js';
 
 /**
  * Start the gateway: one process, or with WORKERS > 1 the primary of a cluster (cluster.ts) whose
@@ -74,19 +74,6 @@ async function startGateway(config: Config, merchants: Merchants, adminPassword:
   }
   await app.listen({ host: config.host, port: config.port });
   return app;
-}
-
-/**
- * One line on stderr, exit code 1: a configuration error, a store that cannot be opened, a system
- * error (a port in use, a file that cannot be read) name the problem; only a bug shows its stack.
- */
-export function exitWithError(error: unknown): never {
-  const systemError = typeof (error as { code?: unknown } | null)?.code === 'string' && /^E[A-Z]+$/.test((error as { code: string }).code);
-  const message = error instanceof ConfigError || error instanceof StoreUnavailable ? error.message
-    : systemError ? oneLine(error)
-    : (error as Error).stack ?? String(error);
-  process.stderr.write(`tokengate: ${message}\n`);
-  process.exit(1);
 }
 
 const invokedDirectly = process.argv[1] !== undefined && pathToFileURL(realpathSync(process.argv[1])).href === import.meta.url;

@@ -266,7 +266,7 @@ export const perResponse = (cpuMs: number | undefined, responses: number) =>
 
 /**
  * How many slices a scenario's `duration` is cut into: `wanted`, but none shorter than a second.
- * The targets take turns slice by slice (issue 17): the VM's speed moves by half within a minute,
+ * The targets take turns slice by slice (issue 17): the VM's speed moves by a third within a minute,
  * and a target measured in one block after another's measured the VM as much as the server.
  */
 export const sliceCount = (duration: number, wanted: number) => Math.max(1, Math.min(Math.round(wanted), Math.floor(duration)));

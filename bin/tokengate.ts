@@ -3,6 +3,7 @@
 // Every command reads EVENT_STORE (default sqlite:./data/gateway.db) or --store.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ConfigError, MAX_WORKERS, workersFromEnv } from '../config.js';
+import { exitWithError } from '../exit.js';
 import { commands, type Command } from './commands.js';
 
 const USAGE = `Usage: tokengate <command> [options]
@@ -86,7 +87,4 @@ async function main(argv: string[]): Promise<number> {
   return command.run(parsed.positionals, parsed.values as Record<string, string | boolean | undefined>);
 }
 
-main(process.argv.slice(2)).then((code) => { if (code >= 0) process.exitCode = code; }, async (error: unknown) => {
-  const { exitWithError } = await import('../server.js');
-  exitWithError(error);
-});
+main(process.argv.slice(2)).then((code) => { if (code >= 0) process.exitCode = code; }, exitWithError);
