@@ -26,7 +26,6 @@
 //   reads a flag and touches no store, and a health check that said "busy" while the gateway is
 //   processing requests at full capacity would get a healthy instance restarted under load. It is
 //   still refused while the gateway shuts down and beyond MAX_EVENT_LOOP_DELAY_MS (truly saturated).
-import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import underPressure from '@fastify/under-pressure';
@@ -43,25 +42,22 @@ const busy = (reply: FastifyReply, explanation: string) =>
 
 async function limits(app: FastifyInstance, options: Pick<Limits, 'maxInFlight' | 'maxEventLoopDelayMs'>) {
   let inFlight = 0;
-  // The slot a request holds is its `inFlightSlot` (a request's own member: no WeakMap entry for
-  // the garbage collector to trace per request); freed once, whoever frees it.
+  // Whether a request holds a slot is its own member (no WeakMap entry for the garbage collector
+  // to trace per request); a slot is freed once, whoever frees it.
   const release = (request: FastifyRequest) => {
-    const slot = request.inFlightSlot;
-    if (slot === null) return;
-    request.inFlightSlot = null;
+    if (!request.inFlightSlot) return;
+    request.inFlightSlot = false;
     inFlight--;
-    slot.res.removeListener('close', slot.closed);
   };
-
-  const take = (request: FastifyRequest, reply: FastifyReply) => {
-    inFlight++;
-    // A reply the route took over (hijacked: a live stream) ends when its connection closes; any
-    // other reply is freed by onSend once its answer is ready, the client there or not.
-    const closed = () => { if (reply.sent) release(request); };
-    request.inFlightSlot = { res: reply.raw, closed };
-    reply.raw.once('close', closed);
-  };
-  app.decorateRequest('inFlightSlot', null);
+  app.decorateRequest('inFlightSlot', false);
+  // A reply the route takes over (reply.hijack(): the timeline's live stream) is never sent, so
+  // neither onSend nor onResponse runs for it: its slot is freed when its connection closes. Only
+  // such a route asks (a 'close' listener on every request cost each one its add and remove).
+  app.decorate('releaseSlotOnClose', (request: FastifyRequest, reply: FastifyReply) => {
+    if (!request.inFlightSlot) return;
+    if (reply.raw.destroyed || request.raw.socket?.destroyed !== false) release(request);
+    else reply.raw.once('close', () => release(request));
+  });
 
   // While closing, requests in flight finish; new ones on kept-alive connections are told to retry.
   let closing = false;
@@ -86,7 +82,8 @@ async function limits(app: FastifyInstance, options: Pick<Limits, 'maxInFlight' 
       busy(reply, `The gateway has ${inFlight} requests in progress (MAX_IN_FLIGHT ${options.maxInFlight}): repeat the identical request later`);
       return;
     }
-    take(request, reply);
+    inFlight++;
+    request.inFlightSlot = true;
     done();
   });
   app.addHook('onSend', (request, _reply, payload, done) => { release(request); done(null, payload); });
@@ -108,12 +105,14 @@ async function limits(app: FastifyInstance, options: Pick<Limits, 'maxInFlight' 
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The in-flight slot this request holds (null: none): its response and the listener that frees it when a hijacked reply's connection closes. */
-    inFlightSlot: { res: ServerResponse; closed: () => void } | null;
+    /** Whether this request holds an in-flight slot (MAX_IN_FLIGHT). */
+    inFlightSlot: boolean;
   }
   interface FastifyInstance {
     /** Requests holding an in-flight slot now (MAX_IN_FLIGHT); for tests and diagnostics. */
     inFlight(): number;
+    /** For a route that hijacks its reply: the request's slot is freed when its connection closes. */
+    releaseSlotOnClose(request: FastifyRequest, reply: FastifyReply): void;
   }
 }
 

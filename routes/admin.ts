@@ -125,6 +125,7 @@ const admin: FastifyPluginAsyncTypebox<AdminOptions> = async (app, options) => {
     const { after, limit: _limit, ...filter } = request.query as TimelineFilter & { after?: string; limit?: string };
     const from = after === undefined ? await app.gateway.store.headPosition() : BigInt(after);
     reply.hijack();
+    app.releaseSlotOnClose(request, reply);
     const raw = reply.raw;
     raw.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-request-id': String(request.id) });
     raw.write(`: live from position ${from}\n\n`);

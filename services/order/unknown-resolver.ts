@@ -13,6 +13,9 @@ import { handleCommand } from '../command-handler.js';
 import { randomDigits } from '../context.js';
 import { Reactor } from '../reactor.js';
 
+/** A payment's key among the scheduled resolutions. */
+const keyOf = (stream: string, transactionId: string) => JSON.stringify([stream, transactionId]);
+
 export class UnknownResolver extends Reactor {
   readonly name = 'unknown-resolver';
   // OrderTransactionRecorded: a PAY, AUTHORIZE or VERIFY of the order API (versions 50-100).
@@ -29,14 +32,14 @@ export class UnknownResolver extends Reactor {
 
   protected onEvent(event: RecordedEvent): void {
     const transactionId = (event.data as { transactionId?: string }).transactionId ?? '';
-    const key = JSON.stringify([event.stream, transactionId]);
     if (event.type === 'PaymentRecorded' || event.type === 'OrderTransactionRecorded') {
       const payment = event.data as PaymentRecorded['data'] | OrderTransactionRecorded['data'];
       if (payment.outcome.result !== 'UNKNOWN') return;
       const due = Date.parse(payment.timeOfRecord) + this.delayMs - Date.now();
-      this.schedule(key, due, () => this.resolve(event, transactionId));
+      // (The key made only for the payments it concerns: most are not UNKNOWN.)
+      this.schedule(keyOf(event.stream, transactionId), due, () => this.resolve(event, transactionId));
     } else if (event.type === 'PaymentOutcomeResolved') {
-      this.cancel(key);
+      this.cancel(keyOf(event.stream, transactionId));
     }
   }
 
