@@ -215,22 +215,27 @@ async function errorsPlugin(app: FastifyInstance) {
   // The text is kept on the request (bodyText): an identical repeat of a payment is recognised by
   // it (services/order/payments.ts).
   app.decorateRequest('bodyText', '');
-  const parseBody: FastifyBodyParser<string> = (request, text, done) => {
-    const body = String(text);
-    request.bodyText = body;
-    // (A blank body is rare: the trim, a copy of the body, only when it could be one.)
-    if (body.length === 0 || (/^\s/.test(body) && body.trim() === '')) return done(null, undefined);
-    try {
-      done(null, JSON.parse(body));
-    } catch {
-      done(new InvalidRequest(jsonParseExplanation(body)), undefined);
-    }
-  };
   // application/json too, by name: Fastify remembers the parser of a Content-Type it found by
   // name, while the catch-all is looked for again, its header parsed, on every request.
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseBody);
-  app.addContentTypeParser('*', { parseAs: 'string' }, parseBody);
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);
+  app.addContentTypeParser('*', { parseAs: 'string' }, parseJsonBody);
 }
+
+/**
+ * Every body's parser (whatever its Content-Type: curl -d sends a form type): JSON, or the
+ * gateway's 400 in its words; the text kept on the request (`bodyText`).
+ */
+export const parseJsonBody: FastifyBodyParser<string> = (request, text, done) => {
+  const body = String(text);
+  request.bodyText = body;
+  // (A blank body is rare: the trim, a copy of the body, only when it could be one.)
+  if (body.length === 0 || (/^\s/.test(body) && body.trim() === '')) return done(null, undefined);
+  try {
+    done(null, JSON.parse(body));
+  } catch {
+    done(new InvalidRequest(jsonParseExplanation(body)), undefined);
+  }
+};
 
 declare module 'fastify' {
   interface FastifyInstance {

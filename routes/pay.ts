@@ -3,14 +3,27 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { PayBody, PayParams } from '../schemas/pay.js';
 import { documented, errorResponses, PayResponse } from '../schemas/responses.js';
-import { payWithTokenText, type PayResponse as PayAnswer } from '../services/order/payments.js';
+import { payWithTokenText, repeatedBody, type PayResponse as PayAnswer } from '../services/order/payments.js';
 import { sortedJson } from '../lib/json.js';
 import { merchantOf, requireMerchant } from '../plugins/auth.js';
+import { parseJsonBody } from '../plugins/errors.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 const pay: FastifyPluginAsyncTypebox = async (app) => {
   await requireMerchant(app, app.gateway.merchants, 'pay', 'merchantid');
+  // The body of an identical repeat answered from the recent answers is the one parsed at its
+  // first repeat, not parsed again (issue 17); any other is parsed as every route's is. (The
+  // merchant is known: authentication runs before the body is read.)
+  app.removeAllContentTypeParsers();
+  const parse: typeof parseJsonBody = (request, text, done) => {
+    const repeated = request.merchant ? repeatedBody(app.gateway, request.merchant, request.params as Record<string, string | undefined>, String(text)) : undefined;
+    if (repeated === undefined) return parseJsonBody.call(app, request, text, done);
+    request.bodyText = String(text);
+    done(null, repeated);
+  };
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parse);
+  app.addContentTypeParser('*', { parseAs: 'string' }, parse);
   app.put('/api/rest/version/3/merchant/:merchantid/token/:tokenid/order/:orderid/transaction/:transactionid', {
     schema: {
       summary: 'Pay with token',

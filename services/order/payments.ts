@@ -10,6 +10,7 @@
 // LOCK_FAILURE (not recorded) and an identical repeat waits for the record and answers with it.
 import { randomUUID } from 'node:crypto';
 import { setMostRecent } from '../../lib/bounded-map.js';
+import { frozenJsonCopy } from '../../lib/json.js';
 import { streams } from '../../domain/events.js';
 import { decidePay, type AcquirerIds, type PayWithToken } from '../../domain/order/order.js';
 import type { MerchantProfile } from '../../merchants.js';
@@ -53,6 +54,8 @@ interface Answered {
   /** The answer as its caller takes it: the route's text (most: nothing else of it is kept), or the object. */
   answer: string | PayResponse;
   bodyText: string; tokenid: string; tokenRevision: bigint;
+  /** `bodyText` parsed (frozen: later repeats of that text share it). */
+  body: PayBody;
 }
 const ANSWERED = new WeakMap<object, Map<string, Answered>>();
 const MAX_ANSWERED = 2_000;
@@ -72,6 +75,18 @@ function remember(answered: Map<string, Answered> | undefined, key: string, entr
 }
 
 export type PayResponse = ReturnType<typeof payResponse>;
+
+/**
+ * The body of a recent repeat whose text `bodyText` is, as parsed then (for the route's body
+ * parser: an identical repeat's text is not parsed again, issue 17). The same text parses to the
+ * same body whatever the request: the key only finds the one to compare with. `params` are the
+ * request's as received, not yet validated.
+ */
+export function repeatedBody(gateway: Gateway, merchant: MerchantProfile, params: { orderid?: string; transactionid?: string }, bodyText: string): PayBody | undefined {
+  if (bodyText.length === 0) return undefined;
+  const found = ANSWERED.get(gateway.store)?.get(`${streams.order(merchant.id, params.orderid ?? '')}\u0000${params.transactionid ?? ''}`);
+  return found !== undefined && found.bodyText === bodyText ? found.body : undefined;
+}
 
 /**
  * The payment's answer as an object. `requestMeta` is asked for only when the payment is decided
@@ -130,7 +145,7 @@ async function pay<A extends string | PayResponse>(gateway: Gateway, merchant: M
           events: [],
           answer: () => {
             const response = answer(decision.payment, state, now);
-            remember(answered, key, { fingerprint: facts.requestFingerprint, revision: BigInt(history.length - 1), correlationId, masking, answer: response, bodyText: bodyText ?? '', tokenid: params.tokenid, tokenRevision });
+            remember(answered, key, { fingerprint: facts.requestFingerprint, revision: BigInt(history.length - 1), correlationId, masking, answer: response, bodyText: bodyText ?? '', tokenid: params.tokenid, tokenRevision, body: frozenJsonCopy(body) as PayBody });
             return response;
           },
         };
