@@ -161,6 +161,21 @@ function recordedPayment(state: OrderState, command: PayWithToken, rule: { index
 }
 
 /** What the request says of the payment, as recorded (the members without a value left out). */
+/**
+ * The card as a payment records it (with its response type), made once per card object: the
+ * caller hands the same frozen card for every pay with a token it holds in memory, and the result
+ * is frozen too, so every payment may share it (a pure function, remembered).
+ */
+const TYPED_CARDS = new WeakMap<PayWithToken['card'], Recorded['card']>();
+function typedCard(card: PayWithToken['card']): Recorded['card'] {
+  let typed = TYPED_CARDS.get(card);
+  if (typed === undefined) {
+    typed = Object.freeze({ ...card, type: cardTypeOf(card.brand, card.fundingMethod) });
+    if (Object.isFrozen(card)) TYPED_CARDS.set(card, typed);
+  }
+  return typed;
+}
+
 function paymentFacts(command: PayWithToken): Omit<Recorded, 'outcome' | 'orderStatus' | 'totalsAfter' | 'timeOfRecord'> {
   const facts: Omit<Recorded, 'outcome' | 'orderStatus' | 'totalsAfter' | 'timeOfRecord'> = {
     merchantId: command.merchantId,
@@ -169,7 +184,7 @@ function paymentFacts(command: PayWithToken): Omit<Recorded, 'outcome' | 'orderS
     requestFingerprint: command.requestFingerprint,
     repositoryId: command.repositoryId,
     token: command.token,
-    card: { ...command.card, type: cardTypeOf(command.card.brand, command.card.fundingMethod) },
+    card: typedCard(command.card),
     amount: command.amount,
     currency: command.currency,
   } as Omit<Recorded, 'outcome' | 'orderStatus' | 'totalsAfter' | 'timeOfRecord'>;

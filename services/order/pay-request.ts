@@ -65,13 +65,25 @@ function checkCountry(body: PayBody): void {
   }
 }
 
+type PayableCard = { token: string; card: PayWithToken['card']; revision: bigint };
+
+/**
+ * The payable card of a token's history, by the history's last event: the store's memory hands out
+ * the same (frozen) event objects for as long as the stream is unchanged, so the token is folded
+ * and its card copied once, not on every pay with it (issue 17). A later event is another key.
+ */
+const PAYABLE = new WeakMap<RecordedEvent, PayableCard>();
+
 /**
  * The token, from the merchant's own repository only. An unknown token, a token of another
  * repository and a token that cannot pay get one and the same answer, so the answer says nothing
  * of other repositories. A token of this repository holding a bank account or wallet (not yet
  * stored by this release) is refused as UNSUPPORTED: pay with token moves funds from cards only.
  */
-function payableCard(history: readonly RecordedEvent[], tokenid: string) {
+function payableCard(history: readonly RecordedEvent[], tokenid: string): PayableCard {
+  const last = history.at(-1);
+  const known = last === undefined ? undefined : PAYABLE.get(last);
+  if (known !== undefined) return known;
   const token = foldToken(history);
   const created = history.find((e) => e.type === 'TokenCreated')?.data as { sourceOfFunds?: { type?: unknown } } | undefined;
   const sourceType = created?.sourceOfFunds?.type;
@@ -82,7 +94,10 @@ function payableCard(history: readonly RecordedEvent[], tokenid: string) {
     throw new InvalidRequest(`Value '${tokenid}' is invalid. No such token in the merchant's token repository`, 'tokenid');
   }
   const { numberSealed: _sealed, ...card } = token.card;
-  return { token: token.token, card, revision: BigInt(history.length - 1) };
+  const payable: PayableCard = Object.freeze({ token: token.token, card: Object.freeze(card), revision: BigInt(history.length - 1) });
+  // Only an event the store keeps (frozen) is a key: a copy would never be asked for again.
+  if (last !== undefined && Object.isFrozen(last)) PAYABLE.set(last, payable);
+  return payable;
 }
 
 type Facts = { facts: PayFacts; tokenRevision: bigint };

@@ -16,18 +16,22 @@ export interface CommitListener {
 }
 
 /**
- * Tell `listener` of the batch's events, in a savepoint. A listener that fails is undone and
- * `failed` is told (the read models could not write: a full disk, an I/O error); when SQLite rolled
- * the whole transaction back, the error is thrown.
+ * A teller of `db`'s commits: tells a listener of a batch's events, in a savepoint. A listener
+ * that fails is undone and `failed` is told (the read models could not write: a full disk, an I/O
+ * error); when SQLite rolled the whole transaction back, the error is thrown. (The savepoint's
+ * function is made once: better-sqlite3 builds several functions for each transaction made.)
  */
-export function tellListener(db: Database.Database, listener: CommitListener | undefined, events: readonly RecordedEvent[], failed: (error: unknown) => void): void {
-  if (listener === undefined || events.length === 0) return;
-  try {
-    db.transaction(() => listener.written(events))();
-  } catch (error) {
-    if (!db.inTransaction) throw error;
-    listener.rolledBack();
-    failed(error);
-    process.emitWarning(`a commit listener failed (its writes were undone, the events are committed): ${String(error)}`);
-  }
+export function listenerTeller(db: Database.Database) {
+  const savepoint = db.transaction((listener: CommitListener, events: readonly RecordedEvent[]) => listener.written(events));
+  return (listener: CommitListener | undefined, events: readonly RecordedEvent[], failed: (error: unknown) => void): void => {
+    if (listener === undefined || events.length === 0) return;
+    try {
+      savepoint(listener, events);
+    } catch (error) {
+      if (!db.inTransaction) throw error;
+      listener.rolledBack();
+      failed(error);
+      process.emitWarning(`a commit listener failed (its writes were undone, the events are committed): ${String(error)}`);
+    }
+  };
 }

@@ -20,7 +20,7 @@ import { Notifier, pullSubscription } from '../subscription.js';
 import { writeBatch, type Outcome, type PendingAppend } from './appends.js';
 import { RecentEvents } from './caches.js';
 import { Checkpointer } from './checkpointer.js';
-import { tellListener, type CommitListener } from './commit-listener.js';
+import { listenerTeller, type CommitListener } from './commit-listener.js';
 import { databaseFile, openDatabase, relaxedSync } from './database.js';
 import { WriteFaults } from './faults.js';
 import { GroupSync } from './group-sync.js';
@@ -58,11 +58,12 @@ export class SqliteEventStore implements EventStore {
     this.pollIntervalMs = options.pollIntervalMs ?? 100;
     this.beforeCommit = options.beforeCommit;
     this.stmt = prepareStatements(this.db);
+    const tellListener = listenerTeller(this.db);
     this.commitBatch = this.db.transaction((batch: readonly PendingAppend[]) => {
       const outcomes = writeBatch(this.db, this.stmt, this.recent, batch);
       const events: RecordedEvent[] = [];
       for (const outcome of outcomes) if (outcome.ok) events.push(...outcome.value.recorded);
-      tellListener(this.db, this.commitListener, events, (error) => this.noteFault(error, 'the event store (its read models)'));
+      tellListener(this.commitListener, events, (error) => this.noteFault(error, 'the event store (its read models)'));
       if (!this.db.inTransaction) throw new Error('the batch transaction was rolled back by SQLite');
       return outcomes;
     });
