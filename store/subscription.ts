@@ -47,7 +47,10 @@ export function pullSubscription(
         batch = await readAll({ fromPosition: position, maxCount: PAGE });
         for (const event of batch) {
           if (closed) return;
-          await handlers.onEvent(event);
+          // A handler that returns no promise is not awaited: no turn of the microtask queue per
+          // event (the reactors' dispatch returns none).
+          const handled = handlers.onEvent(event);
+          if (handled !== undefined) await handled;
           position = event.position;
         }
       } while (batch.length === PAGE && !closed);
