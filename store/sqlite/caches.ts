@@ -45,9 +45,16 @@ export class RecentEvents {
     this.tail = [];
   }
 
-  /** A cached stream's events (no check: the caller has checked). */
+  /**
+   * A cached stream's events (no check: the caller has checked), now the most recently used: a
+   * stream read often (a token every pay uses) stays while streams written once (each payment's
+   * new order) pass through; left where it was, it went out after every `maxStreams` new streams
+   * and was read from the file again.
+   */
   stream(stream: string): RecordedEvent[] | undefined {
-    return this.streams.get(stream);
+    const events = this.streams.get(stream);
+    if (events !== undefined) this.touch(stream, events);
+    return events;
   }
 
   /** Whether the stream is cached (valid while no other connection wrote). */
