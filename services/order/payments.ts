@@ -83,8 +83,9 @@ export type PayResponse = ReturnType<typeof payResponse>;
  * request's as received, not yet validated.
  */
 export function repeatedBody(gateway: Gateway, merchant: MerchantProfile, params: { orderid?: string; transactionid?: string }, bodyText: string): PayBody | undefined {
-  if (bodyText.length === 0) return undefined;
-  const found = ANSWERED.get(gateway.store)?.get(`${streams.order(merchant.id, params.orderid ?? '')}\u0000${params.transactionid ?? ''}`);
+  const answered = ANSWERED.get(gateway.store);
+  if (bodyText.length === 0 || answered === undefined || answered.size === 0) return undefined;
+  const found = answered.get(`${streams.order(merchant.id, params.orderid ?? '')}\u0000${params.transactionid ?? ''}`);
   return found !== undefined && found.bodyText === bodyText ? found.body : undefined;
 }
 
