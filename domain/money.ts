@@ -45,14 +45,53 @@ export type ParsedAmount = { ok: true; minor: number } | { ok: false; problem: A
  * Parse a request decimal ("12.5", "100.00", "7") into minor units of a currency with
  * `digits` minor-unit digits. Rejects more decimals than the currency has, zero, and amounts
  * above the response maximum.
+ *
+ * A text of at most 15 characters (every amount a request may send: the schema's bound is 14) is
+ * read character by character; any other by the regular expression of parseAmountByRegex, whose
+ * answers these are (property-tested: test/domain/money.test.ts). (Its regular expressions and
+ * strings were ≈ 1 µs of every pay: issue 17.)
  */
 export function parseAmount(text: string, digits: number): ParsedAmount {
+  const length = text.length;
+  if (length === 0 || length > 15) return parseAmountByRegex(text, digits);
+  let whole = 0;
+  let i = 0;
+  for (; i < length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 46) break; // '.'
+    if (c < 48 || c > 57) return parseAmountByRegex(text, digits);
+    whole = whole * 10 + (c - 48);
+  }
+  if (i === 0) return parseAmountByRegex(text, digits);
+  // The fraction's digits, up to its last one that is not a zero.
+  let fraction = 0;
+  let fractionDigits = 0;
+  let pending = 0;
+  for (let j = i + 1; j < length; j++) {
+    const c = text.charCodeAt(j);
+    if (c < 48 || c > 57) return parseAmountByRegex(text, digits);
+    pending++;
+    if (c !== 48) {
+      fraction = fraction * 10 ** pending + (c - 48);
+      fractionDigits += pending;
+      pending = 0;
+    }
+  }
+  if (fractionDigits > digits) return { ok: false, problem: { kind: 'too_many_decimals', allowed: digits } };
+  return amountOf(whole * 10 ** digits + fraction * 10 ** (digits - fractionDigits), digits);
+}
+
+/** parseAmount by regular expressions: any text (and the reference of the faster reading). */
+export function parseAmountByRegex(text: string, digits: number): ParsedAmount {
   const match = /^(\d+)(?:\.(\d*))?$/.exec(text);
   if (!match || (match[1] === undefined)) return { ok: false, problem: { kind: 'format' } };
   const whole = match[1];
   const fraction = (match[2] ?? '').replace(/0+$/, '');
   if (fraction.length > digits) return { ok: false, problem: { kind: 'too_many_decimals', allowed: digits } };
-  const minor = Number(whole) * 10 ** digits + Number(fraction.padEnd(digits, '0') || '0');
+  return amountOf(Number(whole) * 10 ** digits + Number(fraction.padEnd(digits, '0') || '0'), digits);
+}
+
+function amountOf(minor: number, digits: number): ParsedAmount {
   if (!Number.isSafeInteger(minor) || minor > MAX_AMOUNT * 10 ** digits) {
     return { ok: false, problem: { kind: 'too_large' } };
   }

@@ -1,5 +1,6 @@
 import t from 'tap';
-import { formatAmount, MAX_AMOUNT, minorUnits, parseAmount, toDecimal } from '../../domain/money.js';
+import fc from 'fast-check';
+import { formatAmount, MAX_AMOUNT, minorUnits, parseAmount, parseAmountByRegex, toDecimal } from '../../domain/money.js';
 
 t.test('minorUnits (ISO 4217 exponents)', async (t) => {
   t.equal(minorUnits('USD'), 2);
@@ -120,4 +121,20 @@ t.test('parseAmount and formatAmount round-trip', async (t) => {
     }
   }
   t.strictSame(wrong, []);
+});
+
+t.test('parseAmount answers what parseAmountByRegex answers, for any text', async (t) => {
+  // Texts of digits, points and a few other characters, of the lengths around the fast reading's bound.
+  const char = fc.constantFrom('0', '0', '0', '1', '5', '9', '.', '.', '-', '+', 'e', ' ', '١');
+  const text = fc.oneof(fc.array(char, { maxLength: 18 }).map((cs) => cs.join('')), fc.string({ maxLength: 17 }),
+    fc.tuple(fc.bigInt({ min: 0n, max: 10n ** 16n }), fc.stringMatching(/^[0-9]{0,5}$/)).map(([w, f]) => `${w}.${f}`));
+  fc.assert(fc.property(text, fc.integer({ min: 0, max: 3 }), (amount, digits) => {
+    const fast = parseAmount(amount, digits);
+    const reference = parseAmountByRegex(amount, digits);
+    if (JSON.stringify(fast) !== JSON.stringify(reference)) throw new Error(`${JSON.stringify(amount)} (${digits}): ${JSON.stringify(fast)} against ${JSON.stringify(reference)}`);
+  }), { numRuns: 20_000, seed: 42 });
+  t.pass('20,000 texts');
+  for (const amount of ['999999999999999', '99999999999999.9', '1000000000000', '1000000000000.001', '9007199254740.993', '12.', '.5', '.', '']) {
+    for (const digits of [0, 1, 2, 3]) t.strictSame(parseAmount(amount, digits), parseAmountByRegex(amount, digits), `${amount} (${digits})`);
+  }
 });
