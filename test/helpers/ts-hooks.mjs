@@ -77,5 +77,13 @@ export async function load(url, context, nextLoad) {
     if (url.endsWith('.cts')) throw new Error(`${filename}: CommonJS TypeScript is not supported by test/helpers/ts-hooks.mjs`);
     return { format: 'module', source: transpiled(filename), shortCircuit: true };
   }
+  // Every other module as Node's own load would give it (a built-in, an ES module's bytes, a
+  // CommonJS module left to require()), without passing it down the chain of tap's module hooks:
+  // @tapjs/mock's answers only its tapmock: URLs (no test mocks a module), and @tapjs/processinfo
+  // records the files a process loads for coverage, which is off. Each of those hooks was a round
+  // trip to the main thread for each of the ≈ 350 modules a test process loads.
+  if (url.startsWith('node:')) return { format: 'builtin', source: null, shortCircuit: true };
+  if (url.startsWith('file:') && context.format === 'module') return { format: 'module', source: readFileSync(fileURLToPath(url)), shortCircuit: true };
+  if (url.startsWith('file:') && context.format === 'commonjs') return { format: 'commonjs', source: null, shortCircuit: true };
   return nextLoad(url, context);
 }
