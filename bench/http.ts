@@ -216,7 +216,10 @@ export async function fireSlice(port: number, requests: autocannon.Request[], du
   const serverFrom = pid === undefined ? undefined : cpuMsOf(pid);
   const cpuFrom = process.cpuUsage();
   const url = `http://127.0.0.1:${port}`;
-  const raw = await autocannon({ url, connections, duration, requests, timeout: 10, skipAggregateResult: true } as autocannon.Options);
+  // autocannon ends a run at its first sample after `duration`, a sample a second by default: a
+  // run shorter than a second (the tests' tiny runs) samples at its own length, else it lasts 1 s.
+  const sampleInt = Math.min(1000, Math.max(1, Math.round(duration * 1000)));
+  const raw = await autocannon({ url, connections, duration, requests, timeout: 10, skipAggregateResult: true, sampleInt } as autocannon.Options);
   const cpu = process.cpuUsage(cpuFrom);
   const serverTo = pid === undefined ? undefined : cpuMsOf(pid);
   return { url, raw, loadGenUs: cpu.user + cpu.system, serverCpuMs: serverFrom !== undefined && serverTo !== undefined ? serverTo - serverFrom : undefined };

@@ -5,14 +5,12 @@ import { createInterface } from 'node:readline';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
-import { openStores, PROJECTIONS, type Opened } from '../root.js';
-import { orderHistory, recordedAt, repositoriesOfToken, tokenHistory, type AsOf, type HistoryEntry } from '../services/queries/history.js';
+import type { Opened } from '../root.js';
+import type { AsOf, HistoryEntry } from '../services/queries/history.js';
 import type { RecordedEvent } from '../store/event-store.js';
 import { renamedStream, streams } from '../domain/events.js';
 import { DEMO_MERCHANTS_FILE, loadEventStore, loadGatewaySettings } from '../config.js';
-import { loadMerchants } from '../merchants.js';
 import { fold } from '../services/aggregates.js';
-import { attemptDelivery, notificationAggregate } from '../services/notification/delivery.js';
 
 export interface OptionSpec { type: 'string' | 'boolean'; value?: string; help: string }
 type Values = Record<string, string | boolean | undefined>;
@@ -26,14 +24,28 @@ export interface Command {
 
 class UsageError extends Error {}
 
-function open(values: Values): Opened {
-  return openStores(loadEventStore(process.env, typeof values.store === 'string' ? values.store : undefined));
+/**
+ * The modules a command's work needs (the stores, the queries, the merchants file's parser),
+ * imported once a command runs: `--help` and a mistyped option start without them.
+ */
+async function work() {
+  const [root, history, merchants, delivery] = await Promise.all([
+    import('../root.js'), import('../services/queries/history.js'), import('../merchants.js'), import('../services/notification/delivery.js'),
+  ]);
+  return {
+    openStores: root.openStores, PROJECTIONS: root.PROJECTIONS,
+    orderHistory: history.orderHistory, recordedAt: history.recordedAt, repositoriesOfToken: history.repositoriesOfToken, tokenHistory: history.tokenHistory,
+    loadMerchants: merchants.loadMerchants,
+    attemptDelivery: delivery.attemptDelivery, notificationAggregate: delivery.notificationAggregate,
+  };
 }
+type Work = Awaited<ReturnType<typeof work>>;
 
-async function withStores<T>(values: Values, work: (opened: Opened) => Promise<T>): Promise<T> {
-  const opened = open(values);
+async function withStores<T>(values: Values, task: (opened: Opened, modules: Work) => Promise<T>): Promise<T> {
+  const modules = await work();
+  const opened = modules.openStores(loadEventStore(process.env, typeof values.store === 'string' ? values.store : undefined));
   try {
-    return await work(opened);
+    return await task(opened, modules);
   } finally {
     await opened.close();
   }
@@ -91,7 +103,7 @@ function progressBar(events: number, position: bigint, head: bigint): void {
   process.stderr.write(process.stderr.isTTY ? `\r${line}` : `${line}\n`);
 }
 
-function matchesExport(e: RecordedEvent, values: Values, since?: Date, until?: Date): boolean {
+function matchesExport(recordedAt: Work['recordedAt'], e: RecordedEvent, values: Values, since?: Date, until?: Date): boolean {
   if (typeof values.stream === 'string' && e.stream !== values.stream) return false;
   if (typeof values.category === 'string' && !e.stream.startsWith(`${values.category}-`)) return false;
   if (typeof values.merchant === 'string') {
@@ -110,6 +122,7 @@ function matchesExport(e: RecordedEvent, values: Values, since?: Date, until?: D
  * prints one line per notification. Only on 127.0.0.1. Runs until interrupted.
  */
 async function receiveNotifications(merchantId: string | undefined, portValue: string | boolean | undefined): Promise<number> {
+  const { loadMerchants } = await work();
   const merchants = loadMerchants(process.env.MERCHANTS_FILE ?? DEMO_MERCHANTS_FILE);
   const merchant = merchantId ? merchants.get(merchantId) : merchants.list.find((m) => m.notifications !== undefined);
   if (!merchant?.notifications) {
@@ -160,7 +173,7 @@ export const commands: Record<string, Command> = {
     async run(_positionals, values) {
       const untilPosition = integer(values['until-position'], 'until-position');
       const untilTime = instant(values['until-time'], 'until-time');
-      return withStores(values, async ({ readModels }) => {
+      return withStores(values, async ({ readModels }, { PROJECTIONS }) => {
         const result = await readModels.rebuild({
           everyModel: true,
           ...(untilPosition !== undefined ? { untilPosition } : {}),
@@ -183,7 +196,7 @@ export const commands: Record<string, Command> = {
     example: 'tokengate token 9001683317748856 --as-of 2026-11-21T10:00:00Z',
     async run([token], values) {
       if (!token) throw new UsageError('name the token: tokengate token <token>');
-      return withStores(values, async ({ store }) => {
+      return withStores(values, async ({ store }, { repositoriesOfToken, tokenHistory }) => {
         let repositoryId = typeof values.repository === 'string' ? values.repository : undefined;
         if (!repositoryId) {
           const found = await repositoriesOfToken(store, token);
@@ -206,7 +219,7 @@ export const commands: Record<string, Command> = {
     example: 'tokengate order TESTMERCHANT01 10000000001 --as-of-revision 0',
     async run([merchantId, orderId], values) {
       if (!merchantId || !orderId) throw new UsageError('name the order: tokengate order <merchantId> <orderId>');
-      return withStores(values, async ({ store }) => {
+      return withStores(values, async ({ store }, { orderHistory }) => {
         const result = await orderHistory(store, merchantId, orderId, asOf(values));
         if (result.entries.length === 0) {
           process.stderr.write(`tokengate order: no order ${orderId} of merchant ${merchantId}${values['as-of'] || values['as-of-revision'] ? ' at that point' : ''}\n`);
@@ -231,13 +244,13 @@ export const commands: Record<string, Command> = {
     async run(_positionals, values) {
       const since = instant(values.since, 'since');
       const until = instant(values.until, 'until');
-      return withStores(values, async ({ store }) => {
+      return withStores(values, async ({ store }, { recordedAt }) => {
         const out = typeof values.out === 'string' ? createWriteStream(values.out) : process.stdout;
         let count = 0;
         for (let from = 0n; ;) {
           const page = await store.readAll({ fromPosition: from, maxCount: 5000 });
           for (const e of page) {
-            if (!matchesExport(e, values, since, until)) continue;
+            if (!matchesExport(recordedAt, e, values, since, until)) continue;
             const line = JSON.stringify({ position: Number(e.position), stream: e.stream, revision: Number(e.revision), id: e.id, type: e.type, data: e.data, metadata: e.metadata, created: e.created });
             if (!out.write(`${line}\n`)) await once(out, 'drain');
             count++;
@@ -263,7 +276,7 @@ export const commands: Record<string, Command> = {
       if ((action !== 'list' && action !== 'redeliver') || !merchantId || !id) {
         throw new UsageError('tokengate notifications list <merchantId> <orderId> | redeliver <merchantId> <notificationId> | receive [<merchantId>]');
       }
-      return withStores(values, async ({ store }) => {
+      return withStores(values, async ({ store }, { loadMerchants, attemptDelivery, notificationAggregate }) => {
         if (action === 'list') {
           // A notification is named after the order event that caused it.
           const rows: string[] = [];

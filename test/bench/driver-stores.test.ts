@@ -51,7 +51,10 @@ t.test('--store postgres: SQLite and PostgreSQL, 1 and 2 workers, every acknowle
 });
 
 t.test('--store postgres without PostgreSQL: one line, exit 1', async (t) => {
-  const typescript = process.execArgv.filter((arg) => arg.includes('@tapjs/typescript'));
+  // The child runs bench/run.ts as this process runs TypeScript: with test/helpers/ts-loader.mjs
+  // (package.json's "tap" section), else with tap's own loader.
+  const ours = process.execArgv.filter((arg) => arg.includes('ts-loader.mjs'));
+  const typescript = ours.length > 0 ? ours : process.execArgv.filter((arg) => arg.includes('@tapjs/typescript'));
   const run = spawnSync(process.execPath, [...typescript, fileURLToPath(new URL('../../bench/run.ts', import.meta.url)), '--only', 'http', '--store', 'postgres'], {
     env: { ...process.env, PG_BIN: '/nonexistent' }, encoding: 'utf8', timeout: 60_000,
   });

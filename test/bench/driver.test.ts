@@ -11,8 +11,8 @@ const finite = (value: unknown) => typeof value === 'number' && Number.isFinite(
 
 t.test('a quick run yields every scenario, the durability check and the replay', async (t) => {
   const out = t.testdir({});
-  const options = parseArgs(['--quick', '--duration', '1', '--connections', '4', '--events', '2000', '--rebuild-runs', '2', '--out', out, '--silent'], {});
-  t.equal(options.duration, 1);
+  const options = parseArgs(['--quick', '--duration', '0.5', '--connections', '4', '--events', '2000', '--rebuild-runs', '2', '--out', out, '--silent'], {});
+  t.equal(options.duration, 0.5);
   t.equal(options.connections, 4);
   t.equal(options.warmup, 0.5, '--quick warms up briefly');
 
