@@ -21,3 +21,17 @@ t.test('a stream read between new streams stays in memory; one left unread goes'
   t.equal(store.cachedRevision('order-M:9'), 0n, 'the newest is in memory');
   t.equal((await store.readStream('token-R:unread')).length, 1, 'what went out is read from the file');
 });
+
+t.test('streams all in use: still at most cachedStreams of them, the newest among them', async (t) => {
+  const store = new SqliteEventStore(join(t.testdir(), 'bounded.db'), { cachedStreams: 3 });
+  t.teardown(() => store.close());
+  const names = Array.from({ length: 12 }, (_, i) => `order-M:${i}`);
+  for (const name of names) {
+    await store.append(name, events(1), { expectedRevision: 'no_stream' });
+    for (const earlier of names) store.cachedStream(earlier);
+    const cached = names.filter((n) => store.cachedRevision(n) !== undefined);
+    t.ok(cached.length <= 3, `after ${name}: ${cached.length} streams in memory`);
+  }
+  t.equal(store.cachedRevision('order-M:11'), 0n, 'the newest stream is in memory');
+  for (const name of names) t.equal((await store.readStream(name)).length, 1, `${name} read alike, from memory or the file`);
+});
