@@ -17,9 +17,10 @@ const pay: FastifyPluginAsyncTypebox = async (app) => {
   // merchant is known: authentication runs before the body is read.)
   app.removeAllContentTypeParsers();
   const parse: typeof parseJsonBody = (request, text, done) => {
-    const repeated = request.merchant ? repeatedBody(app.gateway, request.merchant, request.params as Record<string, string | undefined>, String(text)) : undefined;
-    if (repeated === undefined) return parseJsonBody.call(app, request, text, done);
-    request.bodyText = String(text);
+    const body = String(text);
+    const repeated = request.merchant ? repeatedBody(app.gateway, request.merchant, request.params as Record<string, string | undefined>, body) : undefined;
+    if (repeated === undefined) return parseJsonBody.call(app, request, body, done);
+    request.bodyText = body;
     done(null, repeated);
   };
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parse);

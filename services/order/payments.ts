@@ -58,6 +58,8 @@ interface Answered {
   body: PayBody;
 }
 const ANSWERED = new WeakMap<object, Map<string, Answered>>();
+/** A payment's key among the recent answers: its order's stream and its transaction id. */
+const answerKey = (orderStream: string, transactionId: string) => `${orderStream}\u0000${transactionId}`;
 const MAX_ANSWERED = 2_000;
 
 function answeredBy(gateway: Gateway): Map<string, Answered> | undefined {
@@ -85,7 +87,7 @@ export type PayResponse = ReturnType<typeof payResponse>;
 export function repeatedBody(gateway: Gateway, merchant: MerchantProfile, params: { orderid?: string; transactionid?: string }, bodyText: string): PayBody | undefined {
   const answered = ANSWERED.get(gateway.store);
   if (bodyText.length === 0 || answered === undefined || answered.size === 0) return undefined;
-  const found = answered.get(`${streams.order(merchant.id, params.orderid ?? '')}\u0000${params.transactionid ?? ''}`);
+  const found = answered.get(answerKey(streams.order(merchant.id, params.orderid ?? ''), params.transactionid ?? ''));
   return found !== undefined && found.bodyText === bodyText ? found.body : undefined;
 }
 
@@ -110,7 +112,7 @@ async function pay<A extends string | PayResponse>(gateway: Gateway, merchant: M
   const stream = streams.order(merchant.id, params.orderid);
   const masking = merchant.repository.cardNumberMasking ?? '6.4';
   const answered = answeredBy(gateway);
-  const key = `${stream}\u0000${params.transactionid}`;
+  const key = answerKey(stream, params.transactionid);
   const found = answered?.get(key);
   // An answer kept in the other form (a text, asked for as an object) is not used.
   const recent = found !== undefined && typeof found.answer === (bodyText === undefined ? 'object' : 'string') ? found : undefined;
