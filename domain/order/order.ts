@@ -160,7 +160,6 @@ function recordedPayment(state: OrderState, command: PayWithToken, rule: { index
   return payment;
 }
 
-/** What the request says of the payment, as recorded (the members without a value left out). */
 /**
  * The card as a payment records it (with its response type), made once per card object: the
  * caller hands the same frozen card for every pay with a token it holds in memory, and the result
@@ -176,6 +175,7 @@ function typedCard(card: PayWithToken['card']): Recorded['card'] {
   return typed;
 }
 
+/** What the request says of the payment, as recorded (the members without a value left out). */
 function paymentFacts(command: PayWithToken): Omit<Recorded, 'outcome' | 'orderStatus' | 'totalsAfter' | 'timeOfRecord'> {
   const facts: Omit<Recorded, 'outcome' | 'orderStatus' | 'totalsAfter' | 'timeOfRecord'> = {
     merchantId: command.merchantId,

@@ -1,5 +1,5 @@
-// What this process wrote or read recently, kept in memory: whole streams, most recently used
-// last (a pay reads its token and order streams without a query), and the tail of the log (the
+// What this process wrote or read recently, kept in memory: whole streams, the ones asked for
+// kept longest (a pay reads its token and order streams without a query), and the tail of the log (the
 // read models read the events just appended without a query). Both are valid only while no other
 // connection has written to the file: SQLite's `PRAGMA data_version` changes when one has; reads
 // look at it at most once per millisecond of the clock, write transactions always, and both
@@ -99,7 +99,7 @@ export class RecentEvents {
     }
   }
 
-  /** A stream put in (or replaced) as the newest; beyond `maxStreams`, the oldest not used since goes. */
+  /** A stream put in as the newest (one already in: replaced in place, marked used); beyond `maxStreams`, the oldest not used since goes. */
   private put(stream: string, events: RecordedEvent[]): void {
     if (this.streams.has(stream)) {
       this.streams.set(stream, events);
