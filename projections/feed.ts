@@ -3,8 +3,16 @@
 // the port alone (readAll), as they do on KurrentDB and in memory.
 import type { ProjectedEvent, ReadAllOptions } from '../store/event-store.js';
 
-/** The log in (fromPosition, untilPosition], in pages of pageSize events. */
-export interface PagesAheadOptions { fromPosition: bigint; untilPosition: bigint; pageSize: number }
+/**
+ * What a replay reads of each event's data, by event type: the members named (dotted paths into
+ * nested objects: 'outcome.result'), or 'all'. A type not listed is read by no one: its data may
+ * arrive as `{}`. A store may hand the events' data cut so (a member holding JSON null then
+ * absent), or whole.
+ */
+export type DataShape = ReadonlyMap<string, readonly string[] | 'all'>;
+
+/** The log in (fromPosition, untilPosition], in pages of pageSize events; of each event's data, what `data` names (default all). */
+export interface PagesAheadOptions { fromPosition: bigint; untilPosition: bigint; pageSize: number; data?: DataShape | undefined }
 
 export interface ProjectionFeed {
   /** readAll for folding read models, reading less (no ids, metadata not parsed). */

@@ -23,6 +23,8 @@ export const lookupProjection: Projection<LookupDoc> = {
   // written after the reply, in batches.
   apply: 'deferred',
   handles: new Set(['PaymentRecorded', 'OrderTransactionRecorded']),
+  // What keysOf reads (a replay may hand only this).
+  reads: { PaymentRecorded: ['transactionId'], OrderTransactionRecorded: ['transactionId'] },
   keysOf(event: ProjectedEvent) {
     const d = event.data as { transactionId?: unknown };
     return typeof d.transactionId === 'string' ? [transactionLookupKey(d.transactionId)] : [];

@@ -37,6 +37,15 @@ export const pendingProjection: Projection<PendingDoc> = {
   // Read by the reactors when they start (after the start-up catch-up): written after the reply.
   apply: 'deferred',
   handles: new Set(['PaymentRecorded', 'OrderTransactionRecorded', 'PaymentOutcomeResolved', ...TOKEN_EVENT_TYPES, 'SessionCreated', 'SessionExpired']),
+  // What keysOf and evolve read (a replay may hand only these).
+  reads: {
+    PaymentRecorded: ['outcome.result', 'transactionId'],
+    OrderTransactionRecorded: ['outcome.result', 'transactionId'],
+    PaymentOutcomeResolved: ['transactionId'],
+    ...Object.fromEntries([...TOKEN_EVENT_TYPES].map((type) => [type, ['schemeToken.nextActionAt']])),
+    SessionCreated: ['expiresAt'],
+    SessionExpired: [],
+  },
   keysOf(event) {
     switch (event.type) {
       case 'PaymentRecorded':

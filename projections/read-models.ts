@@ -5,7 +5,7 @@
 // through the port; a store's own speed-ups come as a ProjectionFeed (projections/feed.ts).
 import type Database from 'better-sqlite3';
 import type { EventStore, ProjectedEvent, ReadAllOptions, RecordedEvent, Subscription } from '../store/event-store.js';
-import type { InlineProjection, ProjectionFeed } from './feed.js';
+import type { DataShape, InlineProjection, ProjectionFeed } from './feed.js';
 import type { Projection } from './projection.js';
 import { ReadModelTables } from './tables.js';
 
@@ -311,11 +311,15 @@ export class ReadModels implements ReadModelsPort {
     return this.running;
   }
 
-  /** Apply the log in (from, until], read ahead by the store while a page is applied, if it can. */
+  /**
+   * Apply the log in (from, until], read ahead by the store while a page is applied, if it can;
+   * of each event's data, only what the projections applied read (their `reads`).
+   */
   private async replayAhead(from: bigint, until: bigint, onPage?: (page: readonly ProjectedEvent[]) => void, only?: readonly Projection[]): Promise<void> {
     const readPagesAhead = this.feed?.readPagesAhead;
     if (!readPagesAhead) return;
-    for await (const page of readPagesAhead({ fromPosition: from, untilPosition: until, pageSize: this.page })) {
+    const data = dataShape(only ?? [...this.inline, ...this.deferred]);
+    for await (const page of readPagesAhead({ fromPosition: from, untilPosition: until, pageSize: this.page, data })) {
       this.apply(page, only);
       onPage?.(page);
     }
@@ -444,4 +448,21 @@ export class ReadModels implements ReadModelsPort {
       throw error;
     }
   }
+}
+
+/**
+ * What `projections` read of each event type's data: the union of their `reads`, 'all' where one
+ * of them reads the type whole (declares nothing for it); a type none of them handles, nothing.
+ */
+export function dataShape(projections: readonly Projection[]): DataShape {
+  const shape = new Map<string, readonly string[] | 'all'>();
+  for (const p of projections) {
+    for (const type of p.handles) {
+      const reads = p.reads?.[type];
+      const before = shape.get(type);
+      if (reads === undefined || before === 'all') shape.set(type, 'all');
+      else shape.set(type, before === undefined ? reads : [...new Set([...before, ...reads])]);
+    }
+  }
+  return shape;
 }

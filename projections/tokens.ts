@@ -71,6 +71,13 @@ export const tokensProjection: Projection<TokenDoc> = {
   // after the reply, in batches (a pay's token usage, a create's document).
   apply: 'deferred',
   handles: new Set(['TokenCreated', 'TokenUpdated', 'TokenDeleted', 'SchemeTokenStatusChanged', 'PaymentRecorded', 'OrderTransactionRecorded']),
+  // What keysOf and evolve read (a replay may hand only these; TokenCreated, TokenUpdated whole).
+  reads: {
+    TokenDeleted: ['repositoryId', 'token'],
+    SchemeTokenStatusChanged: ['repositoryId', 'token', 'schemeToken'],
+    PaymentRecorded: ['repositoryId', 'token', 'timeOfRecord'],
+    OrderTransactionRecorded: ['source.repositoryId', 'source.token', 'apiOperation', 'timeOfRecord'],
+  },
   // A token's document is keyed by its stream's name parts: at the stream's first event (its
   // TokenCreated) there is none yet (payments name a token only once it exists): no lookup.
   isNew: (event) => event.type === 'TokenCreated' && event.revision === 0n,

@@ -25,7 +25,7 @@ import { databaseFile, openDatabase, relaxedSync } from './database.js';
 import { WriteFaults } from './faults.js';
 import { GroupSync } from './group-sync.js';
 import type { PagesAheadOptions, SqliteStoreOptions } from './options.js';
-import { readLogAhead } from './log-reader.js';
+import { dataReader, readLogAhead } from './log-reader.js';
 import { upgradeEventsFile } from './migrations.js';
 import { frozen, prepareStatements, projected, SCHEMA, toRecorded } from './rows.js';
 
@@ -239,15 +239,16 @@ export class SqliteEventStore implements EventStore {
   /**
    * The log after `fromPosition` up to `untilPosition`, in pages of `pageSize` events, read ahead
    * on a worker thread (log-reader.ts) while the caller folds the page before; for long replays.
-   * Every event of this process in that range is on disk before the first page. Only for a file
+   * Of each event's data, what `options.data` names (cut by SQLite on the worker). Every event of this process in that range is on disk before the first page. Only for a file
    * (another connection cannot open an in-memory database): undefined otherwise.
    */
   readonly readPagesAhead: ((options: PagesAheadOptions) => AsyncGenerator<ProjectedEvent[], void, undefined>) | undefined;
 
   private async *pagesAhead(options: PagesAheadOptions): AsyncGenerator<ProjectedEvent[], void, undefined> {
     if (this.sync.enabled && this.sync.committed > this.sync.durablePosition) await this.sync.syncedTo(this.sync.committed);
-    for await (const rows of readLogAhead(this.file, { from: options.fromPosition, until: options.untilPosition, page: options.pageSize })) {
-      yield projected(rows);
+    const data = dataReader(options.data);
+    for await (const rows of readLogAhead(this.file, { from: options.fromPosition, until: options.untilPosition, page: options.pageSize, dataColumn: data.column })) {
+      yield projected(rows, data.parse);
     }
   }
 

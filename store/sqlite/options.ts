@@ -28,5 +28,4 @@ export interface SqliteStoreOptions {
   beforeCommit?: () => void;
 }
 
-/** The log in (fromPosition, untilPosition], in pages of pageSize events. */
-export interface PagesAheadOptions { fromPosition: bigint; untilPosition: bigint; pageSize: number }
+export type { PagesAheadOptions } from '../../projections/feed.js';

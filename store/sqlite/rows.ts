@@ -61,12 +61,12 @@ export function frozen<T>(value: T): T {
 export const isUniqueViolation = (error: unknown): boolean =>
   error instanceof Database.SqliteError && error.code === 'SQLITE_CONSTRAINT_UNIQUE';
 
-/** Rows of `readProjected` (or the log reader) as the events a projection folds: the data parsed. */
-export function projected(rows: ReadonlyArray<readonly [number, string, number, string, string, string]>): ProjectedEvent[] {
+/** Rows of `readProjected` (or the log reader, with its `parse` of the data: log-reader.ts dataReader) as the events a projection folds: the data parsed. */
+export function projected(rows: ReadonlyArray<readonly [number, string, number, string, string, string]>, parse?: (type: string, text: string) => unknown): ProjectedEvent[] {
   const events = new Array<ProjectedEvent>(rows.length);
   for (let i = 0; i < rows.length; i++) {
     const [position, stream, revision, type, data, created] = rows[i]!;
-    events[i] = { type, data: JSON.parse(data) as unknown, stream, revision: BigInt(revision), position: BigInt(position), created };
+    events[i] = { type, data: parse ? parse(type, data) : JSON.parse(data) as unknown, stream, revision: BigInt(revision), position: BigInt(position), created };
   }
   return events;
 }
