@@ -1,5 +1,5 @@
 // The application is itself a plugin tree: errors, the gateway's stores, one plugin per operation.
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { createServer as createHttpsServer } from 'node:https';
@@ -24,6 +24,16 @@ import { sortedJson } from './lib/json.js';
 import { maskCardNumbers } from './lib/mask.js';
 import pino from 'pino';
 import { DEFAULT_LIMITS, type Limits } from './config.js';
+
+/**
+ * Request ids (the x-request-id header, a 500's support code, the events' requestId and default
+ * correlation id): a random prefix drawn once per process, then a counter. Unique across processes
+ * and restarts as a UUID is, at a string's cost: a UUID per request cost ≈ 0.7 µs with its
+ * entropy refills (issue 17).
+ */
+const REQUEST_ID_PREFIX = randomBytes(12).toString('base64url');
+let requestCount = 0;
+const nextRequestId = () => `${REQUEST_ID_PREFIX}-${(++requestCount).toString(36)}`;
 
 export interface AppOptions {
   eventStore: EventStoreConfig;
@@ -158,7 +168,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // The gateway plugin builds the read models before the server listens: on a large store
     // after a projection's version changed that takes as long as the rebuild (no time limit).
     pluginTimeout: 0,
-    genReqId: () => randomUUID(),
+    genReqId: nextRequestId,
     bodyLimit: limitsInForce.bodyLimit,
     // Node's own timers answer a request that is not received in time (408, clientErrorHandler).
     serverFactory: (handler) => {
