@@ -239,8 +239,9 @@ export class SqliteEventStore implements EventStore {
   /**
    * The log after `fromPosition` up to `untilPosition`, in pages of `pageSize` events, read ahead
    * on a worker thread (log-reader.ts) while the caller folds the page before; for long replays.
-   * Of each event's data, what `options.data` names (cut by SQLite on the worker). Every event of this process in that range is on disk before the first page. Only for a file
-   * (another connection cannot open an in-memory database): undefined otherwise.
+   * Of each event's data, what `options.data` names (cut by SQLite on the worker). Every event of
+   * this process in that range is on disk before the first page. Only for a file (another
+   * connection cannot open an in-memory database): undefined otherwise.
    */
   readonly readPagesAhead: ((options: PagesAheadOptions) => AsyncGenerator<ProjectedEvent[], void, undefined>) | undefined;
 
