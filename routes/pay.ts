@@ -3,7 +3,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { PayBody, PayParams } from '../schemas/pay.js';
 import { documented, errorResponses, PayResponse } from '../schemas/responses.js';
-import { payWithTokenText, repeatedAnswerText, repeatedBody, type PayResponse as PayAnswer } from '../services/order/payments.js';
+import { payWithTokenText, repeatedBody, type PayResponse as PayAnswer } from '../services/order/payments.js';
 import { sortedJson } from '../lib/json.js';
 import { merchantOf, requireMerchant } from '../plugins/auth.js';
 import { parseJsonBody } from '../plugins/errors.js';
@@ -37,16 +37,14 @@ const pay: FastifyPluginAsyncTypebox = async (app) => {
     },
   }, (request, reply) => {
     const merchant = merchantOf(request);
-    // An identical repeat of a recent payment: its answer's text again, at once (not async: no
-    // promise, no turn of the microtask queue; issue 17).
-    const repeated = repeatedAnswerText(app.gateway, merchant, request.params, request.bodyText);
-    if (repeated !== undefined) return reply.code(201).type(JSON_TYPE).send(repeated);
     // Written with the route's serializer (what Fastify would write from the object): an identical
     // repeat answered from the recent answers gets the same text, not written again (issue 17).
     // (Always compiled from the route's schema; sortedJson is what the app writes without one.)
     const serialize = (reply.getSerializationFunction('201') as ((response: PayAnswer) => string) | undefined) ?? sortedJson;
-    return payWithTokenText(app.gateway, merchant, request.params, request.body, () => request.meta(), request.bodyText, serialize)
-      .then((text) => reply.code(201).type(JSON_TYPE).send(text));
+    const answer = payWithTokenText(app.gateway, merchant, request.params, request.body, () => request.meta(), request.bodyText, serialize);
+    // Not async: an identical repeat's text comes at once and is sent without a promise or a turn
+    // of the microtask queue (issue 17).
+    return typeof answer === 'string' ? reply.code(201).type(JSON_TYPE).send(answer) : answer.then((text) => reply.code(201).type(JSON_TYPE).send(text));
   });
 };
 

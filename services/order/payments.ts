@@ -78,29 +78,22 @@ function remember(answered: Map<string, Answered> | undefined, key: string, entr
 
 export type PayResponse = ReturnType<typeof payResponse>;
 
-/**
- * Whether `recent` answers this request as it is: the same body text, token and masking, and
- * nothing appended to the token or the order since (the store holds both at those revisions).
- */
-function answersAsIs(gateway: Gateway, merchant: MerchantProfile, params: PayParams, recent: Answered, bodyText: string, stream: string, masking: string): boolean {
-  return recent.bodyText === bodyText && recent.tokenid === params.tokenid && recent.masking === masking &&
-    gateway.cachedRevision?.(streams.token(merchant.repository.id, params.tokenid)) === recent.tokenRevision &&
-    gateway.cachedRevision(stream) === recent.revision;
-}
-
 const maskingOf = (merchant: MerchantProfile) => merchant.repository.cardNumberMasking ?? '6.4';
 
 /**
- * The text payWithTokenText would answer an identical repeat of a recent payment with, when this
- * request is one (see answersAsIs), at once: the route answers it without a promise, no turn of
- * the microtask queue (issue 17). Undefined otherwise: the request goes to payWithTokenText.
+ * The kept answer's text when this request is an identical repeat of a recent payment: the same
+ * body text, token and masking, and nothing appended to the token or the order since (the store
+ * holds both at the revisions of the answer).
  */
-export function repeatedAnswerText(gateway: Gateway, merchant: MerchantProfile, params: PayParams, bodyText: string): string | undefined {
+function repeatedAnswerText(gateway: Gateway, merchant: MerchantProfile, params: PayParams, bodyText: string): string | undefined {
   const answered = ANSWERED.get(gateway.store);
   if (answered === undefined || answered.size === 0 || bodyText.length === 0) return undefined;
   const stream = streams.order(merchant.id, params.orderid);
   const recent = answered.get(answerKey(stream, params.transactionid));
-  return recent !== undefined && typeof recent.answer === 'string' && answersAsIs(gateway, merchant, params, recent, bodyText, stream, maskingOf(merchant))
+  return recent !== undefined && typeof recent.answer === 'string' && recent.bodyText === bodyText && recent.tokenid === params.tokenid &&
+    recent.masking === maskingOf(merchant) &&
+    gateway.cachedRevision?.(streams.token(merchant.repository.id, params.tokenid)) === recent.tokenRevision &&
+    gateway.cachedRevision(stream) === recent.revision
     ? recent.answer : undefined;
 }
 
@@ -128,10 +121,11 @@ export function payWithToken(gateway: Gateway, merchant: MerchantProfile, params
 /**
  * The payment's answer as the text `serialize` writes (the route's response schema): an identical
  * repeat answered from the recent answers gets that text again, not written anew, and only the
- * text is kept (issue 17). `bodyText`: the body as received.
+ * text is kept (issue 17); it is returned at once, not as a promise (the route answers it without
+ * a turn of the microtask queue). `bodyText`: the body as received.
  */
-export function payWithTokenText(gateway: Gateway, merchant: MerchantProfile, params: PayParams, body: PayBody, requestMeta: RequestMeta | (() => RequestMeta), bodyText: string, serialize: (response: PayResponse) => string): Promise<string> {
-  return pay(gateway, merchant, params, body, requestMeta, bodyText, serialize);
+export function payWithTokenText(gateway: Gateway, merchant: MerchantProfile, params: PayParams, body: PayBody, requestMeta: RequestMeta | (() => RequestMeta), bodyText: string, serialize: (response: PayResponse) => string): string | Promise<string> {
+  return repeatedAnswerText(gateway, merchant, params, bodyText) ?? pay(gateway, merchant, params, body, requestMeta, bodyText, serialize);
 }
 
 async function pay<A extends string | PayResponse>(gateway: Gateway, merchant: MerchantProfile, params: PayParams, body: PayBody, requestMeta: RequestMeta | (() => RequestMeta), bodyText: string | undefined, form: (response: PayResponse) => A): Promise<A> {
@@ -140,9 +134,9 @@ async function pay<A extends string | PayResponse>(gateway: Gateway, merchant: M
   const answered = answeredBy(gateway);
   const key = answerKey(stream, params.transactionid);
   const found = answered?.get(key);
-  // An answer kept in the other form (a text, asked for as an object) is not used.
+  // An answer kept in the other form (a text, asked for as an object) is not used. (An identical
+  // repeat of the same text, token and masking was answered before: payWithTokenText.)
   const recent = found !== undefined && typeof found.answer === (bodyText === undefined ? 'object' : 'string') ? found : undefined;
-  if (recent && bodyText !== undefined && answersAsIs(gateway, merchant, params, recent, bodyText, stream, masking)) return recent.answer as A;
   const known = payFacts(gateway, merchant, params, body);
   const { facts, tokenRevision } = known instanceof Promise ? await known : known;
   const { correlationId } = body;
