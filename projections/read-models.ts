@@ -81,6 +81,8 @@ export class ReadModels implements ReadModelsPort {
   private readonly inline: readonly Projection[];
   /** The projections written in batches after the reply (apply: 'deferred'). */
   private readonly deferred: readonly Projection[];
+  /** The projections a catch-up keeps current: the inline and the deferred ones. */
+  private readonly live: readonly Projection[];
   /** The projections written only when read (apply: 'onRead'), each then brought up from the log. */
   private readonly onRead: readonly Projection[];
   /** After a rebuild that stopped early: reads leave the 'onRead' models there until the next catch-up. */
@@ -106,7 +108,8 @@ export class ReadModels implements ReadModelsPort {
     this.onRead = projections.filter((p) => p.apply === 'onRead' && onRead);
     this.inline = projections.filter((p) => p.apply === undefined || p.apply === 'inline');
     this.deferred = projections.filter((p) => p.apply === 'deferred' || (p.apply === 'onRead' && !onRead));
-    this.tables = new ReadModelTables(db, projections, [...this.inline, ...this.deferred]);
+    this.live = [...this.inline, ...this.deferred];
+    this.tables = new ReadModelTables(db, projections, this.live);
   }
 
   /** Rebuild models whose stored version differs, catch up, and follow the store's log. */
@@ -318,7 +321,7 @@ export class ReadModels implements ReadModelsPort {
   private async replayAhead(from: bigint, until: bigint, onPage?: (page: readonly ProjectedEvent[]) => void, only?: readonly Projection[]): Promise<void> {
     const readPagesAhead = this.feed?.readPagesAhead;
     if (!readPagesAhead) return;
-    const data = dataShape(only ?? [...this.inline, ...this.deferred]);
+    const data = dataShape(only ?? this.live);
     for await (const page of readPagesAhead({ fromPosition: from, untilPosition: until, pageSize: this.page, data })) {
       this.apply(page, only);
       onPage?.(page);
