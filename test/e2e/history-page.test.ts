@@ -70,13 +70,13 @@ t.test('from the timeline to an UNKNOWN payment’s history, its resolution, as-
   const context = await browser.newContext({ httpCredentials: { username: 'admin', password: PASSWORD }, viewport: { width: 1200, height: 800 } });
   const page = await context.newPage();
   await page.goto(`${server.url}/admin/timeline`);
-  await page.locator('tr.event[data-type="PaymentOutcomeResolved"]').waitFor({ timeout: 10_000 });
+  await page.locator('tr.event[data-type="PaymentOutcomeResolved"]').waitFor({ timeout: 30_000 });
   if (SCREENSHOTS) await page.screenshot({ path: join(DOCS, 'timeline.png') });
 
   // One click from the payment's row.
   await page.locator('tr.event[data-type="PaymentRecorded"] a.history').click();
   await page.waitForURL(/\/admin\/history\?stream=/);
-  await page.locator('li.step').nth(1).waitFor({ timeout: 10_000 });
+  await page.locator('li.step').nth(1).waitFor({ timeout: 30_000 });
   t.equal(await page.locator('#history-title').textContent(), `Order 10000000003 of merchant ${M1.id}`);
   t.same(await page.locator('li.step').evaluateAll((steps) => steps.map((s) => (s as HTMLElement).dataset.type)), ['PaymentRecorded', 'PaymentOutcomeResolved'],
     'the UNKNOWN payment, then its resolution');

@@ -20,7 +20,7 @@ t.test('an UNKNOWN payment (card expiring 05/37) notifies twice; redeliver sends
   const order = '20000000002';
   const paid = await call(server.url, 'PUT', payPath(M1.id, token, order, '1'), payAuth(M1), { apiOperation: 'PAY', transaction: { amount: '12.50', currency: 'USD' } });
   t.equal(paid.json().response.gatewayCode, 'UNKNOWN');
-  const hits = await receiver.waitFor(2, 15_000);
+  const hits = await receiver.waitFor(2, 45_000);
   t.strictSame(hits.map((h) => JSON.parse(h.body).response.gatewayCode), ['UNKNOWN', 'APPROVED'], 'the payment, then its resolution');
   t.strictSame(hits.map((h) => h.headers['x-notification-attempt']), ['1', '1']);
   const id = hits[0]?.headers['x-notification-id'] as string;

@@ -37,7 +37,7 @@ t.test('two processes on one SQLite file', async (t) => {
     db.prepare<[string], { type: string }>('SELECT type FROM events WHERE stream = ? ORDER BY revision').all(streams.order(SLOW.id, order)).map((r) => r.type);
   /** Wait until the first request holds the order (its PaymentStarted is in the file). */
   const started = async (order: string) => {
-    const deadline = Date.now() + 5000;
+    const deadline = Date.now() + 20_000;
     while (!typesOf(order).includes('PaymentStarted')) {
       if (Date.now() > deadline) throw new Error('the first request never started');
       await sleep(5);

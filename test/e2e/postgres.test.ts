@@ -26,7 +26,7 @@ t.test('a PostgreSQL nobody listens for, or a bad URL: one line on stderr withou
     let output = '';
     child.stdout.on('data', (chunk) => { output += String(chunk); });
     child.stderr.on('data', (chunk) => { output += String(chunk); });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
     const [code] = (await once(child, 'exit')) as [number | null];
     clearTimeout(timer);
     const lines = output.split('\n').filter((line) => line.trim() !== '');

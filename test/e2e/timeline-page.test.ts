@@ -32,7 +32,7 @@ t.test('the timeline page shows new events live', { skip: existsSync(CHROMIUM) ?
   const paid = await call(server.url, 'PUT', payPath(M1.id, token, '10000000001', '1'), payAuth(M1), { apiOperation: 'PAY', transaction: { amount: '9.99', currency: 'USD' } });
   t.equal(paid.status, 201);
 
-  await page.locator('tr.event[data-type="PaymentRecorded"]').waitFor({ timeout: 10_000 });
+  await page.locator('tr.event[data-type="PaymentRecorded"]').waitFor({ timeout: 30_000 });
   const types = await page.locator('tr.event').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.type));
   t.same(types, ['TokenCreated', 'PaymentRecorded'], 'both events appear, in order');
 

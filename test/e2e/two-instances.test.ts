@@ -44,7 +44,7 @@ async function ordersAfterStop(file: string, keys: string[]) {
   }
 }
 
-async function eventually<T>(read: () => T, done: (value: T) => boolean, timeoutMs = 3000): Promise<T> {
+async function eventually<T>(read: () => T, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = read();

@@ -46,7 +46,7 @@ t.test('bad worker counts stop the start with one line', async (t) => {
     const child = spawn(process.execPath, args, { env: { ...process.env, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk) => { stderr += String(chunk); });
-    const guard = setTimeout(() => child.kill('SIGKILL'), 15_000); // one that starts anyway does not hang the test
+    const guard = setTimeout(() => child.kill('SIGKILL'), 45_000); // one that starts anyway does not hang the test
     const [code] = (await once(child, 'exit')) as [number | null];
     clearTimeout(guard);
     return { code, stderr };

@@ -77,7 +77,7 @@ t.test('connections dropped at any point leave no in-flight slot behind', async 
     }));
     // Once the server has seen every connection of the batch closed, none may hold a slot.
     const settled = () => connections.accepted() >= expected && connections.open() === 0 && app.inFlight() === 0;
-    if (!(await eventually(settled, 5000))) {
+    if (!(await eventually(settled, 20_000))) {
       throw new Error(`${app.inFlight()} in-flight slots still taken, ${connections.open()} connections open, after the batch:\n  ${batch.map(show).join('\n  ')}`);
     }
     const payer = payers[order % 2]!;

@@ -40,7 +40,7 @@ export async function startGateway(args: string[], env: Record<string, string>, 
   let err = '';
   child.stdout!.on('data', (chunk) => { out += String(chunk); });
   child.stderr!.on('data', (chunk) => { err += String(chunk); });
-  const until = async (ready: () => boolean, what: string, timeoutMs = 15_000) => {
+  const until = async (ready: () => boolean, what: string, timeoutMs = 45_000) => {
     const deadline = Date.now() + timeoutMs;
     while (!ready()) {
       if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms\nstdout:\n${out}\nstderr:\n${err}`);
@@ -50,7 +50,7 @@ export async function startGateway(args: string[], env: Record<string, string>, 
   };
   const blockMatch = () => /tokengate is ready[^\n]*\n(?: {2}[^\n]*\n)*? {2}store {10}[^\n]*\n/.exec(err);
   try {
-    await until(() => blockMatch() !== null, 'the start-up block', 20_000);
+    await until(() => blockMatch() !== null, 'the start-up block', 60_000);
   } catch (error) {
     child.kill('SIGKILL'); // a gateway that did not start is not left behind
     throw error;

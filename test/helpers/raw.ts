@@ -61,7 +61,7 @@ export function parseResponse(text: string): { status: number; headers: Record<s
 }
 
 /** Poll `check` every 20 ms until it holds or `ms` pass; resolves with its last value. */
-export async function eventually(check: () => boolean, ms = 5000): Promise<boolean> {
+export async function eventually(check: () => boolean, ms = 20_000): Promise<boolean> {
   const until = Date.now() + ms;
   while (!check() && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
   return check();

@@ -38,7 +38,7 @@ export async function startReceiver(answer: (n: number, request: Received) => nu
   return {
     origin: `http://127.0.0.1:${port}`,
     received,
-    async waitFor(count, ms = 10_000) {
+    async waitFor(count, ms = 30_000) {
       const deadline = Date.now() + ms;
       while (received.length < count) {
         if (Date.now() > deadline) throw new Error(`the receiver got ${received.length} requests, expected ${count}`);

@@ -45,7 +45,7 @@ async function notificationEvents(app: App) {
   return (await app.gateway.store.readAll()).filter((e) => e.stream.startsWith('notification-'));
 }
 
-async function until(what: string, check: () => Promise<boolean> | boolean, ms = 10_000) {
+async function until(what: string, check: () => Promise<boolean> | boolean, ms = 30_000) {
   const deadline = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

@@ -13,7 +13,7 @@ const typesOf = async (app: App, merchantId: string, order: string) =>
 
 /** Wait until the first request holds the order (its PaymentStarted is stored), however loaded the machine. */
 async function started(app: App, merchantId: string, order: string) {
-  const deadline = Date.now() + 5000;
+  const deadline = Date.now() + 20_000;
   while (!(await typesOf(app, merchantId, order)).includes('PaymentStarted')) {
     if (Date.now() > deadline) throw new Error('the first request never started');
     await new Promise((resolve) => setTimeout(resolve, 5));

@@ -54,7 +54,7 @@ export async function typesOf(a: App): Promise<string[]> {
 
 export const count = (types: string[], type: string) => types.filter((x) => x === type).length;
 
-export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 5000): Promise<T> {
+export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();

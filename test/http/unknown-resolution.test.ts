@@ -16,7 +16,7 @@ process.env.UNKNOWN_RESOLUTION_DELAY_MS = '100';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const typesOf = async (app: App, order: string) => (await app.gateway.store.readStream(streams.order(M1.id, order))).map((e) => e.type);
 
-async function until(what: string, check: () => Promise<boolean> | boolean, ms = 5000) {
+async function until(what: string, check: () => Promise<boolean> | boolean, ms = 20_000) {
   const deadline = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
