@@ -3,7 +3,7 @@
 // speed-ups wired here), the key store, the read models, and the reactors. The server's plugin
 // (plugins/gateway.ts), the CLI (bin/commands.ts) and the scripts open through here.
 import { dirname } from 'node:path';
-import { mkdirSync } from 'node:fs';
+import { makeDirectories } from './lib/directories.js';
 import { ConfigError, loadGatewaySettings, loadStoreFiles, type EventStoreConfig, type GatewaySettings } from './config.js';
 import type { Merchants } from './merchants.js';
 import type { EventStore, RecordedEvent } from './store/event-store.js';
@@ -86,10 +86,12 @@ export function openStores(config: EventStoreConfig, files: Files = loadStoreFil
     return openStoresOf(config, files);
   } catch (error) {
     if (error instanceof ConfigError) throw error;
-    // mkdir of a path whose component is a file says EEXIST: name the real problem.
+    // A path component that is a file says EEXIST (mkdir) or ENOTDIR (stat): name the real problem.
     const e = error as NodeJS.ErrnoException;
-    const reason = e.syscall === 'mkdir' && (e.code === 'EEXIST' || e.code === 'ENOTDIR') && e.path
-      ? `${e.path} (or a directory above it) is not a directory (${e.code})` : oneLine(error);
+    const made = (e.syscall === 'mkdir' || e.syscall === 'stat') && e.path !== undefined;
+    const reason = made && (e.code === 'EEXIST' || e.code === 'ENOTDIR')
+      ? `${e.path} (or a directory above it) is not a directory (${e.code})`
+      : made ? `the directory ${e.path} cannot be made (${e.code})` : oneLine(error);
     throw new StoreUnavailable(`the event store ${storeName(config)} cannot be opened: ${reason}`, { cause: error });
   }
 }
@@ -97,7 +99,7 @@ export function openStores(config: EventStoreConfig, files: Files = loadStoreFil
 function openStoresOf(config: EventStoreConfig, files: Files): Opened {
   switch (config.kind) {
     case 'sqlite': {
-      if (config.path !== ':memory:') mkdirSync(dirname(config.path), { recursive: true });
+      if (config.path !== ':memory:') makeDirectories(dirname(config.path));
       // New keys are written in batches, always before the events that reference them.
       let flushKeys: (() => void) | undefined;
       const store = new SqliteEventStore(config.path, {
@@ -132,7 +134,7 @@ function openStoresOf(config: EventStoreConfig, files: Files): Opened {
       }
       // KEYS_STORE: the keys in PostgreSQL (store/postgres/key-store.ts), shared by instances on
       // several machines without a shared file; else KEYS_FILE.
-      for (const file of files.keysStore === undefined ? [files.readModelsFile, files.keysFile] : [files.readModelsFile]) mkdirSync(dirname(file), { recursive: true });
+      for (const file of files.keysStore === undefined ? [files.readModelsFile, files.keysFile] : [files.readModelsFile]) makeDirectories(dirname(file));
       const keys = files.keysStore === undefined ? new SqliteKeyStore(files.keysFile) : new PostgresKeyStore(files.keysStore);
       return withOwnReadModels(store, keys, files.readModelsFile);
     }

@@ -1,6 +1,6 @@
 // The command-line tool, run as a user runs it (node dist/bin/tokengate.js, built by npm test).
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
@@ -51,6 +51,18 @@ t.test('every command has --help', async (t) => {
   t.equal(unknown.code, 2);
   t.equal(badFlag.code, 2);
   t.match(badFlag.stderr, 'not a whole number');
+});
+
+t.test('a store that cannot be opened is one line and exit 1 (a directory under /proc: at once, not a hang)', async (t) => {
+  const dir = t.testdir({ file: '' });
+  const cases: Array<[string, RegExp]> = [[`sqlite:${join(dir, 'file', 'gateway.db')}`, /file \(or a directory above it\) is not a directory/]];
+  if (existsSync('/proc/self')) cases.push(['sqlite:/proc/tokengate-nope/gateway.db', /the directory \/proc\/tokengate-nope cannot be made \(ENOENT\)/]);
+  for (const [store, reason] of cases) {
+    const replay = await run(['replay', '--store', store]);
+    t.equal(replay.code, 1, store);
+    t.match(replay.stderr, reason);
+    t.notMatch(replay.stderr, /\n\s+at /, 'no stack trace');
+  }
 });
 
 t.test('replay rebuilds the read models equal to the live ones, or as of a position', async (t) => {

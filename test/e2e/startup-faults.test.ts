@@ -3,7 +3,7 @@
 // never "tokengate ready". Runs dist/server.js (npm test builds it).
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,6 +44,11 @@ t.test('a path component that is a file, not a directory', async (t) => {
   writeFileSync(join(dir, 'file-not-dir'), '');
   const run = await start({ EVENT_STORE: `sqlite:${join(dir, 'file-not-dir', 'gateway.db')}` });
   expectOneLine(t, run, /file-not-dir \(or a directory above it\) is not a directory/);
+});
+
+t.test('a directory the kernel will not make (under /proc): an error at once, not a hang', { skip: !existsSync('/proc/self') && 'no /proc here' }, async (t) => {
+  const run = await start({ EVENT_STORE: 'sqlite:/proc/tokengate-nope/gateway.db' });
+  expectOneLine(t, run, /the directory \/proc\/tokengate-nope cannot be made \(ENOENT\)/);
 });
 
 t.test('a corrupt event store file (random bytes)', async (t) => {
