@@ -11,7 +11,8 @@ t.test('killed between an attempt and its answer: after the restart the next att
   const receiver = await startReceiver((n) => (n === 1 ? 'hold' : 200));
   t.teardown(() => receiver.close());
   const { env, db } = setUp(t, receiver);
-  const first = await startServer(env);
+  // The held attempt must still be open at the kill: no timeout of the gateway's own before it.
+  const first = await startServer({ ...env, NOTIFICATION_TIMEOUT_MS: '60000' });
   killAtEnd(t, first);
   const token = (await call(first.url, 'POST', tokenPath(M1.id), tokenAuth(M1), cardBody('5123450000000008', '1', '39'))).json().token as string;
   const paid = await call(first.url, 'PUT', payPath(M1.id, token, '20000000001', '1'), payAuth(M1), { apiOperation: 'PAY', transaction: { amount: '5.00', currency: 'USD' } });

@@ -110,7 +110,7 @@ t.test('wrong admin passwords lock the admin credential: 429 REQUEST_REJECTED, t
   for (const [what, res] of [['right password', await get(ADMIN)], ['from another address', await get(ADMIN, '192.0.2.9')], ['wrong password', await get(basic('admin', 'guess'))]] as const) {
     t.equal(res.statusCode, 429, `${what}: 429`);
     t.same(res.json(), { error: { cause: 'REQUEST_REJECTED', supportCode: res.headers['x-request-id'] }, result: 'ERROR' }, `${what}: gateway body`);
-    t.equal(res.headers['retry-after'], '60', `${what}: Retry-After`);
+    t.ok(['58', '59', '60'].includes(res.headers['retry-after'] as string), `${what}: Retry-After about 60 s (${res.headers['retry-after']})`);
     t.equal(res.headers['www-authenticate'], undefined, `${what}: no prompt for credentials while locked`);
   }
   const merchant = await app.inject({ method: 'POST', url: tokenPath(M1.id), headers: { authorization: tokenAuth(M1) }, payload: cardBody(), remoteAddress: '10.1.2.3' });

@@ -26,12 +26,12 @@ const get = async (t: Parameters<Parameters<typeof t.test>[1]>[0], app: App, url
   return res.json() as Json;
 };
 
-async function until(what: string, check: () => Promise<boolean>) {
-  for (let i = 0; i < 250; i++) {
-    if (await check()) return;
+async function until(what: string, check: () => Promise<boolean>, ms = 30_000) {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 async function unknownPayment(app: App) {

@@ -14,7 +14,8 @@ import { expectInvalid } from './http.fixture.js';
 import { filesHolding, keyBytes, keyIdOf, storeFiles, windowsThatOpen } from './shredding.fixture.js';
 import { app, create, type App } from './token-api.fixture.js';
 
-const LIFETIME_MS = 2500;
+// Long enough for a create and an update under CI's load (four files at once on two cores).
+const LIFETIME_MS = 6000;
 process.env.SESSION_LIFETIME_MS = String(LIFETIME_MS);
 
 const auth = { authorization: basic(`merchant.${M1.id}`, M1.apiPassword) };

@@ -125,7 +125,7 @@ t.test('the card stays the same token (unique card): the scheme token is not req
 t.test('pending work survives a restart: the reactor resumes it from the store', async (t) => {
   const dir = t.testdir();
   const eventStore = { kind: 'sqlite' as const, path: join(dir, 'gateway.db') };
-  process.env.SCHEME_TOKEN_DELAY_MS = '400';
+  process.env.SCHEME_TOKEN_DELAY_MS = '3000';
   const first = await app(t, { eventStore });
   const body = (await store(first, SCHEME, '5123450000000008', '1', '39')).json();
   t.equal(body.schemeToken.status, 'PROVISIONING');

@@ -24,9 +24,11 @@ const newPath = () => join(dir, `gateway-${++files}.db`);
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 async function waitFor(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  // A bound on a hang, not a speed check: never under 20 s (CI runs four files at once on two cores).
+  const limit = Math.max(timeoutMs, 20_000);
+  const deadline = Date.now() + limit;
   while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out after ${limit} ms waiting for ${what}`);
     await sleep(5);
   }
 }

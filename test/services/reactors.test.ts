@@ -52,7 +52,8 @@ function counted() {
 }
 
 async function until(what: string, check: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+  const deadline = Date.now() + 20_000;
+  while (!check() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
   if (!check()) throw new Error(`never: ${what}`);
 }
 

@@ -24,9 +24,11 @@ export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
 
 /** Wait until `condition` holds, polling every few ms; fail after `timeoutMs`. */
 export async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 3000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  // A bound on a hang, not a speed check: never under 20 s (CI runs four files at once on two cores).
+  const limit = Math.max(timeoutMs, 20_000);
+  const deadline = Date.now() + limit;
   while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out after ${limit} ms waiting for ${what}`);
     await sleep(5);
   }
 }
