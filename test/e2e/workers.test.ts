@@ -50,7 +50,7 @@ t.test('WORKERS=2 on one SQLite file', async (t) => {
     // Fastify's 'request completed' lines carry the pid of the process that answered; a line may
     // arrive after its answer.
     const answeredBy = () => new Set(gateway.logs().filter((l) => l.msg === 'request completed').map((l) => l.pid as number));
-    await gateway.until(() => answeredBy().size >= 2, 'request lines from both workers', 5000).catch(() => undefined);
+    await gateway.until(() => answeredBy().size >= 2, 'request lines from both workers', 20_000).catch(() => undefined);
     t.same([...answeredBy()].sort(), [...pids].sort(), 'both workers answered requests');
   });
 

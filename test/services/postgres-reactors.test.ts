@@ -35,13 +35,21 @@ if (server) {
     t.equal(first.json().result, 'UNKNOWN', 'a card expiring 05/37 is answered UNKNOWN');
     const schemeToken = await createToken(a, SCHEME as typeof M1, '5123450000000008', '1', '39');
 
-    for (let i = 0; i < 200 && (await events('PaymentOutcomeResolved')).length === 0; i++) await sleep(50);
-    // Both instances' timers are due by now; let both finish (a second resolution would be
-    // appended within this time), then stop both (stopping waits for work under way).
-    await sleep(Math.max(0, started + 3 * DELAY + 1500 - Date.now()));
+    const schemeStreamOf = async () => (await events('TokenCreated')).find((e) => (e.data as { token?: string }).token === schemeToken)?.stream;
+    // Wait for the first resolution and the first provisioning (however loaded the machine)...
+    for (let i = 0; i < 400 && (await events('PaymentOutcomeResolved')).length === 0; i++) await sleep(50);
+    for (let i = 0; i < 400; i++) {
+      const stream = await schemeStreamOf();
+      if (stream !== undefined && (await events('SchemeTokenStatusChanged', stream)).length > 0) break;
+      await sleep(50);
+    }
+    // ...then both instances' timers are due; let both finish (a second resolution or
+    // provisioning would be appended within this time), then stop both (stopping waits for work
+    // under way).
+    await sleep(Math.max(1500, started + 3 * DELAY + 1500 - Date.now()));
     const resolved = await events('PaymentOutcomeResolved');
     t.equal(resolved.length, 1, 'exactly one PaymentOutcomeResolved with both gateways running');
-    const schemeStream = (await events('TokenCreated')).find((e) => (e.data as { token?: string }).token === schemeToken)?.stream;
+    const schemeStream = await schemeStreamOf();
     t.ok(schemeStream);
     t.equal((await events('SchemeTokenStatusChanged', schemeStream)).length, 1, 'the scheme token provisioned once');
     await a.gateway.readModels.catchUp();
