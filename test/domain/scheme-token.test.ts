@@ -60,5 +60,5 @@ t.test('sessions: created once, updated field by field with a new version', asyn
   const [second] = decideUpdateSession(after, { type: 'UpdateSession', merchantId: 'M', version: 'v000000003', card: { nameOnCard: 'B' }, now: NOW, lifetimeMs: 900_000 });
   t.same(second?.data.card, { nameOnCard: 'B', expiry: { month: 1, year: 39 } });
   t.equal(second?.data.previousVersion, 'v000000002');
-  t.throws(() => decideUpdateSession(initialSessionState(), { type: 'UpdateSession', merchantId: 'M', version: 'x', card: {}, now: NOW }), SessionNotFound);
+  t.throws(() => decideUpdateSession(initialSessionState(), { type: 'UpdateSession', merchantId: 'M', version: 'x', card: {}, now: NOW, lifetimeMs: 900_000 }), SessionNotFound);
 });

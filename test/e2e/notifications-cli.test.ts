@@ -3,6 +3,7 @@
 // notifications list` shows both, and `tokengate notifications redeliver` sends one more, recorded
 // as the next attempt.
 import { execFile } from 'node:child_process';
+import { once } from 'node:events';
 import { promisify } from 'node:util';
 import t from 'tap';
 import { cardBody, M1, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
@@ -79,6 +80,6 @@ t.test('`tokengate notifications receive`: the demo merchant\'s notifications, s
   t.notMatch(out, /5123450000000008/, 'no card number printed');
   t.equal(await server.stop(), 0);
   receiver.kill('SIGINT');
-  const [code] = (await (await import('node:events')).once(receiver, 'exit')) as [number | null];
+  const [code] = (await once(receiver, 'exit')) as [number | null];
   t.equal(code, 0, 'Ctrl-C stops it cleanly');
 });

@@ -57,7 +57,7 @@ t.test('random sequences of operations on one order keep the totals consistent',
         continue;
       }
       const o = b.order;
-      const [a, c, r] = [o.totalAuthorizedAmount, o.totalCapturedAmount, o.totalRefundedAmount] as number[];
+      const [a, c, r] = [o.totalAuthorizedAmount, o.totalCapturedAmount, o.totalRefundedAmount] as [number, number, number];
       if (!(r >= 0 && r <= c && c <= a)) throw new Error(`totals out of order: ${what}`);
       if (a + c + r > 0 && o.status !== statusOf(a, c, r, o.status)) throw new Error(`status ${o.status} is not the totals': ${what}`);
       checked += 1;

@@ -4,16 +4,13 @@
 //
 //   const pg = postgresForFile(t);                         // skips the file loudly when not installed
 //   const url = await pg.get().createDatabase('contract'); // inside a test
+import type { Test } from 'tap';
 import { postgresAvailable, SKIP_MESSAGE, startPostgres, type RunningPostgres } from '../../scripts/postgres-server.js';
 
 export * from '../../scripts/postgres-server.js';
 
-interface TapLike {
-  skip(message?: string): void;
-  before(fn: () => unknown): void;
-  teardown(fn: () => unknown): void;
-  comment(...args: unknown[]): void;
-}
+/** What the helper uses of a test: tap's root `t` (TAP) and its subtests (Test) both have it. */
+type TapLike = Pick<Test, 'skip' | 'before' | 'teardown' | 'comment'>;
 
 /**
  * One server for this test file: started in t.before, stopped in t.teardown. Returns undefined
@@ -24,7 +21,7 @@ export function postgresForFile(t: TapLike): { get(): RunningPostgres } | undefi
   if (!postgresAvailable()) {
     console.error(`\n*** ${SKIP_MESSAGE} ***\n`);
     t.comment(SKIP_MESSAGE);
-    t.skip(SKIP_MESSAGE);
+    t.skip(SKIP_MESSAGE, () => {}); // a skipped subtest's function is never called
     return undefined;
   }
   let server: RunningPostgres | undefined;

@@ -2,7 +2,7 @@
 // never quoted in an error body nor written in plaintext to the log: the logged URL and error
 // texts show it as the gateway shows card numbers (first 6 and last 4 digits).
 import { Writable } from 'node:stream';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { buildApp, loggerOptions } from '../../app.js';
 import { parseMerchants } from '../../merchants.js';
 import { createToken, M1, MERCHANTS, payAuth, payPath, tokenAuth } from '../helpers/app.js';
@@ -11,7 +11,7 @@ import { createToken, M1, MERCHANTS, payAuth, payPath, tokenAuth } from '../help
 const CARDS = ['5123450000000008', '4508750015741019', '6011000000000004', '5018000000000000007', '4222222222222'];
 const PAY = { apiOperation: 'PAY', transaction: { amount: '10.00', currency: 'USD' } };
 
-async function appWithLog(t: Parameters<Parameters<typeof t.test>[1]>[0]) {
+async function appWithLog(t: Test) {
   let log = '';
   const stream = new Writable({ write(chunk, _encoding, done) { log += String(chunk); done(); } });
   const app = await buildApp({

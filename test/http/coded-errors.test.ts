@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { buildApp } from '../../app.js';
 import { parseMerchants } from '../../merchants.js';
 import { StoreBusy } from '../../domain/errors.js';
@@ -15,8 +15,6 @@ import { SqliteEventStore } from '../../store/sqlite.js';
 import { SqliteKeyStore } from '../../store/keys/sqlite-key-store.js';
 import { buildTestApp, cardBody, createToken, M1, MERCHANTS, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
 import { assertSortedJson, type App } from './http.fixture.js';
-
-type Tap = Parameters<Parameters<typeof t.test>[1]>[0];
 
 const BUSY_BODY = '{"error":{"cause":"SERVER_BUSY","explanation":"The gateway is busy: repeat the identical request later"},"result":"ERROR"}';
 
@@ -36,7 +34,7 @@ function registeredRoutes(app: App): string[] {
   return routes;
 }
 
-const explanationOf404 = async (t: Tap, app: App) => {
+const explanationOf404 = async (t: Test, app: App) => {
   const res = await app.inject({ method: 'GET', url: '/nothing/here' });
   t.equal(res.statusCode, 404);
   return String(res.json().error.explanation);
@@ -86,7 +84,7 @@ t.test('the list is the same, in the same order, for every app and every 404', a
 });
 
 /** An app on a SQLite file, and a second connection to the same file that can hold its write lock. */
-async function sqliteApp(t: Tap) {
+async function sqliteApp(t: Test) {
   const dir = mkdtempSync(join(tmpdir(), 'tokengate-busy-'));
   const path = join(dir, 'gateway.db');
   const app = await buildApp({ eventStore: { kind: 'sqlite', path }, merchants: parseMerchants(MERCHANTS, 'test merchants'), limits: { authFailureLimit: 1_000_000 } });

@@ -5,7 +5,7 @@
 // token, transaction id and correlation id; as-of a revision; card numbers never in plaintext,
 // sealed values sealed; unknown ids 404 with an error body; admin credentials required.
 import { randomUUID } from 'node:crypto';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { basic, buildTestApp, createToken, M1, M2, MERCHANTS, payAuth, payPath, tokenAuth } from '../helpers/app.js';
 import { streams } from '../../domain/events.js';
 import { ALL_MERCHANTS, SCHEME } from './token-api.fixture.js';
@@ -19,7 +19,7 @@ const CARDS = ['5123450000000008', '2223000000000007', '4508750015741019'];
 type App = Awaited<ReturnType<typeof buildTestApp>>;
 type Json = Record<string, any>;
 
-const get = async (t: Parameters<Parameters<typeof t.test>[1]>[0], app: App, url: string, status = 200): Promise<Json> => {
+const get = async (t: Test, app: App, url: string, status = 200): Promise<Json> => {
   const res = await app.inject({ method: 'GET', url, headers: { authorization: ADMIN } });
   t.equal(res.statusCode, status, `${url}: ${res.body.slice(0, 300)}`);
   for (const card of CARDS) t.notMatch(res.body, card, `${url}: no card number in plaintext`);

@@ -3,14 +3,14 @@
 import { connect, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { buildApp } from '../../app.js';
 import { parseMerchants } from '../../merchants.js';
 import { cardBody, createToken, M1, MERCHANTS, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
 import { bodyStart, eventually, exchange, parseResponse, rawRequest } from '../helpers/raw.js';
 import { startServer } from '../helpers/server.js';
 
-const build = async (t: Parameters<Parameters<typeof t.test>[1]>[0], limits: Record<string, number>, onDisk = false) => {
+const build = async (t: Test, limits: Record<string, number>, onDisk = false) => {
   // On disk, a request awaits its write: requests overlap as they do under load.
   const eventStore = onDisk ? { kind: 'sqlite' as const, path: join(t.testdir(), 'gateway.db') } : { kind: 'memory' as const };
   const app = await buildApp({ eventStore, merchants: parseMerchants(MERCHANTS, 'test'), limits });
@@ -86,7 +86,7 @@ t.test('beyond MAX_EVENT_LOOP_DELAY_MS of event-loop delay, requests get 503 SER
 });
 
 /** An app listening on 127.0.0.1 (a port of its own), with its port. */
-const listening = async (t: Parameters<Parameters<typeof t.test>[1]>[0], limits: Record<string, number>, setup?: (app: FastifyInstance) => void) => {
+const listening = async (t: Test, limits: Record<string, number>, setup?: (app: FastifyInstance) => void) => {
   const app = await build(t, { authFailureLimit: 1_000_000, ...limits });
   setup?.(app);
   await app.listen({ port: 0, host: '127.0.0.1' });

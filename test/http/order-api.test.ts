@@ -241,7 +241,7 @@ t.test('the orders read model learns the order API; a rebuild equals the live re
   await put(a, M1, order, 'v', voidOf('r'));
   await put(a, M1, randomUUID(), 'p', { ...payOp(token), sourceOfFunds: { type: 'CARD', token, provided: { card: { securityCode: '100' } } } });
   await a.gateway.readModels.catchUp();
-  const doc = a.gateway.readModels.get<Body>('orders', `${M1.id}/${order}`);
+  const doc = await a.gateway.readModels.get<Body>('orders', `${M1.id}/${order}`);
   t.equal(doc?.status, 'CAPTURED');
   t.equal(doc?.totalCapturedAmount, 8000, 'minor units');
   t.equal(doc?.totalRefundedAmount, 0);

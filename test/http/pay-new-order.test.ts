@@ -3,7 +3,7 @@
 // purpose: a second app on the same file has none of the first app's orders cached, so every
 // order the first one wrote looks new to it. What a client sees must not change.
 import { join } from 'node:path';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { buildTestApp, createToken, M1, MERCHANTS } from '../helpers/app.js';
 import { orderId, pay, payBody, type App } from './http.fixture.js';
 import { streams } from '../../domain/events.js';
@@ -28,7 +28,7 @@ function countReads(app: App): Map<string, number> {
 const paymentsIn = async (app: App, order: string) =>
   (await app.gateway.store.readAll()).filter((e) => e.type === 'PaymentRecorded' && e.stream === streams.order(M1.id, order));
 
-async function twoApps(t: Parameters<Parameters<typeof t.test>[1]>[0], merchants: unknown = MERCHANTS) {
+async function twoApps(t: Test, merchants: unknown = MERCHANTS) {
   const path = join(t.testdir(), 'gateway.db');
   const a = await buildTestApp(t, { eventStore: { kind: 'sqlite', path } });
   const b = await buildTestApp(t, { eventStore: { kind: 'sqlite', path }, merchants });

@@ -97,7 +97,7 @@ t.test('stream names: no two owners and ids of a category share a name, whatever
 t.test('a read refuses a stream whose events name another owner than its name does', async (t) => {
   const store = new MemoryEventStore();
   const stream = streams.session('TESTSHOP', 'EU-SESSION0001');
-  await store.append(stream, [{ id: '00000000-0000-4000-8000-000000000001', type: 'SessionCreated', data: { merchantId: 'TESTSHOP-EU', sessionId: 'SESSION0001' }, metadata: { correlationId: 'c', merchantId: 'TESTSHOP-EU' } }]);
+  await store.append(stream, [{ id: '00000000-0000-4000-8000-000000000001', type: 'SessionCreated', data: { merchantId: 'TESTSHOP-EU', sessionId: 'SESSION0001' }, metadata: { correlationId: 'c', merchantId: 'TESTSHOP-EU', recordedAt: '2026-03-01T10:00:00.000Z' } }]);
   await t.rejects(readOwnStream(store, stream), StreamOwnershipError, "TESTSHOP-EU's event under TESTSHOP's name is not handed out");
   t.ok(ownedByStreamOwner(streams.token('R:1', '9123'), [{ data: { repositoryId: 'R:1' } }]), 'an escaped owner is read back');
   t.notOk(ownedByStreamOwner(streams.token('R', '9123'), [{ data: { repositoryId: 'R:1' } }]));

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { loggerOptions } from '../../app.js';
 import { SqliteEventStore } from '../../store/sqlite.js';
 import { buildTestApp, cardBody, M1, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
@@ -25,7 +25,7 @@ const pay = (app: App, token: string, order: string) =>
   app.inject({ method: 'PUT', url: payPath(M1.id, token, order, '1'), headers: { authorization: payAuth(M1) }, payload: { apiOperation: 'PAY', transaction: { amount: '10.00', currency: 'USD' } } });
 
 /** An app on a fresh SQLite file whose log lines the test reads. */
-async function sqliteApp(t: Parameters<Parameters<typeof t.test>[1]>[0]) {
+async function sqliteApp(t: Test) {
   const dir = mkdtempSync(join(tmpdir(), 'tokengate-faults-'));
   const lines: string[] = [];
   const stream = new Writable({ write(chunk, _encoding, done) { lines.push(...String(chunk).split('\n').filter(Boolean)); done(); } });

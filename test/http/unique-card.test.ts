@@ -31,7 +31,7 @@ t.test('the same card again returns its token; a new expiry updates it', async (
   t.equal((await typesIn(app)).filter((type) => type === 'TokenUpdated').length, 1);
   const other = (await store(app, '4012000033330026')).json();
   t.not(other.token, first.token, 'another card gets another token');
-  const doc = app.gateway.readModels.get<{ sourceOfFunds: { provided: { card: { expiry: string } } } }>('tokens', `REPO04/${first.token}`);
+  const doc = await app.gateway.readModels.get<{ sourceOfFunds: { provided: { card: { expiry: string } } } }>('tokens', `REPO04/${first.token}`);
   t.equal(doc?.sourceOfFunds.provided.card.expiry, '0539', 'the read model follows the update');
 });
 

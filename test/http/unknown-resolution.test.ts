@@ -40,7 +40,7 @@ for (const [storeName, eventStore] of [['memory', { kind: 'memory' }], ['sqlite'
   t.ok(['UNKNOWN', 'APPROVED'].includes(early.response.gatewayCode), `a repeat before or after the resolution (${early.response.gatewayCode})`);
   await until('the resolution', async () => (await typesOf(app, order)).includes('PaymentOutcomeResolved'));
   t.strictSame(await typesOf(app, order), ['PaymentRecorded', 'PaymentOutcomeResolved']);
-  const doc = orderDoc(app, order);
+  const doc = await orderDoc(app, order);
   t.equal(doc?.status, 'CAPTURED', 'the read model follows');
   t.equal(doc?.totalCapturedAmount, 1250);
   t.equal(doc?.transactions[0]?.gatewayCode, 'APPROVED');
@@ -67,7 +67,7 @@ t.test('an odd amount resolves DECLINED; the other transactions of the order kee
   t.equal(repeat.result, 'FAILURE');
   t.notOk('authorizationCode' in repeat.transaction);
   t.equal(repeat.order.totalCapturedAmount, 10);
-  t.equal(orderDoc(app, order)?.status, 'CAPTURED');
+  t.equal((await orderDoc(app, order))?.status, 'CAPTURED');
 });
 
 t.test('pending resolutions resume after a restart; two gateways on one file resolve once; replay equals live', async (t) => {
@@ -93,7 +93,7 @@ t.test('pending resolutions resume after a restart; two gateways on one file res
   }
   await sleep(300); // time for the other gateway to try too
   for (const order of orders) t.strictSame(await typesOf(two!, order), ['PaymentRecorded', 'PaymentOutcomeResolved'], 'resolved once');
-  await until('the read model', () => orderDoc(one!, orders[1]!)?.status === 'CAPTURED');
+  await until('the read model', async () => (await orderDoc(one!, orders[1]!))?.status === 'CAPTURED');
 
   // Replay: a fresh read model built from the whole store equals the live one.
   const replayed = new ReadModels(openDatabase(':memory:'), one!.gateway.store, PROJECTIONS);

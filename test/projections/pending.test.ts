@@ -67,7 +67,7 @@ t.test('a store written before the pending model existed gets it at start-up', a
   const path = join(t.testdir(), 'gateway.db');
   const store = new SqliteEventStore(path);
   t.teardown(() => store.close());
-  const data = (e: ProjectedEvent) => ({ id: crypto.randomUUID(), type: e.type, data: e.data, metadata: { correlationId: 'c' } });
+  const data = (e: ProjectedEvent) => ({ id: crypto.randomUUID(), type: e.type, data: e.data, metadata: { correlationId: 'c', recordedAt: e.created } });
   await store.append(ORDER, [data(payment('t1', 'UNKNOWN'))]);
   await store.append(TOKEN, [data(event(TOKEN, 'TokenCreated', { merchantId: 'M1', repositoryId: 'REPO01', token: '9123456789012345', sourceOfFunds: { type: 'CARD', card: { number: '512345xxxxxx0008', brand: 'MASTERCARD', scheme: 'MASTERCARD', fundingMethod: 'CREDIT', expiry: { month: 1, year: 39 } } }, schemeToken: schemeToken('2026-03-01T10:00:02.000Z'), createdAt: '2026-03-01T10:00:00.000Z', status: 'VALID' }))]);
   const before = new ReadModels(store.db, store, [tokensProjection as Projection, ordersProjection as Projection]);

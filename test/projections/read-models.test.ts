@@ -214,8 +214,8 @@ t.test('catchUp folds tokens and orders into their documents', async (t) => {
   t.notMatch(JSON.stringify(readModels.all('tokens')), /v1\.[0-9a-f-]{36}\./, 'no sealed value in any token document');
 
   const b = readModels.get<TokenDoc>('tokens', tokenKey(REPO, TOKEN_B));
-  t.equal(b?.sourceOfFunds.provided.card.expiry, '0509', 'single-digit month and year are padded');
-  t.equal(b?.sourceOfFunds.provided.card.number, '450875xxxxxx1019');
+  t.equal(b?.sourceOfFunds.provided.card!.expiry, '0509', 'single-digit month and year are padded');
+  t.equal(b?.sourceOfFunds.provided.card!.number, '450875xxxxxx1019');
   t.equal(b?.usage.lastUsed, '2026-03-01T13:00:00.000Z', 'a declined payment still uses the token');
   t.equal(readModels.all('tokens').length, 2);
 

@@ -65,8 +65,8 @@ t.test('rebuild after a mixed workload equals the live read models', async (t) =
   const result = await app.gateway.readModels.rebuild();
   t.equal(result.events, (await app.gateway.store.readAll()).length, 'every event replayed');
   t.equal(app.gateway.readModels.hash(), live, 'byte for byte the same read models');
-  const order = app.gateway.readModels.get<{ status: string; totalCapturedAmount: number }>('orders', `${M1.id}/10000000003`);
+  const order = await app.gateway.readModels.get<{ status: string; totalCapturedAmount: number }>('orders', `${M1.id}/10000000003`);
   t.equal(order?.status, 'CAPTURED', 'the resolved UNKNOWN payment counts after the rebuild');
-  const modernOrder = app.gateway.readModels.get<{ status: string; totalCapturedAmount: number; totalRefundedAmount: number }>('orders', `${M1.id}/modern-1`);
+  const modernOrder = await app.gateway.readModels.get<{ status: string; totalCapturedAmount: number; totalRefundedAmount: number }>('orders', `${M1.id}/modern-1`);
   t.same([modernOrder?.status, modernOrder?.totalCapturedAmount, modernOrder?.totalRefundedAmount], ['PARTIALLY_CAPTURED', 3000, 0], 'the order API order after the rebuild (its refund voided)');
 });

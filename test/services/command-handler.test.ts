@@ -68,14 +68,14 @@ t.test('a conflict is decided again on the new state, and the append carries the
   }, { meta });
   t.same(seen, [0, 100, 200], 'each decision on the state after the other writer');
   t.equal(answer, 201);
-  t.same((await store.readStream(STREAM)).map((e) => e.data.by), [100, 100, 1], 'our event once, after the other two');
+  t.same((await store.readStream(STREAM)).map((e) => (e.data as Added['data']).by), [100, 100, 1], 'our event once, after the other two');
 });
 
 t.test('attempts exhausted: Busy, or what exhausted gives; nothing of ours appended', async (t) => {
   const store = new MemoryEventStore();
   const decide = () => ({ events: [added(1)], answer: () => 'done' });
   await t.rejects(handleCommand({ store: contended(store, 3) }, STREAM, counter, decide, { meta, attempts: 3 }), Busy);
-  t.same((await store.readStream(STREAM)).map((e) => e.data.by), [100, 100, 100]);
+  t.same((await store.readStream(STREAM)).map((e) => (e.data as Added['data']).by), [100, 100, 100]);
   t.equal(await handleCommand({ store: contended(store, 1) }, STREAM, counter, decide, { meta, attempts: 1, exhausted: () => 'gave up' }), 'gave up');
   t.equal(await handleCommand({ store }, STREAM, counter, () => CONFLICT, { meta, attempts: 2, exhausted: () => 'conflicts' }), 'conflicts', 'decide may report a conflict of its own');
 });

@@ -6,7 +6,7 @@
 import t, { type Test } from 'tap';
 import pg from 'pg';
 import { StorageFault, StoreUnreachable } from '../../domain/errors.js';
-import { ConfigError, loadConfig, parseEventStore } from '../../config.js';
+import { ConfigError, DEFAULT_NOTIFICATIONS, loadConfig, parseEventStore } from '../../config.js';
 import { openGateway } from '../../root.js';
 import { parseMerchants } from '../../merchants.js';
 import { MERCHANTS } from '../helpers/app.js';
@@ -34,6 +34,7 @@ t.test('a gateway on an unreachable PostgreSQL does not start: one line naming t
   const merchants = parseMerchants(MERCHANTS, 'test merchants');
   const error = await openGateway({ kind: 'postgres', url: 'postgres://gw:hunter2-secret@127.0.0.1:1/tg' }, merchants, {
     readModelsFile: `${dir}/read-models.db`, keysFile: `${dir}/keys.db`, unknownResolutionDelayMs: 5000, schemeTokenDelayMs: 2000, sessionLifetimeMs: 900_000,
+    notifications: DEFAULT_NOTIFICATIONS,
   }).then(() => undefined, (e: unknown) => e);
   t.ok(error instanceof Error, 'refused');
   t.match((error as Error).message, /the event store postgres:\/\/127\.0\.0\.1:1\/tg cannot be opened/);

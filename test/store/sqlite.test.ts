@@ -125,7 +125,7 @@ t.test('an event this process wrote is handed out as a read of its row gives it:
   const path = newPath();
   const store = openStore(t, path);
   const data = { kept: 'x', gone: undefined, when: new Date(0), zero: -0, list: [1, undefined, () => 2], nested: { n: Number.NaN } };
-  const metadata = { correlationId: 'c-1', extra: undefined };
+  const metadata = { correlationId: 'c-1', recordedAt: '2026-03-01T10:00:00.000Z', extra: undefined };
   await store.append('copy-1', [{ id: randomUUID(), type: 'Copied', data, metadata }]);
   const [cached] = await store.readStream('copy-1');
   const other = openStore(t, path); // another connection: nothing cached, the row is read and parsed
