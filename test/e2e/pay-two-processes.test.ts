@@ -13,7 +13,7 @@ const SLOW = {
   id: 'SLOW01',
   apiPassword: 'test-password-slow-01-0123456789abcd',
   repository: { id: 'REPO06', tokenGeneration: 'RANDOM', tokenManagement: 'UNIQUE_TOKEN', schemeTokenization: false, schemeTokenProvisioningMode: 'ASYNCHRONOUS' },
-  rules: [{ match: { reference: 'slow' }, answer: { latencyMs: 1500 } }],
+  rules: [{ match: { reference: 'slow' }, answer: { latencyMs: 3000 } }], // long enough to overlap under CI's load
 };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -67,7 +67,7 @@ t.test('2,000 clients that drop their connection leave every slot free (MAX_IN_F
 });
 
 t.test('a dropped client keeps its slot while the gateway still works for it (MAX_IN_FLIGHT bounds the work, not the clients)', async (t) => {
-  // RULES's rule: order.reference 'slow' adds 1 s of acquirer latency to the payment.
+  // RULES's rule: order.reference 'slow' adds 2 s of acquirer latency to the payment.
   const dir = t.testdir();
   const app = await buildTestApp(t, { merchants: MERCHANTS_WITH_RULES, eventStore: { kind: 'sqlite', path: join(dir, 'gateway.db') }, limits: { maxInFlight: 3 } });
   const token = await storedCard(app, RULES, 1, 39);

@@ -18,7 +18,7 @@ export const RULES = {
   repository: { id: 'REPO05', tokenGeneration: 'RANDOM', tokenManagement: 'UNIQUE_TOKEN', schemeTokenization: false, schemeTokenProvisioningMode: 'ASYNCHRONOUS' },
   rules: [
     { match: { amount: '13.13' }, answer: { gatewayCode: 'INSUFFICIENT_FUNDS' } },
-    { match: { reference: 'slow' }, answer: { latencyMs: 1000 } },
+    { match: { reference: 'slow' }, answer: { latencyMs: 2000 } }, // long enough to overlap under CI's load
     { match: { reference: 'busy' }, answer: { fault: 'SERVER_BUSY' } },
     { match: { reference: 'lost' }, answer: { fault: 'SERVER_FAILED' } },
     { match: { amount: { min: '5000', max: '5999.99' }, currency: 'USD' }, answer: { risk: 'REVIEW' } },
