@@ -223,6 +223,7 @@ const storedElsewhere = (token: string, plan: TokenPlan) => new InvalidRequest(
 export async function updateNamed(ctx: WriteContext, plan: TokenPlan, token: string, field = 'sourceOfFunds.token'): Promise<WriteOutcome> {
   const { gateway, merchant } = ctx;
   const account = accountOf(plan.details);
+  let waited = 0;
   return handleCommand({ store: gateway.store }, streams.token(merchant.repository.id, token), tokenAggregate, async (state) => {
     if (state.status !== 'VALID') throw new InvalidRequest(`Value '${token}' is invalid. No such token in the merchant's token repository`, field);
     const accountChanged = !holds(gateway, state, account);
@@ -240,6 +241,13 @@ export async function updateNamed(ctx: WriteContext, plan: TokenPlan, token: str
         // Another token's reservation it no longer holds (deleted, or changed to another account):
         // replaced by a new one on the next turn (see createOrReuse).
         if (other.status !== 'NONE') { gateway.sealer.release(reservation.hash, reservation.id); return CONFLICT; }
+        // Claimed for a token not written yet (its request is between the claim and the token):
+        // wait for it, then finish its work, as createSupplied does; the next turn finds the
+        // account held by that token and refuses. Claiming it for this token instead let two
+        // tokens hold one account.
+        if (waited < MAX_ATTEMPTS / 2) { waited += 1; return { events: [], again: 5 * waited }; }
+        await writeToken(ctx, claimed.token, plan, storedSource(gateway, plan.details));
+        return CONFLICT;
       }
       if (claimed?.token !== token && !(await claim(ctx, reservation.stream, claims, token))) return CONFLICT;
     }

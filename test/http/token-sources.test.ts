@@ -149,6 +149,35 @@ t.test('unique-card repository: a token moved to another card frees the old one;
   t.not(again, first, 'the old card is no longer that token: it gets a new one');
 });
 
+t.test('unique-card repository: a token moved to a card whose new token is being written is refused, naming it (never two tokens for one card)', async (t) => {
+  const a = await app(t);
+  const store = (number: string, token?: string) => create(a, UNIQUE, { sourceOfFunds: { type: 'CARD', ...(token ? { token } : {}), provided: { card: card(number) } } });
+  const other = (await store('4012000033330026')).json().token as string;
+  // Hold the next token's TokenCreated: its request has claimed the card and not yet written it.
+  const eventStore = a.gateway.store;
+  const append = eventStore.append.bind(eventStore);
+  let reached!: () => void;
+  const atGate = new Promise<void>((resolve) => { reached = resolve; });
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => { open = resolve; });
+  eventStore.append = async (stream, events, options) => {
+    if (events.some((e) => e.type === 'TokenCreated')) { reached(); await gate; }
+    return append(stream, events, options);
+  };
+  t.teardown(() => { eventStore.append = append; });
+  const creating = store('5123450000000008');
+  await atGate;
+  const moving = store('5123450000000008', other);
+  await new Promise((resolve) => setTimeout(resolve, 50)); // the move meets the claim of a token not written
+  open();
+  const [created, moved] = await Promise.all([creating, moving]);
+  t.equal(created.statusCode, 201, created.body);
+  const token = created.json().token as string;
+  expectInvalid(t, moved, { field: 'sourceOfFunds.provided.card.number', explanation: new RegExp(token) }, 'the card belongs to the token being written');
+  t.equal((await retrieve(a, UNIQUE, other)).json().sourceOfFunds.provided.card.number, '401200xxxxxx0026', 'the moved token keeps its card');
+  t.equal((await store('5123450000000008')).json().token, token, 'the card returns the one token');
+});
+
 t.test('unique-account repository: the same bank account returns its token, a changed holder updates it', async (t) => {
   const a = await app(t);
   const first = (await create(a, ACCOUNT, { sourceOfFunds: { type: 'ACH', provided: { ach: ach() } } })).json();
