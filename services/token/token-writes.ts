@@ -23,6 +23,19 @@ import { accountOf, holds, storedSource } from './token-accounts.js';
 const MAX_ATTEMPTS = 10;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/**
+ * A claim whose token is not written yet: its request is between the two appends, or stopped
+ * there. The first half of the turns wait for it (5, 10, ... ms; false); after that, true: finish
+ * its work (write the claimed token), so a request cut short never leaves the account claimable twice.
+ */
+async function finishClaimNow(turn: number): Promise<boolean> {
+  if (turn < MAX_ATTEMPTS / 2) {
+    await sleep(5 * (turn + 1));
+    return false;
+  }
+  return true;
+}
+
 /** What a request would store, every decision taken except the token id. */
 export interface TokenPlan {
   details: SourceDetails;
@@ -192,9 +205,8 @@ export async function createOrReuse(ctx: WriteContext, plan: TokenPlan): Promise
       continue;
     }
     if (state.status !== 'VALID') {
-      // The winner has not written its token yet; after a short wait, finish its work for it
-      // (it may have stopped between the two appends).
-      if (attempt < MAX_ATTEMPTS / 2) { await sleep(5 * (attempt + 1)); continue; }
+      // The winner has not written its token yet: wait for it, then finish its work for it.
+      if (!(await finishClaimNow(attempt))) continue;
       if (plan.scheme?.kind === 'refused') return { kind: 'refused', refusal: plan.scheme };
       const written = await writeToken(ctx, claimed.token, plan, storedSource(gateway, plan.details));
       if (written) return written;
@@ -241,12 +253,10 @@ export async function updateNamed(ctx: WriteContext, plan: TokenPlan, token: str
         // Another token's reservation it no longer holds (deleted, or changed to another account):
         // replaced by a new one on the next turn (see createOrReuse).
         if (other.status !== 'NONE') { gateway.sealer.release(reservation.hash, reservation.id); return CONFLICT; }
-        // Claimed for a token not written yet (its request is between the claim and the token):
-        // wait for it, then finish its work, as createSupplied does; the next turn finds the
-        // account held by that token and refuses. Claiming it for this token instead let two
-        // tokens hold one account.
-        if (waited < MAX_ATTEMPTS / 2) { waited += 1; return { events: [], again: 5 * waited }; }
-        await writeToken(ctx, claimed.token, plan, storedSource(gateway, plan.details));
+        // Claimed for a token not written yet: wait for its request, then finish its work; the
+        // next turn finds the account held by that token and refuses. (Claiming it for this token
+        // instead let two tokens hold one account.)
+        if (await finishClaimNow(waited++)) await writeToken(ctx, claimed.token, plan, storedSource(gateway, plan.details));
         return CONFLICT;
       }
       if (claimed?.token !== token && !(await claim(ctx, reservation.stream, claims, token))) return CONFLICT;
@@ -292,7 +302,7 @@ export async function createSupplied(ctx: WriteContext, plan: TokenPlan, token: 
         }
         if (other.status === 'VALID') throw storedElsewhere(claimed.token, plan);
         // Claimed for a token not written yet: wait for its request, then finish its work.
-        if (attempt < MAX_ATTEMPTS / 2) { await sleep(5 * (attempt + 1)); continue; }
+        if (!(await finishClaimNow(attempt))) continue;
         await writeToken(ctx, claimed.token, plan, storedSource(gateway, plan.details));
         continue;
       }
