@@ -22,13 +22,14 @@ export interface ContractOptions {
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** Wait until `condition` holds, polling every few ms; fail after `timeoutMs`. */
-export async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 3000, what = 'condition'): Promise<void> {
-  // A bound on a hang, not a speed check: never under 20 s (CI runs four files at once on two cores).
-  const limit = Math.max(timeoutMs, 20_000);
-  const deadline = Date.now() + limit;
+/**
+ * Wait until `condition` holds, polling every few ms; fail after `timeoutMs`: a bound on a hang,
+ * not a speed check (CI runs four files at once on two cores), so 20 s at least where it is used.
+ */
+export async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 20_000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${limit} ms waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await sleep(5);
   }
 }
@@ -371,9 +372,9 @@ export function eventStoreContract(t: Test, makeStore: () => Promise<StoreHarnes
 
     await store.append('sub-1', events(2));
     await Promise.all([store.append('sub-3', events(1)), store.append('sub-4', events(2))]);
-    await waitFor(() => received.length >= 10, 3000, 'live events');
+    await waitFor(() => received.length >= 10, 20_000, 'live events');
     await store.append('sub-2', events(1));
-    await waitFor(() => received.length >= 11, 3000, 'one more live event');
+    await waitFor(() => received.length >= 11, 20_000, 'one more live event');
     await sleep(20);
     const log = await store.readAll();
     t.same(received.map(summary), log.map(summary), 'live delivery: every event once, in log order, no gap');
@@ -401,7 +402,7 @@ export function eventStoreContract(t: Test, makeStore: () => Promise<StoreHarnes
     t.same(received.map(summary), all.slice(3).map(summary), 'catch-up starts after the position (exclusive)');
 
     await store.append('from-1', events(1));
-    await waitFor(() => received.length >= 4, 3000, 'the live event');
+    await waitFor(() => received.length >= 4, 20_000, 'the live event');
     await sleep(20);
     t.same(received.map(summary), (await store.readAll({ fromPosition: from })).map(summary), 'then live, no duplicates');
   });
@@ -414,7 +415,7 @@ export function eventStoreContract(t: Test, makeStore: () => Promise<StoreHarnes
     await sub.caughtUp;
     t.equal(received.length, 0);
     const r = await store.append('empty-1', events(1));
-    await waitFor(() => received.length === 1, 3000, 'the first event');
+    await waitFor(() => received.length === 1, 20_000, 'the first event');
     t.equal(received[0]?.position, r.position);
   });
 
@@ -438,7 +439,7 @@ export function eventStoreContract(t: Test, makeStore: () => Promise<StoreHarnes
       await store.append('race-9', events(1));
       await sleep(1);
     }
-    await waitFor(() => received.length >= 30, 5000, '30 events');
+    await waitFor(() => received.length >= 30, 20_000, '30 events');
     await sleep(30);
     const log = await store.readAll();
     t.equal(log.length, 30);

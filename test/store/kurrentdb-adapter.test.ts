@@ -130,7 +130,7 @@ t.test('subscribeAll: catch up, caught up once, live, from a position, close', a
   await sub.caughtUp;
   t.equal(received.length, 2, 'caught up once the events after the position went through the handler');
   await store.append('sub-2', events(2));
-  await waitFor(() => received.length === 4, 2000, 'live events');
+  await waitFor(() => received.length === 4, 20_000, 'live events');
   t.same(received.map((e) => e.position), (await store.readAll({ fromPosition: from })).map((e) => e.position), 'in order, once');
   t.equal(caughtUpCalls, 1);
   await sub.close();
@@ -149,11 +149,11 @@ t.test('a dropped subscription resubscribes after its last event: nothing lost, 
   const errors: unknown[] = [];
   const sub = store.subscribeAll({}, { onEvent: (e) => { received.push(e); }, onError: (e) => { errors.push(e); } });
   t.teardown(() => sub.close());
-  await waitFor(() => received.length >= 4, 3000, 'events across a reconnection');
+  await waitFor(() => received.length >= 4, 20_000, 'events across a reconnection');
   fake.failSubscriptionsAfter = undefined;
-  await waitFor(() => received.length >= 5, 3000, 'the rest');
+  await waitFor(() => received.length >= 5, 20_000, 'the rest');
   await store.append('drop-2', events(1));
-  await waitFor(() => received.length >= 6, 3000, 'a live event after reconnecting');
+  await waitFor(() => received.length >= 6, 20_000, 'a live event after reconnecting');
   t.ok(fake.subscriptionsOpened >= 3, `resubscribed (${fake.subscriptionsOpened} subscriptions)`);
   t.same(received.map((e) => e.id), (await store.readAll()).map((e) => e.id), 'exactly the log, in order');
   t.same(errors, [], 'a transient drop is not reported as an error');

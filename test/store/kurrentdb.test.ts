@@ -69,7 +69,7 @@ t.test('two gateways on one KurrentDB: one history, one payment, each read model
   t.equal(payments.length, 2, 'one PaymentRecorded per transaction');
 
   for (const app of [a, b]) {
-    await waitFor(async () => ((await app.gateway.readModels.get<{ transactions: unknown[] }>('orders', `${M1.id}/${order}`))?.transactions.length ?? 0) >= 2, 5000, 'the order read model');
+    await waitFor(async () => ((await app.gateway.readModels.get<{ transactions: unknown[] }>('orders', `${M1.id}/${order}`))?.transactions.length ?? 0) >= 2, 20_000, 'the order read model');
     t.equal((await app.gateway.readModels.get<{ transactions: unknown[] }>('orders', `${M1.id}/${order}`))?.transactions.length, 2, 'each read model has both transactions, once');
   }
 });

@@ -28,7 +28,7 @@ if (server) {
     const sub = store.subscribeAll({}, { onEvent: (e) => { received.push(e); }, onError: (e) => { errors.push(e); } });
     t.teardown(() => sub.close());
     await other.append('rs-1', events(2));
-    await waitFor(() => received.length === 2, 5000, 'the first events');
+    await waitFor(() => received.length === 2, 20_000, 'the first events');
 
     await server.get().restart(async () => {
       const during = await other.append('rs-1', events(1)).then(() => undefined, (e: unknown) => e);
@@ -39,7 +39,7 @@ if (server) {
     const after = await other.append('rs-2', events(3)).then(() => 'ok', (e: unknown) => e);
     const retried = after === 'ok' ? 'ok' : await other.append('rs-2', events(3)).then(() => 'ok', (e: unknown) => e);
     t.equal(retried, 'ok', 'appends work again once the server is back');
-    await waitFor(() => received.length === 5, 10_000, 'the events appended after the restart');
+    await waitFor(() => received.length === 5, 20_000, 'the events appended after the restart');
     await sleep(200);
     t.same(received.map(summary), (await other.readAll()).map(summary), 'the subscription has every event once, in order');
     t.same(errors, [], 'and never gave up');

@@ -107,7 +107,7 @@ if (server) {
     t.equal(log.length, expected, 'every appended event is in the log');
     t.same(log.map((e) => e.position), log.map((_, i) => BigInt(i + 1)), 'positions 1..n without a gap');
     t.same(seen.map(summary), log.map(summary), 'the polling reader saw every event once, in position order');
-    await waitFor(() => delivered.length >= expected, 5000, 'the subscription to deliver every event');
+    await waitFor(() => delivered.length >= expected, 20_000, 'the subscription to deliver every event');
     await sleep(50);
     t.same(delivered.map(summary), log.map(summary), 'the subscription delivered every event once, in order');
   });
@@ -143,13 +143,13 @@ if (server) {
     await sleep(100); // the listener's LISTEN is in place
 
     const r = await b.append('two-1', events(2), { expectedRevision: 'no_stream' });
-    await waitFor(() => received.length === 2, 5000, "b's events at a");
+    await waitFor(() => received.length === 2, 20_000, "b's events at a");
     t.same(received.map(summary), ['two-1@0#1', 'two-1@1#2']);
     t.equal(r.position, 2n);
     await expectWrongRevision(t, a.append('two-1', events(1), { expectedRevision: 0n }),
       { stream: 'two-1', expected: 0n, actual: 1n }, "a sees b's revision");
     await a.append('two-1', events(1), { expectedRevision: 1n });
-    await waitFor(() => received.length === 3, 5000, "a's own event");
+    await waitFor(() => received.length === 3, 20_000, "a's own event");
 
     // The listening connection is cut (the server ends it): the adapter reconnects, and the
     // subscription goes on with what was appended meanwhile.
@@ -159,10 +159,10 @@ if (server) {
     const killed = await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'tokengate-listen' AND datname = current_database()");
     t.ok(killed.rowCount !== null && killed.rowCount >= 1, 'the listening connections were ended');
     await b.append('two-2', events(1));
-    await waitFor(() => received.length === 4, 5000, 'the event appended while the listener was cut');
+    await waitFor(() => received.length === 4, 20_000, 'the event appended while the listener was cut');
     await sleep(300);
     await b.append('two-3', events(1));
-    await waitFor(() => received.length === 5, 5000, 'an event after the listener reconnected');
+    await waitFor(() => received.length === 5, 20_000, 'an event after the listener reconnected');
     t.same(received.map(summary), (await b.readAll()).map(summary), 'everything once, in order');
   });
 

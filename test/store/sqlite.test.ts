@@ -226,12 +226,12 @@ t.test("a subscription sees another process's appends within its poll interval",
 
   const started = Date.now();
   await writer.append('live', events(3));
-  await waitFor(() => received.length >= 5, 15_000, 'the other process’s events');
+  await waitFor(() => received.length >= 5, 20_000, 'the other process’s events');
   const elapsed = Date.now() - started;
   t.ok(elapsed < 5000, `delivered after ${elapsed} ms (poll interval 20 ms; the bound allows for CI's load)`);
   await writer.append('live', events(1));
   await writer.append('other', events(1));
-  await waitFor(() => received.length >= 7, 15_000, 'two more events');
+  await waitFor(() => received.length >= 7, 20_000, 'two more events');
   await sleep(60);
   t.same(received.map((e) => e.id), (await writer.readAll()).map((e) => e.id), 'in order, no duplicates, no gap');
 
