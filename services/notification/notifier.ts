@@ -104,7 +104,11 @@ export class Notifier extends Reactor {
   }
 
   private async attempt(stream: string): Promise<void> {
-    await attemptDelivery(this.delivery, stream, 'SCHEDULED');
+    const made = await attemptDelivery(this.delivery, stream, 'SCHEDULED');
+    // Not made: the timer may have fired before the attempt's time by the wall clock (the event
+    // loop's clock lags it under load, or the wall clock was set back). Without a new timer the
+    // notification waited for the next start: scheduled again from its stream.
+    if (made === undefined && !this.stopped) this.follow(stream, fold(notificationAggregate, await this.store.readStream(stream)));
   }
 
   private async interrupted(stream: string): Promise<void> {

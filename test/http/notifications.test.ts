@@ -118,6 +118,28 @@ t.test('500, 500, then 200: attempts 1, 2 and 3 under one X-Notification-Id', as
   t.match(doc, { status: 'DELIVERED', attempts: 3 });
 });
 
+t.test('a retry whose timer fires before its time by the wall clock (set back meanwhile) is scheduled again, not left waiting for a restart', async (t) => {
+  const receiver = await startReceiver((n) => (n === 1 ? 503 : 200));
+  t.teardown(() => receiver.close());
+  process.env.NOTIFICATION_RETRY_DELAY_MS = '1000';
+  const built = await appWith(t, receiver);
+  process.env.NOTIFICATION_RETRY_DELAY_MS = '20';
+  const { app } = built;
+  const token = await createToken(app, M1, CARD);
+  await payAs(app, M1, token, payBody('4.00'));
+  await until('the first attempt failed', async () => (await notificationEvents(app)).some((e) => e.type === 'NotificationFailed'));
+  // The retry's timer is set (1 s); the wall clock now goes back 2 s: when the timer fires, the
+  // retry's time has not come by the clock (as when the event loop's clock lags it under load).
+  const realNow = Date.now;
+  Date.now = () => realNow() - 2000;
+  t.teardown(() => { Date.now = realNow; });
+  await until('delivered', async () => (await notificationEvents(app)).some((e) => e.type === 'NotificationDelivered'));
+  Date.now = realNow;
+  t.equal(receiver.received.length, 2, 'the second attempt was made');
+  t.strictSame((await notificationEvents(app)).map((e) => e.type),
+    ['NotificationScheduled', 'NotificationAttempted', 'NotificationFailed', 'NotificationAttempted', 'NotificationDelivered']);
+});
+
 t.test('a receiver that never answers 2xx: given up after NOTIFICATION_MAX_ATTEMPTS; a redirect is not followed', async (t) => {
   const elsewhere = await startReceiver();
   t.teardown(() => elsewhere.close());
