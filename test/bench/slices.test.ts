@@ -38,7 +38,12 @@ t.test('slices of one server merge into one run', async (t) => {
   t.equal(merged.non2xx, raw(fast).non2xx + raw(slow).non2xx);
   t.equal((merged.statusCodes['200'] ?? 0) + (merged.statusCodes['503'] ?? 0), merged.requests, 'status codes of both');
   t.ok(merged.latencyMs.max >= 20, 'the slow slice\'s latencies are in the merged histogram');
-  t.ok(merged.latencyMs.p50 < 20 && merged.latencyMs.p99 >= 20, `the median from the fast slice (it answered most), p99 from the slow one: ${JSON.stringify(merged.latencyMs)}`);
+  // Which slice the percentiles come from follows from the counts, not from how fast this machine is.
+  const fastCount = raw(fast).totalCompletedRequests;
+  const slowCount = raw(slow).totalCompletedRequests;
+  const fastMax = mergeSlices([fast], 2).latencyMs.max;
+  if (fastCount > slowCount) t.ok(merged.latencyMs.p50 <= fastMax, `more than half the responses are the fast slice's: the median is one of them (${JSON.stringify(merged.latencyMs)}, fast max ${fastMax})`);
+  if (slowCount > 0.02 * (fastCount + slowCount)) t.ok(merged.latencyMs.p99 >= 20, `over 2% of the responses are the slow slice's (${slowCount} of ${fastCount + slowCount}): p99 is one of them (${JSON.stringify(merged.latencyMs)})`);
   t.ok(merged.cpuUsPerRequest !== undefined && merged.cpuUsPerRequest > 0, 'the server\'s CPU per response');
   t.ok(merged.loadGenUsPerRequest !== undefined && merged.loadGenUsPerRequest > 0, 'the load generator\'s');
 });
