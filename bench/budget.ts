@@ -118,9 +118,16 @@ export interface BudgetRow {
   target: 'tokengate' | 'floor';
   /** 2xx responses of the run. */
   responses: number;
-  /** µs of profiled CPU per response, by stage. */
+  /** What sampled the CPU: V8's profiler (--cpu-prof) or Linux perf (bench/perf.ts). */
+  sampler: 'cpu-prof' | 'perf';
+  /** µs of sampled CPU per response, by stage. */
   perStage: Record<Stage, number>;
-  /** The sum of the stages (profiled JavaScript and native calls; not the fdatasync on libuv's pool). */
+  /** With perf: the same µs by what the CPU did (bench/perf.ts KINDS), whatever the stage. */
+  perKind?: Record<string, number>;
+  /**
+   * The sum of the stages: with --cpu-prof the profiled JavaScript and native calls (not the kernel,
+   * not the fdatasync on libuv's pool); with perf every thread's CPU, kernel included.
+   */
   profiledUsPerRequest: number;
   /** The process's CPU (every thread, kernel included, /proc) per response in the same run. */
   cpuUsPerRequest: number | undefined;
@@ -138,9 +145,14 @@ export function budgetRow(
     if (!selfTimes(profile, window).windowed) continue;
     for (const [stage, us] of stageTimes(profile, rules, window)) total.set(stage, (total.get(stage) ?? 0) + us);
   }
+  return rowOf(total, 'cpu-prof', row);
+}
+
+/** A row from µs of CPU by stage over the run. */
+export function rowOf(total: ReadonlyMap<Stage, number>, sampler: BudgetRow['sampler'], row: Pick<BudgetRow, 'scenario' | 'target' | 'responses' | 'cpuUsPerRequest'>): BudgetRow {
   const per = (us: number) => (row.responses > 0 ? round(us / row.responses, 1) : 0);
   const perStage = Object.fromEntries(STAGES.map((stage) => [stage, per(total.get(stage) ?? 0)])) as Record<Stage, number>;
   let sum = 0;
   for (const us of total.values()) sum += us;
-  return { ...row, perStage, profiledUsPerRequest: per(sum) };
+  return { ...row, sampler, perStage, profiledUsPerRequest: per(sum) };
 }

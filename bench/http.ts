@@ -6,11 +6,12 @@
 // With `prism`, a fourth target: Prism (@stoplight/prism-cli, through npx, not a dependency) mocking
 // the OpenAPI document tokengate serves, on the same requests: the stateless mock to beat.
 import { execFile } from 'node:child_process';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
 import { cpuMsOf, freePort, memoryOf, memorySampler, round, sleep, startChild, startCommand, waitListening, type Child } from './lib.js';
+import { recordPerf, type PerfRecording } from './perf.js';
 import { monotonicUs, type Window } from './profile.js';
 import { streams } from '../domain/events.js';
 
@@ -37,6 +38,11 @@ export interface HttpOptions {
   profileDir: string | undefined;
   /** Directory for --cpu-prof of the floor's process (the cost budget, --budget). */
   floorProfileDir?: string | undefined;
+  /**
+   * Directory for `perf record` of tokengate and the floor during the scenarios (the cost budget
+   * with perf, bench/perf.ts): both run with --perf-basic-prof.
+   */
+  perfDir?: string | undefined;
   /** Also measure Prism mocking tokengate's OpenAPI document (npx @stoplight/prism-cli). */
   prism?: boolean;
   log: (line: string) => void;
@@ -127,6 +133,8 @@ export interface HttpResult {
   profileFile: string | undefined;
   /** With --cpu-prof: every .cpuprofile each process wrote (its main thread's first, then its workers'). */
   profiles?: { tokengate: string[]; floor: string[] };
+  /** With perfDir: each server's perf recording of the scenarios, and its process id (its V8 map file). */
+  perf?: { tokengate: { file: string; pid: number }; floor: { file: string; pid: number } };
   prism?: PrismInfo;
 }
 
@@ -298,8 +306,13 @@ export async function runHttp(options: HttpOptions): Promise<HttpResult> {
   const merchantsFile = join(workDir, 'merchants.json');
   writeFileSync(merchantsFile, JSON.stringify({ merchants: [MERCHANT] }));
   const dbPath = join(workDir, 'data', 'gateway.db');
-  const profileArgs = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
+  // --perf-basic-prof: V8 writes the names of its compiled code where perf finds them (/tmp/perf-<pid>.map).
+  const perfArgs = options.perfDir ? ['--perf-basic-prof'] : [];
+  const profileArgs = [...perfArgs, ...(options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [])];
   const children: Child[] = [];
+  const recordings: PerfRecording[] = [];
+  let perfPids: number[] = [];
+  let returned = false;
   try {
     const tokengate = startChild([...profileArgs, join(root, 'dist', 'server.js')], {
       HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', EVENT_STORE: `sqlite:${dbPath}`, MERCHANTS_FILE: merchantsFile,
@@ -341,7 +354,7 @@ export async function runHttp(options: HttpOptions): Promise<HttpResult> {
     // payment is the one its retries repeat, and its own ledger is checked against its file.
     mkdirSync(join(workDir, 'floor'), { recursive: true });
     const floorDb = join(workDir, 'floor', 'floor.db');
-    const floorProfileArgs = options.floorProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.floorProfileDir}`] : [];
+    const floorProfileArgs = [...perfArgs, ...(options.floorProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.floorProfileDir}`] : [])];
     const floor = startChild([...floorProfileArgs, join(root, 'bench', 'floor.mjs')], {
       FLOOR_DB: floorDb, FLOOR_MERCHANTS_FILE: merchantsFile,
       FLOOR_PAY_BODY: join(workDir, 'pay-body.json'), FLOOR_TOKEN_BODY: join(workDir, 'token-body.json'),
@@ -376,6 +389,13 @@ export async function runHttp(options: HttpOptions): Promise<HttpResult> {
       if (prism) await fire(prism.port, workload.requests(warmup, new Ledger()), options.warmup, options.connections);
     }
 
+    if (options.perfDir) {
+      mkdirSync(options.perfDir, { recursive: true });
+      recordings.push(recordPerf(tokengate.pid, join(options.perfDir, 'tokengate.perf.data')), recordPerf(floor.pid, join(options.perfDir, 'floor.perf.data')));
+      perfPids = [tokengate.pid, floor.pid];
+      await sleep(500); // perf attached to every thread before the first slice
+      log(`perf record: tokengate and the floor (${options.perfDir})`);
+    }
     const scenarios: ScenarioResult[] = [];
     const slices = sliceCount(options.duration, options.slices ?? 1);
     const sliceSec = options.duration / slices;
@@ -426,6 +446,7 @@ export async function runHttp(options: HttpOptions): Promise<HttpResult> {
     }
 
     const tokengateHwmMB = memoryOf(tokengate.pid)?.hwmMB ?? 0;
+    for (const recording of recordings.splice(0)) await recording.stop();
     await ceiling.stop();
     const floorExit = await floor.stop();
     if (floorExit !== 0) throw new Error(`bench: the floor exited with ${floorExit}:\n${floor.output().slice(-4000)}`);
@@ -438,12 +459,20 @@ export async function runHttp(options: HttpOptions): Promise<HttpResult> {
     log(`tokengate stopped (exit ${tokengateExitCode}); checking the store`);
     const durability = checkDurability(dbPath, ledger, seed.orderId);
     const profiles = { tokengate: cpuProfiles(options.profileDir), floor: cpuProfiles(options.floorProfileDir) };
+    returned = true;
     return {
       scenarios, durability, floorDurability, tokengateHwmMB, tokengateExitCode, profileFile: profiles.tokengate[0],
       ...(options.profileDir || options.floorProfileDir ? { profiles } : {}), ...(prism ? { prism: prism.info } : {}),
+      ...(options.perfDir ? { perf: {
+        tokengate: { file: join(options.perfDir, 'tokengate.perf.data'), pid: tokengate.pid },
+        floor: { file: join(options.perfDir, 'floor.perf.data'), pid: floor.pid },
+      } } : {}),
     };
   } finally {
+    for (const recording of recordings) await recording.stop();
     for (const child of children) await child.stop(5_000);
+    // The map files V8 wrote for perf: read with the recordings when the run succeeded (bench/perf.ts removes them then).
+    if (!returned) for (const pid of perfPids) rmSync(join('/tmp', `perf-${pid}.map`), { force: true });
   }
 }
 

@@ -13,8 +13,10 @@
 //   --prism            also measure Prism (npx @stoplight/prism-cli@5) mocking tokengate's /openapi.json
 //   --profile          run tokengate under --cpu-prof during the pay scenario, summarize the profile,
 //                      draw a flame graph (<result>.svg next to <result>.cpuprofile)
-//   --budget           the cost budget: pay and create (HTTP only), tokengate and the floor under
-//                      --cpu-prof, CPU µs per response by stage (bench/budget.ts)
+//   --budget           the cost budget: pay and create (HTTP only), tokengate and the floor sampled
+//                      (Linux perf when it can record here, else --cpu-prof), CPU µs per response by
+//                      stage (bench/budget.ts, bench/perf.ts)
+//   --sampler perf|cpu-prof  what samples the budget (default perf when usable, else cpu-prof)
 //   --store postgres   the HTTP half compares the stores instead: tokengate alone on SQLite and on a
 //                      throwaway PostgreSQL, 1 and 2 workers each (scenarios pay,create,mixed by default)
 //   --quick            a tiny run: 2 s per scenario, 10 connections, 0.5 s warm-up, 20,000 events
@@ -25,7 +27,8 @@ import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
-import { budgetRow, FLOOR_RULES, STAGES, TOKENGATE_RULES, type BudgetRow } from './budget.js';
+import { budgetRow, FLOOR_RULES, rowOf, STAGES, TOKENGATE_RULES, type BudgetRow } from './budget.js';
+import { KINDS, perfStageTimes, perfUsable } from './perf.js';
 import { runHttp, SCENARIOS, type HttpResult, type RunStats, type ScenarioName, type ScenarioResult } from './http.js';
 import { BenchError, projectRoot, round, table } from './lib.js';
 import { requirePostgres, runStores, storesTable, type StoreName, type StoresResult } from './stores.js';
@@ -49,6 +52,8 @@ export interface BenchOptions {
   profile: boolean;
   /** The cost budget per stage (pay and create, tokengate and the floor profiled). */
   budget: boolean;
+  /** What samples the budget: perf (bench/perf.ts) or V8's --cpu-prof; undefined: perf when usable. */
+  sampler: 'perf' | 'cpu-prof' | undefined;
   /** Prism as a third target of the HTTP scenarios. */
   prism: boolean;
   quick: boolean;
@@ -104,6 +109,7 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv = proc
     slices: 5,
     profile: false,
     budget: false,
+    sampler: undefined,
     prism: false,
     quick,
     store: 'sqlite',
@@ -149,6 +155,12 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv = proc
       case '--slices': options.slices = Math.max(1, Math.round(numberArg(flag, value()))); break;
       case '--profile': options.profile = true; break;
       case '--budget': options.budget = true; break;
+      case '--sampler': {
+        const sampler = value();
+        if (sampler !== 'perf' && sampler !== 'cpu-prof') throw new BenchError(`bench: --sampler perf|cpu-prof, got '${sampler}'`);
+        options.sampler = sampler;
+        break;
+      }
       case '--prism': options.prism = true; break;
       case '--out': options.outDir = resolve(value() ?? ''); break;
       case '--keep': options.keep = true; break;
@@ -313,14 +325,18 @@ function report(result: BenchResult): string {
     const rows = result.budget.rows;
     const scenarios = [...new Set(rows.map((r) => r.scenario))];
     const ordered = scenarios.flatMap((name) => (['tokengate', 'floor'] as const).flatMap((target) => rows.filter((r) => r.scenario === name && r.target === target)));
-    lines.push('', 'cost budget: CPU µs per 2xx response by stage, from --cpu-prof of each process (every thread), ' +
+    const perf = rows[0]?.sampler === 'perf';
+    lines.push('', `cost budget: CPU µs per 2xx response by stage, from ${perf ? 'perf record (bench/perf.ts) of every thread of each process, kernel included' : '--cpu-prof of each process (every thread)'}, ` +
       'samples of each run\'s window (bench/budget.ts maps frames to stages)', table([
       ['stage', ...ordered.map((r) => `${r.scenario} ${r.target}`)],
       ...STAGES.map((stage) => [stage, ...ordered.map((r) => r.perStage[stage])]),
-      ['profiled, all stages', ...ordered.map((r) => r.profiledUsPerRequest)],
+      [perf ? 'sampled, all stages' : 'profiled, all stages', ...ordered.map((r) => r.profiledUsPerRequest)],
       ['CPU from /proc', ...ordered.map((r) => r.cpuUsPerRequest ?? '?')],
       ['2xx responses', ...ordered.map((r) => r.responses)],
-    ]), `profiles: ${result.budget.profiles.join(', ')}`);
+    ]), ...(perf ? ['', 'the same CPU by what it did (bench/perf.ts KINDS; inlining cannot move these, it can move the stages)', table([
+      ['kind', ...ordered.map((r) => `${r.scenario} ${r.target}`)],
+      ...KINDS.map((kind) => [kind, ...ordered.map((r) => r.perKind?.[kind] ?? 0)]),
+    ])] : []), ...(result.budget.profiles.length > 0 ? [`profiles: ${result.budget.profiles.join(', ')}`] : []));
   }
   if (result.rebuildProfile) {
     const p = result.rebuildProfile;
@@ -336,10 +352,30 @@ function report(result: BenchResult): string {
   return lines.join('\n');
 }
 
-/** The budget rows of every scenario, tokengate and the floor; the main threads' profiles kept in outDir. */
-function costBudget(http: HttpResult, outDir: string, stamp: string): NonNullable<BenchResult['budget']> {
-  const files = http.profiles ?? { tokengate: [], floor: [] };
+/**
+ * The budget rows of every scenario, tokengate and the floor: from the perf recordings when the run
+ * made them (not kept: tens of MB), else from the V8 profiles (the main threads' kept in outDir).
+ */
+async function costBudget(http: HttpResult, outDir: string, stamp: string): Promise<NonNullable<BenchResult['budget']>> {
   const rows: BudgetRow[] = [];
+  if (http.perf) {
+    const perTarget = {
+      tokengate: await perfStageTimes(http.perf.tokengate.file, TOKENGATE_RULES, http.scenarios.map((s) => s.tokengate.window), [http.perf.tokengate.pid]),
+      floor: await perfStageTimes(http.perf.floor.file, FLOOR_RULES, http.scenarios.map((s) => s.floor.window), [http.perf.floor.pid]),
+    };
+    http.scenarios.forEach((s, i) => {
+      for (const target of ['tokengate', 'floor'] as const) {
+        const run = s[target];
+        const times = perTarget[target][i];
+        const responses = Math.round(run.rps * run.durationSec);
+        const row = rowOf(times?.stages ?? new Map(), 'perf', { scenario: s.name, target, responses, cpuUsPerRequest: run.cpuUsPerRequest });
+        row.perKind = Object.fromEntries(KINDS.map((kind) => [kind, responses > 0 ? round((times?.kinds.get(kind) ?? 0) / responses, 1) : 0]));
+        rows.push(row);
+      }
+    });
+    return { rows, profiles: [] };
+  }
+  const files = http.profiles ?? { tokengate: [], floor: [] };
   for (const s of http.scenarios) {
     for (const target of ['tokengate', 'floor'] as const) {
       const run = s[target];
@@ -375,8 +411,12 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
   process.once('exit', removeWorkDir);
   mkdirSync(options.outDir, { recursive: true });
   const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
-  const profileDir = options.profile || options.budget ? join(workDir, 'profile') : undefined;
-  const floorProfileDir = options.budget ? join(workDir, 'floor-profile') : undefined;
+  // The budget samples with perf when it can record here (unless told otherwise), else with --cpu-prof.
+  const budgetPerf = options.budget && options.http && options.sampler !== 'cpu-prof' && perfUsable();
+  if (options.budget && options.sampler === 'perf' && !budgetPerf) throw new BenchError('bench: --sampler perf, but perf cannot record here (not installed, or perf_event_paranoid)');
+  const profileDir = options.profile || (options.budget && !budgetPerf) ? join(workDir, 'profile') : undefined;
+  const floorProfileDir = options.budget && !budgetPerf ? join(workDir, 'floor-profile') : undefined;
+  const perfDir = budgetPerf ? join(workDir, 'perf') : undefined;
   try {
     let http: HttpResult | undefined;
     let profile: ProfiledRun | undefined;
@@ -390,9 +430,9 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
     } else if (options.http) {
       http = await runHttp({
         root, workDir: join(workDir, 'http'), duration: options.duration, connections: options.connections,
-        warmup: options.warmup, scenarios: options.scenarios, slices: options.slices, profileDir, floorProfileDir, prism: options.prism, log,
+        warmup: options.warmup, scenarios: options.scenarios, slices: options.slices, profileDir, floorProfileDir, perfDir, prism: options.prism, log,
       });
-      if (options.budget && http.profiles) budget = costBudget(http, options.outDir, stamp);
+      if (options.budget && (http.profiles || http.perf)) budget = await costBudget(http, options.outDir, stamp);
       if (http.profileFile) {
         const window = http.scenarios[0]?.tokengate.window;
         const kept = join(options.outDir, `${stamp}.cpuprofile`);
