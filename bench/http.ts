@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
 import { cpuMsOf, freePort, memoryOf, memorySampler, round, sleep, startChild, startCommand, waitListening, type Child } from './lib.js';
-import { recordPerf, type PerfRecording } from './perf.js';
+import { perfMapFile, recordPerf, type PerfRecording } from './perf.js';
 import { monotonicUs, type Window } from './profile.js';
 import { streams } from '../domain/events.js';
 
@@ -311,7 +311,7 @@ export async function runHttp(options: HttpOptions): Promise<HttpResult> {
   const profileArgs = [...perfArgs, ...(options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [])];
   const children: Child[] = [];
   const recordings: PerfRecording[] = [];
-  let perfPids: number[] = [];
+  let perf: HttpResult['perf'];
   let returned = false;
   try {
     const tokengate = startChild([...profileArgs, join(root, 'dist', 'server.js')], {
@@ -391,8 +391,11 @@ export async function runHttp(options: HttpOptions): Promise<HttpResult> {
 
     if (options.perfDir) {
       mkdirSync(options.perfDir, { recursive: true });
-      recordings.push(recordPerf(tokengate.pid, join(options.perfDir, 'tokengate.perf.data')), recordPerf(floor.pid, join(options.perfDir, 'floor.perf.data')));
-      perfPids = [tokengate.pid, floor.pid];
+      perf = {
+        tokengate: { file: join(options.perfDir, 'tokengate.perf.data'), pid: tokengate.pid },
+        floor: { file: join(options.perfDir, 'floor.perf.data'), pid: floor.pid },
+      };
+      recordings.push(recordPerf(perf.tokengate.pid, perf.tokengate.file), recordPerf(perf.floor.pid, perf.floor.file));
       await sleep(500); // perf attached to every thread before the first slice
       log(`perf record: tokengate and the floor (${options.perfDir})`);
     }
@@ -463,16 +466,13 @@ export async function runHttp(options: HttpOptions): Promise<HttpResult> {
     return {
       scenarios, durability, floorDurability, tokengateHwmMB, tokengateExitCode, profileFile: profiles.tokengate[0],
       ...(options.profileDir || options.floorProfileDir ? { profiles } : {}), ...(prism ? { prism: prism.info } : {}),
-      ...(options.perfDir ? { perf: {
-        tokengate: { file: join(options.perfDir, 'tokengate.perf.data'), pid: tokengate.pid },
-        floor: { file: join(options.perfDir, 'floor.perf.data'), pid: floor.pid },
-      } } : {}),
+      ...(perf ? { perf } : {}),
     };
   } finally {
     for (const recording of recordings) await recording.stop();
     for (const child of children) await child.stop(5_000);
     // The map files V8 wrote for perf: read with the recordings when the run succeeded (bench/perf.ts removes them then).
-    if (!returned) for (const pid of perfPids) rmSync(join('/tmp', `perf-${pid}.map`), { force: true });
+    if (!returned && perf) for (const { pid } of [perf.tokengate, perf.floor]) rmSync(perfMapFile(pid), { force: true });
   }
 }
 

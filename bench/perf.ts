@@ -20,12 +20,17 @@ import { inWindow, type Window } from './profile.js';
 
 /** Samples per second of CPU, per thread. */
 export const PERF_HZ = 499;
+/** `perf record`'s options: call stacks, on the monotonic clock the runs' windows are measured in. */
+const RECORD = ['record', '-q', '-F', String(PERF_HZ), '-g', '-k', 'CLOCK_MONOTONIC'];
+
+/** Where a process run with --perf-basic-prof writes the names of its compiled code. */
+export const perfMapFile = (pid: number) => join('/tmp', `perf-${pid}.map`);
 
 /** Whether `perf record` works here (installed, and allowed to sample: perf_event_paranoid). */
 export function perfUsable(): boolean {
   const probe = join(tmpdir(), `tokengate-perf-probe-${process.pid}.data`);
   try {
-    const run = spawnSync('perf', ['record', '-q', '-F', String(PERF_HZ), '-g', '-k', 'CLOCK_MONOTONIC', '-o', probe, '--', 'true'], { stdio: 'ignore', timeout: 15_000 });
+    const run = spawnSync('perf', [...RECORD, '-o', probe, '--', 'true'], { stdio: 'ignore', timeout: 15_000 });
     return run.status === 0;
   } catch {
     return false;
@@ -38,7 +43,7 @@ export interface PerfRecording { file: string; pid: number; stop(): Promise<void
 
 /** `perf record` of every thread of `pid` into `file` until stop() (SIGINT: perf writes the file and exits). */
 export function recordPerf(pid: number, file: string): PerfRecording {
-  const child = spawn('perf', ['record', '-q', '-F', String(PERF_HZ), '-g', '-k', 'CLOCK_MONOTONIC', '-p', String(pid), '-o', file], { stdio: 'ignore' });
+  const child = spawn('perf', [...RECORD, '-p', String(pid), '-o', file], { stdio: 'ignore' });
   const exited = new Promise<void>((resolve) => {
     child.once('exit', () => resolve());
     child.once('error', () => resolve());
@@ -127,8 +132,8 @@ export async function stageTimesFromScript(lines: AsyncIterable<string> | Iterab
   let frames: string[] = [];
   const flush = () => {
     if (at !== undefined && frames.length > 0) {
-      const at_ = at;
-      const into = times[windows.findIndex((w) => inWindow(w, at_))];
+      const time = at;
+      const into = times[windows.findIndex((w) => inWindow(w, time))];
       if (into) {
         const stage = stageOfStack(frames, rules);
         into.stages.set(stage, (into.stages.get(stage) ?? 0) + weight);
@@ -170,6 +175,6 @@ export async function perfStageTimes(file: string, rules: readonly StageRule[], 
     if (code !== 0) throw new Error(`bench: perf script -i ${file} exited with ${code}`);
     return times;
   } finally {
-    for (const pid of pids) rmSync(join('/tmp', `perf-${pid}.map`), { force: true });
+    for (const pid of pids) rmSync(perfMapFile(pid), { force: true });
   }
 }
