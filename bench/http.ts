@@ -307,14 +307,16 @@ export async function runHttp(options: HttpOptions): Promise<HttpResult> {
   writeFileSync(merchantsFile, JSON.stringify({ merchants: [MERCHANT] }));
   const dbPath = join(workDir, 'data', 'gateway.db');
   // --perf-basic-prof: V8 writes the names of its compiled code where perf finds them (/tmp/perf-<pid>.map).
-  const perfArgs = options.perfDir ? ['--perf-basic-prof'] : [];
-  const profileArgs = [...perfArgs, ...(options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [])];
+  // A server's sampling flags: perf's map file with perfDir, V8's profiles into `cpuProfDir` if given.
+  const samplingArgs = (cpuProfDir: string | undefined) => [
+    ...(options.perfDir ? ['--perf-basic-prof'] : []), ...(cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : []),
+  ];
   const children: Child[] = [];
   const recordings: PerfRecording[] = [];
   let perf: HttpResult['perf'];
   let returned = false;
   try {
-    const tokengate = startChild([...profileArgs, join(root, 'dist', 'server.js')], {
+    const tokengate = startChild([...samplingArgs(options.profileDir), join(root, 'dist', 'server.js')], {
       HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', EVENT_STORE: `sqlite:${dbPath}`, MERCHANTS_FILE: merchantsFile,
     }, workDir);
     children.push(tokengate);
@@ -354,8 +356,7 @@ export async function runHttp(options: HttpOptions): Promise<HttpResult> {
     // payment is the one its retries repeat, and its own ledger is checked against its file.
     mkdirSync(join(workDir, 'floor'), { recursive: true });
     const floorDb = join(workDir, 'floor', 'floor.db');
-    const floorProfileArgs = [...perfArgs, ...(options.floorProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.floorProfileDir}`] : [])];
-    const floor = startChild([...floorProfileArgs, join(root, 'bench', 'floor.mjs')], {
+    const floor = startChild([...samplingArgs(options.floorProfileDir), join(root, 'bench', 'floor.mjs')], {
       FLOOR_DB: floorDb, FLOOR_MERCHANTS_FILE: merchantsFile,
       FLOOR_PAY_BODY: join(workDir, 'pay-body.json'), FLOOR_TOKEN_BODY: join(workDir, 'token-body.json'),
     }, workDir);
