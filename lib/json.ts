@@ -30,12 +30,34 @@ function memberPrefix(key: string): string {
 const quoted = (text: string): string =>
   (text.length < 256 && !NEEDS_ESCAPE.test(text) ? `"${text}"` : JSON.stringify(text));
 
+/**
+ * Sort member names in place by UTF-16 code units (Array.prototype.sort's default order). Objects
+ * have a few members: an insertion sort, which allocates nothing (V8's sort makes work arrays for
+ * every call, ≈ 1.8 KB per pay for the request fingerprint's two objects: issue 17); a long list
+ * goes to the built-in sort.
+ */
+function sortNames(keys: string[]): void {
+  if (keys.length > 16) {
+    keys.sort();
+    return;
+  }
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i] as string;
+    let j = i - 1;
+    while (j >= 0 && (keys[j] as string) > key) {
+      keys[j + 1] = keys[j] as string;
+      j--;
+    }
+    keys[j + 1] = key;
+  }
+}
+
 function objectJson(record: Record<string, unknown>): string {
   const keys = Object.keys(record);
   // Sorted already? One pass of the comparison Array.prototype.sort uses (UTF-16 code units).
   for (let i = 1; i < keys.length; i++) {
     if ((keys[i - 1] as string) > (keys[i] as string)) {
-      keys.sort();
+      sortNames(keys);
       break;
     }
   }

@@ -14,6 +14,8 @@ export function uuidV7(now: number = Date.now()): string {
     const time = now.toString(16).padStart(12, '0').slice(-12);
     timePart = `${time.slice(0, 8)}-${time.slice(8, 12)}-7`;
   }
-  const random = randomUUID(); // xxxxxxxx-xxxx-4xxx-Vxxx-xxxxxxxxxxxx, V the variant (8-b)
-  return timePart + random.slice(15, 18) + '-' + random.slice(19);
+  // xxxxxxxx-xxxx-4xxx-Vxxx-xxxxxxxxxxxx, V the variant (8-b): its last 12 random hex digits
+  // after the version, with their dashes, follow the time part as they are.
+  const random = randomUUID();
+  return timePart + random.slice(15);
 }
