@@ -44,7 +44,7 @@ export function acquirerReferences(request: OutcomeRequest): PaymentOutcome['acq
   return {
     id: 'TOKENGATE_S2I',
     batch: ids.batch,
-    date: now.slice(5, 10).replace('-', ''), // MMDD
+    date: now.slice(5, 7) + now.slice(8, 10), // MMDD
     merchantId: request.acquirerMerchantId,
     settlementDate: now.slice(0, 10),
     timeZone: '+0000',
@@ -84,24 +84,29 @@ function acquirerAnswer(request: OutcomeRequest, answer: { gatewayCode: string; 
   return outcome;
 }
 
-function merchantRiskDecision(request: OutcomeRequest, rule: RuleAnswer | undefined): MerchantRiskDecision | undefined {
+function merchantRiskDecision(request: OutcomeRequest, marker: ReturnType<typeof riskMarker>, rule: RuleAnswer | undefined): MerchantRiskDecision | undefined {
   if (request.bypassMerchantRiskRules) return undefined;
-  const marker = riskMarker(request.orderReference);
   if (marker && marker !== 'SYSTEM_REJECT') return marker;
   return rule?.risk ?? (hasRiskRules(request.rules) ? 'ACCEPT' : undefined);
 }
 
 export function decideOutcome(request: OutcomeRequest, rule: RuleAnswer | undefined): DecidedOutcome {
   const threeDSecureCode = threeDSecureMarker(request.holderLastName);
-  const threeDSecure = threeDSecureCode ? { threeDSecure: { gatewayCode: threeDSecureCode } } : {};
-  if (riskMarker(request.orderReference) === 'SYSTEM_REJECT') {
-    return gatewayOnly(request, 'BLOCKED', { risk: RISK_RESPONSES.SYSTEM_REJECT, ...threeDSecure });
+  // What the outcome gathers before the acquirer, member by member (risk, then 3-D Secure): no
+  // spreads of optional parts (issue 17).
+  const gathered: Gathered = {};
+  const marker = riskMarker(request.orderReference);
+  if (marker === 'SYSTEM_REJECT') {
+    gathered.risk = RISK_RESPONSES.SYSTEM_REJECT;
+    if (threeDSecureCode) gathered.threeDSecure = { gatewayCode: threeDSecureCode };
+    return gatewayOnly(request, 'BLOCKED', gathered);
   }
-  const decision = merchantRiskDecision(request, rule);
+  const decision = merchantRiskDecision(request, marker, rule);
   const risk: RiskResponse | undefined = request.bypassMerchantRiskRules
     ? { gatewayCode: 'NOT_CHECKED' }
     : decision && RISK_RESPONSES[decision];
-  const gathered: Gathered = { ...(risk ? { risk } : {}), ...threeDSecure };
+  if (risk) gathered.risk = risk;
+  if (threeDSecureCode) gathered.threeDSecure = { gatewayCode: threeDSecureCode };
   if (decision === 'REJECT') return gatewayOnly(request, 'BLOCKED', gathered);
   const authentication = threeDSecureCode && THREE_D_SECURE_EFFECT[threeDSecureCode];
   if (authentication) return gatewayOnly(request, authentication, gathered);
@@ -111,7 +116,7 @@ export function decideOutcome(request: OutcomeRequest, rule: RuleAnswer | undefi
   if (code && !acquirer) return gatewayOnly(request, code, gathered);
   const answer = code && acquirer
     ? { gatewayCode: code, result: CODE_ANSWERS[code].result, acquirerCode: acquirer[0], acquirerMessage: acquirer[1] }
-    : outcomeForExpiry(request.card.expiry, new Date(request.now));
+    : outcomeForExpiry(request.card.expiry, request.now);
   const outcome = acquirerAnswer(request, answer, gathered);
   const approved = outcome.result === 'SUCCESS';
   const reversal = decision && POST_AUTH_REVERSALS[decision];

@@ -39,16 +39,26 @@ export function expiryKey(expiry: Expiry): string {
   return `${String(expiry.month).padStart(2, '0')}/${String(expiry.year).padStart(2, '0')}`;
 }
 
+/** An ISO time's year and month (UTC), read from its text when it is written YYYY-MM-… (a command's time is). */
+function yearAndMonth(now: Date | string): [number, number] {
+  if (typeof now === 'string' && now.length >= 7 && now[4] === '-') {
+    const year = Number(now.slice(0, 4));
+    const month = Number(now.slice(5, 7));
+    if (Number.isInteger(year) && month >= 1 && month <= 12) return [year, month];
+  }
+  const date = typeof now === 'string' ? new Date(now) : now;
+  return [date.getUTCFullYear(), date.getUTCMonth() + 1];
+}
+
 /** True when the card expired before the month of `now` (a card is valid through its month). */
-export function isExpired(expiry: Expiry, now: Date): boolean {
+export function isExpired(expiry: Expiry, now: Date | string): boolean {
   const year = 2000 + expiry.year;
-  const currentYear = now.getUTCFullYear();
-  const currentMonth = now.getUTCMonth() + 1;
+  const [currentYear, currentMonth] = yearAndMonth(now);
   return year < currentYear || (year === currentYear && expiry.month < currentMonth);
 }
 
-/** The acquirer's answer for a card with this expiry, at time `now`. */
-export function outcomeForExpiry(expiry: Expiry, now: Date): AcquirerOutcome {
+/** The acquirer's answer for a card with this expiry, at time `now` (a Date or its ISO text). */
+export function outcomeForExpiry(expiry: Expiry, now: Date | string): AcquirerOutcome {
   const listed = EXPIRY_TABLE[expiryKey(expiry)];
   if (listed) return OUTCOMES[listed] as AcquirerOutcome;
   return (isExpired(expiry, now) ? OUTCOMES.EXPIRED_CARD : OUTCOMES.APPROVED) as AcquirerOutcome;
@@ -64,13 +74,13 @@ export interface CscResponse { gatewayCode: CscGatewayCode; acquirerCode?: strin
 export function cardSecurityCodeResponse(securityCode: string | undefined, brand: Brand): CscResponse {
   if (securityCode === undefined) return { gatewayCode: 'NOT_PRESENT' };
   if (brand === 'UATP') return { gatewayCode: 'NOT_SUPPORTED', acquirerCode: 'U' };
-  const table: Record<string, CscGatewayCode> = brand === 'AMEX'
-    ? { '1000': 'MATCH', '1010': 'NOT_PROCESSED', '1020': 'NO_MATCH' }
-    : { '100': 'MATCH', '101': 'NOT_PROCESSED', '102': 'NO_MATCH' };
-  const gatewayCode = table[securityCode] ?? 'MATCH';
-  const acquirerCode = { MATCH: 'M', NOT_PROCESSED: 'P', NO_MATCH: 'N', NOT_PRESENT: 'S', NOT_SUPPORTED: 'U' }[gatewayCode];
-  return { gatewayCode, acquirerCode };
+  const gatewayCode = (brand === 'AMEX' ? AMEX_CSC_CODES : CSC_CODES).get(securityCode) ?? 'MATCH';
+  return { gatewayCode, acquirerCode: CSC_ACQUIRER_CODES[gatewayCode] };
 }
+
+const CSC_CODES: ReadonlyMap<string, CscGatewayCode> = new Map([['100', 'MATCH'], ['101', 'NOT_PROCESSED'], ['102', 'NO_MATCH']]);
+const AMEX_CSC_CODES: ReadonlyMap<string, CscGatewayCode> = new Map([['1000', 'MATCH'], ['1010', 'NOT_PROCESSED'], ['1020', 'NO_MATCH']]);
+const CSC_ACQUIRER_CODES: Readonly<Record<CscGatewayCode, string>> = { MATCH: 'M', NOT_PROCESSED: 'P', NO_MATCH: 'N', NOT_PRESENT: 'S', NOT_SUPPORTED: 'U' };
 
 export interface AvsResponse { gatewayCode: string; acquirerCode: string }
 

@@ -32,7 +32,7 @@ const BY_PAYMENT_CODE: Partial<Record<GatewayCode, VerificationCode>> = {
 /** The verification code for a card: security code NO_MATCH first, then the expiry tables. */
 export function acquirerVerification(card: { brand: Brand; expiry: CardExpiry }, securityCode: string | undefined, now: string): VerificationCode {
   if (cardSecurityCodeResponse(securityCode, card.brand).gatewayCode === 'NO_MATCH') return 'EXTERNAL_VERIFICATION_DECLINED_INVALID_CSC';
-  const code = sandboxCodeForExpiry(card.expiry) ?? (outcomeForExpiry(card.expiry, new Date(now)).gatewayCode as GatewayCode);
+  const code = sandboxCodeForExpiry(card.expiry) ?? (outcomeForExpiry(card.expiry, now).gatewayCode as GatewayCode);
   const mapped = BY_PAYMENT_CODE[code];
   if (mapped) return mapped;
   return CODE_ANSWERS[code].result === 'SUCCESS' ? 'EXTERNAL_VERIFICATION_SUCCESSFUL' : 'EXTERNAL_VERIFICATION_DECLINED';

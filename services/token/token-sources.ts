@@ -119,7 +119,7 @@ function checkCard(merchant: MerchantProfile, card: Partial<CardDetails>, now: s
     throw refuse(`${CARD}.number`, 'Value is invalid. Preserve 6.4 token generation needs a card number of at least 11 digits');
   }
   // The test acquirer's trigger dates (04/27 EXPIRED_CARD, ...) stay storable after they pass.
-  if (isExpired(card.expiry, new Date(now)) && !EXPIRY_TABLE[expiryKey(card.expiry)]) {
+  if (isExpired(card.expiry, now) && !EXPIRY_TABLE[expiryKey(card.expiry)]) {
     throw refuse(`${CARD}.expiry.year`, `Value '${card.expiry.month}/${String(card.expiry.year).padStart(2, '0')}' is invalid. The card has expired`);
   }
   const details: CardDetails = { type: 'CARD', number: card.number, expiry: card.expiry };
