@@ -57,10 +57,12 @@ export function evolveOrder(state: OrderState, event: OrderEvent): OrderState {
     }
     case 'PaymentRecorded': {
       const d = event.data;
-      const transactions = new Map(state.exists ? state.transactions : []);
+      const transactions: Map<string, Recorded> = state.exists ? new Map(state.transactions) : new Map();
       transactions.set(d.transactionId, d);
       const lock = state.inProgress?.transactionId === d.transactionId ? undefined : state.inProgress;
-      return {
+      // Member by member, in the order the spreads of an earlier version wrote (every pay folds
+      // one: issue 17).
+      const next: OrderState = {
         exists: true,
         merchantId: d.merchantId,
         orderId: d.orderId,
@@ -71,9 +73,10 @@ export function evolveOrder(state: OrderState, event: OrderEvent): OrderState {
         status: d.orderStatus,
         totals: d.totalsAfter,
         transactions,
-        ...withLock(lock),
-        ...(state.exists && state.modern ? { modern: state.modern } : {}),
       };
+      if (lock) next.inProgress = lock;
+      if (state.exists && state.modern) next.modern = state.modern;
+      return next;
     }
     case 'OrderTransactionRecorded':
       return evolveModern(state, event.data);

@@ -12,16 +12,27 @@ type Payment = PaymentRecorded['data'];
 
 const amount = (minor: number, currency: string) => toDecimal(minor, minorUnits(currency) ?? 2);
 
-/** `response` of a transaction's answer (both paths): the outcome's codes, in the gateway's names. */
-export const responseView = (outcome: PaymentRecorded['data']['outcome']) => optional({
-  '3dsecure': outcome.threeDSecure,
-  acquirerCode: outcome.acquirerCode,
-  acquirerMessage: outcome.acquirerMessage,
-  avs: outcome.avs,
-  cardSecurityCode: outcome.cardSecurityCode,
-  gatewayCode: outcome.gatewayCode,
-  risk: outcome.risk,
-});
+type Outcome = PaymentRecorded['data']['outcome'];
+type ResponseView = Partial<{
+  '3dsecure': Outcome['threeDSecure']; acquirerCode: Outcome['acquirerCode']; acquirerMessage: Outcome['acquirerMessage'];
+  avs: Outcome['avs']; cardSecurityCode: Outcome['cardSecurityCode']; gatewayCode: Outcome['gatewayCode']; risk: Outcome['risk'];
+}>;
+
+/**
+ * `response` of a transaction's answer (both paths): the outcome's codes, in the gateway's names,
+ * sorted, the members without a value left out (member by member: one object, issue 17).
+ */
+export function responseView(outcome: Outcome): ResponseView {
+  const view: ResponseView = {};
+  if (outcome.threeDSecure !== undefined) view['3dsecure'] = outcome.threeDSecure;
+  if (outcome.acquirerCode !== undefined) view.acquirerCode = outcome.acquirerCode;
+  if (outcome.acquirerMessage !== undefined) view.acquirerMessage = outcome.acquirerMessage;
+  if (outcome.avs !== undefined) view.avs = outcome.avs;
+  if (outcome.cardSecurityCode !== undefined) view.cardSecurityCode = outcome.cardSecurityCode;
+  if (outcome.gatewayCode !== undefined) view.gatewayCode = outcome.gatewayCode;
+  if (outcome.risk !== undefined) view.risk = outcome.risk;
+  return view;
+}
 
 /**
  * A member without a value is `undefined` here, not left out: every writer of the answer leaves it
@@ -31,6 +42,7 @@ export const responseView = (outcome: PaymentRecorded['data']['outcome']) => opt
 export function payResponse(payment: Payment, order: { creationTime: string; reference: string | undefined }, correlationId: string | undefined, masking: CardNumberMasking) {
   const { outcome, card, currency } = payment;
   const number = maskCardNumber(card.number, masking);
+  const paid = amount(payment.amount, currency);
   const expiry = { month: String(card.expiry.month), year: String(card.expiry.year).padStart(2, '0') };
   const taxLocal = payment.taxLocal
     ? { local: optional({ ...payment.taxLocal, amount: payment.taxLocal.amount === undefined ? undefined : amount(payment.taxLocal.amount, currency) }) }
@@ -40,7 +52,7 @@ export function payResponse(payment: Payment, order: { creationTime: string; ref
     correlationId,
     merchant: payment.merchantId,
     order: {
-      amount: amount(payment.amount, currency),
+      amount: paid,
       creationTime: order.creationTime,
       currency,
       id: BigInt(payment.orderId),
@@ -61,7 +73,7 @@ export function payResponse(payment: Payment, order: { creationTime: string; ref
     timeOfRecord: payment.timeOfRecord,
     transaction: {
       acquirer: outcome.acquirer,
-      amount: amount(payment.amount, currency),
+      amount: paid,
       authorizationCode: outcome.authorizationCode,
       batch: outcome.acquirer.batch,
       cashAdvance: payment.cashAdvance,
