@@ -1,4 +1,5 @@
 import t from 'tap';
+import fc from 'fast-check';
 import {
   avsResponse, cardSecurityCodeResponse, EXPIRY_TABLE, expiryKey, isExpired, outcomeForExpiry,
 } from '../../domain/order/test-acquirer.js';
@@ -58,6 +59,18 @@ t.test('an expiry that is not in the table', async (t) => {
       t.equal(outcome.result, 'SUCCESS');
       t.equal(outcome.acquirerCode, '00');
     }
+  });
+
+  t.test("a command's ISO time decides as its Date does (read from the text, no Date made)", async (t) => {
+    const time = fc.date({ min: new Date('0001-01-01T00:00:00.000Z'), max: new Date('9999-12-31T23:59:59.999Z'), noInvalidDate: true });
+    const expiry = fc.record({ month: fc.integer({ min: 1, max: 12 }), year: fc.integer({ min: 0, max: 99 }) });
+    fc.assert(fc.property(expiry, time, (e, now) => isExpired(e, now.toISOString()) === isExpired(e, now) &&
+      outcomeForExpiry(e, now.toISOString()) === outcomeForExpiry(e, now)));
+    t.notOk(isExpired({ month: 11, year: 26 }, '2026-11-30T23:59:59.999Z'), 'last instant of the month');
+    t.ok(isExpired({ month: 11, year: 26 }, '2026-12-01T00:00:00.000Z'), 'first instant of the next month');
+    // A text in another form (an expanded year) is read as a Date.
+    t.notOk(isExpired({ month: 1, year: 27 }, '+002026-11-21T12:00:00.000Z'));
+    t.ok(isExpired({ month: 1, year: 27 }, '+010000-01-01T00:00:00.000Z'));
   });
 
   t.test('isExpired compares years before months', async (t) => {
