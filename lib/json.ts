@@ -109,6 +109,19 @@ function isPlain(value: object): boolean {
 }
 
 export function frozenJsonCopy(value: unknown, key = ''): unknown {
+  return copyOf(value, key, inheritsEnumerable());
+}
+
+/**
+ * Whether a plain object inherits enumerable members (someone added one to Object.prototype):
+ * for...in would list them, JSON does not. Asked once per copy (no member to list: a few ns).
+ */
+function inheritsEnumerable(): boolean {
+  for (const _ in Object.prototype) return true;
+  return false;
+}
+
+function copyOf(value: unknown, key: string, inherited: boolean): unknown {
   if ((typeof value === 'object' && value !== null) || typeof value === 'function' || typeof value === 'bigint') {
     const toJSON = (value as { toJSON?: unknown }).toJSON;
     if (typeof toJSON === 'function') value = (toJSON as (key: string) => unknown).call(value, key);
@@ -135,22 +148,31 @@ export function frozenJsonCopy(value: unknown, key = ''): unknown {
         const length = (value as unknown[]).length;
         const copy = new Array<unknown>(length);
         for (let i = 0; i < length; i++) {
-          const member = frozenJsonCopy((value as unknown[])[i], String(i));
+          const member = copyOf((value as unknown[])[i], String(i), inherited);
           copy[i] = member === undefined ? null : member;
         }
         return Object.freeze(copy);
       }
+      const record = value as Record<string, unknown>;
       const copy: Record<string, unknown> = {};
-      for (const name of Object.keys(value)) {
-        const member = frozenJsonCopy((value as Record<string, unknown>)[name], name);
-        if (member === undefined) continue;
-        // JSON.parse makes "__proto__" an own member; an assignment would set the prototype.
-        if (name === '__proto__') Object.defineProperty(copy, name, { value: member, enumerable: true, writable: true, configurable: true });
-        else copy[name] = member;
+      // for...in lists a plain object's own enumerable names in Object.keys's order, without
+      // making their array (≈ 0.6 KB per pay, issue 17), when nothing is inherited; other objects
+      // (a null prototype, a class instance) and a polluted Object.prototype: Object.keys.
+      if (!inherited && Object.getPrototypeOf(record) === Object.prototype) {
+        for (const name in record) addMember(copy, name, copyOf(record[name], name, inherited));
+      } else {
+        for (const name of Object.keys(record)) addMember(copy, name, copyOf(record[name], name, inherited));
       }
       return Object.freeze(copy);
     }
     default:
       return undefined; // undefined, a function, a symbol
   }
+}
+
+function addMember(copy: Record<string, unknown>, name: string, member: unknown): void {
+  if (member === undefined) return;
+  // JSON.parse makes "__proto__" an own member; an assignment would set the prototype.
+  if (name === '__proto__') Object.defineProperty(copy, name, { value: member, enumerable: true, writable: true, configurable: true });
+  else copy[name] = member;
 }

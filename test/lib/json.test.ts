@@ -158,3 +158,17 @@ t.test('frozenJsonCopy: cases written out', async (t) => {
   t.same(Object.keys(frozenJsonCopy(withProto) as object), ['__proto__', 'a']);
   t.ok(Object.is(frozenJsonCopy(-0), 0), '-0 becomes 0');
 });
+
+t.test('frozenJsonCopy: a member added to Object.prototype is not copied (JSON lists own members only)', async (t) => {
+  const proto = Object.prototype as Record<string, unknown>;
+  proto.polluted = 'inherited';
+  try {
+    const value = { a: 1, nested: { b: [{ c: 2 }] }, withOwn: { polluted: 'own' } };
+    t.ok(copiesLikeJson(value), 'the copy is what JSON gives back');
+    t.same(Object.keys((frozenJsonCopy(value) as { nested: object }).nested), ['b']);
+    t.equal((frozenJsonCopy(value) as { withOwn: Record<string, unknown> }).withOwn.polluted, 'own', 'an own member of that name is');
+  } finally {
+    delete proto.polluted;
+  }
+  t.ok(copiesLikeJson({ a: 1, nested: { b: 2 } }), 'and once it is gone, as before');
+});
