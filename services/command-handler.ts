@@ -85,13 +85,19 @@ export async function handleCommand<State, Event extends Typed, Result>(
   options: HandleOptions<Event, Result>,
 ): Promise<Result> {
   const attempts = options.attempts ?? DEFAULT_ATTEMPTS;
+  // The names guessed new so far: a named stream is one name (no Set made for it on every pay).
+  let guessedNamed = false;
   let guessed: Set<string> | undefined;
   let known = options.known;
   let conflicts = 0;
   while (conflicts < attempts) {
     const name = typeof stream === 'string' ? stream : stream();
-    const guess = known === undefined && guessed?.has(name) !== true && options.guessNew?.(name) === true;
-    if (guess) (guessed ??= new Set()).add(name);
+    const wasGuessed = typeof stream === 'string' ? guessedNamed : guessed?.has(name) === true;
+    const guess = known === undefined && !wasGuessed && options.guessNew?.(name) === true;
+    if (guess) {
+      if (typeof stream === 'string') guessedNamed = true;
+      else (guessed ??= new Set()).add(name);
+    }
     const history = known ?? (guess ? [] : options.ownStream ? await readOwnStream(deps.store, name) : await deps.store.readStream(name));
     known = undefined;
     const state = fold(aggregate, history);
