@@ -30,8 +30,20 @@ export const lookupProjection: Projection<LookupDoc> = {
     return typeof d.transactionId === 'string' ? [transactionLookupKey(d.transactionId)] : [];
   },
   evolve(doc, event) {
-    const streams = (doc?.streams ?? []).filter((s) => s !== event.stream);
+    // The stream moved (or added) to the end, the oldest beyond LOOKUP_STREAMS dropped: one array
+    // made (every pay evolves one, issue 17).
+    const before = doc?.streams ?? [];
+    const streams: string[] = [];
+    let drop = before.length + (before.includes(event.stream) ? 0 : 1) - LOOKUP_STREAMS;
+    for (const s of before) {
+      if (s === event.stream) continue;
+      if (drop > 0) {
+        drop--;
+        continue;
+      }
+      streams.push(s);
+    }
     streams.push(event.stream);
-    return { streams: streams.slice(-LOOKUP_STREAMS) };
+    return { streams };
   },
 };
