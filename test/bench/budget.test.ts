@@ -4,7 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { budgetRow, FLOOR_RULES, stageTimes, TOKENGATE_RULES } from '../../bench/budget.js';
+import { budgetRow, FLOOR_RULES, stageOfFrame, stageTimes, TOKENGATE_RULES } from '../../bench/budget.js';
 import type { CpuProfile } from '../../bench/profile.js';
 
 const frame = (functionName: string, url = '') => ({ functionName, url, lineNumber: 0, columnNumber: 0 });
@@ -44,6 +44,13 @@ t.test('tokengate: stages by script, native calls and Node modules counted for t
   t.same(times, {
     auth: 1000, append: 2000, decide: 2000, response: 1000, parse: 2000, gc: 1000, other: 1000,
   }, 'run → append, stringify → decide, writev via emit → the handler (parse), idle nowhere');
+});
+
+t.test("tokengate's body parsers are the parse stage, as Fastify's own parser is the floor's", async (t) => {
+  t.equal(stageOfFrame(frame('parseJsonBody', dist('plugins/errors.js')), TOKENGATE_RULES), 'parse');
+  t.equal(stageOfFrame(frame('parse', dist('routes/pay.js')), TOKENGATE_RULES), 'parse', "the pay route's parser");
+  t.equal(stageOfFrame(frame('errorBody', dist('plugins/errors.js')), TOKENGATE_RULES), 'other', 'the rest of the file as before');
+  t.equal(stageOfFrame(frame('', dist('routes/pay.js')), TOKENGATE_RULES), 'other', "the pay route's handler as before");
 });
 
 t.test('a row: µs per response, only the samples inside the window, every thread', async (t) => {
