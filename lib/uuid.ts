@@ -14,8 +14,8 @@ export function uuidV7(now: number = Date.now()): string {
     const time = now.toString(16).padStart(12, '0').slice(-12);
     timePart = `${time.slice(0, 8)}-${time.slice(8, 12)}-7`;
   }
-  // xxxxxxxx-xxxx-4xxx-Vxxx-xxxxxxxxxxxx, V the variant (8-b): its last 12 random hex digits
-  // after the version, with their dashes, follow the time part as they are.
+  // xxxxxxxx-xxxx-4xxx-Vxxx-xxxxxxxxxxxx, V the variant (8-b): everything after its version digit
+  // (3 random hex digits, the variant's group, the last 12), dashes included, follows the time part.
   const random = randomUUID();
   return timePart + random.slice(15);
 }
