@@ -151,11 +151,17 @@ export function budgetRow(
   return rowOf(total, 'cpu-prof', row);
 }
 
-/** A row from µs of CPU by stage over the run. */
-export function rowOf(total: ReadonlyMap<Stage, number>, sampler: BudgetRow['sampler'], row: Pick<BudgetRow, 'scenario' | 'target' | 'responses' | 'cpuUsPerRequest'>): BudgetRow {
+/** A row from µs of CPU by stage over the run (and, with perf, by kind: every kind of `kinds`). */
+export function rowOf(
+  total: ReadonlyMap<Stage, number>, sampler: BudgetRow['sampler'], row: Pick<BudgetRow, 'scenario' | 'target' | 'responses' | 'cpuUsPerRequest'>,
+  kinds?: ReadonlyMap<string, number>,
+): BudgetRow {
   const per = (us: number) => (row.responses > 0 ? round(us / row.responses, 1) : 0);
   const perStage = Object.fromEntries(STAGES.map((stage) => [stage, per(total.get(stage) ?? 0)])) as Record<Stage, number>;
   let sum = 0;
   for (const us of total.values()) sum += us;
-  return { ...row, sampler, perStage, profiledUsPerRequest: per(sum) };
+  return {
+    ...row, sampler, perStage, profiledUsPerRequest: per(sum),
+    ...(kinds ? { perKind: Object.fromEntries([...kinds].map(([kind, us]) => [kind, per(us)])) } : {}),
+  };
 }

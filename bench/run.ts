@@ -368,9 +368,8 @@ async function costBudget(http: HttpResult, outDir: string, stamp: string): Prom
         const run = s[target];
         const times = perTarget[target][i];
         const responses = Math.round(run.rps * run.durationSec);
-        const row = rowOf(times?.stages ?? new Map(), 'perf', { scenario: s.name, target, responses, cpuUsPerRequest: run.cpuUsPerRequest });
-        row.perKind = Object.fromEntries(KINDS.map((kind) => [kind, responses > 0 ? round((times?.kinds.get(kind) ?? 0) / responses, 1) : 0]));
-        rows.push(row);
+        rows.push(rowOf(times?.stages ?? new Map(), 'perf', { scenario: s.name, target, responses, cpuUsPerRequest: run.cpuUsPerRequest },
+          times?.kinds ?? new Map(KINDS.map((kind) => [kind, 0]))));
       }
     });
     return { rows, profiles: [] };

@@ -4,7 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { budgetRow, FLOOR_RULES, stageOfFrame, stageTimes, TOKENGATE_RULES } from '../../bench/budget.js';
+import { budgetRow, FLOOR_RULES, rowOf, stageOfFrame, stageTimes, TOKENGATE_RULES } from '../../bench/budget.js';
 import type { CpuProfile } from '../../bench/profile.js';
 
 const frame = (functionName: string, url = '') => ({ functionName, url, lineNumber: 0, columnNumber: 0 });
@@ -109,4 +109,16 @@ t.test('the floor: its functions by name, the rest of its file "other"', async (
   t.same(Object.fromEntries(stageTimes(floor, FLOOR_RULES)), {
     other: 1000, 'token lookup': 2000, 'event encoding': 1000, auth: 1000, validation: 1000,
   });
+});
+
+t.test('a row from perf: stages and kinds per response alike, every kind given kept in order', async (t) => {
+  const row = rowOf(new Map([['append', 300], ['gc', 100]]), 'perf', { scenario: 'pay', target: 'floor', responses: 4, cpuUsPerRequest: 110 },
+    new Map([['SQLite', 250], ['gc', 100], ['kernel', 0]]));
+  t.equal(row.sampler, 'perf');
+  t.equal(row.perStage.append, 75);
+  t.equal(row.profiledUsPerRequest, 100);
+  t.same(row.perKind, { SQLite: 62.5, gc: 25, kernel: 0 });
+  t.same(Object.keys(row.perKind ?? {}), ['SQLite', 'gc', 'kernel']);
+  t.same(rowOf(new Map(), 'perf', { scenario: 'pay', target: 'floor', responses: 0, cpuUsPerRequest: undefined }, new Map([['gc', 5]])).perKind, { gc: 0 }, 'no responses: 0');
+  t.notOk('perKind' in rowOf(new Map(), 'cpu-prof', { scenario: 'pay', target: 'floor', responses: 1, cpuUsPerRequest: undefined }), 'no kinds without perf');
 });
