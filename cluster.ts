@@ -11,13 +11,74 @@
 // would; and a new SQLite file gets its schema from one process, not N at once.
 //
 // The workers share what the store shares: with SQLite the file, as several processes on one
-// file always could (docs/stores.md, "Scaling out"). Each keeps in memory what is its own: the
-// failed-password counts of AUTH_FAILURE_LIMIT (so N workers allow up to N times the guesses a
-// minute, each lock holding in its worker) and MAX_IN_FLIGHT (per worker).
+// file always could (docs/stores.md, "Scaling out"). The failed-password counts of
+// AUTH_FAILURE_LIMIT they share through the primary: a worker tells it of each wrong password, it
+// tells the other workers (and a worker started later, the last two minutes' worth), so N workers
+// allow the guesses one process does and a lock holds in all of them. MAX_IN_FLIGHT is per worker.
 import cluster, { type Worker } from 'node:cluster';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { loggerOptions } from './app.js';
+import type { AuthFailures, SharedFailure } from './plugins/auth.js';
+
+/** The message that carries wrong passwords between the workers and the primary. */
+const AUTH_FAILURES = 'tokengate:auth-failures';
+interface AuthFailuresMessage { type: typeof AUTH_FAILURES; failures: SharedFailure[] }
+
+function authFailuresOf(message: unknown): SharedFailure[] | undefined {
+  if (typeof message !== 'object' || message === null || (message as { type?: unknown }).type !== AUTH_FAILURES) return undefined;
+  const failures = (message as { failures?: unknown }).failures;
+  if (!Array.isArray(failures)) return undefined;
+  return failures.filter((f): f is SharedFailure => typeof f === 'object' && f !== null &&
+    typeof (f as SharedFailure).credential === 'string' && typeof (f as SharedFailure).exists === 'boolean' && Number.isFinite((f as SharedFailure).at));
+}
+
+/**
+ * A worker's side: tell the primary of each wrong password recorded here, and count those the
+ * other workers saw (relayed by the primary). A message that cannot be sent (the primary is gone:
+ * the worker is closing) is dropped.
+ */
+export function shareAuthFailures(failures: AuthFailures, channel: NodeJS.Process = process): void {
+  failures.onFailure = (failure) => {
+    if (!channel.connected || !channel.send) return;
+    const message: AuthFailuresMessage = { type: AUTH_FAILURES, failures: [failure] };
+    channel.send(message, undefined, {}, () => undefined);
+  };
+  channel.on('message', (message: unknown) => {
+    for (const failure of authFailuresOf(message) ?? []) failures.shared(failure);
+  });
+}
+
+/**
+ * The primary's memory of the workers' wrong passwords, for a worker that starts later: those of
+ * the last `keptMs` (a lock lasts a minute after the failures of the minute before it: two
+ * minutes hold every lock still in force), at most `max` of them (the oldest dropped first).
+ */
+export class AuthFailureHistory {
+  private failures: SharedFailure[] = [];
+  private head = 0;
+  constructor(private readonly keptMs = 120_000, private readonly max = 100_000) {}
+
+  add(failure: SharedFailure, now = Date.now()): void {
+    this.failures.push(failure);
+    this.prune(now);
+  }
+
+  /** The failures a worker starting now should count, oldest first. */
+  recent(now = Date.now()): SharedFailure[] {
+    this.prune(now);
+    return this.failures.slice(this.head);
+  }
+
+  private prune(now: number): void {
+    while (this.head < this.failures.length && (this.failures.length - this.head > this.max || now - this.failures[this.head]!.at > this.keptMs)) this.head += 1;
+    // Compacted now and then, not at every failure dropped.
+    if (this.head > 1024 && this.head * 2 > this.failures.length) {
+      this.failures = this.failures.slice(this.head);
+      this.head = 0;
+    }
+  }
+}
 
 export interface PrimaryOptions {
   workers: number;
@@ -45,6 +106,9 @@ export function runPrimary(options: PrimaryOptions): void {
   // Workers run dist/server.js whatever started the primary (npm start, or bin/tokengate.js serve).
   cluster.setupPrimary({ exec: fileURLToPath(new URL('./server.js', import.meta.url)), args: [] });
   const live = new Set<Worker>();
+  // Workers told of the others' wrong passwords: each from when it listens (its history sent then).
+  const sharing = new Set<Worker>();
+  const authFailures = new AuthFailureHistory();
   const restarts = new Set<NodeJS.Timeout>();
   let ready = false;
   let listening = 0;
@@ -65,9 +129,19 @@ export function runPrimary(options: PrimaryOptions): void {
     log.info({ worker: worker.id, workerPid: worker.process.pid }, 'worker started');
     // A message that cannot be sent, a process that cannot be signalled: told; its 'exit' decides.
     worker.on('error', (err) => log.warn({ worker: worker.id, err }, 'worker error'));
+    worker.on('message', (message: unknown) => {
+      const failures = authFailuresOf(message);
+      if (failures === undefined || failures.length === 0) return;
+      for (const failure of failures) authFailures.add(failure);
+      const relayed: AuthFailuresMessage = { type: AUTH_FAILURES, failures };
+      for (const other of sharing) if (other !== worker && other.isConnected()) other.send(relayed, undefined, () => undefined);
+    });
     worker.on('listening', (address) => {
       if (listenedAt !== undefined) return;
       listenedAt = Date.now();
+      const history: AuthFailuresMessage = { type: AUTH_FAILURES, failures: authFailures.recent() };
+      if (history.failures.length > 0 && worker.isConnected()) worker.send(history, undefined, () => undefined);
+      sharing.add(worker);
       log.info({ worker: worker.id, workerPid: worker.process.pid, port: address.port }, 'worker listening');
       if (ready) return;
       listening += 1;
@@ -80,6 +154,7 @@ export function runPrimary(options: PrimaryOptions): void {
     });
     worker.on('exit', (code, signal) => {
       live.delete(worker);
+      sharing.delete(worker);
       const fields = { worker: worker.id, workerPid: worker.process.pid, code, signal };
       if (stopping) {
         if (code !== 0) failedExit = true;

@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, loggerOptions } from './app.js';
-import { runPrimary } from './cluster.js';
+import { runPrimary, shareAuthFailures } from './cluster.js';
 import { adminAccess, loadConfig, type Config } from './config.js';
 import { exitWithError } from './exit.js';
 import { loadMerchants, type Merchants } from './merchants.js';
@@ -53,6 +53,8 @@ async function startGateway(config: Config, merchants: Merchants, adminPassword:
       clientCa: config.tls.clientCaFile ? readFileSync(config.tls.clientCaFile) : undefined,
     },
   });
+  // The workers count wrong passwords together (cluster.ts): before it listens, so none is missed.
+  if (cluster.isWorker) shareAuthFailures(app.authFailures);
   // A worker closes on SIGTERM from its primary (cluster.ts), which forwards SIGTERM and SIGINT.
   // It may get the same signal twice: Ctrl-C in a terminal, `timeout` and systemd signal the whole
   // process group, the primary included. Close-with-grace would exit at once on a second signal,

@@ -61,6 +61,9 @@ export function passwordMatches(merchant: MerchantProfile | undefined, password:
 
 interface FailureCount { count: number; since: number; lockedUntil: number }
 
+/** A wrong password, as the workers of one gateway tell each other (cluster.ts). */
+export interface SharedFailure { credential: string; exists: boolean; at: number }
+
 /**
  * Failed password authentications per CREDENTIAL (`merchant.<id>`, `admin`), not per client
  * address: a lock on an address would lock out every merchant behind it (one NAT, one CI runner)
@@ -81,10 +84,14 @@ interface FailureCount { count: number; since: number; lockedUntil: number }
  *   Names that match no credential are counted too (an unknown merchant id answers exactly like a
  *   known one: 401 up to the limit, then 429, so the lock does not reveal which ids exist), in a
  *   separate table of at most `maxUnknown` entries, the least recently failed evicted first.
+ * - The workers of one gateway (WORKERS=N, cluster.ts) count as one: each tells the others of its
+ *   failures (`onFailure`, `shared`), so N workers allow the guesses one process does.
  */
 export class AuthFailures {
   private readonly known = new Map<string, FailureCount>();
   private readonly unknown = new Map<string, FailureCount>();
+  /** Told of every failure recorded here (not of those another process told: `shared`). */
+  onFailure: ((failure: SharedFailure) => void) | undefined;
   constructor(readonly limit: number, readonly windowMs: number, readonly maxUnknown = 10_000) {}
 
   /** Milliseconds until `credential` may be tried again; 0 if it is not locked. */
@@ -105,6 +112,16 @@ export class AuthFailures {
 
   /** A wrong password for `credential`; `exists`: it names a real credential (never evicted). */
   record(credential: string, exists: boolean, now = Date.now()): void {
+    this.count(credential, exists, now);
+    this.onFailure?.({ credential, exists, at: now });
+  }
+
+  /** A wrong password another worker of this gateway saw (at its time `at`), counted as if here. */
+  shared(failure: SharedFailure): void {
+    this.count(failure.credential, failure.exists, failure.at);
+  }
+
+  private count(credential: string, exists: boolean, now: number): void {
     const table = exists ? this.known : this.unknown;
     let entry = table.get(credential);
     if (entry === undefined || (entry.lockedUntil <= now && now - entry.since >= this.windowMs)) {

@@ -1,12 +1,14 @@
 // WORKERS=2: two gateway processes on one port, one SQLite file. Both serve; 50 identical pays
 // record one payment; an UNKNOWN payment is resolved once although both workers' reactors
 // schedule it; a worker killed with SIGKILL is replaced while the gateway keeps serving; SIGTERM
-// finishes the request in flight and exits 0. (`tokengate serve --workers`, Ctrl-C and bad
-// values: workers-cli.test.ts.)
+// finishes the request in flight and exits 0; wrong passwords are counted across the workers
+// (AUTH_FAILURE_LIMIT), a lock holds in both and in a worker started after it. (`tokengate serve
+// --workers`, Ctrl-C and bad values: workers-cli.test.ts.)
+import { request } from 'node:http';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import t from 'tap';
-import { cardBody, M1, MERCHANTS, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
+import { cardBody, M1, M2, MERCHANTS, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
 import { SERVER, startGateway, type GatewayProcess } from '../helpers/gateway-process.js';
 import { call } from '../helpers/server.js';
 import { streams } from '../../domain/events.js';
@@ -14,11 +16,38 @@ import { alive, SLOW, workerPids } from './workers.fixture.js';
 
 const listening = (g: GatewayProcess) => g.logs().filter((l) => l.msg === 'worker listening').length;
 
+/** A create-token request on a connection of its own (the primary hands each new connection to the next worker): its status. */
+function onNewConnection(url: string, authorization: string, merchantId = M2.id): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(url + tokenPath(merchantId), { method: 'POST', agent: false, headers: { authorization, 'content-type': 'application/json', connection: 'close' } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(cardBody('5123450000000008', '1', '39')));
+  });
+}
+const WRONG = tokenAuth({ id: M2.id, apiPassword: 'not-the-password-of-merchant-two-00000' });
+/** The pids that answered `status` (Fastify's 'request completed' lines; a line may come after its answer). */
+const answeredWith = (g: GatewayProcess, status: number) =>
+  new Set(g.logs().filter((l) => l.msg === 'request completed' && l.res?.statusCode === status).map((l) => l.pid as number));
+/** Until `tries` requests with M2's right password in a row, each on a new connection, are all refused 429 (the lock reaches a worker through the primary: not at once). */
+async function lockedEverywhere(url: string, tries = 4): Promise<boolean> {
+  for (let round = 0; round < 40; round++) {
+    const statuses = [];
+    for (let i = 0; i < tries; i++) statuses.push(await onNewConnection(url, tokenAuth(M2)));
+    if (statuses.every((s) => s === 429)) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return false;
+}
+
 t.test('WORKERS=2 on one SQLite file', async (t) => {
   const dir = t.testdir({ 'merchants.json': JSON.stringify({ merchants: [...MERCHANTS.merchants, SLOW] }) });
   const file = join(dir, 'data', 'gateway.db');
   const gateway = await startGateway([SERVER], {
     WORKERS: '2', EVENT_STORE: `sqlite:${file}`, MERCHANTS_FILE: join(dir, 'merchants.json'), UNKNOWN_RESOLUTION_DELAY_MS: '300',
+    AUTH_FAILURE_LIMIT: '6',
   });
   t.teardown(() => gateway.stop('SIGKILL'));
   const { url } = gateway;
@@ -66,6 +95,18 @@ t.test('WORKERS=2 on one SQLite file', async (t) => {
     t.same(typesOf(stream), ['PaymentRecorded', 'PaymentOutcomeResolved'], 'one resolution in the log');
   });
 
+  await t.test('wrong passwords sent to both workers count together: the lock holds in both', async (t) => {
+    // 6 (the limit) wrong passwords, each on a new connection: 3 to each worker, which alone
+    // would lock neither.
+    const tried = [];
+    for (let i = 0; i < 6; i++) tried.push(await onNewConnection(url, WRONG));
+    t.same(tried, [401, 401, 401, 401, 401, 401], 'each wrong password refused 401');
+    await gateway.until(() => answeredWith(gateway, 401).size === 2, '401 lines from both workers');
+    t.same([...answeredWith(gateway, 401)].sort(), [...pids].sort(), 'the wrong passwords went to both workers');
+    t.ok(await lockedEverywhere(url), 'then the right password is refused 429 on every new connection, whichever worker takes it');
+    t.equal(await onNewConnection(url, tokenAuth(M1), M1.id), 201, 'another merchant is not locked');
+  });
+
   await t.test('a worker killed with SIGKILL is replaced, and the gateway keeps serving', async (t) => {
     const [victim, survivor] = pids as [number, number];
     process.kill(victim, 'SIGKILL');
@@ -81,6 +122,10 @@ t.test('WORKERS=2 on one SQLite file', async (t) => {
     const replies = await Promise.all(Array.from({ length: 20 }, (_, i) =>
       call(url, 'PUT', payPath(M1.id, token, '10000000003', `after-${i}`), payAuth(M1), { apiOperation: 'PAY', transaction: { amount: '1.00', currency: 'USD' } })));
     t.same([...new Set(replies.map((r) => r.status))], [201], 'twenty new payments answered');
+    // The replacement was told the wrong passwords the others saw before it started.
+    t.ok(await lockedEverywhere(url), 'the lock of the test before holds on every new connection');
+    await gateway.until(() => answeredWith(gateway, 429).has(now[2]!), 'a 429 line from the replacement', 10_000).catch(() => undefined);
+    t.ok(answeredWith(gateway, 429).has(now[2]!), 'the replacement refuses the locked merchant too');
   });
 
   await t.test('SIGTERM: the request in flight is answered, then every process exits, 0', async (t) => {

@@ -2,7 +2,8 @@
 // address: 429 REQUEST_REJECTED with Retry-After, the correct password too, until the window has
 // passed; other merchants behind the same address are served.
 import t, { type Test } from 'tap';
-import { AuthFailures } from '../../plugins/auth.js';
+import { AuthFailures, type SharedFailure } from '../../plugins/auth.js';
+import { AuthFailureHistory } from '../../cluster.js';
 import { basic, buildTestApp, cardBody, createToken, M1, M2, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
 
 type App = Awaited<ReturnType<typeof buildTestApp>>;
@@ -114,4 +115,44 @@ t.test('AuthFailures: the unknown table is capped, known credentials are never e
   t.equal(failures.lockedFor('merchant.U0', now), 0, 'the oldest unknown ids were evicted');
   for (let i = 0; i < 2; i++) failures.record('merchant.KNOWN', true, now + 60_000 + i);
   t.equal(failures.lockedFor('merchant.KNOWN', now + 60_002), 0, 'a fresh window after the lock: 2 failures of 3');
+});
+
+t.test('AuthFailures shared between workers: each failure told once, a told one counted but not told again', async (t) => {
+  const told: SharedFailure[] = [];
+  const here = new AuthFailures(3, 60_000);
+  const there = new AuthFailures(3, 60_000);
+  here.onFailure = (failure) => told.push(failure);
+  there.onFailure = () => t.fail('a failure told by another worker is not told again');
+  const now = 1_000_000;
+  here.record('merchant.A', true, now);
+  here.record('merchant.A', true, now + 1);
+  t.same(told, [{ credential: 'merchant.A', exists: true, at: now }, { credential: 'merchant.A', exists: true, at: now + 1 }]);
+  for (const failure of told) there.shared(failure);
+  t.equal(there.lockedFor('merchant.A', now + 2), 0, 'two of three: not locked');
+  there.shared({ credential: 'merchant.A', exists: true, at: now + 2 });
+  t.equal(there.lockedFor('merchant.A', now + 3), 59_999, "the third, another worker's, locks it for a window from its time");
+  t.equal(here.lockedFor('merchant.A', now + 3), 0, 'nothing told back: the first worker counts what it was told');
+});
+
+t.test("AuthFailureHistory: what a worker starting later is told, the last two minutes' failures, bounded", async (t) => {
+  const history = new AuthFailureHistory(120_000, 5);
+  const failure = (i: number, at: number): SharedFailure => ({ credential: `merchant.M${i}`, exists: false, at });
+  const now = 1_000_000;
+  for (let i = 0; i < 3; i++) history.add(failure(i, now + i), now + i);
+  t.same(history.recent(now + 10).map((f) => f.credential), ['merchant.M0', 'merchant.M1', 'merchant.M2'], 'oldest first');
+  t.same(history.recent(now + 120_001).map((f) => f.credential), ['merchant.M1', 'merchant.M2'], 'older than two minutes: dropped; two minutes old: kept');
+  for (let i = 3; i < 10; i++) history.add(failure(i, now + 120_001), now + 120_001);
+  t.same(history.recent(now + 120_001).map((f) => f.credential), ['merchant.M5', 'merchant.M6', 'merchant.M7', 'merchant.M8', 'merchant.M9'], 'at most 5: the oldest dropped first');
+  const many = new AuthFailureHistory(120_000, 1_000);
+  for (let i = 0; i < 5_000; i++) many.add(failure(i, now), now);
+  const kept = many.recent(now);
+  t.equal(kept.length, 1_000);
+  t.equal(kept[0]!.credential, 'merchant.M4000', 'after compactions, the newest 1,000 in order');
+  t.equal(kept.at(-1)!.credential, 'merchant.M4999');
+  // Replayed into a fresh worker's registry, the kept failures lock what they locked.
+  const replayed = new AuthFailures(3, 60_000);
+  const lockHistory = new AuthFailureHistory();
+  for (let i = 0; i < 3; i++) lockHistory.add({ credential: 'merchant.A', exists: true, at: now + i }, now + i);
+  for (const f of lockHistory.recent(now + 30_000)) replayed.shared(f);
+  t.ok(replayed.lockedFor('merchant.A', now + 30_000) > 0, 'a lock set before the worker started holds in it');
 });
