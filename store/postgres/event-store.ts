@@ -332,6 +332,16 @@ export class PostgresEventStore implements EventStore {
   }
 
   /**
+   * Calls `listener` after each commit of this process's appends and at each notification of
+   * another process's (LISTEN), without reading any event: for a follower that reads the log its
+   * own way (the read models' catch-up, store/postgres/read-models.ts). Returns what stops it.
+   */
+  onAppended(listener: () => void): () => void {
+    this.listener.start();
+    return this.notifier.on(listener);
+  }
+
+  /**
    * While the server refuses writes (a full disk, an I/O error, read-only): the fault, until a
    * batch commits. Never set for an unreachable server (each request is answered 503 meanwhile).
    */

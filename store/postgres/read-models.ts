@@ -1,12 +1,15 @@
 // The read models in PostgreSQL (EVENT_STORE=postgres://…): every projection's documents and its
 // checkpoint (the last $all position applied) in two tables shared by every instance on the
-// database, written in one transaction. The same catch-up as on SQLite (projections/read-models.ts):
-// a command handler catches up after its append before it answers, so an instance answers its own
-// writes at once; the tables are shared, so what one instance applied is what every other reads
-// (their own catch-ups, and the subscription to the log, find it already applied). Two instances
-// catching up at once serialize on the checkpoint rows (SELECT … FOR UPDATE, in name order): the
-// second re-reads the checkpoints inside its transaction and skips what the first applied.
-// Reads are asynchronous (ReadModelsPort: the callers await them).
+// database, written in one transaction. They are applied after the reply, in batches: the
+// subscription to the log (the store's own appends, and LISTEN for other instances') starts a
+// catch-up, which applies every event after the checkpoints, one page per transaction, while the
+// appends go on. Every read catches up first, to the log's head as it was when the read began: a
+// read sees every write answered before it, by this instance or another (the log is shared, and an
+// append answers once committed), so the command handler does not wait for a catch-up before it
+// answers (`covers`). The tables are shared, so what one instance applied is what every other
+// reads. Two instances catching up at once serialize on the checkpoint rows (SELECT … FOR UPDATE,
+// in name order): the second re-reads the checkpoints inside its transaction and skips what the
+// first applied. Reads are asynchronous (ReadModelsPort: the callers await them).
 import pg from 'pg';
 import { createHash } from 'node:crypto';
 import type { EventStore, RecordedEvent, Subscription } from '../event-store.js';
@@ -29,6 +32,11 @@ CREATE TABLE IF NOT EXISTS read_models (
 
 type Row = { key: string; doc: string };
 
+/** The store the read models follow; PostgresEventStore tells of its appends without reading them. */
+type FollowedStore = EventStore & { onAppended?(listener: () => void): () => void };
+/** How often the read models look at the log without being told of an append (ms). */
+const FOLLOW_POLL_MS = 1_000;
+
 export class PostgresReadModels implements ReadModelsPort {
   private readonly pool: pg.Pool;
   /** The checkpoints this instance last wrote or read (a stale, lower value is harmless: apply re-reads them). */
@@ -36,11 +44,18 @@ export class PostgresReadModels implements ReadModelsPort {
   private ready: Promise<void> | undefined;
   private running: Promise<void> | undefined;
   private again = false;
+  /** Catch-ups waiting for every checkpoint to reach their position (resolved as the passes go). */
+  private waiters: Array<{ position: bigint; resolve: () => void; reject: (error: unknown) => void }> = [];
   private subscription: Subscription | undefined;
+  /** Following a store that tells of its appends (onAppended): what stops it, and the poll beside it. */
+  private unfollow: (() => void) | undefined;
+  private poll: NodeJS.Timeout | undefined;
+  /** A catch-up after the reply failed and said so: the next failures are not told again until one succeeds. */
+  private warned = false;
   private readonly page: number;
   private readonly target: string;
 
-  constructor(url: string, private readonly store: EventStore, private readonly projections: readonly Projection[], options: { page?: number } = {}) {
+  constructor(url: string, private readonly store: FollowedStore, private readonly projections: readonly Projection[], options: { page?: number } = {}) {
     this.page = options.page ?? PAGE;
     this.target = redactUrl(url);
     this.pool = new pg.Pool({
@@ -97,15 +112,24 @@ export class PostgresReadModels implements ReadModelsPort {
       }
     });
     await this.catchUp();
-    this.subscription = this.store.subscribeAll({ fromPosition: await this.minCheckpoint() }, {
-      onEvent: () => {
-        // Another instance's events (its own catch-up has usually applied them already).
-        this.catchUp().catch((error: unknown) => process.emitWarning(`read models could not catch up: ${String(error)}`));
-      },
-    });
+    // This instance's appends and other instances' (LISTEN) are applied after the reply, in pages,
+    // by a catch-up that reads them once. Told of them without reading them where the store can
+    // (PostgreSQL), a poll beside it for a notification lost while LISTEN reconnects; else (a test's
+    // memory store) through a subscription.
+    if (this.store.onAppended) {
+      this.unfollow = this.store.onAppended(() => this.run());
+      this.poll = setInterval(() => this.run(), FOLLOW_POLL_MS);
+      this.poll.unref();
+    } else {
+      this.subscription = this.store.subscribeAll({ fromPosition: await this.minCheckpoint() }, { onEvent: () => this.run() });
+    }
   }
 
   async stop(): Promise<void> {
+    this.unfollow?.();
+    this.unfollow = undefined;
+    clearInterval(this.poll);
+    this.poll = undefined;
     await this.subscription?.close();
     this.subscription = undefined;
     await this.running;
@@ -154,9 +178,10 @@ export class PostgresReadModels implements ReadModelsPort {
   }
 
   async hash(): Promise<string> {
+    await this.catchUp();
     const digest = createHash('sha256');
     for (const p of this.projections) {
-      for (const row of await this.all(p.name)) digest.update(`${p.name}\u0000${row.key}\u0000${row.doc}\n`);
+      for (const row of await this.rows(p.name)) digest.update(`${p.name}\u0000${row.key}\u0000${row.doc}\n`);
     }
     return digest.digest('hex');
   }
@@ -170,7 +195,20 @@ export class PostgresReadModels implements ReadModelsPort {
     }
   }
 
+  /**
+   * Whether a read of the models made now sees the events up to `position`: always, since every
+   * read catches up first (the command handler asks, and need not wait for a catch-up).
+   */
+  covers(_position: bigint): boolean {
+    return true;
+  }
+
   async checkpoint(name: string): Promise<bigint> {
+    await this.catchUp();
+    return this.storedCheckpoint(name);
+  }
+
+  private async storedCheckpoint(name: string): Promise<bigint> {
     const rows = await this.query<{ position: string }>('SELECT position FROM read_model_checkpoints WHERE name = $1', [name]);
     const position = BigInt(rows[0]?.position ?? 0);
     this.known.set(name, position);
@@ -178,15 +216,22 @@ export class PostgresReadModels implements ReadModelsPort {
   }
 
   async get<Doc>(projection: string, key: string): Promise<Doc | undefined> {
+    await this.catchUp();
     const rows = await this.query<{ doc: string }>('SELECT doc FROM read_models WHERE projection = $1 AND key = $2', [projection, key]);
     return rows[0] ? (JSON.parse(rows[0].doc) as Doc) : undefined;
   }
 
   async all(projection: string): Promise<Row[]> {
+    await this.catchUp();
+    return this.rows(projection);
+  }
+
+  private rows(projection: string): Promise<Row[]> {
     return this.query<Row>('SELECT key, doc FROM read_models WHERE projection = $1 ORDER BY key', [projection]);
   }
 
   async withPrefix(projection: string, prefix: string): Promise<Row[]> {
+    await this.catchUp();
     return this.query<Row>('SELECT key, doc FROM read_models WHERE projection = $1 AND key >= $2 AND key < $3 ORDER BY key',
       [projection, prefix, `${prefix}\u{10FFFF}`]);
   }
@@ -195,26 +240,37 @@ export class PostgresReadModels implements ReadModelsPort {
   private async minCheckpoint(): Promise<bigint> {
     let min: bigint | undefined;
     for (const p of this.projections) {
-      const position = this.known.get(p.name) ?? await this.checkpoint(p.name);
+      const position = this.known.get(p.name) ?? await this.storedCheckpoint(p.name);
       if (min === undefined || position < min) min = position;
     }
     return min ?? 0n;
   }
 
   /**
-   * Apply every event after the checkpoints. With `position` (an append's), return at once when
-   * every model this instance knows of is already past it.
+   * Without `position`: resolves once every checkpoint has reached the log's head as it is now,
+   * the catch-up applying what is missing (a caller waits for that head, not for the catch-up to
+   * run out of events: under load it may not). With `position` (an append's): at once, since every
+   * read catches up first (`covers`); the subscription applies it after the reply.
    */
   async catchUp(position?: bigint): Promise<void> {
-    if (position !== undefined && this.known.size === this.projections.length && await this.minCheckpoint() >= position) return;
-    await this.run();
+    if (position !== undefined) return;
+    const head = await this.store.headPosition();
+    if (this.known.size === this.projections.length && await this.minCheckpoint() >= head) return;
+    await new Promise<void>((resolve, reject) => {
+      this.waiters.push({ position: head, resolve, reject });
+      this.run();
+    });
   }
 
-  /** One catch-up run; concurrent calls share it (and one more run follows for those that came during it). */
-  private run(): Promise<void> {
+  /**
+   * A catch-up: pages of the log applied until none is left; one at a time (a call during it makes
+   * it read again once it runs out). Each page applied settles the waiters it reached; a failure
+   * fails those waiting (the next catch-up tries again).
+   */
+  private run(): void {
     if (this.running) {
       this.again = true;
-      return this.running;
+      return;
     }
     this.running = (async () => {
       try {
@@ -225,13 +281,35 @@ export class PostgresReadModels implements ReadModelsPort {
           do {
             batch = await this.store.readAll({ fromPosition: await this.minCheckpoint(), maxCount: this.page });
             await this.apply(batch);
+            this.settle(await this.minCheckpoint());
           } while (batch.length === this.page);
         } while (this.again);
+        // Run out of events: every waiter's position (an append answered, or the head when it
+        // asked) is behind the last page read.
+        this.settle(undefined);
+        this.warned = false;
+      } catch (error) {
+        const waiting = this.waiters;
+        this.waiters = [];
+        // A reader is told; a catch-up after the reply (nobody waiting) warns, once until one succeeds.
+        if (waiting.length === 0 && !this.warned) process.emitWarning(`read models could not catch up: ${String(error)}`);
+        this.warned ||= waiting.length === 0;
+        for (const waiter of waiting) waiter.reject(error);
       } finally {
         this.running = undefined;
       }
     })();
-    return this.running;
+  }
+
+  /** Resolve the waiters whose position `reached` covers (undefined: all of them). */
+  private settle(reached: bigint | undefined): void {
+    if (this.waiters.length === 0) return;
+    const waiting = this.waiters;
+    this.waiters = [];
+    for (const waiter of waiting) {
+      if (reached === undefined || waiter.position <= reached) waiter.resolve();
+      else this.waiters.push(waiter);
+    }
   }
 
   /**
