@@ -194,10 +194,11 @@ async function pay<A extends string | PayResponse>(gateway: Gateway, merchant: M
     // Most payments open a new order. When the store would have to read the order's stream (from
     // disk; or from a server, as every read of a store that cannot tell what it holds: PostgreSQL,
     // KurrentDB), the first decision is made on an empty order, and the append (expected: no
-    // stream) checks that guess: an order that exists refuses it, and the order is read. On an empty order
-    // decidePay refuses nothing (its refusals need a recorded transaction, a lock or a currency);
-    // an answer without an append (a simulated SERVER_BUSY) is made on the order as read. A guess
-    // is never made before the reference is claimed: nothing is claimed on a guessed state.
+    // stream) checks that guess: an order that exists refuses it, and the order is read. On an
+    // empty order decidePay refuses nothing (its refusals need a recorded transaction, a lock or a
+    // currency); an answer without an append (a simulated SERVER_BUSY) is made on the order as
+    // read. A guess is never made before the reference is claimed: nothing is claimed on a guessed
+    // state.
     guessNew: (name) => reference.claimed && (gateway.cachedRevision === undefined || gateway.cachedRevision(name) === undefined),
     attempts: MAX_CONFLICTS,
     busy: `Order '${params.orderid}' is being changed by too many requests at once`,

@@ -1,9 +1,9 @@
 // The read models in PostgreSQL (EVENT_STORE=postgres://…): every projection's documents and its
 // checkpoint (the last $all position applied) in two tables shared by every instance on the
-// database, written in one transaction. They are applied after the reply, in batches: the
-// subscription to the log (the store's own appends, and LISTEN for other instances') starts a
-// catch-up, which applies every event after the checkpoints, one page per transaction, while the
-// appends go on. Every read catches up first, to the log's head as it was when the read began: a
+// database, written in one transaction. They are applied after the reply, in batches: each
+// notice of an append (this instance's commits, LISTEN for other instances', a poll beside them)
+// starts a catch-up, which applies every event after the checkpoints, one page per transaction,
+// while the appends go on. Every read catches up first, to the log's head as it was when the read began: a
 // read sees every write answered before it, by this instance or another (the log is shared, and an
 // append answers once committed), so the command handler does not wait for a catch-up before it
 // answers (`covers`). The tables are shared, so what one instance applied is what every other
@@ -250,7 +250,7 @@ export class PostgresReadModels implements ReadModelsPort {
    * Without `position`: resolves once every checkpoint has reached the log's head as it is now,
    * the catch-up applying what is missing (a caller waits for that head, not for the catch-up to
    * run out of events: under load it may not). With `position` (an append's): at once, since every
-   * read catches up first (`covers`); the subscription applies it after the reply.
+   * read catches up first (`covers`); the catch-up after the reply applies it.
    */
   async catchUp(position?: bigint): Promise<void> {
     if (position !== undefined) return;
