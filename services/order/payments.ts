@@ -76,6 +76,25 @@ function remember(answered: Map<string, Answered> | undefined, key: string, entr
   if (answered) setMostRecent(answered, key, entry, MAX_ANSWERED);
 }
 
+/**
+ * Orders this process knows exist (it recorded or read a payment on them), per store, for a store
+ * that cannot tell what it holds (no cachedRevision: PostgreSQL, KurrentDB): a payment on one is
+ * not guessed new, so an identical repeat reads its order at once instead of an append refused
+ * first. A hint only (an order guessed new that exists is refused by the append and read), bounded.
+ */
+const KNOWN_ORDERS = new WeakMap<object, Map<string, true>>();
+const MAX_KNOWN_ORDERS = 10_000;
+
+function knownOrders(gateway: Gateway): Map<string, true> | undefined {
+  if (gateway.cachedRevision) return undefined;
+  let known = KNOWN_ORDERS.get(gateway.store);
+  if (!known) {
+    known = new Map();
+    KNOWN_ORDERS.set(gateway.store, known);
+  }
+  return known;
+}
+
 export type PayResponse = ReturnType<typeof payResponse>;
 
 const maskingOf = (merchant: MerchantProfile) => merchant.repository.cardNumberMasking ?? '6.4';
@@ -155,11 +174,14 @@ async function pay<A extends string | PayResponse>(gateway: Gateway, merchant: M
   // The reference is claimed before the first append that records or holds (no promise when
   // there is nothing left to claim: most payments).
   const claimed = <T>(now: string, decision: T): T | Promise<T> => (reference.claimed ? decision : reference.claim(now).then(() => decision));
+  const existing = knownOrders(gateway);
   // (`return await`: the handler's promise is adopted at once, not through a thenable job's extra turns.)
   return await handleCommand(gateway, stream, orderAggregate, (state, { now, history }) => {
     command.ids = acquirerIds(now);
     command.now = now;
     const decision = decidePay(state, command);
+    // Read with events, or about to be written: the order exists from now on.
+    if (existing && (history.length > 0 || decision.kind === 'recorded' || decision.kind === 'started')) setMostRecent(existing, stream, true, MAX_KNOWN_ORDERS);
     switch (decision.kind) {
       case 'replayed':
         return {
@@ -193,13 +215,13 @@ async function pay<A extends string | PayResponse>(gateway: Gateway, merchant: M
     ownStream: true,
     // Most payments open a new order. When the store would have to read the order's stream (from
     // disk; or from a server, as every read of a store that cannot tell what it holds: PostgreSQL,
-    // KurrentDB), the first decision is made on an empty order, and the append (expected: no
-    // stream) checks that guess: an order that exists refuses it, and the order is read. On an
-    // empty order decidePay refuses nothing (its refusals need a recorded transaction, a lock or a
-    // currency); an answer without an append (a simulated SERVER_BUSY) is made on the order as
-    // read. A guess is never made before the reference is claimed: nothing is claimed on a guessed
-    // state.
-    guessNew: (name) => reference.claimed && (gateway.cachedRevision === undefined || gateway.cachedRevision(name) === undefined),
+    // KurrentDB: unless this process knows the order exists), the first decision is made on an
+    // empty order, and the append (expected: no stream) checks that guess: an order that exists
+    // refuses it, and the order is read. On an empty order decidePay refuses nothing (its refusals
+    // need a recorded transaction, a lock or a currency); an answer without an append (a simulated
+    // SERVER_BUSY) is made on the order as read. A guess is never made before the reference is
+    // claimed: nothing is claimed on a guessed state.
+    guessNew: (name) => reference.claimed && (gateway.cachedRevision ? gateway.cachedRevision(name) === undefined : existing?.has(name) !== true),
     attempts: MAX_CONFLICTS,
     busy: `Order '${params.orderid}' is being changed by too many requests at once`,
   });
