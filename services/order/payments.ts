@@ -62,14 +62,18 @@ const ANSWERED = new WeakMap<object, Map<string, Answered>>();
 const answerKey = (orderStream: string, transactionId: string) => `${orderStream}\u0000${transactionId}`;
 const MAX_ANSWERED = 2_000;
 
-function answeredBy(gateway: Gateway): Map<string, Answered> | undefined {
-  if (!gateway.cachedRevision) return undefined;
-  let answered = ANSWERED.get(gateway.store);
-  if (!answered) {
-    answered = new Map();
-    ANSWERED.set(gateway.store, answered);
+/** The store's map in `maps` (made on first use: a process may host several gateways). */
+function ofStore<V>(maps: WeakMap<object, Map<string, V>>, store: object): Map<string, V> {
+  let map = maps.get(store);
+  if (!map) {
+    map = new Map();
+    maps.set(store, map);
   }
-  return answered;
+  return map;
+}
+
+function answeredBy(gateway: Gateway): Map<string, Answered> | undefined {
+  return gateway.cachedRevision ? ofStore(ANSWERED, gateway.store) : undefined;
 }
 
 function remember(answered: Map<string, Answered> | undefined, key: string, entry: Answered): void {
@@ -86,13 +90,7 @@ const KNOWN_ORDERS = new WeakMap<object, Map<string, true>>();
 const MAX_KNOWN_ORDERS = 10_000;
 
 function knownOrders(gateway: Gateway): Map<string, true> | undefined {
-  if (gateway.cachedRevision) return undefined;
-  let known = KNOWN_ORDERS.get(gateway.store);
-  if (!known) {
-    known = new Map();
-    KNOWN_ORDERS.set(gateway.store, known);
-  }
-  return known;
+  return gateway.cachedRevision ? undefined : ofStore(KNOWN_ORDERS, gateway.store);
 }
 
 export type PayResponse = ReturnType<typeof payResponse>;
