@@ -52,6 +52,8 @@ export class PostgresReadModels implements ReadModelsPort {
   private poll: NodeJS.Timeout | undefined;
   /** A catch-up after the reply failed and said so: the next failures are not told again until one succeeds. */
   private warned = false;
+  /** After a rebuild that stopped early (a replay up to a position or an instant): reads do not catch up, until a catch-up runs. */
+  private pinned = false;
   private readonly page: number;
   private readonly target: string;
 
@@ -135,8 +137,12 @@ export class PostgresReadModels implements ReadModelsPort {
     await this.running;
   }
 
-  /** Closes the pool (after stop()). */
+  /** Closes the pool (after stop(); following the log stops here too, if stop() was not called). */
   async close(): Promise<void> {
+    this.unfollow?.();
+    this.unfollow = undefined;
+    clearInterval(this.poll);
+    this.poll = undefined;
     await this.running;
     await this.pool.end();
   }
@@ -152,6 +158,8 @@ export class PostgresReadModels implements ReadModelsPort {
   async rebuild(options: RebuildOptions = {}): Promise<RebuildResult> {
     await this.schema();
     await this.running;
+    // Stopped early, the models show that moment to every read until the next catch-up.
+    this.pinned = options.untilPosition !== undefined || options.untilTime !== undefined;
     await this.transaction(async (client) => {
       await client.query('SELECT name FROM read_model_checkpoints WHERE name = ANY($1::text[]) ORDER BY name FOR UPDATE', [this.projections.map((p) => p.name)]);
       for (const p of this.projections) await this.resetWith(client, p);
@@ -178,7 +186,7 @@ export class PostgresReadModels implements ReadModelsPort {
   }
 
   async hash(): Promise<string> {
-    await this.catchUp();
+    await this.beforeRead();
     const digest = createHash('sha256');
     for (const p of this.projections) {
       for (const row of await this.rows(p.name)) digest.update(`${p.name}\u0000${row.key}\u0000${row.doc}\n`);
@@ -195,6 +203,11 @@ export class PostgresReadModels implements ReadModelsPort {
     }
   }
 
+  /** Every read catches up first (see the top of this file), but a rebuild stopped early stays as it is. */
+  private beforeRead(): Promise<void> {
+    return this.pinned ? Promise.resolve() : this.catchUp();
+  }
+
   /**
    * Whether a read of the models made now sees the events up to `position`: always, since every
    * read catches up first (the command handler asks, and need not wait for a catch-up).
@@ -204,7 +217,7 @@ export class PostgresReadModels implements ReadModelsPort {
   }
 
   async checkpoint(name: string): Promise<bigint> {
-    await this.catchUp();
+    await this.beforeRead();
     return this.storedCheckpoint(name);
   }
 
@@ -216,13 +229,13 @@ export class PostgresReadModels implements ReadModelsPort {
   }
 
   async get<Doc>(projection: string, key: string): Promise<Doc | undefined> {
-    await this.catchUp();
+    await this.beforeRead();
     const rows = await this.query<{ doc: string }>('SELECT doc FROM read_models WHERE projection = $1 AND key = $2', [projection, key]);
     return rows[0] ? (JSON.parse(rows[0].doc) as Doc) : undefined;
   }
 
   async all(projection: string): Promise<Row[]> {
-    await this.catchUp();
+    await this.beforeRead();
     return this.rows(projection);
   }
 
@@ -231,7 +244,7 @@ export class PostgresReadModels implements ReadModelsPort {
   }
 
   async withPrefix(projection: string, prefix: string): Promise<Row[]> {
-    await this.catchUp();
+    await this.beforeRead();
     return this.query<Row>('SELECT key, doc FROM read_models WHERE projection = $1 AND key >= $2 AND key < $3 ORDER BY key',
       [projection, prefix, `${prefix}\u{10FFFF}`]);
   }
@@ -268,6 +281,7 @@ export class PostgresReadModels implements ReadModelsPort {
    * fails those waiting (the next catch-up tries again).
    */
   private run(): void {
+    this.pinned = false;
     if (this.running) {
       this.again = true;
       return;

@@ -74,5 +74,18 @@ if (server) {
     await app.gateway.readModels.catchUp();
     t.equal(await b.hash(), await app.gateway.readModels.hash(), 'still equal after concurrent catch-ups');
     t.same((await a.withPrefix('orders', `${M1.id}/3000000000`)).length, 15, 'withPrefix reads a range of keys');
+
+    // A replay up to a position (tokengate replay --until-position): every read shows that moment
+    // (no catch-up) until the next catch-up, as on SQLite.
+    const full = await a.hash();
+    const until = (await store.headPosition()) - 10n;
+    await a.rebuild({ untilPosition: until, everyModel: true });
+    await app.gateway.readModels.rebuild({ untilPosition: until, everyModel: true });
+    const then = await a.hash();
+    t.not(then, full, 'the models up to the position are not the models now');
+    t.equal(then, await app.gateway.readModels.hash(), "the same as SQLite's replayed to the same position");
+    t.equal(await a.checkpoint(PROJECTIONS[0]!.name), until, 'its checkpoint read as it is');
+    await a.catchUp();
+    t.equal(await a.hash(), full, 'a catch-up brings them to now');
   });
 }
