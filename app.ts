@@ -8,7 +8,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { EventStoreConfig, GatewaySettings } from './config.js';
 import type { Merchants } from './merchants.js';
 import errors, { renderError } from './plugins/errors.js';
-import { authGuard } from './plugins/auth.js';
+import { AUTH_FAILURE_WINDOW_MS, authGuard } from './plugins/auth.js';
 import gateway from './plugins/gateway.js';
 import { openGateway } from './root.js';
 import pay from './routes/pay.js';
@@ -214,7 +214,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
   await app.register(errors);
   await app.register(limits, limitsInForce);
-  await app.register(authGuard, { limit: limitsInForce.authFailureLimit, windowMs: 60_000 });
+  await app.register(authGuard, { limit: limitsInForce.authFailureLimit, windowMs: AUTH_FAILURE_WINDOW_MS });
   await app.register(openapi);
   await app.register(gateway, { gateway: await openGateway(options.eventStore, options.merchants, options.settings, app.log) });
   await app.register(pay);

@@ -12,76 +12,71 @@
 //
 // The workers share what the store shares: with SQLite the file, as several processes on one
 // file always could (docs/stores.md, "Scaling out"). The failed-password counts of
-// AUTH_FAILURE_LIMIT they share through the primary: a worker tells it of each wrong password, it
-// tells the other workers (and a worker started later, the last two minutes' worth), so N workers
-// allow the guesses one process does and a lock holds in all of them. MAX_IN_FLIGHT is per worker.
+// AUTH_FAILURE_LIMIT they share through the primary, which counts them too: before it listens a
+// worker asks the primary for its counts and locks and takes them; from then on it tells the
+// primary of each wrong password and the primary tells the other workers. So N workers allow the
+// guesses one process does, and a lock holds in all of them, a worker started later included.
+// MAX_IN_FLIGHT is per worker.
 import cluster, { type Worker } from 'node:cluster';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { loggerOptions } from './app.js';
-import type { AuthFailures, SharedFailure } from './plugins/auth.js';
+import { AUTH_FAILURE_WINDOW_MS, AuthFailures, type FailureState, type SharedFailure } from './plugins/auth.js';
 
-/** The message that carries wrong passwords between the workers and the primary. */
-const AUTH_FAILURES = 'tokengate:auth-failures';
-interface AuthFailuresMessage { type: typeof AUTH_FAILURES; failures: SharedFailure[] }
+/** Wrong passwords (a worker's to the primary, the primary's relay to the others). */
+const FAILURES = 'tokengate:auth-failures';
+/** A worker starting asks for the counts and locks so far; the primary answers with STATE. */
+const HELLO = 'tokengate:auth-hello';
+const STATE = 'tokengate:auth-state';
+/** How long a worker waits for the primary's counts before it listens anyway (ms). */
+const STATE_WAIT_MS = 5_000;
 
-function authFailuresOf(message: unknown): SharedFailure[] | undefined {
-  if (typeof message !== 'object' || message === null || (message as { type?: unknown }).type !== AUTH_FAILURES) return undefined;
-  const failures = (message as { failures?: unknown }).failures;
-  if (!Array.isArray(failures)) return undefined;
-  return failures.filter((f): f is SharedFailure => typeof f === 'object' && f !== null &&
-    typeof (f as SharedFailure).credential === 'string' && typeof (f as SharedFailure).exists === 'boolean' && Number.isFinite((f as SharedFailure).at));
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+const isFailure = (f: unknown): f is SharedFailure =>
+  isRecord(f) && typeof f.credential === 'string' && typeof f.exists === 'boolean' && Number.isFinite(f.at);
+const isState = (f: unknown): f is FailureState =>
+  isRecord(f) && typeof f.credential === 'string' && typeof f.exists === 'boolean' &&
+  Number.isFinite(f.count) && Number.isFinite(f.since) && Number.isFinite(f.lockedUntil);
+
+/** The message's items of `type` that pass `valid` (undefined: not such a message). */
+function itemsOf<T>(message: unknown, type: string, valid: (item: unknown) => item is T): T[] | undefined {
+  if (!isRecord(message) || message.type !== type || !Array.isArray(message.items)) return undefined;
+  return message.items.filter(valid);
 }
 
 /**
- * A worker's side: tell the primary of each wrong password recorded here, and count those the
- * other workers saw (relayed by the primary). A message that cannot be sent (the primary is gone:
- * the worker is closing) is dropped.
+ * A worker's side, before it listens: ask the primary for the counts and locks so far and take
+ * them (resolves then, or after STATE_WAIT_MS without an answer), count the wrong passwords the
+ * other workers see (relayed by the primary), and tell the primary of each recorded here. A
+ * message that cannot be sent (the primary is gone: the worker is closing) is dropped.
  */
-export function shareAuthFailures(failures: AuthFailures, channel: NodeJS.Process = process): void {
-  failures.onFailure = (failure) => {
-    if (!channel.connected || !channel.send) return;
-    const message: AuthFailuresMessage = { type: AUTH_FAILURES, failures: [failure] };
-    channel.send(message, undefined, {}, () => undefined);
+export function shareAuthFailures(failures: AuthFailures, channel: NodeJS.Process = process): Promise<void> {
+  const send = (message: { type: string; items: unknown[] }) => {
+    if (channel.connected && channel.send) channel.send(message, undefined, {}, () => undefined);
   };
-  channel.on('message', (message: unknown) => {
-    for (const failure of authFailuresOf(message) ?? []) failures.shared(failure);
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, STATE_WAIT_MS);
+    timer.unref();
+    channel.on('message', (message: unknown) => {
+      const state = itemsOf(message, STATE, isState);
+      if (state !== undefined) {
+        failures.restore(state);
+        clearTimeout(timer);
+        resolve();
+        return;
+      }
+      for (const failure of itemsOf(message, FAILURES, isFailure) ?? []) failures.shared(failure);
+    });
+    failures.onFailure = (failure) => send({ type: FAILURES, items: [failure] });
+    send({ type: HELLO, items: [] });
+    if (!channel.connected || !channel.send) resolve();
   });
-}
-
-/**
- * The primary's memory of the workers' wrong passwords, for a worker that starts later: those of
- * the last `keptMs` (a lock lasts a minute after the failures of the minute before it: two
- * minutes hold every lock still in force), at most `max` of them (the oldest dropped first).
- */
-export class AuthFailureHistory {
-  private failures: SharedFailure[] = [];
-  private head = 0;
-  constructor(private readonly keptMs = 120_000, private readonly max = 100_000) {}
-
-  add(failure: SharedFailure, now = Date.now()): void {
-    this.failures.push(failure);
-    this.prune(now);
-  }
-
-  /** The failures a worker starting now should count, oldest first. */
-  recent(now = Date.now()): SharedFailure[] {
-    this.prune(now);
-    return this.failures.slice(this.head);
-  }
-
-  private prune(now: number): void {
-    while (this.head < this.failures.length && (this.failures.length - this.head > this.max || now - this.failures[this.head]!.at > this.keptMs)) this.head += 1;
-    // Compacted now and then, not at every failure dropped.
-    if (this.head > 1024 && this.head * 2 > this.failures.length) {
-      this.failures = this.failures.slice(this.head);
-      this.head = 0;
-    }
-  }
 }
 
 export interface PrimaryOptions {
   workers: number;
+  /** AUTH_FAILURE_LIMIT: the primary counts the workers' wrong passwords as each of them does. */
+  authFailureLimit: number;
   logLevel: string;
   /** Added to each worker's environment (the admin password the primary chose). */
   env: Record<string, string>;
@@ -106,9 +101,9 @@ export function runPrimary(options: PrimaryOptions): void {
   // Workers run dist/server.js whatever started the primary (npm start, or bin/tokengate.js serve).
   cluster.setupPrimary({ exec: fileURLToPath(new URL('./server.js', import.meta.url)), args: [] });
   const live = new Set<Worker>();
-  // Workers told of the others' wrong passwords: each from when it listens (its history sent then).
+  // Workers told of the others' wrong passwords: each from its hello on (the counts so far sent then).
   const sharing = new Set<Worker>();
-  const authFailures = new AuthFailureHistory();
+  const authFailures = new AuthFailures(options.authFailureLimit, AUTH_FAILURE_WINDOW_MS);
   const restarts = new Set<NodeJS.Timeout>();
   let ready = false;
   let listening = 0;
@@ -130,18 +125,19 @@ export function runPrimary(options: PrimaryOptions): void {
     // A message that cannot be sent, a process that cannot be signalled: told; its 'exit' decides.
     worker.on('error', (err) => log.warn({ worker: worker.id, err }, 'worker error'));
     worker.on('message', (message: unknown) => {
-      const failures = authFailuresOf(message);
+      if (itemsOf(message, HELLO, isRecord) !== undefined) {
+        if (worker.isConnected()) worker.send({ type: STATE, items: authFailures.snapshot() }, undefined, () => undefined);
+        sharing.add(worker);
+        return;
+      }
+      const failures = itemsOf(message, FAILURES, isFailure);
       if (failures === undefined || failures.length === 0) return;
-      for (const failure of failures) authFailures.add(failure);
-      const relayed: AuthFailuresMessage = { type: AUTH_FAILURES, failures };
-      for (const other of sharing) if (other !== worker && other.isConnected()) other.send(relayed, undefined, () => undefined);
+      for (const failure of failures) authFailures.shared(failure);
+      for (const other of sharing) if (other !== worker && other.isConnected()) other.send({ type: FAILURES, items: failures }, undefined, () => undefined);
     });
     worker.on('listening', (address) => {
       if (listenedAt !== undefined) return;
       listenedAt = Date.now();
-      const history: AuthFailuresMessage = { type: AUTH_FAILURES, failures: authFailures.recent() };
-      if (history.failures.length > 0 && worker.isConnected()) worker.send(history, undefined, () => undefined);
-      sharing.add(worker);
       log.info({ worker: worker.id, workerPid: worker.process.pid, port: address.port }, 'worker listening');
       if (ready) return;
       listening += 1;

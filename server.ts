@@ -34,6 +34,7 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
   if (config.workers > 1) {
     runPrimary({
       workers: config.workers,
+      authFailureLimit: config.limits.authFailureLimit,
       logLevel: config.logLevel,
       env: access.state === 'open' ? { ADMIN_PASSWORD: access.password } : {},
       onReady: (port) => process.stderr.write(startupBlock({ ...info, port })),
@@ -53,8 +54,8 @@ async function startGateway(config: Config, merchants: Merchants, adminPassword:
       clientCa: config.tls.clientCaFile ? readFileSync(config.tls.clientCaFile) : undefined,
     },
   });
-  // The workers count wrong passwords together (cluster.ts): before it listens, so none is missed.
-  if (cluster.isWorker) shareAuthFailures(app.authFailures);
+  // The workers count wrong passwords together (cluster.ts): the others' counts taken before it listens.
+  if (cluster.isWorker) await shareAuthFailures(app.authFailures);
   // A worker closes on SIGTERM from its primary (cluster.ts), which forwards SIGTERM and SIGINT.
   // It may get the same signal twice: Ctrl-C in a terminal, `timeout` and systemd signal the whole
   // process group, the primary included. Close-with-grace would exit at once on a second signal,

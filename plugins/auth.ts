@@ -63,6 +63,11 @@ interface FailureCount { count: number; since: number; lockedUntil: number }
 
 /** A wrong password, as the workers of one gateway tell each other (cluster.ts). */
 export interface SharedFailure { credential: string; exists: boolean; at: number }
+/** One credential's count and lock, as a worker that starts is handed them (cluster.ts). */
+export interface FailureState extends FailureCount { credential: string; exists: boolean }
+
+/** AUTH_FAILURE_LIMIT's window: the failures of a minute lock a credential for a minute. */
+export const AUTH_FAILURE_WINDOW_MS = 60_000;
 
 /**
  * Failed password authentications per CREDENTIAL (`merchant.<id>`, `admin`), not per client
@@ -133,6 +138,11 @@ export class AuthFailures {
       entry.count = 0;
       entry.since = now;
     }
+    this.put(credential, exists, entry);
+  }
+
+  private put(credential: string, exists: boolean, entry: FailureCount): void {
+    const table = exists ? this.known : this.unknown;
     table.delete(credential); // re-inserted last: the unknown table evicts from the front
     table.set(credential, entry);
     if (!exists) {
@@ -141,6 +151,19 @@ export class AuthFailures {
         this.unknown.delete(oldest);
       }
     }
+  }
+
+  /** Every credential's count and lock, least recently failed first (for a worker that starts). */
+  snapshot(): FailureState[] {
+    const states: FailureState[] = [];
+    for (const [credential, entry] of this.known) states.push({ credential, exists: true, ...entry });
+    for (const [credential, entry] of this.unknown) states.push({ credential, exists: false, ...entry });
+    return states;
+  }
+
+  /** Take these counts and locks as this registry's (a worker starting takes the others' so). */
+  restore(states: readonly FailureState[]): void {
+    for (const { credential, exists, count, since, lockedUntil } of states) this.put(credential, exists, { count, since, lockedUntil });
   }
 
   /** Credentials with a failure count or a lock held in memory (known and unknown). */

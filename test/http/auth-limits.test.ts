@@ -3,7 +3,6 @@
 // passed; other merchants behind the same address are served.
 import t, { type Test } from 'tap';
 import { AuthFailures, type SharedFailure } from '../../plugins/auth.js';
-import { AuthFailureHistory } from '../../cluster.js';
 import { basic, buildTestApp, cardBody, createToken, M1, M2, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
 
 type App = Awaited<ReturnType<typeof buildTestApp>>;
@@ -134,25 +133,25 @@ t.test('AuthFailures shared between workers: each failure told once, a told one 
   t.equal(here.lockedFor('merchant.A', now + 3), 0, 'nothing told back: the first worker counts what it was told');
 });
 
-t.test("AuthFailureHistory: what a worker starting later is told, the last two minutes' failures, bounded", async (t) => {
-  const history = new AuthFailureHistory(120_000, 5);
-  const failure = (i: number, at: number): SharedFailure => ({ credential: `merchant.M${i}`, exists: false, at });
+t.test('AuthFailures handed to a worker that starts: the same counts, locks and windows as the registry they came from', async (t) => {
+  const limit = 3;
+  const from = new AuthFailures(limit, 60_000, 2);
   const now = 1_000_000;
-  for (let i = 0; i < 3; i++) history.add(failure(i, now + i), now + i);
-  t.same(history.recent(now + 10).map((f) => f.credential), ['merchant.M0', 'merchant.M1', 'merchant.M2'], 'oldest first');
-  t.same(history.recent(now + 120_001).map((f) => f.credential), ['merchant.M1', 'merchant.M2'], 'older than two minutes: dropped; two minutes old: kept');
-  for (let i = 3; i < 10; i++) history.add(failure(i, now + 120_001), now + 120_001);
-  t.same(history.recent(now + 120_001).map((f) => f.credential), ['merchant.M5', 'merchant.M6', 'merchant.M7', 'merchant.M8', 'merchant.M9'], 'at most 5: the oldest dropped first');
-  const many = new AuthFailureHistory(120_000, 1_000);
-  for (let i = 0; i < 5_000; i++) many.add(failure(i, now), now);
-  const kept = many.recent(now);
-  t.equal(kept.length, 1_000);
-  t.equal(kept[0]!.credential, 'merchant.M4000', 'after compactions, the newest 1,000 in order');
-  t.equal(kept.at(-1)!.credential, 'merchant.M4999');
-  // Replayed into a fresh worker's registry, the kept failures lock what they locked.
-  const replayed = new AuthFailures(3, 60_000);
-  const lockHistory = new AuthFailureHistory();
-  for (let i = 0; i < 3; i++) lockHistory.add({ credential: 'merchant.A', exists: true, at: now + i }, now + i);
-  for (const f of lockHistory.recent(now + 30_000)) replayed.shared(f);
-  t.ok(replayed.lockedFor('merchant.A', now + 30_000) > 0, 'a lock set before the worker started holds in it');
+  // Failures at 0, 50, 100 and 105 s: the window that began at 0 s ends at 60 s, so those of
+  // 100 and 105 s count in the window begun at 100 s (two of three: not locked).
+  for (const at of [0, 50_000, 100_000, 105_000]) from.record('merchant.A', true, now + at);
+  for (let i = 0; i < limit; i++) from.record('merchant.LOCKED', true, now + 110_000);
+  for (const id of ['U1', 'U2', 'U3']) from.record(`merchant.${id}`, false, now + 110_000);
+  const to = new AuthFailures(limit, 60_000, 2);
+  to.restore(from.snapshot());
+  t.same(to.snapshot(), from.snapshot(), 'the same entries, in the same order');
+  t.equal(to.size, 4, 'the known ones and the two unknown ones the registry keeps');
+  const at = now + 125_000;
+  t.equal(to.lockedFor('merchant.A', at), 0, 'not locked: two failures in the current window, as in the registry it came from');
+  t.equal(from.lockedFor('merchant.A', at), 0);
+  t.equal(to.lockedFor('merchant.LOCKED', at), from.lockedFor('merchant.LOCKED', at), 'a lock holds as long');
+  t.ok(to.lockedFor('merchant.LOCKED', at) > 0);
+  to.record('merchant.A', true, at);
+  from.record('merchant.A', true, at);
+  t.ok(to.lockedFor('merchant.A', at) > 0 && to.lockedFor('merchant.A', at) === from.lockedFor('merchant.A', at), 'the next failure locks both alike');
 });
