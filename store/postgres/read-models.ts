@@ -3,10 +3,10 @@
 // database, written in one transaction. They are applied after the reply, in batches: each
 // notice of an append (this instance's commits, LISTEN for other instances', a poll beside them)
 // starts a catch-up, which applies every event after the checkpoints, one page per transaction,
-// while the appends go on. Every read catches up first, to the log's head as it was when the read began: a
-// read sees every write answered before it, by this instance or another (the log is shared, and an
-// append answers once committed), so the command handler does not wait for a catch-up before it
-// answers (`covers`). The tables are shared, so what one instance applied is what every other
+// while the appends go on. Every read catches up first, to the log's head as it was when the read
+// began: a read sees every write answered before it, by this instance or another (the log is
+// shared, and an append answers once committed), so the command handler does not wait for a
+// catch-up before it answers (`covers`). The tables are shared, so what one instance applied is what every other
 // reads. Two instances catching up at once serialize on the checkpoint rows (SELECT … FOR UPDATE,
 // in name order): the second re-reads the checkpoints inside its transaction and skips what the
 // first applied. Reads are asynchronous (ReadModelsPort: the callers await them).
@@ -128,10 +128,7 @@ export class PostgresReadModels implements ReadModelsPort {
   }
 
   async stop(): Promise<void> {
-    this.unfollow?.();
-    this.unfollow = undefined;
-    clearInterval(this.poll);
-    this.poll = undefined;
+    this.unfollowLog();
     await this.subscription?.close();
     this.subscription = undefined;
     await this.running;
@@ -139,12 +136,17 @@ export class PostgresReadModels implements ReadModelsPort {
 
   /** Closes the pool (after stop(); following the log stops here too, if stop() was not called). */
   async close(): Promise<void> {
+    this.unfollowLog();
+    await this.running;
+    await this.pool.end();
+  }
+
+  /** No more notices of appends, no more polls (a subscription is closed by stop()). */
+  private unfollowLog(): void {
     this.unfollow?.();
     this.unfollow = undefined;
     clearInterval(this.poll);
     this.poll = undefined;
-    await this.running;
-    await this.pool.end();
   }
 
   private async resetWith(client: pg.PoolClient, p: Projection): Promise<void> {
