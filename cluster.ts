@@ -32,11 +32,12 @@ const STATE = 'tokengate:auth-state';
 const STATE_WAIT_MS = 5_000;
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
-const isFailure = (f: unknown): f is SharedFailure =>
-  isRecord(f) && typeof f.credential === 'string' && typeof f.exists === 'boolean' && Number.isFinite(f.at);
+/** An item naming a credential (and whether it exists), as both messages' items do. */
+const namesCredential = (f: unknown): f is Record<string, unknown> =>
+  isRecord(f) && typeof f.credential === 'string' && typeof f.exists === 'boolean';
+const isFailure = (f: unknown): f is SharedFailure => namesCredential(f) && Number.isFinite(f.at);
 const isState = (f: unknown): f is FailureState =>
-  isRecord(f) && typeof f.credential === 'string' && typeof f.exists === 'boolean' &&
-  Number.isFinite(f.count) && Number.isFinite(f.since) && Number.isFinite(f.lockedUntil);
+  namesCredential(f) && Number.isFinite(f.count) && Number.isFinite(f.since) && Number.isFinite(f.lockedUntil);
 
 /** The message's items of `type` that pass `valid` (undefined: not such a message). */
 function itemsOf<T>(message: unknown, type: string, valid: (item: unknown) => item is T): T[] | undefined {
