@@ -108,7 +108,10 @@ export function toDecimal(minor: number, digits: number): number {
   return Number.isSafeInteger(minor) && digits <= 3 ? minor / 10 ** digits : Number((minor / 10 ** digits).toFixed(digits));
 }
 
-/** Minor units as a request-style decimal string, e.g. 1280 → "12.80". */
+/** Minor units as a request-style decimal string, e.g. 1280 → "12.80"; exact, by the digits. */
 export function formatAmount(minor: number, digits: number): string {
-  return digits === 0 ? String(minor) : (minor / 10 ** digits).toFixed(digits);
+  if (digits === 0) return String(minor);
+  if (!Number.isSafeInteger(minor)) return (minor / 10 ** digits).toFixed(digits);
+  const text = String(Math.abs(minor)).padStart(digits + 1, '0');
+  return `${minor < 0 ? '-' : ''}${text.slice(0, -digits)}.${text.slice(-digits)}`;
 }

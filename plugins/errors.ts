@@ -12,6 +12,7 @@ import fp from 'fastify-plugin';
 import { GatewayError, InvalidRequest, AuthenticationFailed, StorageFault, StoreUnreachable, type ErrorMembers } from '../domain/errors.js';
 import { sortedJson } from '../lib/json.js';
 import { jsonSyntaxProblem } from '../lib/json-syntax.js';
+import { keepNumberLiterals } from '../lib/json-literals.js';
 import { SENSITIVE_FIELD } from '../schemas/common.js';
 import { asStoreError } from '../store/storage-fault.js';
 import { maskCardNumbers } from '../lib/mask.js';
@@ -221,6 +222,9 @@ async function errorsPlugin(app: FastifyInstance) {
   app.addContentTypeParser('*', { parseAs: 'string' }, parseJsonBody);
 }
 
+/** Members whose number text is checked as the client wrote it (amounts: services/order/pay-request.ts). */
+const CHECKED_AS_WRITTEN: ReadonlySet<string> = new Set(['amount']);
+
 /**
  * Every body's parser (whatever its Content-Type: curl -d sends a form type): JSON, or the
  * gateway's 400 in its words; the text kept on the request (`bodyText`).
@@ -230,11 +234,14 @@ export const parseJsonBody: FastifyBodyParser<string> = (request, text, done) =>
   request.bodyText = body;
   // (A blank body is rare: the trim, a copy of the body, only when it could be one.)
   if (body.length === 0 || (/^\s/.test(body) && body.trim() === '')) return done(null, undefined);
+  let parsed: unknown;
   try {
-    done(null, JSON.parse(body));
+    parsed = JSON.parse(body);
   } catch {
-    done(new InvalidRequest(jsonParseExplanation(body)), undefined);
+    return done(new InvalidRequest(jsonParseExplanation(body)), undefined);
   }
+  keepNumberLiterals(body, parsed, CHECKED_AS_WRITTEN);
+  done(null, parsed);
 };
 
 declare module 'fastify' {

@@ -21,8 +21,8 @@ export const TransactionApiParams = Strict({
 
 const Open = Type.Object;
 const open = { additionalProperties: true } as const;
-/** A decimal amount, as a string ("1.00") or a JSON number (1.00): checked by the service. */
-const Amount = () => Type.Unknown({ description: 'a decimal number such as 100.00, as a string or a JSON number' });
+/** A decimal amount, as a string ("1.00") or a JSON number (1.00): its text as written is checked by the service. */
+const Amount = () => Type.Unknown({ description: "a decimal number such as 100.00, as a string or a JSON number; its text as written: 1 to 14 characters 0-9 and '.'" });
 
 export const TransactionBody = Open({
   apiOperation: StringEnum(API_OPERATIONS),

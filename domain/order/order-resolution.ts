@@ -4,7 +4,7 @@
 // in the command).
 import type { PaymentOutcomeResolved } from '../events.js';
 import { orderStatus, type OrderState } from './order-state.js';
-import { statusOfTotals } from './transactions.js';
+import { statusOfTotals } from './totals.js';
 import { CODE_ANSWERS, unknownResolution } from './triggers.js';
 
 export interface ResolveUnknownPayment {

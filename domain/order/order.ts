@@ -6,6 +6,7 @@ import type { CardExpiry, CardHolder, PaymentRecorded, PaymentStarted, StoredCar
 import { firstMatchingRule, type MerchantRule, type RuleAnswer } from '../merchant-rules.js';
 import { decideOutcome, gatewayDecision, type OutcomeRequest } from './payment-outcome.js';
 import { LOCK_MARGIN_MS, orderStatus, ZERO_TOTALS, type OrderState } from './order-state.js';
+import { checkTotalWithin } from './totals.js';
 
 export { evolveOrder, initialOrderState, LOCK_MARGIN_MS, orderStatus, type OrderState, type PaymentInProgress } from './order-state.js';
 
@@ -85,6 +86,7 @@ export function decidePay(state: OrderState, command: PayWithToken): PayDecision
   if (state.exists && state.currency !== command.currency) {
     throw new InvalidRequest(`Value '${command.currency}' is invalid. The order's currency is ${state.currency}`, 'transaction.currency');
   }
+  checkTotalWithin(state, command.amount, command.currency, 'transaction.amount');
   const rule = firstMatchingRule(command.rules ?? [], {
     amount: command.amount, currency: command.currency, cardNumber: command.card.number, brand: command.card.brand,
     token: command.token, orderReference: command.orderReference, transactionReference: command.transactionReference,

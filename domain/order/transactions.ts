@@ -3,14 +3,14 @@
 // the acquirer's random references and the time are in the command. PAY, AUTHORIZE and VERIFY are
 // decided by the same rules as version 3's Pay with token (payment-outcome.ts: test acquirer,
 // risk and 3-D Secure markers, merchant rules' gatewayCode and risk); CAPTURE, REFUND and VOID
-// are approved when the order's totals allow them and refused (400, nothing recorded) otherwise.
+// are approved when the order's totals allow them (totals.ts) and refused (400, nothing recorded) otherwise.
 import { InvalidRequest } from '../errors.js';
 import type { ApiOperation, OrderSource, OrderTotals, OrderTransactionRecorded, PaymentOutcome, PaymentRecorded, PaymentStarted, TransactionType } from '../events.js';
-import { formatAmount, minorUnits } from '../money.js';
 import { firstMatchingRule, type MerchantRule } from '../merchant-rules.js';
 import { holdOf, startedEvent, type AcquirerIds } from './order.js';
 import { acquirerReferences, decideOutcome, gatewayDecision, type OutcomeRequest } from './payment-outcome.js';
 import { ZERO_TOTALS, type OrderState, type OrderTransaction } from './order-state.js';
+import { checkTotalWithin, statusOfTotals, totalsAfterFollowOn, totalsAfterVoid } from './totals.js';
 
 export interface OrderTransactionCommand {
   type: 'OrderTransaction';
@@ -56,14 +56,6 @@ export type OrderTransactionDecision =
   | { kind: 'busy'; latencyMs: number };
 
 const TERMINAL = 'TGW00001';
-
-/** The order's status from its totals; `otherwise` when no money is authorized, captured or refunded. */
-export function statusOfTotals(totals: OrderTotals, otherwise: string): string {
-  if (totals.refunded > 0) return totals.refunded >= totals.captured ? 'REFUNDED' : 'PARTIALLY_REFUNDED';
-  if (totals.captured > 0) return totals.captured >= totals.authorized ? 'CAPTURED' : 'PARTIALLY_CAPTURED';
-  if (totals.authorized > 0) return 'AUTHORIZED';
-  return otherwise;
-}
 
 const differentRequest = (c: OrderTransactionCommand) => new InvalidRequest(
   `Transaction '${c.transactionId}' of order '${c.orderId}' is already recorded with a different request. ` +
@@ -125,6 +117,7 @@ export function decideOrderTransaction(state: OrderState, c: OrderTransactionCom
   if (latencyMs > 0 && !ours) {
     // Checked before the order is held: a refusal (another currency) is answered at once.
     checkCurrency(state, c.currency, 'order.currency');
+    if (c.apiOperation !== 'VERIFY') checkTotalWithin(state, c.amount ?? 0, c.currency ?? '', 'order.amount');
     return { kind: 'started', events: [startedEvent({ ...c, amount: c.amount ?? 0, currency: c.currency ?? '' }, latencyMs)], latencyMs };
   }
   const transaction = decideNew(state, c);
@@ -215,6 +208,7 @@ function initial(state: OrderState, c: OrderTransactionCommand): OrderTransactio
   const source = c.source as OrderSource;
   checkCurrency(state, currency, 'order.currency');
   const amount = c.apiOperation === 'VERIFY' ? 0 : c.amount ?? 0;
+  checkTotalWithin(state, amount, currency, 'order.amount');
   const rule = ruleOf(c);
   const request: OutcomeRequest = {
     card: source.card, securityCode: c.securityCode, billingStreet: c.billingStreet, orderReference: c.orderReference,
@@ -249,21 +243,13 @@ function approval(state: OrderState, c: OrderTransactionCommand): PaymentOutcome
   };
 }
 
-
 /** CAPTURE (up to the authorized amount not yet captured) and REFUND (up to the captured amount not yet refunded). */
 function followOn(state: OrderState, c: OrderTransactionCommand): OrderTransaction {
   requireOrder(state, c);
   checkCurrency(state, c.currency, 'transaction.currency');
   const amount = c.amount as number;
-  const t = state.totals;
   const capture = c.apiOperation === 'CAPTURE';
-  const available = capture ? t.authorized - t.captured : t.captured - t.refunded;
-  if (amount > available) {
-    throw new InvalidRequest(capture
-      ? `Value '${formatAmount(amount, minorUnits(state.currency) ?? 2)}' is invalid. The amount exceeds the order's authorized amount not yet captured`
-      : `Value '${formatAmount(amount, minorUnits(state.currency) ?? 2)}' is invalid. The amount exceeds the order's captured amount not yet refunded`, 'transaction.amount');
-  }
-  const totalsAfter = capture ? { ...t, captured: t.captured + amount } : { ...t, refunded: t.refunded + amount };
+  const totalsAfter = totalsAfterFollowOn(state.totals, capture, amount, state.currency);
   return recorded(state, c, {
     transactionType: capture ? 'CAPTURE' : 'REFUND', amount, currency: state.currency, outcome: approval(state, c),
     totalsAfter, orderStatus: statusOfTotals(totalsAfter, state.status),
@@ -285,27 +271,9 @@ function voidOf(state: OrderState, c: OrderTransactionCommand): OrderTransaction
   const type = VOIDS[target.transactionType];
   if (!type) throw new InvalidRequest(`Value '${targetId}' is invalid. A ${target.transactionType} transaction cannot be voided`, field);
   if (target.outcome.result !== 'SUCCESS') throw new InvalidRequest(`Value '${targetId}' is invalid. Only a successful transaction can be voided`, field);
-  const t = state.totals;
-  const a = target.amount;
-  let totalsAfter: OrderTotals;
-  switch (type) {
-    case 'VOID_AUTHORIZATION':
-      if (t.captured > t.authorized - a) throw new InvalidRequest(`Value '${targetId}' is invalid. The authorization is captured: void or refund the captures first`, field);
-      totalsAfter = { ...t, authorized: t.authorized - a };
-      break;
-    case 'VOID_PAYMENT':
-      if (t.refunded > t.captured - a) throw new InvalidRequest(`Value '${targetId}' is invalid. The payment is refunded: void the refunds first`, field);
-      totalsAfter = { ...t, authorized: t.authorized - a, captured: t.captured - a };
-      break;
-    case 'VOID_CAPTURE':
-      if (t.refunded > t.captured - a) throw new InvalidRequest(`Value '${targetId}' is invalid. The capture is refunded: void the refunds first`, field);
-      totalsAfter = { ...t, captured: t.captured - a };
-      break;
-    default:
-      totalsAfter = { ...t, refunded: t.refunded - a };
-  }
+  const totalsAfter = totalsAfterVoid(state.totals, type, target.amount, targetId);
   return recorded(state, c, {
-    transactionType: type, amount: a, currency: state.currency, outcome: approval(state, c), totalsAfter,
+    transactionType: type, amount: target.amount, currency: state.currency, outcome: approval(state, c), totalsAfter,
     orderStatus: statusOfTotals(totalsAfter, 'CANCELLED'), targetTransactionId: targetId,
   });
 }

@@ -14,6 +14,7 @@ import { cardTypeOf } from '../../domain/card.js';
 import type { OrderState, OrderTransaction } from '../../domain/order/order-state.js';
 import { decideOrderTransaction, transactionOf, type OrderTransactionCommand } from '../../domain/order/transactions.js';
 import { sortedJson } from '../../lib/json.js';
+import { numberLiteral } from '../../lib/json-literals.js';
 import type { MerchantProfile } from '../../merchants.js';
 import type { OrderApiParams, TransactionApiParams, TransactionBody } from '../../schemas/transaction.js';
 import { foldOrder, foldToken, orderAggregate, readOwnStream } from '../aggregates.js';
@@ -139,7 +140,7 @@ async function commandFacts(gateway: Gateway, merchant: MerchantProfile, params:
       if (currency === undefined) throw missing('order.currency');
       const sessionAmount = body.order?.amount === undefined && session?.order?.currency === currency ? session.order.amount : undefined;
       const amount = apiOperation === 'VERIFY' ? undefined
-        : sessionAmount !== undefined ? sessionAmount : amountOf(body.order?.amount, currency, 'order.amount');
+        : sessionAmount !== undefined ? sessionAmount : amountOf(body.order?.amount, currency, 'order.amount', numberLiteral(body.order, 'amount'));
       if (apiOperation === 'VERIFY' && minorUnits(currency) === undefined) {
         throw new InvalidRequest(`Value '${currency}' is invalid. Currency is not supported`, 'order.currency', 'UNSUPPORTED');
       }
@@ -160,7 +161,7 @@ async function commandFacts(gateway: Gateway, merchant: MerchantProfile, params:
     case 'REFUND': {
       const currency = body.transaction?.currency;
       if (currency === undefined) throw missing('transaction.currency');
-      const amount = amountOf(body.transaction?.amount, currency, 'transaction.amount');
+      const amount = amountOf(body.transaction?.amount, currency, 'transaction.amount', numberLiteral(body.transaction, 'amount'));
       const reference = body.transaction?.reference;
       return { ...base, currency, amount, ...(reference !== undefined ? { transactionReference: reference } : {}) };
     }

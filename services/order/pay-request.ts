@@ -23,15 +23,26 @@ export function amountExplanation(text: string, problem: AmountProblem, currency
   }
 }
 
-/** An amount sent as a string ("1.00") or a JSON number (1.00), in the currency's minor units. */
-export function amountOf(value: unknown, currency: string, field: string): number {
+/** A value quoted in an explanation: at most 100 characters. */
+const quote = (text: string): string => ([...text].length > 100 ? `${[...text].slice(0, 100).join('')}...` : text);
+
+/**
+ * An amount sent as a string ("1.00") or a JSON number (1.00), in the currency's minor units. Both
+ * forms are checked by their text as written, with the spec's request decimal rule (characters
+ * 0-9 and '.', 1 to 14 of them) and then the currency's: a number's text is `written`, the literal
+ * the body parser kept (lib/json-literals.ts), so 1e12 and 0.009999999999999999999 are refused as
+ * their strings are, not read as the doubles 1000000000000 and 0.01.
+ */
+export function amountOf(value: unknown, currency: string, field: string, written?: string): number {
   if (value === undefined) throw new InvalidRequest(`Missing parameter '${field}' required for this apiOperation`, field, 'MISSING');
   const digits = minorUnits(currency);
   if (digits === undefined) throw new InvalidRequest(`Value '${currency}' is invalid. Currency is not supported`, field.replace(/amount$/, 'currency'), 'UNSUPPORTED');
-  const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : typeof value === 'string' ? value : undefined;
-  if (text === undefined || !/^[0-9]+(\.[0-9]+)?$/.test(text) || text.length > 14) {
-    throw new InvalidRequest(`Value '${String(typeof value === 'string' || typeof value === 'number' ? value : typeof value).slice(0, 20)}' is invalid. Expected a decimal number such as 100.00`, field);
-  }
+  // (A number without its literal, from no text the parser saw: its shortest text.)
+  const text = typeof value === 'string' ? value : typeof value === 'number' ? written ?? (Number.isFinite(value) ? String(value) : undefined) : undefined;
+  if (text === undefined) throw new InvalidRequest(`Value '${typeof value}' is invalid. Expected a decimal number such as 100.00`, field);
+  const length = [...text].length;
+  if (length > 14) throw new InvalidRequest(`Value '${quote(text)}' is invalid. Length is ${length} characters, but must be less than 15`, field);
+  if (!/^[0-9]+(\.[0-9]+)?$/.test(text)) throw new InvalidRequest(`Value '${quote(text)}' is invalid. Expected a decimal number such as 100.00`, field);
   const parsed = parseAmount(text, digits);
   if (!parsed.ok) throw new InvalidRequest(amountExplanation(text, parsed.problem, currency), field);
   return parsed.minor;

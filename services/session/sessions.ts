@@ -11,6 +11,7 @@ import { InvalidRequest } from '../../domain/errors.js';
 import { streams, type CardExpiry, type SessionCard, type SessionOrder } from '../../domain/events.js';
 import { formatAmount, minorUnits } from '../../domain/money.js';
 import { amountOf } from '../order/pay-request.js';
+import { numberLiteral } from '../../lib/json-literals.js';
 import { maskCardNumber, type CardNumberMasking } from '../../domain/token/accounts.js';
 import { decideCreateSession, decideUpdateSession, usable, type SessionState } from '../../domain/session/session.js';
 import type { MerchantProfile } from '../../merchants.js';
@@ -106,7 +107,7 @@ function sessionOrder(state: Extract<SessionState, { status: 'OPEN' }>, order: S
   }
   if (order.amount === undefined) return { currency: currency as string };
   if (currency === undefined) throw new InvalidRequest("Missing parameter 'order.currency': an amount needs its currency", 'order.currency', 'MISSING');
-  return { amount: amountOf(order.amount, currency, 'order.amount'), currency };
+  return { amount: amountOf(order.amount, currency, 'order.amount', numberLiteral(order, 'amount')), currency };
 }
 
 export async function updateSession(gateway: Gateway, merchant: MerchantProfile, sessionId: string, body: SessionBody, meta: RequestMeta, version = '100') {

@@ -111,6 +111,17 @@ t.test('formatAmount: minor units to a request-style decimal string', async (t) 
   t.equal(formatAmount(99_999_999_999_999, 2), '999999999999.99');
 });
 
+t.test('formatAmount is exact by the digits for every safe integer (a division by 10^3 is not, past 2^53 / 1000)', async (t) => {
+  t.equal(formatAmount(999_999_999_999_999, 3), '999999999999.999');
+  t.equal(formatAmount(Number.MAX_SAFE_INTEGER, 3), '9007199254740.991');
+  t.equal(formatAmount(Number.MAX_SAFE_INTEGER, 2), '90071992547409.91');
+  t.equal(formatAmount(-1234, 3), '-1.234');
+  fc.assert(fc.property(fc.bigInt({ min: 0n, max: BigInt(Number.MAX_SAFE_INTEGER) }), fc.constantFrom(1, 2, 3), (minor, digits) => {
+    const text = minor.toString().padStart(digits + 1, '0');
+    return formatAmount(Number(minor), digits) === `${text.slice(0, -digits)}.${text.slice(-digits)}`;
+  }));
+});
+
 t.test('parseAmount and formatAmount round-trip', async (t) => {
   const wrong: string[] = [];
   for (const digits of [0, 2, 3]) {
