@@ -161,7 +161,7 @@ async function pay<A extends string | PayResponse>(gateway: Gateway, merchant: M
     gateway.cachedRevision?.(stream) === recent.revision) return recent.answer as A;
   const meta = typeof requestMeta === 'function' ? requestMeta() : requestMeta;
   const answer = (payment: Parameters<typeof payResponse>[0], state: Parameters<typeof orderView>[0], now: string): A =>
-    form(payResponse(payment, orderView(state, now), correlationId, masking));
+    form(payResponse(payment, orderView(state, now, payment.transactionId), correlationId, masking));
   // Only a merchant rule's latency holds the order (PaymentStarted names this attempt): no id to
   // draw without rules.
   const attemptId = (facts.rules?.length ?? 0) > 0 ? randomUUID() : undefined;
