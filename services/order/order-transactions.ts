@@ -24,7 +24,6 @@ import type { RequestMeta } from '../context.js';
 import type { Gateway } from '../gateway.js';
 import { amountOf } from './pay-request.js';
 import { orderResponse, transactionResponse } from './transaction-responses.js';
-import { referenceClaimer } from './transaction-references.js';
 import { busyAfter, POLL_MS } from './holds.js';
 
 const MAX_CONFLICTS = 20;
@@ -180,9 +179,9 @@ export async function orderTransaction(gateway: Gateway, merchant: MerchantProfi
   const masking = maskingOf(merchant);
   const { correlationId } = body;
   const attemptId = randomUUID();
-  // transaction.reference is unique across the merchant's transactions on both paths.
-  const reference = referenceClaimer(gateway, { merchantId: merchant.id, orderId: params.orderId, transactionId: params.transactionId, reference: facts.transactionReference }, meta);
-  return handleCommand(gateway, streams.order(merchant.id, params.orderId), orderAggregate, async (state, { now }) => {
+  // transaction.reference is echoed, never claimed: on this API a client may send the same one on
+  // many transactions (only version 3's Pay with token holds it unique: transaction-references.ts).
+  return handleCommand(gateway, streams.order(merchant.id, params.orderId), orderAggregate, (state, { now }) => {
     const decision = decideOrderTransaction(state, { ...facts, attemptId, ids: acquirerIds(now), now });
     switch (decision.kind) {
       case 'replayed':
@@ -195,10 +194,8 @@ export async function orderTransaction(gateway: Gateway, merchant: MerchantProfi
       case 'busy':
         return { events: [], answer: busyAfter(decision.latencyMs) };
       case 'started':
-        await reference.claim(now);
         return { events: decision.events, again: decision.latencyMs };
       case 'recorded':
-        await reference.claim(now);
         return {
           events: decision.events,
           answer: (after) => {
