@@ -2,6 +2,7 @@
 // only (the spec's rule), repeated freely on the order API (real clients send "1" on every CAPTURE,
 // "PAY" on every PAY); and a transaction that is refused does not use up its reference.
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import t from 'tap';
 import { buildTestApp, createToken, M1, tokenAuth } from '../helpers/app.js';
 import { expectInvalid, orderId, pay, type App } from './http.fixture.js';
@@ -58,4 +59,52 @@ t.test('order API: eight parallel REFUNDs with distinct references, six refused;
     const res = await put(a, randomUUID(), 'pay', payOp(token, '1.00', reference));
     t.equal(res.statusCode, 201, `reference ${reference} accepted on a new transaction (${res.body})`);
   }
+});
+
+/**
+ * Hold the first `count` appends to streams starting with `prefix` until all of them have come (or
+ * a generous deadline passed): every request has then decided, and claimed, on the order as it was
+ * before any of them recorded. Later appends go through at once.
+ */
+function barrier(a: App, prefix: string, count: number): void {
+  const store = a.gateway.store;
+  const append = store.append.bind(store);
+  let arrived = 0;
+  let open!: () => void;
+  const allThere = new Promise<void>((resolve) => { open = resolve; });
+  const fallback = setTimeout(() => open(), 20_000);
+  store.append = async (stream, events, options) => {
+    if (stream.startsWith(prefix) && arrived < count) {
+      arrived++;
+      if (arrived === count) {
+        clearTimeout(fallback);
+        open();
+      }
+      await allThere;
+    }
+    return append(stream, events, options);
+  };
+}
+
+for (const store of ['memory', 'sqlite'] as const) t.test(`version 3: parallel PAYs refused for their currency after their claims do not use up their references (${store})`, async (t) => {
+  const a = await buildTestApp(t, { eventStore: store === 'memory' ? { kind: 'memory' } : { kind: 'sqlite', path: join(t.testdir(), 'gateway.db') } });
+  const token = await createToken(a);
+  const order = orderId();
+  barrier(a, `order-${M1.id}:${order}`, 8);
+  const references = Array.from({ length: 8 }, (_, i) => `par-${i}-${randomUUID().slice(0, 6)}`);
+  const replies = await Promise.all(references.map((reference, i) =>
+    pay(a, token, v3Pay('2.00', i % 2 === 0 ? 'USD' : 'EUR', reference), { order, transaction: String(i + 1) })));
+  t.equal(replies.filter((r) => r.statusCode === 201).length, 4, "the four in the currency of the first recorded");
+  for (const [i, res] of replies.entries()) {
+    const reference = references[i]!;
+    if (res.statusCode === 201) {
+      expectInvalid(t, await pay(a, token, v3Pay('1.00', 'USD', reference)), { field: 'transaction.reference' }, `${reference}: recorded, so held`);
+      continue;
+    }
+    expectInvalid(t, res, { field: 'transaction.currency' }, `${reference}: refused for its currency`);
+    const again = await pay(a, token, v3Pay('1.00', 'USD', reference));
+    t.equal(again.statusCode, 201, `${reference}: refused, so free for a new transaction (${again.body})`);
+  }
+  const events = (await a.gateway.store.readAll()).map((e) => e.type);
+  t.equal(events.filter((type) => type === 'TransactionReferenceReleased').length, 4, 'the four refused let go of their references');
 });
