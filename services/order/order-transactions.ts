@@ -19,7 +19,7 @@ import type { OrderApiParams, TransactionApiParams, TransactionBody } from '../.
 import { foldOrder, foldToken, orderAggregate, readOwnStream } from '../aggregates.js';
 import { sessionForToken } from '../session/sessions.js';
 import { handleCommand } from '../command-handler.js';
-import { acquirerIds } from './acquirer-ids.js';
+import { acquirerIds, transactionReferences } from './acquirer-ids.js';
 import type { RequestMeta } from '../context.js';
 import type { Gateway } from '../gateway.js';
 import { amountOf } from './pay-request.js';
@@ -179,10 +179,11 @@ export async function orderTransaction(gateway: Gateway, merchant: MerchantProfi
   const masking = maskingOf(merchant);
   const { correlationId } = body;
   const attemptId = randomUUID();
+  const references = transactionReferences(merchant.id, params.orderId, params.transactionId);
   // transaction.reference is echoed, never claimed: on this API a client may send the same one on
   // many transactions (only version 3's Pay with token holds it unique: transaction-references.ts).
   return handleCommand(gateway, streams.order(merchant.id, params.orderId), orderAggregate, (state, { now }) => {
-    const decision = decideOrderTransaction(state, { ...facts, attemptId, ids: acquirerIds(now), now });
+    const decision = decideOrderTransaction(state, { ...facts, attemptId, ids: acquirerIds(references, now), now });
     switch (decision.kind) {
       case 'replayed':
         return { events: [], answer: () => transactionResponse(decision.transaction, existing(state), params.version, masking, correlationId) };

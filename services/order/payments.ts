@@ -20,7 +20,7 @@ import { orderAggregate } from '../aggregates.js';
 import { handleCommand, type Attempt, type Decision } from '../command-handler.js';
 import { SimulatedFault } from '../../domain/errors.js';
 import type { RequestMeta } from '../context.js';
-import { acquirerIds } from './acquirer-ids.js';
+import { acquirerIds, transactionReferences, type TransactionReferences } from './acquirer-ids.js';
 import type { Gateway } from '../gateway.js';
 import { orderView } from './order-stream.js';
 import { payFacts } from './pay-request.js';
@@ -167,9 +167,10 @@ async function pay<A extends string | PayResponse>(gateway: Gateway, merchant: M
   // draw without rules.
   const attemptId = (facts.rules?.length ?? 0) > 0 ? randomUUID() : undefined;
   const reference = referenceClaimer(gateway, { merchantId: merchant.id, orderId: params.orderid, transactionId: params.transactionid, reference: facts.transactionReference }, meta);
-  // One command for every attempt, its time and acquirer references drawn anew at each (a copy
-  // of the facts per attempt cost µs on every pay: issue 17).
+  // One command for every attempt, its time and batch set anew at each (a copy of the facts per
+  // attempt cost µs on every pay: issue 17).
   const command: PayWithToken = Object.assign(facts, { attemptId, ids: NO_IDS, now: '' });
+  const references = transactionReferences(merchant.id, params.orderid, params.transactionid);
   const existing = knownOrders(gateway);
   const keep = (response: A, revision: bigint) => remember(answered, key, {
     fingerprint: facts.requestFingerprint, revision, correlationId, masking, answer: response, bodyText: bodyText ?? '', tokenid: params.tokenid, tokenRevision,
@@ -177,7 +178,7 @@ async function pay<A extends string | PayResponse>(gateway: Gateway, merchant: M
   });
   const busy = `Order '${params.orderid}' is being changed by too many requests at once`;
   // (`return await`: the handler's promise is adopted at once, not through a thenable job's extra turns.)
-  return await reference.settle(handleCommand(gateway, stream, orderAggregate, payDecider({ stream, command, reference, existing, answer, keep }), {
+  return await reference.settle(handleCommand(gateway, stream, orderAggregate, payDecider({ stream, command, references, reference, existing, answer, keep }), {
     meta,
     ownStream: true,
     // Most payments open a new order. When the store would have to read the order's stream (from
@@ -197,6 +198,8 @@ async function pay<A extends string | PayResponse>(gateway: Gateway, merchant: M
 interface PayDecider<A> {
   stream: string;
   command: PayWithToken;
+  /** The acquirer's references of this transaction (acquirer-ids.ts). */
+  references: TransactionReferences;
   reference: ReferenceClaimer;
   /** The orders known to exist (stores that cannot tell), or undefined. */
   existing: Map<string, true> | undefined;
@@ -210,7 +213,7 @@ interface PayDecider<A> {
  * transaction.reference held before the first append that records or holds the order (no promise
  * when there is nothing left to hold: most payments), and what the hold is told of the record.
  */
-function payDecider<A>({ stream, command, reference, existing, answer, keep }: PayDecider<A>) {
+function payDecider<A>({ stream, command, references, reference, existing, answer, keep }: PayDecider<A>) {
   // `records`: the decision appends the record (whether it is written is unknown until its answer).
   const claimed = <T>(now: string, decision: T, records = false): T | Promise<T> => {
     const held = () => {
@@ -221,7 +224,7 @@ function payDecider<A>({ stream, command, reference, existing, answer, keep }: P
   };
   return (state: OrderState, { now, history }: Attempt): Decision<OrderState, OrderEvent, A> | Promise<Decision<OrderState, OrderEvent, A>> => {
     reference.deciding();
-    command.ids = acquirerIds(now);
+    command.ids = acquirerIds(references, now);
     command.now = now;
     const decision = decidePay(state, command);
     // Read with events, or about to be written: the order exists from now on.

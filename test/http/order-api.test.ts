@@ -55,8 +55,8 @@ t.test('authorize → capture (partial, then the rest) → refund (partial) → 
   t.equal(auth.order.id, order, 'order.id is the UUID, as a string');
   t.equal(auth.order.currency, 'USD');
   t.equal(auth.order.amount, 100);
-  t.match(auth.transaction.authorizationCode, /^[0-9]{6}$/, 'an authorization code');
-  t.match(auth.transaction.receipt, /^[0-9]{12}$/, 'a receipt');
+  t.match(auth.transaction.authorizationCode, /^([0-9]{2}[A-Z]){2}$/, 'an authorization code');
+  t.match(auth.transaction.receipt, /^([0-9]{2}[A-Z]){4}$/, 'a receipt');
   t.equal(auth.transaction.acquirer.id, 'TOKENGATE_S2I');
   t.equal(auth.response.acquirerCode, '00');
   t.equal(auth.response.acquirerMessage, 'Approved');
