@@ -8,45 +8,51 @@
 // three or more of its digits, an amount's digits or a numeric id cannot appear in one (a client
 // that scrubs the security code out of a transcript finds it nowhere else). A derivation that
 // drew digits only and skipped the security code would tell, by what it skipped, something of the
-// code to anyone who can recompute the derivation (its key is no secret).
-import { createHmac } from 'node:crypto';
+// code to anyone who can recompute the derivation (it holds no secret).
+import { hash } from 'node:crypto';
 import type { AcquirerIds } from '../../domain/order/order.js';
 
-/** The derivation's key: a constant (the references must be the same on every gateway). */
-const KEY = 'tokengate acquirer references 1';
+/**
+ * What the hashed text begins with: a constant, no secret (the references must be the same on
+ * every gateway); a one-shot hash, not an Hmac object per pay (store/sealing.ts says what one costs).
+ */
+const DOMAIN = 'tokengate acquirer references 1\n';
 
-const DIGITS = '0123456789';
+const DIGITS = Buffer.from('0123456789', 'latin1');
 /** Consonants only: no word spelled by chance. */
-const LETTERS = 'BCDFGHJKLMNPQRSTVWXZ';
-const HEX = '0123456789ABCDEF';
-const HEX_LETTERS = 'ABCDEF';
+const LETTERS = Buffer.from('BCDFGHJKLMNPQRSTVWXZ', 'latin1');
+const HEX = Buffer.from('0123456789ABCDEF', 'latin1');
+const HEX_LETTERS = Buffer.from('ABCDEF', 'latin1');
 
 /** The references of one transaction, without the batch (a number per day). */
 export type TransactionReferences = Omit<AcquirerIds, 'batch'>;
 
+/** The characters are written here (6 + 12 + 6 + 20), then read out as four strings. */
+const SCRATCH = Buffer.alloc(44);
+
 /**
- * `length` characters from `bytes` at `offset`, one byte each: a letter at every third place
- * (the 3rd, 6th, ...), a character of `others` elsewhere; at most two digits in a row.
+ * Characters `from` to `to` of SCRATCH, from the bytes of `bytes` at the same places, one byte
+ * each: a letter at every third place of the field (its 3rd, 6th, ...), a character of `others`
+ * elsewhere; so at most two digits in a row.
  */
-function characters(bytes: Buffer, offset: number, length: number, others: string, letters: string): string {
-  let out = '';
-  for (let i = 0; i < length; i++) {
-    const byte = bytes[offset + i] as number;
-    out += i % 3 === 2 ? letters[byte % letters.length] : others[byte % others.length];
+function characters(bytes: Buffer, from: number, to: number, others: Buffer, letters: Buffer): string {
+  for (let i = from; i < to; i++) {
+    const byte = bytes[i] as number;
+    SCRATCH[i] = (i - from) % 3 === 2 ? letters[byte % letters.length] as number : others[byte % others.length] as number;
   }
-  return out;
+  return SCRATCH.toString('latin1', from, to);
 }
 
 /** The acquirer's references of transaction (merchantId, orderId, transactionId). */
 export function transactionReferences(merchantId: string, orderId: string, transactionId: string): TransactionReferences {
-  // 64 bytes, of which 44 are used: 6 + 12 + 6 + 20 characters.
-  const bytes = createHmac('sha512', KEY).update(JSON.stringify([merchantId, orderId, transactionId])).digest();
+  // 64 bytes, of which 44 are used.
+  const bytes = hash('sha512', DOMAIN + JSON.stringify([merchantId, orderId, transactionId]), 'buffer') as unknown as Buffer;
   return {
     authorizationCode: characters(bytes, 0, 6, DIGITS, LETTERS),
-    receipt: characters(bytes, 6, 12, DIGITS, LETTERS),
-    stan: characters(bytes, 18, 6, DIGITS, LETTERS),
+    receipt: characters(bytes, 6, 18, DIGITS, LETTERS),
+    stan: characters(bytes, 18, 24, DIGITS, LETTERS),
     // 20 hexadecimal digits, upper case.
-    acquirerTransactionId: characters(bytes, 24, 20, HEX, HEX_LETTERS),
+    acquirerTransactionId: characters(bytes, 24, 44, HEX, HEX_LETTERS),
   };
 }
 
