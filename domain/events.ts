@@ -1,7 +1,7 @@
 // The event catalog, one module per aggregate (domain/token/events.ts, domain/order/events.ts,
 // domain/session/events.ts, domain/notification/events.ts) and the stream names (domain/streams.ts), gathered here.
 import type { AccountIdentifierReserved, TokenEvent } from './token/events.js';
-import type { OrderEvent, TransactionReferenceReserved } from './order/events.js';
+import type { OrderEvent, TransactionReferenceEvent } from './order/events.js';
 import type { SessionEvent } from './session/events.js';
 import type { NotificationEvent } from './notification/events.js';
 import { NOTIFICATION_EVENT_TYPES } from './notification/events.js';
@@ -15,7 +15,7 @@ export * from './session/events.js';
 export * from './notification/events.js';
 export * from './streams.js';
 
-export type DomainEvent = TokenEvent | OrderEvent | SessionEvent | NotificationEvent | AccountIdentifierReserved | TransactionReferenceReserved;
+export type DomainEvent = TokenEvent | OrderEvent | SessionEvent | NotificationEvent | AccountIdentifierReserved | TransactionReferenceEvent;
 export type DomainEventType = DomainEvent['type'];
 
 /** An event as read from a stream: its type names which of the catalog's events it is. */
@@ -25,5 +25,6 @@ export const isTokenEvent = (e: Typed): e is TokenEvent => TOKEN_EVENT_TYPES.has
 export const isOrderEvent = (e: Typed): e is OrderEvent => ORDER_EVENT_TYPES.has(e.type);
 export const isSessionEvent = (e: Typed): e is SessionEvent => SESSION_EVENT_TYPES.has(e.type);
 export const isAccountIdentifierReserved = (e: Typed): e is AccountIdentifierReserved => e.type === 'AccountIdentifierReserved';
-export const isTransactionReferenceReserved = (e: Typed): e is TransactionReferenceReserved => e.type === 'TransactionReferenceReserved';
+export const isTransactionReferenceEvent = (e: Typed): e is TransactionReferenceEvent =>
+  e.type === 'TransactionReferenceReserved' || e.type === 'TransactionReferenceReleased';
 export const isNotificationEvent = (e: Typed): e is NotificationEvent => NOTIFICATION_EVENT_TYPES.has(e.type);

@@ -3,9 +3,10 @@
 // for every read that folds a stream. Also the expected revision after a read, and reads checked
 // for their owner.
 import {
-  isAccountIdentifierReserved, isOrderEvent, isSessionEvent, isTokenEvent, isTransactionReferenceReserved, ownedByStreamOwner,
-  type AccountIdentifierReserved, type TransactionReferenceReserved,
+  isAccountIdentifierReserved, isOrderEvent, isSessionEvent, isTokenEvent, isTransactionReferenceEvent, ownedByStreamOwner,
+  type AccountIdentifierReserved, type TransactionReferenceEvent,
 } from '../domain/events.js';
+import { evolveReference, type ReferenceState } from '../domain/order/transaction-reference.js';
 import { evolveOrder, initialOrderState, type OrderState } from '../domain/order/order-state.js';
 import { evolveSession, initialSessionState, type SessionState } from '../domain/session/session.js';
 import { evolveToken, initialTokenState, type CardToken, type TokenState } from '../domain/token/token.js';
@@ -35,9 +36,9 @@ export const sessionAggregate = { initialState: initialSessionState, evolve: evo
 export const reservationAggregate: Aggregate<AccountIdentifierReserved['data'] | undefined, AccountIdentifierReserved> = {
   initialState: () => undefined, evolve: (_, e) => e.data, handles: isAccountIdentifierReserved,
 };
-/** A transaction reference's claim: its first claim is the one that holds (later ones never happen). */
-export const transactionReferenceAggregate: Aggregate<TransactionReferenceReserved['data'] | undefined, TransactionReferenceReserved> = {
-  initialState: () => undefined, evolve: (owner, e) => owner ?? e.data, handles: isTransactionReferenceReserved,
+/** A transaction reference of version 3: the requests of one transaction that hold it (domain/order/transaction-reference.ts). */
+export const transactionReferenceAggregate: Aggregate<ReferenceState, TransactionReferenceEvent> = {
+  initialState: () => undefined, evolve: evolveReference, handles: isTransactionReferenceEvent,
 };
 
 export const foldOrder = (events: readonly Typed[]): OrderState => fold(orderAggregate, events);

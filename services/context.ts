@@ -36,7 +36,7 @@ export function toEventData(events: ReadonlyArray<{ type: string; data: unknown 
 }
 
 /**
- * n random decimal digits (crypto-strength; token ids and acquirer references), from the CSPRNG
+ * n random decimal digits (crypto-strength; token and session ids), from the CSPRNG
  * pool of store/keys/random.ts (one call into OpenSSL per 4 KiB): a byte below 250 is a digit (its
  * value mod 10), others are skipped.
  */
@@ -50,12 +50,5 @@ export function randomDigits(count: number): string {
   return out.toString('latin1', 0, count);
 }
 
-/** n random hexadecimal digits, upper case (a byte of the pool gives one digit, its low 4 bits). */
-export function hexDigits(count: number): string {
-  const out = count <= SCRATCH.length ? SCRATCH : Buffer.allocUnsafe(count);
-  for (let n = 0; n < count; n++) out[n] = HEX[random.byte() & 15] as number;
-  return out.toString('latin1', 0, count);
-}
-const HEX = Buffer.from('0123456789ABCDEF', 'latin1');
 /** The digits are written here, then read out as one string (not a string per digit). */
 const SCRATCH = Buffer.alloc(64);

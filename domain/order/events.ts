@@ -1,4 +1,4 @@
-// The order aggregate's events (payments, their outcome resolved later) and the claim of a
+// The order aggregate's events (payments, their outcome resolved later) and the holds of a
 // transaction.reference: every decision of the simulator inside, so replay never re-runs it.
 import type { Brand, FundingMethod, Scheme } from '../card.js';
 import type { CardExpiry } from '../token/events.js';
@@ -120,11 +120,26 @@ export interface PaymentOutcomeResolved {
   };
 }
 
-/** transaction.reference claimed by one transaction of the merchant (stream named from an HMAC of it). */
+/**
+ * transaction.reference held by a request of one transaction of the merchant, about to record it
+ * (stream named from an HMAC of the reference; services/order/transaction-references.ts).
+ */
 export interface TransactionReferenceReserved {
   type: 'TransactionReferenceReserved';
-  data: { merchantId: string; orderId: string; transactionId: string; reservedAt: string };
+  data: {
+    merchantId: string; orderId: string; transactionId: string; reservedAt: string;
+    /** The request that holds it. Absent (claims recorded before holds were let go of): held for ever. */
+    attemptId?: string;
+  };
 }
+
+/** The request `attemptId` ended without recording its transaction: it no longer holds the reference. */
+export interface TransactionReferenceReleased {
+  type: 'TransactionReferenceReleased';
+  data: { merchantId: string; orderId: string; transactionId: string; attemptId: string; releasedAt: string };
+}
+
+export type TransactionReferenceEvent = TransactionReferenceReserved | TransactionReferenceReleased;
 
 /** apiOperation of the order API of versions 50-100 (PUT .../order/{orderId}/transaction/{transactionId}). */
 export type ApiOperation = 'PAY' | 'AUTHORIZE' | 'CAPTURE' | 'REFUND' | 'VOID' | 'VERIFY';

@@ -19,6 +19,11 @@ export interface ModernOrderFacts {
   orderAmount?: number;
   /** The card of the order's first PAY, AUTHORIZE or VERIFY. */
   source?: OrderSource;
+  /**
+   * order.amount as it stood right after each transaction whose event carries none (CAPTURE,
+   * REFUND, VOID, VERIFY): its answer, first or repeated, shows the order as that transaction left it.
+   */
+  amountsAfter?: ReadonlyMap<string, number>;
 }
 
 /** A PaymentStarted not yet followed by its PaymentRecorded. */
@@ -37,6 +42,11 @@ export type OrderState =
       status: string;
       totals: OrderTotals;
       transactions: Map<string, Recorded>;
+      /**
+       * The transactions recorded while the order had no reference, when a later one gave it one
+       * (the first order.reference sent stays the order's): their answers show none.
+       */
+      unreferenced?: ReadonlySet<string>;
       inProgress?: PaymentInProgress;
       modern?: ModernOrderFacts;
     };
@@ -48,6 +58,26 @@ export const LOCK_MARGIN_MS = 10_000;
 
 export const ZERO_TOTALS: OrderTotals = { authorized: 0, captured: 0, refunded: 0 };
 const withLock = (lock: PaymentInProgress | undefined) => (lock ? { inProgress: lock } : {});
+
+type ExistingOrder = Extract<OrderState, { exists: true }>;
+
+/**
+ * `unreferenced` after a transaction that sends `reference`: when it is the first reference of an
+ * order that already has transactions, those transactions are the ones recorded without one.
+ */
+function unreferencedAfter(state: OrderState, reference: string | undefined): ReadonlySet<string> | undefined {
+  if (!state.exists) return undefined;
+  if (state.reference !== undefined || reference === undefined) return state.unreferenced;
+  return new Set([...state.transactions.keys(), ...(state.modern?.operations.keys() ?? [])]);
+}
+
+/** The order's reference as it stood right after transaction `transactionId` (what its answers show). */
+export const referenceAsOf = (order: ExistingOrder, transactionId: string): string | undefined =>
+  order.unreferenced?.has(transactionId) === true ? undefined : order.reference;
+
+/** order.amount: of the latest PAY or AUTHORIZE of the order API, else what the version 3 payments add up to. */
+export const currentOrderAmount = (order: ExistingOrder): number =>
+  order.modern?.orderAmount ?? [...order.transactions.values()].reduce((sum, p) => sum + p.amount, 0);
 
 export function evolveOrder(state: OrderState, event: OrderEvent): OrderState {
   switch (event.type) {
@@ -74,6 +104,8 @@ export function evolveOrder(state: OrderState, event: OrderEvent): OrderState {
         totals: d.totalsAfter,
         transactions,
       };
+      const unreferenced = unreferencedAfter(state, d.orderReference);
+      if (unreferenced) next.unreferenced = unreferenced;
       if (lock) next.inProgress = lock;
       if (state.exists && state.modern) next.modern = state.modern;
       return next;
@@ -117,7 +149,15 @@ function evolveModern(state: OrderState, d: OrderTransaction): OrderState {
   if (d.targetTransactionId !== undefined && d.outcome.result === 'SUCCESS') voided.add(d.targetTransactionId);
   const orderAmount = d.orderAmount ?? before?.orderAmount;
   const source = before?.source ?? d.source;
-  const modern: ModernOrderFacts = { operations, voided, ...(orderAmount !== undefined ? { orderAmount } : {}), ...(source ? { source } : {}) };
+  let amountsAfter = before?.amountsAfter;
+  if (d.orderAmount === undefined) {
+    const amount = orderAmount ?? (state.exists ? currentOrderAmount(state) : 0);
+    amountsAfter = new Map(amountsAfter ?? []).set(d.transactionId, amount);
+  }
+  const modern: ModernOrderFacts = {
+    operations, voided, ...(orderAmount !== undefined ? { orderAmount } : {}), ...(source ? { source } : {}), ...(amountsAfter ? { amountsAfter } : {}),
+  };
+  const unreferenced = unreferencedAfter(state, d.orderReference);
   return {
     exists: true,
     merchantId: d.merchantId,
@@ -129,6 +169,7 @@ function evolveModern(state: OrderState, d: OrderTransaction): OrderState {
     status: d.orderStatus,
     totals: d.totalsAfter,
     transactions: state.exists ? state.transactions : new Map(),
+    ...(unreferenced ? { unreferenced } : {}),
     // The transaction that held the order (a merchant rule's latency) is recorded: the order is free.
     ...withLock(state.inProgress?.transactionId === d.transactionId ? undefined : state.inProgress),
     modern,

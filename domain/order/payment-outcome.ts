@@ -6,7 +6,7 @@
 //   4. the acquirer: a merchant rule's gatewayCode, else the sandbox expiry table (MM/38, MM/36),
 //      else the real test acquirer (expiry table, expired card, approval);
 //   5. risk decisions after authorization reverse an approved payment (reversal OKAY or FAIL).
-// Pure: everything it needs (random acquirer references, time) is in the command.
+// Pure: everything it needs (acquirer references, time) is in the command.
 import type { PaymentOutcome, RiskResponse } from '../events.js';
 import { hasRiskRules, type MerchantRule, type RuleAnswer } from '../merchant-rules.js';
 import { avsResponse, cardSecurityCodeResponse, outcomeForExpiry, type Expiry } from './test-acquirer.js';

@@ -1,6 +1,6 @@
 // The decider of the order API of versions 50-100 (PUT .../order/{orderId}/transaction/{transactionId}):
 // PAY, AUTHORIZE, CAPTURE, REFUND, VOID and VERIFY on the order aggregate (order-state.ts). Pure:
-// the acquirer's random references and the time are in the command. PAY, AUTHORIZE and VERIFY are
+// the acquirer's references and the time are in the command. PAY, AUTHORIZE and VERIFY are
 // decided by the same rules as version 3's Pay with token (payment-outcome.ts: test acquirer,
 // risk and 3-D Secure markers, merchant rules' gatewayCode and risk); CAPTURE, REFUND and VOID
 // are approved when the order's totals allow them (totals.ts) and refused (400, nothing recorded) otherwise.

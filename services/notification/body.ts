@@ -52,7 +52,7 @@ export function notificationContent(merchant: MerchantProfile, cause: RecordedEv
   let body: Record<string, unknown> | undefined;
   if (origin?.type === 'PaymentRecorded') {
     const payment = state.transactions.get(transactionId);
-    if (payment) body = payResponse(payment, orderView(state, state.creationTime), undefined, masking) as Record<string, unknown>;
+    if (payment) body = payResponse(payment, orderView(state, state.creationTime, transactionId), undefined, masking) as Record<string, unknown>;
   } else {
     const transaction = transactionOf(state, transactionId);
     const recorded = origin?.metadata.apiVersion;

@@ -1,27 +1,71 @@
-// The acquirer's references of a transaction (authorization code, receipt, STAN, its own id, the
-// batch of the day), drawn for every decision of Pay with token and of the order API.
+// The acquirer's references of a transaction (authorization code, receipt, STAN, its own id),
+// derived from the merchant, order and transaction ids, and the batch of the day: the same
+// request gets the same references on every run and every store (a client's recorded exchanges
+// replay byte for byte), on both order paths and for an UNKNOWN made final.
+//
+// They never hold a number the request sent: every third character is a letter, so no reference
+// has three digits in a row, and a security code (3 or 4 digits), a card number or any run of
+// three or more of its digits, an amount's digits or a numeric id cannot appear in one (a client
+// that scrubs the security code out of a transcript finds it nowhere else). A derivation that
+// drew digits only and skipped the security code would tell, by what it skipped, something of the
+// code to anyone who can recompute the derivation (it holds no secret).
+import { hash } from 'node:crypto';
 import type { AcquirerIds } from '../../domain/order/order.js';
-import { randomDigits, hexDigits } from '../context.js';
+
+/**
+ * What the hashed text begins with: a constant, no secret (the references must be the same on
+ * every gateway); a one-shot hash, not an Hmac object per pay (store/sealing.ts says what one costs).
+ */
+const DOMAIN = 'tokengate acquirer references 1\n';
+
+const DIGITS = Buffer.from('0123456789', 'latin1');
+/** Consonants only: no word spelled by chance. */
+const LETTERS = Buffer.from('BCDFGHJKLMNPQRSTVWXZ', 'latin1');
+const HEX = Buffer.from('0123456789ABCDEF', 'latin1');
+const HEX_LETTERS = Buffer.from('ABCDEF', 'latin1');
+
+/** The references of one transaction, without the batch (a number per day). */
+export type TransactionReferences = Omit<AcquirerIds, 'batch'>;
+
+/** The characters are written here (6 + 12 + 6 + 20), then read out as four strings. */
+const SCRATCH = Buffer.alloc(44);
+
+/**
+ * Characters `from` to `to` of SCRATCH, from the bytes of `bytes` at the same places, one byte
+ * each: a letter at every third place of the field (its 3rd, 6th, ...), a character of `others`
+ * elsewhere; so at most two digits in a row.
+ */
+function characters(bytes: Buffer, from: number, to: number, others: Buffer, letters: Buffer): string {
+  for (let i = from; i < to; i++) {
+    const byte = bytes[i] as number;
+    SCRATCH[i] = (i - from) % 3 === 2 ? letters[byte % letters.length] as number : others[byte % others.length] as number;
+  }
+  return SCRATCH.toString('latin1', from, to);
+}
+
+/** The acquirer's references of transaction (merchantId, orderId, transactionId). */
+export function transactionReferences(merchantId: string, orderId: string, transactionId: string): TransactionReferences {
+  // 64 bytes, of which 44 are used.
+  const bytes = hash('sha512', DOMAIN + JSON.stringify([merchantId, orderId, transactionId]), 'buffer') as unknown as Buffer;
+  return {
+    authorizationCode: characters(bytes, 0, 6, DIGITS, LETTERS),
+    receipt: characters(bytes, 6, 18, DIGITS, LETTERS),
+    stan: characters(bytes, 18, 24, DIGITS, LETTERS),
+    // 20 hexadecimal digits, upper case.
+    acquirerTransactionId: characters(bytes, 24, 44, HEX, HEX_LETTERS),
+  };
+}
 
 /** The batch of the last day asked for (a number per day, not a text made on every pay). */
 let lastDay = '';
 let lastBatch = 0;
 
-export function acquirerIds(now: string): AcquirerIds {
-  // One draw of 24 digits and one of 19 hex digits, cut up (fewer strings made than one draw each).
-  const digits = randomDigits(24);
-  const hex = hexDigits(19);
+/** A transaction's references and the batch of the day of `now` (YYYYMMDD as a number). */
+export function acquirerIds(references: TransactionReferences, now: string): AcquirerIds {
   const day = now.slice(0, 10);
   if (day !== lastDay) {
     lastDay = day;
     lastBatch = Number(day.replace(/-/g, ''));
   }
-  return {
-    authorizationCode: digits.slice(0, 6),
-    receipt: digits.slice(6, 18),
-    stan: digits.slice(18, 24),
-    // 20 hex digits, upper case (what the first 20 of a UUIDv4 without dashes were: the 13th is a 4).
-    acquirerTransactionId: `${hex.slice(0, 12)}4${hex.slice(12)}`,
-    batch: lastBatch,
-  };
+  return { ...references, batch: lastBatch };
 }

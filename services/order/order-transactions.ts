@@ -20,12 +20,11 @@ import type { OrderApiParams, TransactionApiParams, TransactionBody } from '../.
 import { foldOrder, foldToken, orderAggregate, readOwnStream } from '../aggregates.js';
 import { sessionForToken } from '../session/sessions.js';
 import { handleCommand } from '../command-handler.js';
-import { acquirerIds } from './acquirer-ids.js';
+import { acquirerIds, transactionReferences } from './acquirer-ids.js';
 import type { RequestMeta } from '../context.js';
 import type { Gateway } from '../gateway.js';
 import { amountOf } from './pay-request.js';
 import { orderResponse, transactionResponse } from './transaction-responses.js';
-import { referenceClaimer } from './transaction-references.js';
 import { busyAfter, POLL_MS } from './holds.js';
 
 const MAX_CONFLICTS = 20;
@@ -181,10 +180,11 @@ export async function orderTransaction(gateway: Gateway, merchant: MerchantProfi
   const masking = maskingOf(merchant);
   const { correlationId } = body;
   const attemptId = randomUUID();
-  // transaction.reference is unique across the merchant's transactions on both paths.
-  const reference = referenceClaimer(gateway, { merchantId: merchant.id, orderId: params.orderId, transactionId: params.transactionId, reference: facts.transactionReference }, meta);
-  return handleCommand(gateway, streams.order(merchant.id, params.orderId), orderAggregate, async (state, { now }) => {
-    const decision = decideOrderTransaction(state, { ...facts, attemptId, ids: acquirerIds(now), now });
+  const references = transactionReferences(merchant.id, params.orderId, params.transactionId);
+  // transaction.reference is echoed, never claimed: on this API a client may send the same one on
+  // many transactions (only version 3's Pay with token holds it unique: transaction-references.ts).
+  return handleCommand(gateway, streams.order(merchant.id, params.orderId), orderAggregate, (state, { now }) => {
+    const decision = decideOrderTransaction(state, { ...facts, attemptId, ids: acquirerIds(references, now), now });
     switch (decision.kind) {
       case 'replayed':
         return { events: [], answer: () => transactionResponse(decision.transaction, existing(state), params.version, masking, correlationId) };
@@ -196,10 +196,8 @@ export async function orderTransaction(gateway: Gateway, merchant: MerchantProfi
       case 'busy':
         return { events: [], answer: busyAfter(decision.latencyMs) };
       case 'started':
-        await reference.claim(now);
         return { events: decision.events, again: decision.latencyMs };
       case 'recorded':
-        await reference.claim(now);
         return {
           events: decision.events,
           answer: (after) => {

@@ -11,20 +11,21 @@
 import { randomUUID } from 'node:crypto';
 import { setMostRecent } from '../../lib/bounded-map.js';
 import { frozenJsonCopy } from '../../lib/json.js';
-import { streams } from '../../domain/events.js';
+import { streams, type OrderEvent } from '../../domain/events.js';
+import type { OrderState } from '../../domain/order/order-state.js';
 import { decidePay, type AcquirerIds, type PayWithToken } from '../../domain/order/order.js';
 import type { MerchantProfile } from '../../merchants.js';
 import type { PayBody, PayParams } from '../../schemas/pay.js';
 import { orderAggregate } from '../aggregates.js';
-import { handleCommand } from '../command-handler.js';
+import { handleCommand, type Attempt, type Decision } from '../command-handler.js';
 import { SimulatedFault } from '../../domain/errors.js';
 import type { RequestMeta } from '../context.js';
-import { acquirerIds } from './acquirer-ids.js';
+import { acquirerIds, transactionReferences, type TransactionReferences } from './acquirer-ids.js';
 import type { Gateway } from '../gateway.js';
 import { orderView } from './order-stream.js';
 import { payFacts } from './pay-request.js';
 import { payResponse } from './responses.js';
-import { referenceClaimer } from './transaction-references.js';
+import { referenceClaimer, type ReferenceClaimer } from './transaction-references.js';
 import { busyAfter, POLL_MS } from './holds.js';
 
 export { amountExplanation } from './pay-request.js';
@@ -160,22 +161,70 @@ async function pay<A extends string | PayResponse>(gateway: Gateway, merchant: M
   if (recent && recent.fingerprint === facts.requestFingerprint && recent.correlationId === correlationId && recent.masking === masking &&
     gateway.cachedRevision?.(stream) === recent.revision) return recent.answer as A;
   const meta = typeof requestMeta === 'function' ? requestMeta() : requestMeta;
-  const answer = (payment: Parameters<typeof payResponse>[0], state: Parameters<typeof orderView>[0], now: string): A =>
-    form(payResponse(payment, orderView(state, now), correlationId, masking));
+  const answer = (payment: Parameters<typeof payResponse>[0], state: OrderState, now: string): A =>
+    form(payResponse(payment, orderView(state, now, payment.transactionId), correlationId, masking));
   // Only a merchant rule's latency holds the order (PaymentStarted names this attempt): no id to
   // draw without rules.
   const attemptId = (facts.rules?.length ?? 0) > 0 ? randomUUID() : undefined;
   const reference = referenceClaimer(gateway, { merchantId: merchant.id, orderId: params.orderid, transactionId: params.transactionid, reference: facts.transactionReference }, meta);
-  // One command for every attempt, its time and acquirer references drawn anew at each (a copy
-  // of the facts per attempt cost µs on every pay: issue 17).
+  // One command for every attempt, its time and batch set anew at each (a copy of the facts per
+  // attempt cost µs on every pay: issue 17).
   const command: PayWithToken = Object.assign(facts, { attemptId, ids: NO_IDS, now: '' });
-  // The reference is claimed before the first append that records or holds (no promise when
-  // there is nothing left to claim: most payments).
-  const claimed = <T>(now: string, decision: T): T | Promise<T> => (reference.claimed ? decision : reference.claim(now).then(() => decision));
+  const references = transactionReferences(merchant.id, params.orderid, params.transactionid);
   const existing = knownOrders(gateway);
+  const keep = (response: A, revision: bigint) => remember(answered, key, {
+    fingerprint: facts.requestFingerprint, revision, correlationId, masking, answer: response, bodyText: bodyText ?? '', tokenid: params.tokenid, tokenRevision,
+    body: frozenJsonCopy(body) as PayBody,
+  });
+  const busy = `Order '${params.orderid}' is being changed by too many requests at once`;
   // (`return await`: the handler's promise is adopted at once, not through a thenable job's extra turns.)
-  return await handleCommand(gateway, stream, orderAggregate, (state, { now, history }) => {
-    command.ids = acquirerIds(now);
+  return await reference.settle(handleCommand(gateway, stream, orderAggregate, payDecider({ stream, command, references, reference, existing, answer, keep }), {
+    meta,
+    ownStream: true,
+    // Most payments open a new order. When the store would have to read the order's stream (from
+    // disk; or from a server, as every read of a store that cannot tell what it holds: PostgreSQL,
+    // KurrentDB: unless this process knows the order exists), the first decision is made on an
+    // empty order, and the append (expected: no stream) checks that guess: an order that exists
+    // refuses it, and the order is read. On an empty order decidePay refuses nothing (its refusals
+    // need a recorded transaction, a lock or a currency); an answer without an append (a simulated
+    // SERVER_BUSY) is made on the order as read. A guess is never made before the reference is
+    // claimed: nothing is claimed on a guessed state.
+    guessNew: (name) => reference.claimed && (gateway.cachedRevision ? gateway.cachedRevision(name) === undefined : existing?.has(name) !== true),
+    attempts: MAX_CONFLICTS,
+    exhausted: () => reference.gaveUp(busy),
+  }));
+}
+
+interface PayDecider<A> {
+  stream: string;
+  command: PayWithToken;
+  /** The acquirer's references of this transaction (acquirer-ids.ts). */
+  references: TransactionReferences;
+  reference: ReferenceClaimer;
+  /** The orders known to exist (stores that cannot tell), or undefined. */
+  existing: Map<string, true> | undefined;
+  answer: (payment: Parameters<typeof payResponse>[0], state: OrderState, now: string) => A;
+  /** Keep a repeat's answer among the recent answers, at the order's revision. */
+  keep: (response: A, revision: bigint) => void;
+}
+
+/**
+ * The command handler's decide for one payment: the order's decision (decidePay), the
+ * transaction.reference held before the first append that records or holds the order (no promise
+ * when there is nothing left to hold: most payments), and what the hold is told of the record.
+ */
+function payDecider<A>({ stream, command, references, reference, existing, answer, keep }: PayDecider<A>) {
+  // `records`: the decision appends the record (whether it is written is unknown until its answer).
+  const claimed = <T>(now: string, decision: T, records = false): T | Promise<T> => {
+    const held = () => {
+      if (records) reference.recording();
+      return decision;
+    };
+    return reference.claimed ? held() : reference.claim(now).then(held);
+  };
+  return (state: OrderState, { now, history }: Attempt): Decision<OrderState, OrderEvent, A> | Promise<Decision<OrderState, OrderEvent, A>> => {
+    reference.deciding();
+    command.ids = acquirerIds(references, now);
     command.now = now;
     const decision = decidePay(state, command);
     // Read with events, or about to be written: the order exists from now on.
@@ -186,7 +235,7 @@ async function pay<A extends string | PayResponse>(gateway: Gateway, merchant: M
           events: [],
           answer: () => {
             const response = answer(decision.payment, state, now);
-            remember(answered, key, { fingerprint: facts.requestFingerprint, revision: BigInt(history.length - 1), correlationId, masking, answer: response, bodyText: bodyText ?? '', tokenid: params.tokenid, tokenRevision, body: frozenJsonCopy(body) as PayBody });
+            keep(response, BigInt(history.length - 1));
             return response;
           },
         };
@@ -201,26 +250,13 @@ async function pay<A extends string | PayResponse>(gateway: Gateway, merchant: M
       case 'recorded':
         return claimed(now, {
           events: decision.events,
-          answer: (after) => {
+          answer: (after: OrderState) => {
+            reference.recorded();
             // The payment is recorded; a merchant rule makes this first answer a lost one (500).
             if (decision.payment.fault === 'SERVER_FAILED') throw new SimulatedFault('SERVER_FAILED');
             return answer(decision.payment, after, now);
           },
-        });
+        }, true);
     }
-  }, {
-    meta,
-    ownStream: true,
-    // Most payments open a new order. When the store would have to read the order's stream (from
-    // disk; or from a server, as every read of a store that cannot tell what it holds: PostgreSQL,
-    // KurrentDB: unless this process knows the order exists), the first decision is made on an
-    // empty order, and the append (expected: no stream) checks that guess: an order that exists
-    // refuses it, and the order is read. On an empty order decidePay refuses nothing (its refusals
-    // need a recorded transaction, a lock or a currency); an answer without an append (a simulated
-    // SERVER_BUSY) is made on the order as read. A guess is never made before the reference is
-    // claimed: nothing is claimed on a guessed state.
-    guessNew: (name) => reference.claimed && (gateway.cachedRevision ? gateway.cachedRevision(name) === undefined : existing?.has(name) !== true),
-    attempts: MAX_CONFLICTS,
-    busy: `Order '${params.orderid}' is being changed by too many requests at once`,
-  });
+  };
 }

@@ -1,19 +1,24 @@
 // Answers of the order API (versions 50-100) built from the recorded OrderTransactionRecorded,
-// so the first answer, an identical repeat and Retrieve Transaction say the same. Card numbers
-// are masked per the merchant's cardNumberMasking (0.4) or 6.4, as in responses.ts.
+// so the first answer, an identical repeat and Retrieve Transaction say the same: the order's
+// fields in a transaction's answer are the order as that transaction left it (its totals, status,
+// amount and reference then), whatever was recorded after it. Card numbers are masked per the
+// merchant's cardNumberMasking (0.4) or 6.4, as in responses.ts.
 import { minorUnits, toDecimal } from '../../domain/money.js';
 import { optional } from '../../domain/order/order.js';
-import type { OrderState, OrderTransaction } from '../../domain/order/order-state.js';
+import { currentOrderAmount, referenceAsOf, type OrderState, type OrderTransaction } from '../../domain/order/order-state.js';
 import { maskCardNumber, type CardNumberMasking } from '../../domain/token/accounts.js';
 import { responseView } from './responses.js';
 
 type ExistingOrder = Extract<OrderState, { exists: true }>;
 const decimal = (minor: number, currency: string) => toDecimal(minor, minorUnits(currency) ?? 2);
 
-/** The order's amount: order.amount of its latest PAY or AUTHORIZE, else what its version 3 payments add up to. */
-function orderAmount(order: ExistingOrder): number {
-  return order.modern?.orderAmount ?? [...order.transactions.values()].reduce((sum, p) => sum + p.amount, 0);
-}
+/**
+ * order.amount right after transaction `t`: its own (a PAY or AUTHORIZE), else as the fold kept it
+ * for that transaction, else (a version 3 payment seen here, or an answer never recorded:
+ * LOCK_FAILURE) the order's amount as it stands.
+ */
+const amountAfter = (t: OrderTransaction, order: ExistingOrder): number =>
+  t.orderAmount ?? order.modern?.amountsAfter?.get(t.transactionId) ?? currentOrderAmount(order);
 
 function sourceOfFunds(t: OrderTransaction, masking: CardNumberMasking) {
   if (!t.source) return undefined;
@@ -33,12 +38,12 @@ export function transactionResponse(t: OrderTransaction, order: ExistingOrder, v
     gatewayEntryPoint: 'WEB_SERVICES_API',
     merchant: t.merchantId,
     order: optional({
-      amount: decimal(t.orderAmount ?? orderAmount(order), currency),
+      amount: decimal(amountAfter(t, order), currency),
       creationTime: order.creationTime,
       currency,
       id: t.orderId,
       lastUpdatedTime: t.timeOfRecord,
-      reference: order.reference,
+      reference: referenceAsOf(order, t.transactionId),
       status: t.orderStatus,
       totalAuthorizedAmount: decimal(t.totalsAfter.authorized, currency),
       totalCapturedAmount: decimal(t.totalsAfter.captured, currency),
@@ -71,7 +76,7 @@ export function orderResponse(order: ExistingOrder, transactions: readonly Order
   const { currency } = order;
   const latest = transactions[transactions.length - 1];
   return optional({
-    amount: decimal(orderAmount(order), currency),
+    amount: decimal(currentOrderAmount(order), currency),
     creationTime: order.creationTime,
     currency,
     id: order.orderId,

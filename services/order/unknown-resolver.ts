@@ -10,8 +10,8 @@ import { decideResolveUnknown } from '../../domain/order/order-resolution.js';
 import type { RecordedEvent } from '../../store/event-store.js';
 import { orderAggregate } from '../aggregates.js';
 import { handleCommand } from '../command-handler.js';
-import { randomDigits } from '../context.js';
 import { Reactor } from '../reactor.js';
+import { transactionReferences } from './acquirer-ids.js';
 
 /** A payment's key among the scheduled resolutions. */
 const keyOf = (stream: string, transactionId: string) => JSON.stringify([stream, transactionId]);
@@ -44,8 +44,11 @@ export class UnknownResolver extends Reactor {
   }
 
   private async resolve(cause: RecordedEvent, transactionId: string): Promise<void> {
+    const { merchantId, orderId } = cause.data as { merchantId: string; orderId: string };
+    // The authorization code the acquirer gives an approval of this transaction (acquirer-ids.ts).
+    const { authorizationCode } = transactionReferences(merchantId, orderId, transactionId);
     await handleCommand(this.deps, cause.stream, orderAggregate, (order, { now }) => ({
-      events: decideResolveUnknown(order, { type: 'ResolveUnknownPayment', transactionId, authorizationCode: randomDigits(6), now }),
+      events: decideResolveUnknown(order, { type: 'ResolveUnknownPayment', transactionId, authorizationCode, now }),
       answer: () => undefined,
     }), {
       meta: (e, { now }) => ({ correlationId: cause.metadata.correlationId, causationId: cause.id, merchantId: e.data.merchantId, recordedAt: now, reactor: this.name }),

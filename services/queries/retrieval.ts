@@ -38,9 +38,8 @@ export async function retrieveToken(gateway: Gateway, merchant: MerchantProfile,
 /** Retrieve Order: the order with every transaction, each as its pay response (final outcomes). */
 export async function retrieveOrder(gateway: Gateway, merchant: MerchantProfile, orderId: string) {
   const state = await orderOf(gateway, merchant, orderId);
-  const view = orderView(state, state.creationTime);
   const masking = merchant.repository.cardNumberMasking ?? '6.4';
-  const transactions = [...state.transactions.values()].map((payment) => payResponse(payment, view, undefined, masking));
+  const transactions = [...state.transactions.values()].map((payment) => payResponse(payment, orderView(state, state.creationTime, payment.transactionId), undefined, masking));
   const amount = (minor: number) => toDecimal(minor, minorUnits(state.currency) ?? 2);
   return optional({
     amount: amount([...state.transactions.values()].reduce((sum, p) => sum + p.amount, 0)),
@@ -64,7 +63,7 @@ export async function retrieveTransaction(gateway: Gateway, merchant: MerchantPr
   const state = await orderOf(gateway, merchant, orderId);
   const payment = state.transactions.get(transactionId);
   if (!payment) throw new InvalidRequest(`Value '${transactionId}' is invalid. No such transaction on order ${orderId}`, 'transactionid');
-  return payResponse(payment, orderView(state, state.creationTime), undefined, merchant.repository.cardNumberMasking ?? '6.4');
+  return payResponse(payment, orderView(state, state.creationTime, transactionId), undefined, merchant.repository.cardNumberMasking ?? '6.4');
 }
 
 async function orderOf(gateway: Gateway, merchant: MerchantProfile, orderId: string) {
