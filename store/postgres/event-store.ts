@@ -15,6 +15,7 @@ import {
 import type { StorageFault } from '../../domain/errors.js';
 import { Notifier, pullSubscription } from '../subscription.js';
 import { isConnectionError, isTransient, redactUrl, translatePgError } from './errors.js';
+import { guardPool, PostgresHealth } from './health.js';
 import { CommitListener } from './listener.js';
 import { APPEND_LOCK, CHANNEL, migrate } from './schema.js';
 
@@ -27,6 +28,8 @@ export interface PostgresStoreOptions {
   maxBatch?: number;
   /** application_name on the server (default 'tokengate'). */
   applicationName?: string;
+  /** Whether the server can be reached, shared with the read models and key store on it (default: its own). */
+  health?: PostgresHealth;
 }
 
 interface PendingAppend {
@@ -68,6 +71,8 @@ export class PostgresEventStore implements EventStore {
   readonly kind = 'postgres';
   /** The server and database, without credentials (for messages). */
   readonly target: string;
+  /** What this store's connections found of the server (`unreachable`). */
+  readonly health: PostgresHealth;
   private readonly pool: pg.Pool;
   private readonly notifier = new Notifier();
   private readonly listener: CommitListener;
@@ -92,12 +97,11 @@ export class PostgresEventStore implements EventStore {
       keepAlive: true,
     };
     this.pool = new pg.Pool({ ...config, max: options.poolSize ?? 10, idleTimeoutMillis: 30_000 });
-    // An idle connection's error (the server restarted): the pool drops it; without a listener
-    // the process would crash.
-    this.pool.on('error', () => undefined);
+    this.health = options.health ?? new PostgresHealth();
+    guardPool(this.pool, this.health);
     this.pollIntervalMs = options.pollIntervalMs ?? 500;
     this.maxBatch = options.maxBatch ?? 500;
-    this.listener = new CommitListener({ ...config, application_name: `${config.application_name}-listen` }, () => this.notifier.notify());
+    this.listener = new CommitListener({ ...config, application_name: `${config.application_name}-listen` }, () => this.notifier.notify(), this.health);
   }
 
   /** The schema, created or upgraded once per store (again after a failed attempt). */
@@ -121,10 +125,14 @@ export class PostgresEventStore implements EventStore {
   /** A query on a pooled connection, its errors the port's. */
   private async query<R extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
     if (this.closing) throw new Error('the event store is not open (closed)');
-    await this.whenReady();
+    const ticket = this.health.ticket();
     try {
-      return await this.pool.query<R>(text, values);
+      await this.whenReady();
+      const result = await this.pool.query<R>(text, values);
+      this.health.succeeded(ticket);
+      return result;
     } catch (error) {
+      this.health.failed(error);
       throw translatePgError(error, this.target);
     }
   }
@@ -159,16 +167,20 @@ export class PostgresEventStore implements EventStore {
   private async flush(): Promise<void> {
     const batch = this.queue.splice(0, this.maxBatch);
     if (batch.length === 0) return;
+    const ticket = this.health.ticket();
     try {
       await this.whenReady();
     } catch (error) {
+      this.health.failed(error);
       for (const item of batch) item.reject(error);
       return;
     }
     let results: Array<AppendResult | { error: unknown }>;
     try {
       results = await this.commitBatch(batch);
+      this.health.succeeded(ticket);
     } catch (error) {
+      this.health.failed(error);
       if (batch.length > 1 && !isTransient(error)) {
         // Something in the batch the server refused (not a conflict: those are decided before the
         // INSERT): each append alone, so only the one at fault fails.
@@ -343,10 +355,16 @@ export class PostgresEventStore implements EventStore {
 
   /**
    * While the server refuses writes (a full disk, an I/O error, read-only): the fault, until a
-   * batch commits. Never set for an unreachable server (each request is answered 503 meanwhile).
+   * batch commits. Never set for an unreachable server (that is `unreachable`).
    */
   get failure(): Error | undefined {
     return this.storageFault;
+  }
+
+  /** While the server cannot be reached (PostgresHealth): the last connection error, as the port's StoreUnreachable. */
+  get unreachable(): Error | undefined {
+    const error = this.health.unreachable;
+    return error === undefined ? undefined : translatePgError(error, this.target) as Error;
   }
 
   async close(): Promise<void> {

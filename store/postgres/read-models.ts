@@ -15,6 +15,7 @@ import { createHash } from 'node:crypto';
 import type { EventStore, RecordedEvent, Subscription } from '../event-store.js';
 import type { Projection } from '../../projections/projection.js';
 import { redactUrl, translatePgError } from './errors.js';
+import { guardPool, PostgresHealth } from './health.js';
 import { PAGE, type ReadModelsPort, type RebuildOptions, type RebuildResult } from '../../projections/read-models.js';
 
 const SCHEMA = `
@@ -56,17 +57,20 @@ export class PostgresReadModels implements ReadModelsPort {
   private pinned = false;
   private readonly page: number;
   private readonly target: string;
+  private readonly health: PostgresHealth;
 
-  constructor(url: string, private readonly store: FollowedStore, private readonly projections: readonly Projection[], options: { page?: number } = {}) {
+  /** `health`: the event store's, when on the same server (Check Gateway hears of both). */
+  constructor(url: string, private readonly store: FollowedStore, private readonly projections: readonly Projection[], options: { page?: number; health?: PostgresHealth } = {}) {
     this.page = options.page ?? PAGE;
     this.target = redactUrl(url);
+    this.health = options.health ?? new PostgresHealth();
     this.pool = new pg.Pool({
       connectionString: url, max: 4, application_name: 'tokengate-read-models', connectionTimeoutMillis: 5_000, keepAlive: true,
       // A stopped process must not hold the checkpoint rows, nor a statement wait forever.
       options: '-c statement_timeout=15000 -c lock_timeout=10000 -c idle_in_transaction_session_timeout=10000',
     });
-    // An idle connection the server ended: the pool drops it (the next query opens another).
-    this.pool.on('error', () => undefined);
+    // A connection the server ended, idle or in a transaction: the pool drops it (the next query opens another).
+    guardPool(this.pool, this.health);
   }
 
   /** The tables and a checkpoint row per projection (idempotent; instances starting at once serialize). */
@@ -82,11 +86,12 @@ export class PostgresReadModels implements ReadModelsPort {
   }
 
   private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>, relaxed = false): Promise<T> {
+    const ticket = this.health.ticket();
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
     } catch (error) {
-      throw translatePgError(error, this.target, 'the read models');
+      throw this.failed(error);
     }
     try {
       // Derived data, checkpointed with its documents: no wait for the WAL's flush (a server crash
@@ -94,13 +99,20 @@ export class PostgresReadModels implements ReadModelsPort {
       await client.query(relaxed ? 'BEGIN; SET LOCAL synchronous_commit = off' : 'BEGIN');
       const result = await work(client);
       await client.query('COMMIT');
+      this.health.succeeded(ticket);
       return result;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
-      throw translatePgError(error, this.target, 'the read models');
+      throw this.failed(error);
     } finally {
       client.release();
     }
+  }
+
+  /** The port's error for a failed statement, told to the health first. */
+  private failed(error: unknown): unknown {
+    this.health.failed(error);
+    return translatePgError(error, this.target, 'the read models');
   }
 
   /** Rebuild models whose stored version differs, catch up, and follow the store's log. */
@@ -198,10 +210,13 @@ export class PostgresReadModels implements ReadModelsPort {
 
   private async query<R extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<R[]> {
     await this.schema();
+    const ticket = this.health.ticket();
     try {
-      return (await this.pool.query<R>(text, values)).rows;
+      const { rows } = await this.pool.query<R>(text, values);
+      this.health.succeeded(ticket);
+      return rows;
     } catch (error) {
-      throw translatePgError(error, this.target, 'the read models');
+      throw this.failed(error);
     }
   }
 
