@@ -3,15 +3,15 @@
 //
 // Appends requested in one event-loop turn, or while the previous batch commits, are written in
 // one transaction (group commit): BEGIN and the append lock; one query reads the head, the
-// streams' revisions and the event ids already taken; each append is decided here, in order, as
-// if alone (its conflict fails it alone); one INSERT writes every accepted event; COMMIT. The lock
+// streams' revisions and the event ids already taken; each append is decided, in order, as if
+// alone (append-batch.ts; its conflict fails it alone); one INSERT writes every accepted event; COMMIT. The lock
 // (a transaction-scoped advisory lock held until COMMIT) is what keeps positions in commit order.
 import pg from 'pg';
-import {
-  checkExpectedRevision, IdempotencyConflictError,
-  type AppendResult, type EventData, type EventStore, type ExpectedRevision, type ReadAllOptions,
-  type ReadStreamOptions, type RecordedEvent, type SubscribeOptions, type Subscription, type SubscriptionHandlers,
+import type {
+  AppendResult, EventData, EventStore, ExpectedRevision, ReadAllOptions,
+  ReadStreamOptions, RecordedEvent, SubscribeOptions, Subscription, SubscriptionHandlers,
 } from '../event-store.js';
+import { decideBatch, type BatchResult, type BatchState, type PendingAppend } from './append-batch.js';
 import type { StorageFault } from '../../domain/errors.js';
 import { Notifier, pullSubscription } from '../subscription.js';
 import { isConnectionError, isTransient, redactUrl, translatePgError } from './errors.js';
@@ -30,16 +30,6 @@ export interface PostgresStoreOptions {
   applicationName?: string;
   /** Whether the server can be reached, shared with the read models and key store on it (default: its own). */
   health?: PostgresHealth;
-}
-
-interface PendingAppend {
-  stream: string;
-  events: readonly EventData[];
-  expected: ExpectedRevision;
-  /** JSON text of data and metadata, made at the call: the caller may change its objects afterwards. */
-  json: Array<{ data: string; metadata: string }>;
-  resolve: (result: AppendResult) => void;
-  reject: (error: unknown) => void;
 }
 
 interface Row {
@@ -175,7 +165,7 @@ export class PostgresEventStore implements EventStore {
       for (const item of batch) item.reject(error);
       return;
     }
-    let results: Array<AppendResult | { error: unknown }>;
+    let results: BatchResult[];
     try {
       results = await this.commitBatch(batch);
       this.health.succeeded(ticket);
@@ -214,7 +204,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   /** One transaction for the batch: each append's result or its own error, in order. */
-  private async commitBatch(batch: readonly PendingAppend[]): Promise<Array<AppendResult | { error: unknown }>> {
+  private async commitBatch(batch: readonly PendingAppend[]): Promise<BatchResult[]> {
     const client = await this.pool.connect();
     let broken: unknown;
     try {
@@ -223,7 +213,7 @@ export class PostgresEventStore implements EventStore {
       await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${APPEND_LOCK.toString()})`);
       const streams = [...new Set(batch.map((item) => item.stream))];
       const ids = [...new Set(batch.flatMap((item) => item.events.map((e) => e.id)))];
-      const { rows: [state] } = await client.query<{ head: string; streams: Array<[string, string]>; ids: Array<[string, string, string]> }>(
+      const { rows: [state] } = await client.query<BatchState>(
         `SELECT (SELECT coalesce(max(position), 0)::text FROM tokengate_events) AS head,
                 (SELECT coalesce(json_agg(json_build_array(stream, revision::text)), '[]')
                    FROM (SELECT stream, max(revision) AS revision FROM tokengate_events WHERE stream = ANY($1) GROUP BY stream) s) AS streams,
@@ -232,42 +222,8 @@ export class PostgresEventStore implements EventStore {
                 pg_notify('${CHANNEL}', '')`,
         [streams, ids]);
       if (state === undefined) throw new Error('the event store read no head');
-      let head = BigInt(state.head);
-      const revisions = new Map(state.streams.map(([stream, revision]) => [stream, BigInt(revision)]));
-      const taken = new Map(state.ids.map(([id, stream, position]) => [id, { stream, position: BigInt(position) }]));
       const created = new Date();
-      const rows = { position: [] as string[], id: [] as string[], stream: [] as string[], revision: [] as string[], type: [] as string[], data: [] as string[], metadata: [] as string[] };
-      const results = batch.map((item): AppendResult | { error: unknown } => {
-        try {
-          const current = revisions.get(item.stream) ?? -1n;
-          const repeated = item.events.map((e) => taken.get(e.id));
-          if (repeated.length > 0 && repeated.every((r) => r !== undefined && r.stream === item.stream)) {
-            return { nextExpectedRevision: current, position: (repeated.at(-1) as { position: bigint }).position };
-          }
-          if (repeated.some((r) => r !== undefined) || new Set(item.events.map((e) => e.id)).size !== item.events.length) {
-            throw new IdempotencyConflictError(item.stream);
-          }
-          checkExpectedRevision(item.stream, item.expected, current);
-          if (item.events.length === 0) return { nextExpectedRevision: current, position: head };
-          let revision = current;
-          item.events.forEach((e, i) => {
-            revision += 1n;
-            head += 1n;
-            rows.position.push(head.toString());
-            rows.id.push(e.id);
-            rows.stream.push(item.stream);
-            rows.revision.push(revision.toString());
-            rows.type.push(e.type);
-            rows.data.push((item.json[i] as { data: string }).data);
-            rows.metadata.push((item.json[i] as { metadata: string }).metadata);
-            taken.set(e.id, { stream: item.stream, position: head });
-          });
-          revisions.set(item.stream, revision);
-          return { nextExpectedRevision: revision, position: head };
-        } catch (error) {
-          return { error };
-        }
-      });
+      const { results, rows } = decideBatch(batch, state);
       if (rows.position.length > 0) {
         await client.query(
           `INSERT INTO tokengate_events (${COLUMNS})
@@ -378,7 +334,7 @@ export class PostgresEventStore implements EventStore {
   }
 }
 
-function settle(item: PendingAppend, result: AppendResult | { error: unknown } | undefined): void {
+function settle(item: PendingAppend, result: BatchResult | undefined): void {
   if (result === undefined) item.reject(new Error('the event store lost an append of its batch'));
   else if ('error' in result) item.reject(result.error);
   else item.resolve(result);

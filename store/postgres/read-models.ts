@@ -16,6 +16,7 @@ import type { EventStore, RecordedEvent, Subscription } from '../event-store.js'
 import type { Projection } from '../../projections/projection.js';
 import { redactUrl, translatePgError } from './errors.js';
 import { guardPool, PostgresHealth } from './health.js';
+import { docKey, documentsToRead, evolvePage } from './read-model-page.js';
 import { PAGE, type ReadModelsPort, type RebuildOptions, type RebuildResult } from '../../projections/read-models.js';
 
 const SCHEMA = `
@@ -355,51 +356,15 @@ export class PostgresReadModels implements ReadModelsPort {
         const { rows } = await client.query<{ name: string; position: string }>(
           'SELECT name, position FROM read_model_checkpoints WHERE name = ANY($1::text[]) ORDER BY name FOR UPDATE', [names]);
         const stored = new Map(rows.map((r) => [r.name, BigInt(r.position)]));
-        // The documents to read: each key touched, unless its projection says no document can exist before.
-        const wanted: Array<[string, string]> = [];
-        const plans = this.projections.map((p) => {
-          const from = stored.get(p.name) ?? 0n;
-          const touched = new Set<string>();
-          for (const event of events) {
-            if (event.position <= from || !p.handles.has(event.type)) continue;
-            for (const key of p.keysOf(event)) {
-              if (touched.has(key)) continue;
-              touched.add(key);
-              if (!p.isNew?.(event, key)) wanted.push([p.name, key]);
-            }
-          }
-          return { p, from };
-        });
+        const wanted = documentsToRead(this.projections, events, stored);
         const before = new Map<string, string>();
         if (wanted.length > 0) {
           const found = await client.query<{ projection: string; key: string; doc: string }>(
             'SELECT r.projection, r.key, r.doc FROM read_models r JOIN unnest($1::text[], $2::text[]) AS w(projection, key) ON r.projection = w.projection AND r.key = w.key',
             [wanted.map((w) => w[0]), wanted.map((w) => w[1])]);
-          for (const row of found.rows) before.set(`${row.projection}\u0000${row.key}`, row.doc);
+          for (const row of found.rows) before.set(docKey(row.projection, row.key), row.doc);
         }
-        const put: { projection: string[]; key: string[]; doc: string[] } = { projection: [], key: [], doc: [] };
-        const removed: { projection: string[]; key: string[] } = { projection: [], key: [] };
-        const checkpoints: { name: string[]; version: number[]; position: string[] } = { name: [], version: [], position: [] };
-        for (const { p, from } of plans) {
-          let position = from;
-          const cache = new Map<string, unknown>();
-          for (const event of events) {
-            if (event.position <= position) continue;
-            position = event.position;
-            if (!p.handles.has(event.type)) continue;
-            for (const key of p.keysOf(event)) {
-              const doc = cache.has(key) ? cache.get(key) : before.get(`${p.name}\u0000${key}`);
-              const prior = cache.has(key) ? doc : typeof doc === 'string' ? JSON.parse(doc) : undefined;
-              cache.set(key, p.evolve(prior, event, key));
-            }
-          }
-          for (const [key, doc] of cache) {
-            if (doc === undefined) { removed.projection.push(p.name); removed.key.push(key); }
-            else { put.projection.push(p.name); put.key.push(key); put.doc.push(p.serialize ? p.serialize(doc) : JSON.stringify(doc)); }
-          }
-          checkpoints.name.push(p.name); checkpoints.version.push(p.version); checkpoints.position.push(String(position));
-          stored.set(p.name, position);
-        }
+        const { put, removed, checkpoints } = evolvePage(this.projections, events, stored, before);
         if (removed.key.length > 0) {
           await client.query('DELETE FROM read_models r USING unnest($1::text[], $2::text[]) AS d(projection, key) WHERE r.projection = d.projection AND r.key = d.key',
             [removed.projection, removed.key]);
