@@ -1,5 +1,5 @@
 // Shared by the end-to-end tests of a PostgreSQL outage under load (postgres-outage.test.ts: one
-// process; workers-postgres.test.ts: WORKERS=2). Named *.fixture.ts so tap does not run it as a test file.
+// process; postgres-outage-workers.test.ts: WORKERS=2). Named *.fixture.ts so tap does not run it as a test file.
 import { join } from 'node:path';
 import type { Test } from 'tap';
 import { cardBody, M1, MERCHANTS, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';

@@ -45,6 +45,6 @@ if (server) {
     t.equal(await gateway.stop(), 0);
   });
 
-  t.test('stopped (fast, immediate) and killed (SIGKILL of the postmaster) under load: up throughout, 503 and SHUTDOWN meanwhile, nothing acknowledged lost (WORKERS=2: workers-postgres.test.ts)',
+  t.test('stopped (fast, immediate) and killed (SIGKILL of the postmaster) under load: up throughout, 503 and SHUTDOWN meanwhile, nothing acknowledged lost (WORKERS=2: postgres-outage-workers.test.ts)',
     (t) => outagesUnderLoad(t, server.get(), 1));
 }

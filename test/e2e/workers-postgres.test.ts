@@ -1,7 +1,7 @@
 // WORKERS=2 on PostgreSQL (a throwaway server, test/helpers/postgres.ts; skipped, and said so,
 // without Debian's postgresql): the two workers share the database; 50 identical pays record one
 // payment, both workers answer, an UNKNOWN payment is resolved once, SIGTERM exits 0, and no local
-// file is made. And both workers stay up through PostgreSQL's outages under load (postgres-outage.fixture.ts).
+// file is made.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
@@ -11,7 +11,6 @@ import { postgresForFile } from '../helpers/postgres.js';
 import { call } from '../helpers/server.js';
 import { PostgresEventStore } from '../../store/postgres/event-store.js';
 import { streams } from '../../domain/events.js';
-import { outagesUnderLoad } from './postgres-outage.fixture.js';
 
 const server = postgresForFile(t);
 
@@ -71,7 +70,4 @@ if (server) {
     t.equal(await gateway.stop(), 0, 'SIGTERM: a clean exit');
     t.notOk(existsSync(join(dir, 'read-models.db')) || existsSync(join(dir, 'keys.db')), 'no local file');
   });
-
-  t.test('PostgreSQL stopped (fast, immediate) and killed under load: both workers stay up, 503 and SHUTDOWN meanwhile, nothing acknowledged lost',
-    (t) => outagesUnderLoad(t, server.get(), 2));
 }
