@@ -141,17 +141,18 @@ function openStoresOf(config: EventStoreConfig, files: Files): Opened {
     case 'postgres': {
       // Everything in the one database, shared by every instance on it, no local file: the events
       // (connects on first use, creating or upgrading its tables), the keys (their own tables; the
-      // key store connects now), the read models and their checkpoints (docs/stores.md).
+      // key store connects now), the read models and their checkpoints (docs/stores.md). They
+      // share what they find of the server's reachability (Check Gateway: SHUTDOWN while it is away).
       const store = new PostgresEventStore(config.url);
       let keys: PostgresKeyStore;
       try {
-        keys = new PostgresKeyStore(config.url);
+        keys = new PostgresKeyStore(config.url, { health: store.health });
       } catch (error) {
         void store.close().catch(() => undefined);
         throw error;
       }
       const guarded = guardKeys(keys);
-      const readModels = new PostgresReadModels(config.url, store, PROJECTIONS);
+      const readModels = new PostgresReadModels(config.url, store, PROJECTIONS, { health: store.health });
       return {
         store, keys: guarded.keys, readModels, keyFault: guarded.fault,
         cachedRevision: undefined,
@@ -228,7 +229,7 @@ export async function openGateway(eventStore: EventStoreConfig, merchants: Merch
     merchants, store, sealer, readModels, schemeTokens, sessionExpiry, tokenShredder,
     cachedRevision: opened.cachedRevision,
     cachedStream: opened.cachedStream,
-    status: () => (closing || store.failure !== undefined || opened.keyFault() !== undefined ? 'SHUTDOWN' : 'OPERATING'),
+    status: () => (closing || store.failure !== undefined || store.unreachable !== undefined || opened.keyFault() !== undefined ? 'SHUTDOWN' : 'OPERATING'),
     fault: () => store.failure ?? opened.keyFault(),
     async close() {
       closing = true;

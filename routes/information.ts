@@ -2,8 +2,10 @@
 // authentication, and whether the gateway can process requests. `status` is OPERATING, or
 // SHUTDOWN while a store cannot write: until a restart after a failed sync or checkpoint, an I/O
 // error, a read-only or corrupt file (store/storage-fault.ts); until a write succeeds again after
-// a full disk; and once closing. Meanwhile writes are refused with 503 SERVER_BUSY and reads still
-// work. Containers and CI can use it as a health check.
+// a full disk; while PostgreSQL cannot be reached (store/postgres/health.ts: from the first
+// connection error to the first statement that succeeds after it); and once closing. Meanwhile
+// writes are refused with 503 SERVER_BUSY (and, PostgreSQL away, reads too). Containers and CI can
+// use it as a health check. Answered from what the stores last saw: no query of its own.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -22,7 +24,7 @@ const Params = Type.Object({
 
 const Information = Type.Object({
   gatewayVersion: Type.String({ description: 'the version of tokengate' }),
-  status: StringEnum(['OPERATING', 'SHUTDOWN'] as const, 'OPERATING: requests are processed; SHUTDOWN: a store cannot write (until a restart; a full disk: until a write succeeds again), writes are refused with 503 SERVER_BUSY'),
+  status: StringEnum(['OPERATING', 'SHUTDOWN'] as const, 'OPERATING: requests are processed; SHUTDOWN: a store cannot write (until a restart; a full disk: until a write succeeds again) or PostgreSQL cannot be reached (until it answers again), writes are refused with 503 SERVER_BUSY'),
 });
 
 const information: FastifyPluginAsyncTypebox = async (app) => {

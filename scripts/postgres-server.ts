@@ -11,12 +11,13 @@
 // on a free port, with a password (so the tests see that it never shows up in logs or errors),
 // and fsync on (durability is what the tests are about). stop() ends it and removes the folder;
 // a test process that exits without stop() still ends it (process 'exit' hook).
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import pg from 'pg';
 
 export const PG_USER = 'tokengate';
@@ -55,8 +56,18 @@ export interface RunningPostgres {
   serverPid(): number | undefined;
   /** Stops the server (fast: clients disconnected), runs `whileDown`, starts it again on the same port. */
   restart(whileDown?: () => Promise<void>): Promise<void>;
+  /**
+   * Takes the server away as an outage would: `fast` and `immediate` are pg_ctl's stop modes (a
+   * shutdown checkpoint or none, crash recovery at the next start), `kill` a SIGKILL of the
+   * postmaster (its backends notice and end on their own). Resolves once it no longer accepts.
+   */
+  halt(mode: HaltMode): Promise<void>;
+  /** Starts it again on the same data folder and port (after halt()). */
+  resume(): Promise<void>;
   stop(): Promise<void>;
 }
+
+export type HaltMode = 'fast' | 'immediate' | 'kill';
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -71,10 +82,20 @@ async function freePort(): Promise<number> {
 
 const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 
-/** Runs a PostgreSQL binary as the `postgres` user when we are root (the server refuses root). */
+/** A PostgreSQL binary's command line, as the `postgres` user when we are root (the server refuses root). */
+const asPostgres = (bin: string, args: string[]): [string, string[]] => (asRoot ? ['runuser', ['-u', 'postgres', '--', bin, ...args]] : [bin, args]);
+
 function run(bin: string, args: string[]): string {
-  const [file, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', bin, ...args]] : [bin, args];
+  const [file, argv] = asPostgres(bin, args);
   return execFileSync(file, argv, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+const execFileAsync = promisify(execFile);
+
+/** run(), without blocking this process meanwhile. */
+async function runAsync(bin: string, args: string[]): Promise<void> {
+  const [file, argv] = asPostgres(bin, args);
+  await execFileAsync(file, argv, { encoding: 'utf8' });
 }
 
 const running = new Set<{ bin: string; data: string; dir: string }>();
@@ -132,6 +153,45 @@ export async function startPostgres(): Promise<RunningPostgres> {
     { detached: true, stdio: 'ignore' }).unref();
     const url = `postgres://${PG_USER}:${password}@127.0.0.1:${port}/postgres`;
     let databases = 0;
+    const serverPid = (): number | undefined => {
+      // postmaster.pid's first line; the file is readable by its group only when we are root.
+      try {
+        const pid = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+        return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+      } catch {
+        return undefined;
+      }
+    };
+    // Asynchronous, so that a caller's clients go on sending while the server stops.
+    const halt = async (mode: HaltMode): Promise<void> => {
+      if (mode !== 'kill') {
+        await runAsync(join(bin, 'pg_ctl'), ['stop', '-w', '-m', mode, '-D', data]);
+        return;
+      }
+      const pid = serverPid();
+      if (pid === undefined) throw new Error('the PostgreSQL server is not running');
+      process.kill(pid, 'SIGKILL');
+      // Its listening socket closes with it (the backends do not hold it).
+      const deadline = Date.now() + 10_000;
+      while (await accepts(port)) {
+        if (Date.now() > deadline) throw new Error('the killed PostgreSQL server still accepts connections after 10 s');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    const resume = async (): Promise<void> => {
+      // After a SIGKILL of the postmaster its backends end on their own, a moment later; until
+      // they have, the server refuses to start (their shared memory is still in use).
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        try {
+          await runAsync(join(bin, 'pg_ctl'), ['start', '-w', '-t', '30', '-D', data, '-l', logFile, '-o', optionsFor(port)]);
+          return;
+        } catch (error) {
+          if (Date.now() > deadline) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      }
+    };
     return {
       url,
       port,
@@ -149,23 +209,17 @@ export async function startPostgres(): Promise<RunningPostgres> {
         return `postgres://${PG_USER}:${password}@127.0.0.1:${port}/${db}`;
       },
       log: () => (existsSync(logFile) ? readFileSync(logFile, 'utf8') : ''),
-      serverPid() {
-        // postmaster.pid's first line; the file is readable by its group only when we are root.
-        try {
-          const pid = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
-          return Number.isInteger(pid) && pid > 0 ? pid : undefined;
-        } catch {
-          return undefined;
-        }
-      },
+      serverPid,
       async restart(whileDown) {
-        run(join(bin, 'pg_ctl'), ['stop', '-w', '-m', 'fast', '-D', data]);
+        await halt('fast');
         try {
           await whileDown?.();
         } finally {
-          run(join(bin, 'pg_ctl'), ['start', '-w', '-t', '30', '-D', data, '-l', logFile, '-o', optionsFor(port)]);
+          await resume();
         }
       },
+      halt,
+      resume,
       async stop() {
         // Immediate: its data is thrown away, so no shutdown checkpoint (seconds of fsync).
         stopSync(server, 'immediate');
@@ -177,12 +231,16 @@ export async function startPostgres(): Promise<RunningPostgres> {
   }
 }
 
+/** Whether a TCP connection to 127.0.0.1:`port` is accepted. */
+const accepts = (port: number) => new Promise<boolean>((resolve) => {
+  const socket = connect(port, '127.0.0.1', () => { socket.destroy(); resolve(true); });
+  socket.once('error', () => resolve(false));
+});
+
 function stopSync(server: { bin: string; data: string; dir: string }, mode: 'fast' | 'immediate'): void {
   running.delete(server);
   if (existsSync(join(server.data, 'postmaster.pid'))) {
-    const [file, argv] = asRoot
-      ? ['runuser', ['-u', 'postgres', '--', join(server.bin, 'pg_ctl'), 'stop', '-w', '-m', mode, '-D', server.data]]
-      : [join(server.bin, 'pg_ctl'), ['stop', '-w', '-m', mode, '-D', server.data]];
+    const [file, argv] = asPostgres(join(server.bin, 'pg_ctl'), ['stop', '-w', '-m', mode, '-D', server.data]);
     spawnSync(file, argv, { stdio: 'ignore' });
   }
   rmSync(server.dir, { recursive: true, force: true });

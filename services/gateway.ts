@@ -43,7 +43,8 @@ export interface Gateway {
   };
   /**
    * SHUTDOWN while a store refuses writes until a restart (a failed sync, an I/O error, a
-   * read-only or corrupt file), while the disk is full (until a write succeeds again), or once
+   * read-only or corrupt file), while the disk is full (until a write succeeds again), while the
+   * store's server cannot be reached (PostgreSQL: until a statement succeeds again), or once
    * closed (Check Gateway).
    */
   status(): 'OPERATING' | 'SHUTDOWN';

@@ -118,6 +118,8 @@ export interface EventStore {
   headPosition(): Promise<bigint>;
   /** Why the store refuses every append until a restart (a failed sync or checkpoint), if it does. */
   readonly failure?: Error | undefined;
+  /** While the store's server cannot be reached (its last connection error; cleared once a call succeeds again), where the adapter can tell. */
+  readonly unreachable?: Error | undefined;
   close(): Promise<void>;
 }
 

@@ -3,18 +3,19 @@
 //
 // Appends requested in one event-loop turn, or while the previous batch commits, are written in
 // one transaction (group commit): BEGIN and the append lock; one query reads the head, the
-// streams' revisions and the event ids already taken; each append is decided here, in order, as
-// if alone (its conflict fails it alone); one INSERT writes every accepted event; COMMIT. The lock
+// streams' revisions and the event ids already taken; each append is decided, in order, as if
+// alone (append-batch.ts; its conflict fails it alone); one INSERT writes every accepted event; COMMIT. The lock
 // (a transaction-scoped advisory lock held until COMMIT) is what keeps positions in commit order.
 import pg from 'pg';
-import {
-  checkExpectedRevision, IdempotencyConflictError,
-  type AppendResult, type EventData, type EventStore, type ExpectedRevision, type ReadAllOptions,
-  type ReadStreamOptions, type RecordedEvent, type SubscribeOptions, type Subscription, type SubscriptionHandlers,
+import type {
+  AppendResult, EventData, EventStore, ExpectedRevision, ReadAllOptions,
+  ReadStreamOptions, RecordedEvent, SubscribeOptions, Subscription, SubscriptionHandlers,
 } from '../event-store.js';
+import { decideBatch, type BatchResult, type BatchState, type PendingAppend } from './append-batch.js';
 import type { StorageFault } from '../../domain/errors.js';
 import { Notifier, pullSubscription } from '../subscription.js';
 import { isConnectionError, isTransient, redactUrl, translatePgError } from './errors.js';
+import { guardPool, PostgresHealth } from './health.js';
 import { CommitListener } from './listener.js';
 import { APPEND_LOCK, CHANNEL, migrate } from './schema.js';
 
@@ -27,16 +28,8 @@ export interface PostgresStoreOptions {
   maxBatch?: number;
   /** application_name on the server (default 'tokengate'). */
   applicationName?: string;
-}
-
-interface PendingAppend {
-  stream: string;
-  events: readonly EventData[];
-  expected: ExpectedRevision;
-  /** JSON text of data and metadata, made at the call: the caller may change its objects afterwards. */
-  json: Array<{ data: string; metadata: string }>;
-  resolve: (result: AppendResult) => void;
-  reject: (error: unknown) => void;
+  /** Whether the server can be reached, shared with the read models and key store on it (default: its own). */
+  health?: PostgresHealth;
 }
 
 interface Row {
@@ -68,6 +61,8 @@ export class PostgresEventStore implements EventStore {
   readonly kind = 'postgres';
   /** The server and database, without credentials (for messages). */
   readonly target: string;
+  /** What this store's connections found of the server (`unreachable`). */
+  readonly health: PostgresHealth;
   private readonly pool: pg.Pool;
   private readonly notifier = new Notifier();
   private readonly listener: CommitListener;
@@ -92,12 +87,11 @@ export class PostgresEventStore implements EventStore {
       keepAlive: true,
     };
     this.pool = new pg.Pool({ ...config, max: options.poolSize ?? 10, idleTimeoutMillis: 30_000 });
-    // An idle connection's error (the server restarted): the pool drops it; without a listener
-    // the process would crash.
-    this.pool.on('error', () => undefined);
+    this.health = options.health ?? new PostgresHealth();
+    guardPool(this.pool, this.health);
     this.pollIntervalMs = options.pollIntervalMs ?? 500;
     this.maxBatch = options.maxBatch ?? 500;
-    this.listener = new CommitListener({ ...config, application_name: `${config.application_name}-listen` }, () => this.notifier.notify());
+    this.listener = new CommitListener({ ...config, application_name: `${config.application_name}-listen` }, () => this.notifier.notify(), this.health);
   }
 
   /** The schema, created or upgraded once per store (again after a failed attempt). */
@@ -121,10 +115,14 @@ export class PostgresEventStore implements EventStore {
   /** A query on a pooled connection, its errors the port's. */
   private async query<R extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
     if (this.closing) throw new Error('the event store is not open (closed)');
-    await this.whenReady();
+    const ticket = this.health.ticket();
     try {
-      return await this.pool.query<R>(text, values);
+      await this.whenReady();
+      const result = await this.pool.query<R>(text, values);
+      this.health.succeeded(ticket);
+      return result;
     } catch (error) {
+      this.health.failed(error);
       throw translatePgError(error, this.target);
     }
   }
@@ -159,16 +157,20 @@ export class PostgresEventStore implements EventStore {
   private async flush(): Promise<void> {
     const batch = this.queue.splice(0, this.maxBatch);
     if (batch.length === 0) return;
+    const ticket = this.health.ticket();
     try {
       await this.whenReady();
     } catch (error) {
+      this.health.failed(error);
       for (const item of batch) item.reject(error);
       return;
     }
-    let results: Array<AppendResult | { error: unknown }>;
+    let results: BatchResult[];
     try {
       results = await this.commitBatch(batch);
+      this.health.succeeded(ticket);
     } catch (error) {
+      this.health.failed(error);
       if (batch.length > 1 && !isTransient(error)) {
         // Something in the batch the server refused (not a conflict: those are decided before the
         // INSERT): each append alone, so only the one at fault fails.
@@ -202,7 +204,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   /** One transaction for the batch: each append's result or its own error, in order. */
-  private async commitBatch(batch: readonly PendingAppend[]): Promise<Array<AppendResult | { error: unknown }>> {
+  private async commitBatch(batch: readonly PendingAppend[]): Promise<BatchResult[]> {
     const client = await this.pool.connect();
     let broken: unknown;
     try {
@@ -211,7 +213,7 @@ export class PostgresEventStore implements EventStore {
       await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${APPEND_LOCK.toString()})`);
       const streams = [...new Set(batch.map((item) => item.stream))];
       const ids = [...new Set(batch.flatMap((item) => item.events.map((e) => e.id)))];
-      const { rows: [state] } = await client.query<{ head: string; streams: Array<[string, string]>; ids: Array<[string, string, string]> }>(
+      const { rows: [state] } = await client.query<BatchState>(
         `SELECT (SELECT coalesce(max(position), 0)::text FROM tokengate_events) AS head,
                 (SELECT coalesce(json_agg(json_build_array(stream, revision::text)), '[]')
                    FROM (SELECT stream, max(revision) AS revision FROM tokengate_events WHERE stream = ANY($1) GROUP BY stream) s) AS streams,
@@ -220,42 +222,8 @@ export class PostgresEventStore implements EventStore {
                 pg_notify('${CHANNEL}', '')`,
         [streams, ids]);
       if (state === undefined) throw new Error('the event store read no head');
-      let head = BigInt(state.head);
-      const revisions = new Map(state.streams.map(([stream, revision]) => [stream, BigInt(revision)]));
-      const taken = new Map(state.ids.map(([id, stream, position]) => [id, { stream, position: BigInt(position) }]));
       const created = new Date();
-      const rows = { position: [] as string[], id: [] as string[], stream: [] as string[], revision: [] as string[], type: [] as string[], data: [] as string[], metadata: [] as string[] };
-      const results = batch.map((item): AppendResult | { error: unknown } => {
-        try {
-          const current = revisions.get(item.stream) ?? -1n;
-          const repeated = item.events.map((e) => taken.get(e.id));
-          if (repeated.length > 0 && repeated.every((r) => r !== undefined && r.stream === item.stream)) {
-            return { nextExpectedRevision: current, position: (repeated.at(-1) as { position: bigint }).position };
-          }
-          if (repeated.some((r) => r !== undefined) || new Set(item.events.map((e) => e.id)).size !== item.events.length) {
-            throw new IdempotencyConflictError(item.stream);
-          }
-          checkExpectedRevision(item.stream, item.expected, current);
-          if (item.events.length === 0) return { nextExpectedRevision: current, position: head };
-          let revision = current;
-          item.events.forEach((e, i) => {
-            revision += 1n;
-            head += 1n;
-            rows.position.push(head.toString());
-            rows.id.push(e.id);
-            rows.stream.push(item.stream);
-            rows.revision.push(revision.toString());
-            rows.type.push(e.type);
-            rows.data.push((item.json[i] as { data: string }).data);
-            rows.metadata.push((item.json[i] as { metadata: string }).metadata);
-            taken.set(e.id, { stream: item.stream, position: head });
-          });
-          revisions.set(item.stream, revision);
-          return { nextExpectedRevision: revision, position: head };
-        } catch (error) {
-          return { error };
-        }
-      });
+      const { results, rows } = decideBatch(batch, state);
       if (rows.position.length > 0) {
         await client.query(
           `INSERT INTO tokengate_events (${COLUMNS})
@@ -343,10 +311,16 @@ export class PostgresEventStore implements EventStore {
 
   /**
    * While the server refuses writes (a full disk, an I/O error, read-only): the fault, until a
-   * batch commits. Never set for an unreachable server (each request is answered 503 meanwhile).
+   * batch commits. Never set for an unreachable server (that is `unreachable`).
    */
   get failure(): Error | undefined {
     return this.storageFault;
+  }
+
+  /** While the server cannot be reached (PostgresHealth): the last connection error, as the port's StoreUnreachable. */
+  get unreachable(): Error | undefined {
+    const error = this.health.unreachable;
+    return error === undefined ? undefined : translatePgError(error, this.target) as Error;
   }
 
   async close(): Promise<void> {
@@ -360,7 +334,7 @@ export class PostgresEventStore implements EventStore {
   }
 }
 
-function settle(item: PendingAppend, result: AppendResult | { error: unknown } | undefined): void {
+function settle(item: PendingAppend, result: BatchResult | undefined): void {
   if (result === undefined) item.reject(new Error('the event store lost an append of its batch'));
   else if ('error' in result) item.reject(result.error);
   else item.resolve(result);

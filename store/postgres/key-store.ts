@@ -20,6 +20,7 @@ import { StoreBusy } from '../../domain/errors.js';
 import type { KeyStore, NewKey } from '../keys/key-store.js';
 import { newDataKey } from '../keys/random.js';
 import { redactUrl, translatePgError } from './errors.js';
+import { PostgresHealth } from './health.js';
 import { SyncPgClient, type Statement } from './sync-client.js';
 
 const SCHEMA: Statement[] = [
@@ -48,7 +49,11 @@ export class PostgresKeyStore implements KeyStore {
   private warned = new Set<string>();
   private closed = false;
 
-  constructor(private readonly url: string) {
+  private readonly health: PostgresHealth;
+
+  /** `health`: the event store's, when on the same server (Check Gateway hears of both). */
+  constructor(private readonly url: string, options: { health?: PostgresHealth } = {}) {
+    this.health = options.health ?? new PostgresHealth();
     this.client = new SyncPgClient(url);
     try {
       this.run(...SCHEMA);
@@ -59,9 +64,13 @@ export class PostgresKeyStore implements KeyStore {
   }
 
   private run<Row>(...statements: Statement[]) {
+    const ticket = this.health.ticket();
     try {
-      return this.client.run<Row>(...statements);
+      const results = this.client.run<Row>(...statements);
+      this.health.succeeded(ticket);
+      return results;
     } catch (error) {
+      this.health.failed(error);
       // The server unreachable: 503 (StoreUnreachable); a lock or statement timeout: StoreBusy; a
       // full disk: a StorageFault (the gateway SHUTDOWN while it lasts, guarded.ts).
       throw translatePgError(error, redactUrl(this.url), 'the key store');

@@ -15,6 +15,8 @@ import { createHash } from 'node:crypto';
 import type { EventStore, RecordedEvent, Subscription } from '../event-store.js';
 import type { Projection } from '../../projections/projection.js';
 import { redactUrl, translatePgError } from './errors.js';
+import { guardPool, PostgresHealth } from './health.js';
+import { docKey, documentsToRead, evolvePage } from './read-model-page.js';
 import { PAGE, type ReadModelsPort, type RebuildOptions, type RebuildResult } from '../../projections/read-models.js';
 
 const SCHEMA = `
@@ -56,17 +58,20 @@ export class PostgresReadModels implements ReadModelsPort {
   private pinned = false;
   private readonly page: number;
   private readonly target: string;
+  private readonly health: PostgresHealth;
 
-  constructor(url: string, private readonly store: FollowedStore, private readonly projections: readonly Projection[], options: { page?: number } = {}) {
+  /** `health`: the event store's, when on the same server (Check Gateway hears of both). */
+  constructor(url: string, private readonly store: FollowedStore, private readonly projections: readonly Projection[], options: { page?: number; health?: PostgresHealth } = {}) {
     this.page = options.page ?? PAGE;
     this.target = redactUrl(url);
+    this.health = options.health ?? new PostgresHealth();
     this.pool = new pg.Pool({
       connectionString: url, max: 4, application_name: 'tokengate-read-models', connectionTimeoutMillis: 5_000, keepAlive: true,
       // A stopped process must not hold the checkpoint rows, nor a statement wait forever.
       options: '-c statement_timeout=15000 -c lock_timeout=10000 -c idle_in_transaction_session_timeout=10000',
     });
-    // An idle connection the server ended: the pool drops it (the next query opens another).
-    this.pool.on('error', () => undefined);
+    // A connection the server ended, idle or in a transaction: the pool drops it (the next query opens another).
+    guardPool(this.pool, this.health);
   }
 
   /** The tables and a checkpoint row per projection (idempotent; instances starting at once serialize). */
@@ -82,11 +87,12 @@ export class PostgresReadModels implements ReadModelsPort {
   }
 
   private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>, relaxed = false): Promise<T> {
+    const ticket = this.health.ticket();
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
     } catch (error) {
-      throw translatePgError(error, this.target, 'the read models');
+      throw this.failed(error);
     }
     try {
       // Derived data, checkpointed with its documents: no wait for the WAL's flush (a server crash
@@ -94,13 +100,20 @@ export class PostgresReadModels implements ReadModelsPort {
       await client.query(relaxed ? 'BEGIN; SET LOCAL synchronous_commit = off' : 'BEGIN');
       const result = await work(client);
       await client.query('COMMIT');
+      this.health.succeeded(ticket);
       return result;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
-      throw translatePgError(error, this.target, 'the read models');
+      throw this.failed(error);
     } finally {
       client.release();
     }
+  }
+
+  /** The port's error for a failed statement, told to the health first. */
+  private failed(error: unknown): unknown {
+    this.health.failed(error);
+    return translatePgError(error, this.target, 'the read models');
   }
 
   /** Rebuild models whose stored version differs, catch up, and follow the store's log. */
@@ -198,10 +211,13 @@ export class PostgresReadModels implements ReadModelsPort {
 
   private async query<R extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<R[]> {
     await this.schema();
+    const ticket = this.health.ticket();
     try {
-      return (await this.pool.query<R>(text, values)).rows;
+      const { rows } = await this.pool.query<R>(text, values);
+      this.health.succeeded(ticket);
+      return rows;
     } catch (error) {
-      throw translatePgError(error, this.target, 'the read models');
+      throw this.failed(error);
     }
   }
 
@@ -340,51 +356,15 @@ export class PostgresReadModels implements ReadModelsPort {
         const { rows } = await client.query<{ name: string; position: string }>(
           'SELECT name, position FROM read_model_checkpoints WHERE name = ANY($1::text[]) ORDER BY name FOR UPDATE', [names]);
         const stored = new Map(rows.map((r) => [r.name, BigInt(r.position)]));
-        // The documents to read: each key touched, unless its projection says no document can exist before.
-        const wanted: Array<[string, string]> = [];
-        const plans = this.projections.map((p) => {
-          const from = stored.get(p.name) ?? 0n;
-          const touched = new Set<string>();
-          for (const event of events) {
-            if (event.position <= from || !p.handles.has(event.type)) continue;
-            for (const key of p.keysOf(event)) {
-              if (touched.has(key)) continue;
-              touched.add(key);
-              if (!p.isNew?.(event, key)) wanted.push([p.name, key]);
-            }
-          }
-          return { p, from };
-        });
+        const wanted = documentsToRead(this.projections, events, stored);
         const before = new Map<string, string>();
         if (wanted.length > 0) {
           const found = await client.query<{ projection: string; key: string; doc: string }>(
             'SELECT r.projection, r.key, r.doc FROM read_models r JOIN unnest($1::text[], $2::text[]) AS w(projection, key) ON r.projection = w.projection AND r.key = w.key',
             [wanted.map((w) => w[0]), wanted.map((w) => w[1])]);
-          for (const row of found.rows) before.set(`${row.projection}\u0000${row.key}`, row.doc);
+          for (const row of found.rows) before.set(docKey(row.projection, row.key), row.doc);
         }
-        const put: { projection: string[]; key: string[]; doc: string[] } = { projection: [], key: [], doc: [] };
-        const removed: { projection: string[]; key: string[] } = { projection: [], key: [] };
-        const checkpoints: { name: string[]; version: number[]; position: string[] } = { name: [], version: [], position: [] };
-        for (const { p, from } of plans) {
-          let position = from;
-          const cache = new Map<string, unknown>();
-          for (const event of events) {
-            if (event.position <= position) continue;
-            position = event.position;
-            if (!p.handles.has(event.type)) continue;
-            for (const key of p.keysOf(event)) {
-              const doc = cache.has(key) ? cache.get(key) : before.get(`${p.name}\u0000${key}`);
-              const prior = cache.has(key) ? doc : typeof doc === 'string' ? JSON.parse(doc) : undefined;
-              cache.set(key, p.evolve(prior, event, key));
-            }
-          }
-          for (const [key, doc] of cache) {
-            if (doc === undefined) { removed.projection.push(p.name); removed.key.push(key); }
-            else { put.projection.push(p.name); put.key.push(key); put.doc.push(p.serialize ? p.serialize(doc) : JSON.stringify(doc)); }
-          }
-          checkpoints.name.push(p.name); checkpoints.version.push(p.version); checkpoints.position.push(String(position));
-          stored.set(p.name, position);
-        }
+        const { put, removed, checkpoints } = evolvePage(this.projections, events, stored, before);
         if (removed.key.length > 0) {
           await client.query('DELETE FROM read_models r USING unnest($1::text[], $2::text[]) AS d(projection, key) WHERE r.projection = d.projection AND r.key = d.key',
             [removed.projection, removed.key]);

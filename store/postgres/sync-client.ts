@@ -68,17 +68,25 @@ export class SyncQueryError extends Error {
 const TIMEOUT_MS = 15_000;
 
 export class SyncPgClient {
-  private readonly worker: Worker;
-  private readonly port: MessagePort;
+  private worker!: Worker;
+  private port!: MessagePort;
   private readonly signal = new Int32Array(new SharedArrayBuffer(4));
   private nextId = 1;
   private closed = false;
+  /** Why the worker stopped (an error it did not catch): the next statement starts another. */
+  private stopped: Error | undefined;
 
-  constructor(url: string) {
+  constructor(private readonly url: string) {
+    this.spawn();
+  }
+
+  private spawn(): void {
     const { port1, port2 } = new MessageChannel();
     this.port = port1;
     const pg = createRequire(import.meta.url).resolve('pg');
-    this.worker = new Worker(WORKER, { eval: true, workerData: { url, pg, signal: this.signal.buffer, port: port2 }, transferList: [port2] });
+    this.worker = new Worker(WORKER, { eval: true, workerData: { url: this.url, pg, signal: this.signal.buffer, port: port2 }, transferList: [port2] });
+    // Without a listener, a worker's uncaught error would end this process.
+    this.worker.on('error', (error) => { this.stopped = error; });
     // The worker idles on its port; it must not keep the process alive on its own.
     this.worker.unref();
     this.port.unref();
@@ -87,6 +95,11 @@ export class SyncPgClient {
   /** Run `statements` in turn on the worker's connection; each one's rows (bytea as Buffer). */
   run<Row = Record<string, unknown>>(...statements: Statement[]): Array<SyncResult<Row>> {
     if (this.closed) throw new SyncQueryError('the key store is closed');
+    if (this.stopped) {
+      this.stopped = undefined;
+      this.port.close();
+      this.spawn();
+    }
     const id = this.nextId++;
     // (2^31 ids before wrapping: one per statement batch.)
     if (this.nextId > 0x7fff_fff0) this.nextId = 1;

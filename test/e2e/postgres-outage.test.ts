@@ -1,11 +1,13 @@
-// End to end on PostgreSQL: the database server stops while the gateway (dist/server.js) runs.
-// Requests meanwhile get the gateway's 503 error body (never a 500, never a hang), and once the
-// server is back the gateway serves again without a restart: nothing wedged.
+// End to end on PostgreSQL: the database server goes away while the gateway (dist/server.js)
+// runs. Requests meanwhile get the gateway's 503 error body (never a 500, never a hang, never a
+// refused connection: the gateway stays up), Check Gateway says SHUTDOWN, and once the server is
+// back the gateway serves again without a restart: nothing wedged, nothing acknowledged lost.
 import { join } from 'node:path';
 import t from 'tap';
 import { cardBody, M1, MERCHANTS, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
 import { call, startServer } from '../helpers/server.js';
 import { postgresForFile } from '../helpers/postgres.js';
+import { outagesUnderLoad } from './postgres-outage.fixture.js';
 
 const server = postgresForFile(t);
 
@@ -42,4 +44,7 @@ if (server) {
     t.notMatch(gateway.logs(), '5123450000000008', 'nor the card number');
     t.equal(await gateway.stop(), 0);
   });
+
+  t.test('stopped (fast, immediate) and killed (SIGKILL of the postmaster) under load: up throughout, 503 and SHUTDOWN meanwhile, nothing acknowledged lost (WORKERS=2: postgres-outage-workers.test.ts)',
+    (t) => outagesUnderLoad(t, server.get(), 1));
 }

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { postgresForFile } from '../helpers/postgres.js';
 import { PostgresKeyStore } from '../../store/postgres/key-store.js';
+import { SyncPgClient } from '../../store/postgres/sync-client.js';
 import { Sealer } from '../../store/sealing.js';
 import { StoreUnreachable } from '../../domain/errors.js';
 
@@ -149,5 +150,19 @@ if (server) {
       try { got = keys.get('k1'); } catch (e) { t.ok(e instanceof StoreUnreachable, 'at most a 503 while the connection is replaced'); }
     }
     t.same(got, Buffer.alloc(32, 7), 'read again on a new connection');
+  });
+
+  t.test('the key store\'s worker stopped by an error it did not catch: this process goes on, the next statement starts another', async (t) => {
+    const url = await server.get().createDatabase('worker');
+    const client = new SyncPgClient(url);
+    t.teardown(() => client.close());
+    t.same(client.run({ text: 'SELECT 1 AS one' })[0]!.rows, [{ one: 1 }]);
+    // A message the worker cannot read: its handler throws outside its try, an uncaught error in the worker.
+    const inside = client as unknown as { port: { postMessage(message: unknown): void }; stopped: Error | undefined };
+    inside.port.postMessage(null);
+    const deadline = Date.now() + 20_000;
+    while (inside.stopped === undefined && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    t.type(inside.stopped, Error, 'the worker stopped (and this process is still here)');
+    t.same(client.run({ text: 'SELECT 2 AS two' })[0]!.rows, [{ two: 2 }], 'the next statement runs on a new worker');
   });
 }

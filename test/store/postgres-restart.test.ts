@@ -1,10 +1,13 @@
 // The PostgreSQL event store when its server restarts (a file of its own: the restart's shutdown
 // checkpoint is quick on a server with one small database): appends while it is down are 503
-// StoreUnreachable, then work again; a subscription resumes from its position, nothing lost or repeated.
+// StoreUnreachable, then work again; a subscription resumes from its position, nothing lost or
+// repeated. Killed under appends: no connection's error ends the process, the store says it is
+// unreachable until the server is back, and LISTEN reconnects by itself.
 import t, { type Test } from 'tap';
 import { StoreUnreachable } from '../../domain/errors.js';
 import type { RecordedEvent } from '../../store/event-store.js';
 import { PostgresEventStore } from '../../store/postgres/event-store.js';
+import { PostgresKeyStore } from '../../store/postgres/key-store.js';
 import { events, sleep, waitFor } from './contract.js';
 import { postgresForFile } from '../helpers/postgres.js';
 
@@ -43,5 +46,49 @@ if (server) {
     await sleep(200);
     t.same(received.map(summary), (await other.readAll()).map(summary), 'the subscription has every event once, in order');
     t.same(errors, [], 'and never gave up');
+  });
+
+  t.test('the postmaster killed under appends: no uncaught error, unreachable until it is back, LISTEN reconnected', async (t) => {
+    const url = await server.get().createDatabase('killed');
+    // No poll worth the name: only LISTEN (reconnected) can wake the subscription after the restart.
+    const store = openStore(t, url, { pollIntervalMs: 600_000 });
+    const other = openStore(t, url);
+    const keys = new PostgresKeyStore(url, { health: store.health });
+    t.teardown(() => keys.close());
+    const received: RecordedEvent[] = [];
+    const sub = store.subscribeAll({}, { onEvent: (e) => { received.push(e); } });
+    t.teardown(() => sub.close());
+    await store.append('k-0', events(1));
+    await waitFor(() => received.length === 1, 20_000, 'the first event');
+    t.equal(store.unreachable, undefined, 'reachable');
+
+    // Appends in flight on both stores' pools (connections checked out between statements, and idle).
+    let appending = true;
+    const failures: unknown[] = [];
+    const writers = Array.from({ length: 6 }, async (_, w) => {
+      for (let i = 0; appending; i++) {
+        await (w % 2 ? other : store).append(`k-${w}-${i}`, events(1)).catch((e: unknown) => { failures.push(e); return sleep(20); });
+      }
+    });
+    await waitFor(() => received.length > 20, 20_000, 'appends under way');
+    await server.get().halt('kill');
+    await waitFor(() => store.unreachable !== undefined, 20_000, 'the store to say it is unreachable');
+    t.type(store.unreachable, StoreUnreachable, 'unreachable: the port\'s StoreUnreachable');
+    const keyError = (() => { try { keys.get('nothing'); return undefined; } catch (error) { return error; } })();
+    t.type(keyError, StoreUnreachable, 'the key store: 503 StoreUnreachable');
+    await waitFor(() => failures.length > 6, 20_000, 'appends refused while it is down');
+    appending = false;
+    await Promise.all(writers);
+    t.ok(failures.every((e) => e instanceof StoreUnreachable), 'every refused append: StoreUnreachable (503)');
+    t.equal(store.unreachable !== undefined, true, 'still unreachable while the server is down');
+
+    await server.get().resume();
+    // No request: the LISTEN connection's return (or the subscription's retry) clears it.
+    await waitFor(() => store.unreachable === undefined, 20_000, 'reachable again, without a request');
+    const before = received.length;
+    await other.append('k-after', events(1));
+    await waitFor(() => received.length > before, 20_000, 'the event appended by the other store after the restart (woken by LISTEN)');
+    t.equal(received.at(-1)?.stream, 'k-after');
+    t.equal(keys.get('nothing'), undefined, 'the key store reconnects');
   });
 }
