@@ -226,6 +226,8 @@ async function errorsPlugin(app: FastifyInstance) {
  * gateway's 400 in its words; the text kept on the request (`bodyText`).
  */
 export const parseJsonBody: FastifyBodyParser<string> = (request, text, done) => {
+  // A path that names no operation is a 404 whatever its body: nothing there reads it.
+  if (request.is404) return done(null, undefined);
   const body = String(text);
   request.bodyText = body;
   // (A blank body is rare: the trim, a copy of the body, only when it could be one.)
