@@ -20,6 +20,7 @@ import information from './routes/information.js';
 import admin from './routes/admin.js';
 import openapi from './plugins/openapi.js';
 import limits from './plugins/limits.js';
+import encoding from './plugins/encoding.js';
 import { sortedJson } from './lib/json.js';
 import { maskCardNumbers } from './lib/mask.js';
 import pino from 'pino';
@@ -213,6 +214,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
   await app.register(errors);
+  await app.register(encoding);
   await app.register(limits, limitsInForce);
   await app.register(authGuard, { limit: limitsInForce.authFailureLimit, windowMs: AUTH_FAILURE_WINDOW_MS });
   await app.register(openapi);

@@ -100,7 +100,7 @@ export function jsonParseExplanation(body: string): string {
  * A refusal of Fastify itself (a malformed URL, a body too large, a wrong Content-Length, any
  * other 4xx of the framework): INVALID_REQUEST with the framework's status.
  */
-class FrameworkRefusal extends GatewayError {
+export class FrameworkRefusal extends GatewayError {
   override name = 'FrameworkRefusal';
   readonly gatewayCause = 'INVALID_REQUEST';
   readonly logMessage = 'request refused';
