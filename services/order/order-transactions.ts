@@ -136,6 +136,8 @@ async function commandFacts(gateway: Gateway, merchant: MerchantProfile, params:
       const extra = {
         securityCode: card?.securityCode, billingStreet: body.billing?.address?.street, orderReference: body.order?.reference,
         transactionReference: body.transaction?.reference,
+        // The card holder's name carries the 3-D Secure marker, as card.holder.lastName does in version 3.
+        holderLastName: card?.nameOnCard,
       };
       return {
         ...base, currency, source, rules: merchant.rules ?? [],
