@@ -1,4 +1,4 @@
-// The order API of versions 50-100: PUT .../order/{orderId}/transaction/{transactionId} (PAY,
+// The order API (schemas/versions.ts): PUT .../order/{orderId}/transaction/{transactionId} (PAY,
 // AUTHORIZE, CAPTURE, REFUND, VOID, VERIFY), Retrieve Transaction and Retrieve Order. One command
 // handler loop over the order's stream (services/command-handler.ts), the same stream as version
 // 3's Pay with token (streams.order): a version 3 order and an order of this API with the same id
