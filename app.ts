@@ -16,6 +16,7 @@ import token from './routes/token.js';
 import session from './routes/session.js';
 import orders from './routes/orders.js';
 import transactions from './routes/transactions.js';
+import nvp from './routes/nvp.js';
 import information from './routes/information.js';
 import admin from './routes/admin.js';
 import openapi from './plugins/openapi.js';
@@ -224,6 +225,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(session);
   await app.register(orders);
   await app.register(transactions);
+  await app.register(nvp);
   await app.register(information);
   await app.register(admin, { password: options.adminPassword });
   return app;

@@ -37,8 +37,8 @@ declare module 'fastify' {
 // crypto.hash (Node 20.12): one call, no Hash object per request.
 const digest = (text: string) => hash('sha256', text, 'buffer') as unknown as Buffer;
 const UNKNOWN_MERCHANT_DIGEST = digest('no merchant has this password: it is never compared true');
-const MERCHANT_ID = /^[0-9A-Za-z_-]{1,40}$/;
-const NOT_AUTHORISED = 'Authenticated entity not authorised to perform operation for target entity';
+export const MERCHANT_ID = /^[0-9A-Za-z_-]{1,40}$/;
+export const NOT_AUTHORISED = 'Authenticated entity not authorised to perform operation for target entity';
 
 /**
  * pay: a blank user id or `merchant.<id>` (version 3); token: `merchant.<id>`; order: `merchant.<id>`,
@@ -259,7 +259,7 @@ export function authenticateUnmatched(request: FastifyRequest, merchants: Mercha
  * The merchant whose password this is, or AuthenticationFailed (and the failure counted against
  * `merchant.<merchantId>`); a locked credential is refused before its password is looked at.
  */
-function checkPassword(failures: AuthFailures, merchants: Merchants, merchantId: string, password: string): MerchantProfile {
+export function checkPassword(failures: AuthFailures, merchants: Merchants, merchantId: string, password: string): MerchantProfile {
   const credential = `merchant.${merchantId}`;
   refuseIfLocked(failures, credential);
   const merchant = merchants.get(merchantId);
@@ -277,7 +277,7 @@ export function merchantOf(request: FastifyRequest): MerchantProfile {
 }
 
 /** The merchant whose listed client certificate this TLS connection presented, if any. */
-function certificateMerchant(request: FastifyRequest, merchants: Merchants): MerchantProfile | undefined {
+export function certificateMerchant(request: FastifyRequest, merchants: Merchants): MerchantProfile | undefined {
   const socket = request.raw.socket as Partial<TLSSocket>;
   if (typeof socket.getPeerCertificate !== 'function' || !socket.authorized) return undefined;
   const certificate = socket.getPeerCertificate();
