@@ -17,7 +17,7 @@ import { sortedJson } from '../../lib/json.js';
 import type { MerchantProfile } from '../../merchants.js';
 import type { OrderApiParams, TransactionApiParams, TransactionBody } from '../../schemas/transaction.js';
 import { foldOrder, foldToken, orderAggregate, readOwnStream } from '../aggregates.js';
-import { withSession } from '../session/session-request.js';
+import { withSession, type HeldSession } from '../session/session-request.js';
 import { handleCommand } from '../command-handler.js';
 import { acquirerIds } from './acquirer-ids.js';
 import type { RequestMeta } from '../context.js';
@@ -96,6 +96,44 @@ function fingerprintOf(gateway: Gateway, body: TransactionBody): string {
   return gateway.sealer.fingerprint(sortedJson({ api: 'order', body: masked }));
 }
 
+/**
+ * PAY, AUTHORIZE, VERIFY: the card (sent, or held by the session: it takes precedence over a token,
+ * as the spec says: "explicit or session account details take precedence over it") or the token,
+ * the amount and currency, and what the outcome rules read. `body` is the request with the
+ * session's fields merged in; `sent` what the client sent.
+ */
+async function initiatingFacts(
+  gateway: Gateway, merchant: MerchantProfile, apiOperation: 'PAY' | 'AUTHORIZE' | 'VERIFY', sent: TransactionBody, body: TransactionBody, session: HeldSession | undefined,
+) {
+  const card = body.sourceOfFunds?.provided?.card;
+  const inRequest = providedSource(card);
+  // The session gave the card: its id is recorded (referenceOrderId reads the card from it).
+  if (inRequest && session && sent.sourceOfFunds?.provided?.card?.number === undefined) inRequest.sessionId = session.sessionId;
+  const currency = body.order?.currency;
+  if (currency === undefined) throw missing('order.currency');
+  const amount = apiOperation === 'VERIFY' ? undefined : amountOf(body.order?.amount, currency, 'order.amount');
+  if (apiOperation === 'VERIFY' && minorUnits(currency) === undefined) {
+    throw new InvalidRequest(`Value '${currency}' is invalid. Currency is not supported`, 'order.currency', 'UNSUPPORTED');
+  }
+  const token = body.sourceOfFunds?.token;
+  if (token === undefined && !inRequest) {
+    if (session) throw new InvalidRequest(`Value '${session.sessionId}' is invalid. The session holds no card: update it with the card first`, 'session.id');
+    throw missing('sourceOfFunds.token');
+  }
+  const source = inRequest ?? await tokenSource(gateway, merchant, token as string);
+  const extra = {
+    securityCode: card?.securityCode, billingStreet: body.billing?.address?.street, orderReference: body.order?.reference,
+    transactionReference: body.transaction?.reference,
+    // The card holder's name carries the 3-D Secure marker, as card.holder.lastName does in version 3.
+    holderLastName: card?.nameOnCard,
+  };
+  return {
+    currency, source, rules: merchant.rules ?? [],
+    ...(amount !== undefined ? { amount } : {}),
+    ...Object.fromEntries(Object.entries(extra).filter(([, v]) => v !== undefined)),
+  };
+}
+
 async function commandFacts(gateway: Gateway, merchant: MerchantProfile, params: TransactionApiParams, sent: TransactionBody): Promise<Facts> {
   checkNotCardNumber(params.orderId, 'orderId');
   checkNotCardNumber(params.transactionId, 'transactionId');
@@ -114,37 +152,8 @@ async function commandFacts(gateway: Gateway, merchant: MerchantProfile, params:
   switch (apiOperation) {
     case 'PAY':
     case 'AUTHORIZE':
-    case 'VERIFY': {
-      const card = body.sourceOfFunds?.provided?.card;
-      // A card (sent, or held by the session) takes precedence over a token (the spec: "explicit
-      // or session account details take precedence over it").
-      const inRequest = providedSource(card);
-      // The session gave the card: its id is recorded (referenceOrderId reads the card from it).
-      if (inRequest && session && sent.sourceOfFunds?.provided?.card?.number === undefined) inRequest.sessionId = session.sessionId;
-      const currency = body.order?.currency;
-      if (currency === undefined) throw missing('order.currency');
-      const amount = apiOperation === 'VERIFY' ? undefined : amountOf(body.order?.amount, currency, 'order.amount');
-      if (apiOperation === 'VERIFY' && minorUnits(currency) === undefined) {
-        throw new InvalidRequest(`Value '${currency}' is invalid. Currency is not supported`, 'order.currency', 'UNSUPPORTED');
-      }
-      const token = body.sourceOfFunds?.token;
-      if (token === undefined && !inRequest) {
-        if (session) throw new InvalidRequest(`Value '${session.sessionId}' is invalid. The session holds no card: update it with the card first`, 'session.id');
-        throw missing('sourceOfFunds.token');
-      }
-      const source = inRequest ?? await tokenSource(gateway, merchant, token as string);
-      const extra = {
-        securityCode: card?.securityCode, billingStreet: body.billing?.address?.street, orderReference: body.order?.reference,
-        transactionReference: body.transaction?.reference,
-        // The card holder's name carries the 3-D Secure marker, as card.holder.lastName does in version 3.
-        holderLastName: card?.nameOnCard,
-      };
-      return {
-        ...base, currency, source, rules: merchant.rules ?? [],
-        ...(amount !== undefined ? { amount } : {}),
-        ...Object.fromEntries(Object.entries(extra).filter(([, v]) => v !== undefined)),
-      };
-    }
+    case 'VERIFY':
+      return { ...base, ...await initiatingFacts(gateway, merchant, apiOperation, sent, body, session) };
     case 'CAPTURE':
     case 'REFUND': {
       const currency = body.transaction?.currency;
