@@ -14,6 +14,7 @@ import { Opt, Str, Strict } from '../schemas/common.js';
 import { CreateSessionBody, SessionBody, SessionIdParams, SessionParams } from '../schemas/session.js';
 import { RetrieveTokenParams, TokenBody, TokenizeParams, TokenParams } from '../schemas/token.js';
 import { OrderApiParams, TransactionApiParams, TransactionBody } from '../schemas/transaction.js';
+import { RETRIEVE_ORDER, SESSIONS } from '../schemas/versions.js';
 import { transactionMeta } from './transactions.js';
 
 export interface NvpCall {
@@ -39,7 +40,6 @@ const ORDER = { 'order.id': 'orderId' } as const;
 const TRANSACTION = { 'order.id': 'orderId', 'transaction.id': 'transactionId' } as const;
 const SESSION = { 'session.id': 'sessionId' } as const;
 const TOKEN = { token: 'tokenid' } as const;
-const SESSIONS = 'Create, Update and Retrieve Session';
 
 const transaction = (name: string): NvpOperation => ({
   params: TRANSACTION, paramsSchema: TransactionApiParams, bodySchema: TransactionBody, keepsApiOperation: true, versionRule: name, status: 201,
@@ -61,7 +61,7 @@ export const NVP_OPERATIONS: Readonly<Record<string, NvpOperation>> = {
     run: ({ gateway, merchant, params }) => retrieveOrderTransaction(gateway, merchant, params as TransactionApiParams),
   },
   RETRIEVE_ORDER: {
-    params: ORDER, paramsSchema: OrderApiParams, bodySchema: NoBody, versionRule: 'Retrieve Order', status: 200,
+    params: ORDER, paramsSchema: OrderApiParams, bodySchema: NoBody, versionRule: RETRIEVE_ORDER, status: 200,
     run: ({ gateway, merchant, params }) => retrieveOrderApi(gateway, merchant, params as OrderApiParams),
   },
   CREATE_SESSION: {

@@ -7,9 +7,7 @@ import { CreateSessionBody, SessionBody, SessionIdParams, SessionParams } from '
 import { documented, errorResponses } from '../schemas/responses.js';
 import { createSession, retrieveSession, updateSession } from '../services/session/sessions.js';
 import { merchantOf, requireMerchant } from '../plugins/auth.js';
-import { checkVersion } from '../schemas/versions.js';
-
-const SESSIONS = 'Create, Update and Retrieve Session';
+import { checkVersion, SESSIONS } from '../schemas/versions.js';
 
 const SessionResponse = Type.Object({
   correlationId: Type.Optional(Type.String()),

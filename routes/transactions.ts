@@ -10,7 +10,7 @@ import { OrderApiParams, TransactionApiParams, TransactionBody } from '../schema
 import { orderTransaction, retrieveOrderApi, retrieveOrderTransaction } from '../services/order/order-transactions.js';
 import { merchantOf, requireMerchant } from '../plugins/auth.js';
 import { requestedNotificationUrl } from '../services/notification/body.js';
-import { checkVersion } from '../schemas/versions.js';
+import { checkVersion, RETRIEVE_ORDER } from '../schemas/versions.js';
 import type { MerchantProfile } from '../merchants.js';
 import type { RequestMeta } from '../services/context.js';
 
@@ -61,7 +61,7 @@ const transactions: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: documented(Answer), ...errorResponses },
     },
   }, async (request) => {
-    checkVersion(request.params.version, 'Retrieve Order');
+    checkVersion(request.params.version, RETRIEVE_ORDER);
     return retrieveOrderApi(app.gateway, merchantOf(request), request.params);
   });
 };
