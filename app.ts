@@ -16,10 +16,12 @@ import token from './routes/token.js';
 import session from './routes/session.js';
 import orders from './routes/orders.js';
 import transactions from './routes/transactions.js';
+import nvp from './routes/nvp.js';
 import information from './routes/information.js';
 import admin from './routes/admin.js';
 import openapi from './plugins/openapi.js';
 import limits from './plugins/limits.js';
+import encoding from './plugins/encoding.js';
 import { sortedJson } from './lib/json.js';
 import { maskCardNumbers } from './lib/mask.js';
 import pino from 'pino';
@@ -213,6 +215,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
   await app.register(errors);
+  await app.register(encoding);
   await app.register(limits, limitsInForce);
   await app.register(authGuard, { limit: limitsInForce.authFailureLimit, windowMs: AUTH_FAILURE_WINDOW_MS });
   await app.register(openapi);
@@ -222,6 +225,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(session);
   await app.register(orders);
   await app.register(transactions);
+  await app.register(nvp);
   await app.register(information);
   await app.register(admin, { password: options.adminPassword });
   return app;

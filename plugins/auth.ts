@@ -37,10 +37,15 @@ declare module 'fastify' {
 // crypto.hash (Node 20.12): one call, no Hash object per request.
 const digest = (text: string) => hash('sha256', text, 'buffer') as unknown as Buffer;
 const UNKNOWN_MERCHANT_DIGEST = digest('no merchant has this password: it is never compared true');
-const MERCHANT_ID = /^[0-9A-Za-z_-]{1,40}$/;
-const NOT_AUTHORISED = 'Authenticated entity not authorised to perform operation for target entity';
+export const MERCHANT_ID = /^[0-9A-Za-z_-]{1,40}$/;
+export const NOT_AUTHORISED = 'Authenticated entity not authorised to perform operation for target entity';
 
-export type UserIdRule = 'pay' | 'token';
+/**
+ * pay: a blank user id or `merchant.<id>` (version 3); token: `merchant.<id>`; order: `merchant.<id>`,
+ * and on version 1 a blank user id too (the reference's migration guide: version 1 authenticated
+ * with a blank user id).
+ */
+export type UserIdRule = 'pay' | 'token' | 'order';
 
 /** Digests of the merchants' stored passwords, each computed once (a merchant profile is loaded once). */
 const storedDigests = new WeakMap<MerchantProfile, Buffer>();
@@ -254,7 +259,7 @@ export function authenticateUnmatched(request: FastifyRequest, merchants: Mercha
  * The merchant whose password this is, or AuthenticationFailed (and the failure counted against
  * `merchant.<merchantId>`); a locked credential is refused before its password is looked at.
  */
-function checkPassword(failures: AuthFailures, merchants: Merchants, merchantId: string, password: string): MerchantProfile {
+export function checkPassword(failures: AuthFailures, merchants: Merchants, merchantId: string, password: string): MerchantProfile {
   const credential = `merchant.${merchantId}`;
   refuseIfLocked(failures, credential);
   const merchant = merchants.get(merchantId);
@@ -272,7 +277,7 @@ export function merchantOf(request: FastifyRequest): MerchantProfile {
 }
 
 /** The merchant whose listed client certificate this TLS connection presented, if any. */
-function certificateMerchant(request: FastifyRequest, merchants: Merchants): MerchantProfile | undefined {
+export function certificateMerchant(request: FastifyRequest, merchants: Merchants): MerchantProfile | undefined {
   const socket = request.raw.socket as Partial<TLSSocket>;
   if (typeof socket.getPeerCertificate !== 'function' || !socket.authorized) return undefined;
   const certificate = socket.getPeerCertificate();
@@ -318,15 +323,15 @@ export async function requireMerchant(app: FastifyInstance, merchants: Merchants
   // for pay, not `merchant.<id>` with an id of the path's shape) guesses nothing and counts nothing.
   const failures = app.authFailures;
   /** The merchant whose password is checked for this user id and path's merchant: the path's for a blank user id of a pay, else the user id's; '' when none can be. */
-  const checkedId = (username: string, merchantId: string): string => {
-    if (rule === 'pay' && username === '') return merchantId;
+  const checkedId = (username: string, merchantId: string, request: FastifyRequest): string => {
+    if (username === '' && (rule === 'pay' || (rule === 'order' && (request.params as { version?: string }).version === '1'))) return merchantId;
     const named = username.startsWith('merchant.') ? username.slice('merchant.'.length) : '';
     return MERCHANT_ID.test(named) ? named : '';
   };
   /** The user id's rule, with `check` answering for the password (it throws when it does not match). */
   const validate = (username: string, request: FastifyRequest, check: (merchantId: string) => MerchantProfile) => {
     const merchantId = (request.params as Record<string, string | undefined>)[param] ?? '';
-    const id = checkedId(username, merchantId);
+    const id = checkedId(username, merchantId, request);
     if (id === '') throw new AuthenticationFailed();
     const caller = check(id);
     // The blank user id guesses the password of the merchant in the path; `merchant.<id>` must name it.
@@ -357,7 +362,7 @@ export async function requireMerchant(app: FastifyInstance, merchants: Merchants
   const knownCaller = (request: FastifyRequest, merchantId: string): boolean => {
     const known = verifiedOn(request);
     if (known === undefined) return false;
-    const id = checkedId(known.username, merchantId);
+    const id = checkedId(known.username, merchantId, request);
     if (id !== known.merchant.id || merchants.get(id) !== known.merchant) return false;
     refuseIfLocked(failures, `merchant.${id}`);
     validate(known.username, request, () => known.merchant);

@@ -35,7 +35,7 @@ const FRAMEWORK_ERRORS: Record<string, [number, string]> = {
 };
 
 export const errorBody = (cause: string, fields: Record<string, string | undefined>) =>
-  ({ error: { cause, ...fields }, result: 'ERROR' });
+  ({ error: { cause, ...fields } as { cause: string; field?: string | undefined } & Record<string, string | undefined>, result: 'ERROR' });
 
 /** Field names and explanations stay within the spec's 1-1000 characters. */
 const clip = (text: string, max = 200): string => ([...text].length > max ? `${[...text].slice(0, max).join('')}...` : text);
@@ -101,7 +101,7 @@ export function jsonParseExplanation(body: string): string {
  * A refusal of Fastify itself (a malformed URL, a body too large, a wrong Content-Length, any
  * other 4xx of the framework): INVALID_REQUEST with the framework's status.
  */
-class FrameworkRefusal extends GatewayError {
+export class FrameworkRefusal extends GatewayError {
   override name = 'FrameworkRefusal';
   readonly gatewayCause = 'INVALID_REQUEST';
   readonly logMessage = 'request refused';
@@ -126,15 +126,16 @@ function fromFramework(error: FastifyError & { validation?: AjvError[]; validati
   return undefined;
 }
 
-function send(reply: FastifyReply, status: number, body: unknown) {
-  return reply.code(status).type('application/json; charset=utf-8').send(sortedJson(body));
-}
+/** How an error body reaches the client: compact sorted JSON here; NVP's pairs on its path (routes/nvp.ts). */
+export type ErrorWriter = (reply: FastifyReply, status: number, body: ReturnType<typeof errorBody>) => FastifyReply;
+
+const send: ErrorWriter = (reply, status, body) => reply.code(status).type('application/json; charset=utf-8').send(sortedJson(body));
 
 /** The challenge of every 401 of the gateway API. */
 export const REALM = 'Basic realm="tokengate"';
 
 /** A coded error as the gateway's body, its headers and its log line. */
-function render(coded: GatewayError, error: unknown, request: FastifyRequest, reply: FastifyReply) {
+function render(coded: GatewayError, error: unknown, request: FastifyRequest, reply: FastifyReply, write: ErrorWriter) {
   const facts = { id: String(request.id), ip: request.ip };
   const fields = coded.logFields(facts);
   // A card number sent where another value belongs (a token id, a merchant id, a member's name) is
@@ -149,22 +150,22 @@ function render(coded: GatewayError, error: unknown, request: FastifyRequest, re
   // ../shared/guide/gateway-facts.md): some clients send credentials only after one. The admin
   // API's own challenge (its realm, set by @fastify/basic-auth) is kept.
   if (coded.statusCode === 401 && !reply.hasHeader('www-authenticate')) reply.header('www-authenticate', REALM);
-  return send(reply, coded.statusCode, errorBody(coded.gatewayCause, { ...members }));
+  return write(reply, coded.statusCode, errorBody(coded.gatewayCause, { ...members }));
 }
 
-export function renderError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
+export function renderError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply, write: ErrorWriter = send) {
   // A SQLite statement run outside the store adapters (the read models share the event store's
   // connection) may still fail with the store's own code: store/storage-fault.ts translates it.
   const coded = error instanceof GatewayError ? error : fromFramework(error as FastifyError) ?? asStoreError(error);
   // An unreachable store says less than a store that cannot write: the fault, while it lasts, wins.
-  if (coded && !(coded instanceof StoreUnreachable)) return render(coded, error, request, reply);
+  if (coded && !(coded instanceof StoreUnreachable)) return render(coded, error, request, reply, write);
   // A store that cannot write (full disk, read-only or corrupt file, I/O error, failed sync):
   // Check Gateway says SHUTDOWN, and any failure is answered with its 503 until it is OPERATING.
   const fault = (request.server as { gateway?: { fault?: () => Error | undefined } }).gateway?.fault?.();
-  if (fault instanceof StorageFault) return render(fault, error, request, reply);
-  if (coded) return render(coded, error, request, reply);
+  if (fault instanceof StorageFault) return render(fault, error, request, reply, write);
+  if (coded) return render(coded, error, request, reply, write);
   request.log.error({ err: error }, 'internal failure');
-  return send(reply, 500, errorBody('SERVER_FAILED', { supportCode: String(request.id) }));
+  return write(reply, 500, errorBody('SERVER_FAILED', { supportCode: String(request.id) }));
 }
 
 /** Routes of the gateway API, listed in the 404 body. */
@@ -230,6 +231,8 @@ const CHECKED_AS_WRITTEN: ReadonlySet<string> = new Set(['amount']);
  * gateway's 400 in its words; the text kept on the request (`bodyText`).
  */
 export const parseJsonBody: FastifyBodyParser<string> = (request, text, done) => {
+  // A path that names no operation is a 404 whatever its body: nothing there reads it.
+  if (request.is404) return done(null, undefined);
   const body = String(text);
   request.bodyText = body;
   // (A blank body is rare: the trim, a copy of the body, only when it could be one.)

@@ -34,7 +34,7 @@ import type { Limits } from '../config.js';
 import { errorBody } from './errors.js';
 
 /** Routes that take no in-flight slot (see above). */
-const NO_SLOT = new Set(['/api/rest/version/:version/information']);
+const NO_SLOT = new Set(['/api/rest/version/:version/information', '/api/nvp/version/:version/information']);
 
 const busy = (reply: FastifyReply, explanation: string) =>
   reply.code(503).header('retry-after', '1').type('application/json; charset=utf-8')

@@ -1,4 +1,4 @@
-// The order API of versions 50-100: PUT/GET .../version/{version}/merchant/{merchantId}/order/{orderId}/transaction/{transactionId}
+// The order API (schemas/versions.ts): PUT/GET .../version/{version}/merchant/{merchantId}/order/{orderId}/transaction/{transactionId}
 // and GET .../order/{orderId}. Identifiers follow the reference's rule for order.id and
 // transaction.id (any characters, 1 to 40). The body is open: the fields a shop's client library
 // sends beside those tokengate uses (customer, device, order.description, ...) are accepted and

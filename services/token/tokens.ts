@@ -111,7 +111,7 @@ export async function tokenize(gateway: Gateway, merchant: MerchantProfile, toke
     );
   }
   const sof = body.sourceOfFunds;
-  const overlay = existing.status === 'VALID' && sof.token === undefined && body.referenceOrderId === undefined && sof.schemeTokenProvisioningIdentifier === undefined;
+  const overlay = existing.status === 'VALID' && sof?.token === undefined && body.referenceOrderId === undefined && sof?.schemeTokenProvisioningIdentifier === undefined;
   const now = isoNow();
   const resolution = await resolveSource(gateway, merchant, overlay ? { ...body, sourceOfFunds: { ...sof, token } } : body, now);
   // The token itself is no origin of its own details.

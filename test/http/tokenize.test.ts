@@ -214,7 +214,7 @@ t.test('refusals, each with the gateway\'s error body; none appends anything', a
   expectInvalid(t, await tokenizeReq(a, SUPPLIED, 'generated', cardBody()), { field: 'tokenid', explanation: /merchant-supplied/ }, "'generated' in a merchant-supplied repository");
   expectInvalid(t, await tokenizeReq(a, SUPPLIED, 'a'.repeat(41), cardBody()), { field: 'tokenid' }, 'a 41-character id');
   expectInvalid(t, await tokenizeReq(a, SUPPLIED, 'abc_def', cardBody()), { field: 'tokenid' }, 'an id with a character outside 0-9 a-z A-Z');
-  expectInvalid(t, await tokenizeReq(a, SUPPLIED, 'abc', cardBody(), 49), { field: 'version' }, 'version 49');
+  expectInvalid(t, await tokenizeReq(a, SUPPLIED, 'abc', cardBody(), 22), { field: 'version' }, 'version 22 (deactivated)');
   expectInvalid(t, await tokenizeReq(a, SUPPLIED, 'abc', { sourceOfFunds: { provided: { card: { number: CARD, expiry: { month: '1', year: '39' } } } } }),
     { field: 'sourceOfFunds.type', validationType: 'MISSING' }, 'no sourceOfFunds.type');
   expectInvalid(t, await tokenizeReq(a, SUPPLIED, 'abc', cardBody('5123450000000009')), { field: 'sourceOfFunds.provided.card.number' }, 'a number failing Luhn');
