@@ -3,7 +3,9 @@
 // the events appended, the log head and the notification outcomes have moved.
 import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
+import { join } from 'node:path';
 import { buildApp } from '../../app.js';
+import type { EventStoreConfig } from '../../config.js';
 import { parseMerchants } from '../../merchants.js';
 import { basic, cardBody, M1, M2, MERCHANTS, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
@@ -13,13 +15,13 @@ const SECRET = 'notification-secret-0123456789abcdef-QZ';
 const PAY = { apiOperation: 'PAY', transaction: { amount: '12.50', currency: 'USD' } };
 
 /** An app listening on a free loopback port; M1's notifications go to `delivered`, M2's to `refused`. */
-async function listening(t: Test, delivered: Receiver, refused: Receiver) {
+async function listening(t: Test, delivered: Receiver, refused: Receiver, eventStore: EventStoreConfig = { kind: 'memory' }) {
   const notifications = (receiver: Receiver) => ({ url: `${receiver.origin}/hooks/main`, secret: SECRET });
   const merchants = {
     merchants: MERCHANTS.merchants.map((m) => (m.id === M1.id ? { ...m, notifications: notifications(delivered) }
       : m.id === M2.id ? { ...m, notifications: notifications(refused) } : m)),
   };
-  const app = await buildApp({ eventStore: { kind: 'memory' }, merchants: parseMerchants(merchants, 'test'), adminPassword: ADMIN_PASSWORD, limits: { authFailureLimit: 1_000_000 } });
+  const app = await buildApp({ eventStore, merchants: parseMerchants(merchants, 'test'), adminPassword: ADMIN_PASSWORD, limits: { authFailureLimit: 1_000_000 } });
   t.teardown(() => app.close());
   await app.listen({ host: '127.0.0.1', port: 0 });
   const origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
@@ -109,4 +111,21 @@ t.test('after some requests the counters, the histogram, the events and the noti
   const lag = sample(text, 'tokengate_read_model_lag_events');
   t.ok(lag !== undefined && lag >= 0, `the read models' lag (${lag})`);
   t.equal(sample(text, 'tokengate_in_flight_requests'), 1, 'the scrape itself is in flight');
+});
+
+t.test('on SQLite (read models written after the reply): the head and the lag follow the log', async (t) => {
+  const delivered = await startReceiver(() => 200);
+  t.teardown(() => delivered.close());
+  const { call, scrape } = await listening(t, delivered, delivered, { kind: 'sqlite', path: join(t.testdir(), 'gateway.db') });
+  const created = await call('POST', tokenPath(M1.id), tokenAuth(M1), cardBody());
+  const token = (JSON.parse(created.text) as { token: string }).token;
+  t.equal((await call('PUT', payPath(M1.id, token, '10000000001', '1'), payAuth(M1), PAY)).status, 201);
+  // The deferred read models write within 100 ms of the reply: the lag comes back to 0.
+  await until('the read models written through the head', async () => {
+    const text = (await scrape()).text;
+    return (sample(text, 'tokengate_log_head_position') ?? 0) >= 2 && sample(text, 'tokengate_read_model_lag_events') === 0;
+  });
+  const { text } = await scrape();
+  t.equal(sample(text, 'tokengate_events_total', { type: 'PaymentRecorded' }), 1);
+  t.equal(sample(text, 'tokengate_http_requests_total', { operation: 'Pay with token', status: '201' }), 1);
 });
