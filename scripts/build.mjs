@@ -77,7 +77,7 @@ const tscArgs = args.filter((arg) => arg !== '--if-stale');
 // Taken before compiling: a source saved while tsc runs makes the next start compile again.
 const current = fingerprint();
 if (ifStale && current !== undefined && current === readStamp() && existsSync(join(root, 'dist', 'server.js'))) process.exit(0);
-if (ifStale) process.stderr.write('tokengate: the sources changed since the last build: compiling to dist/ (tsc)\n');
+if (ifStale) process.stderr.write('tokengate: dist/ is missing or older than the sources: compiling (tsc)\n');
 
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.json'), ...tscArgs], { cwd: root, stdio: 'inherit' });
