@@ -22,6 +22,7 @@ import admin from './routes/admin.js';
 import openapi from './plugins/openapi.js';
 import limits from './plugins/limits.js';
 import encoding from './plugins/encoding.js';
+import observe, { RequestLogController } from './plugins/observe.js';
 import { sortedJson } from './lib/json.js';
 import { maskCardNumbers } from './lib/mask.js';
 import pino from 'pino';
@@ -166,7 +167,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const limitsInForce = { ...DEFAULT_LIMITS, ...options.limits };
   const app = Fastify({
     logger: options.logger ?? false,
-    ...(options.logger ? { childLoggerFactory: lazyChildLogger } : {}),
+    ...(options.logger ? { childLoggerFactory: lazyChildLogger, logController: new RequestLogController() } : {}),
     // The gateway plugin builds the read models before the server listens: on a large store
     // after a projection's version changed that takes as long as the rebuild (no time limit).
     pluginTimeout: 0,
@@ -220,6 +221,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(authGuard, { limit: limitsInForce.authFailureLimit, windowMs: AUTH_FAILURE_WINDOW_MS });
   await app.register(openapi);
   await app.register(gateway, { gateway: await openGateway(options.eventStore, options.merchants, options.settings, app.log) });
+  await app.register(observe);
   await app.register(pay);
   await app.register(token);
   await app.register(session);

@@ -14,6 +14,7 @@ import { adminAccess, loadConfig, type Config } from './config.js';
 import { exitWithError } from './exit.js';
 import { loadMerchants, type Merchants } from './merchants.js';
 import { generateAdminPassword, startupBlock } from './startup.js';
+import { terminalLogStream } from './lib/terminal-logs.js';
 
 /**
  * Start the gateway: one process, or with WORKERS > 1 the primary of a cluster (cluster.ts) whose
@@ -48,7 +49,9 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
 
 /** Build the app and listen; on SIGTERM/SIGINT (a worker: SIGTERM) close gracefully. */
 async function startGateway(config: Config, merchants: Merchants, adminPassword: string | undefined): Promise<FastifyInstance> {
-  const app = await buildApp({ eventStore: config.eventStore, settings: config, merchants, logger: loggerOptions(config.logLevel), adminPassword, limits: config.limits,
+  // JSON lines on stdout; in a terminal, pino-pretty's.
+  const stream = await terminalLogStream();
+  const app = await buildApp({ eventStore: config.eventStore, settings: config, merchants, logger: { ...loggerOptions(config.logLevel), ...(stream ? { stream } : {}) }, adminPassword, limits: config.limits,
     tls: config.tls && {
       cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile),
       clientCa: config.tls.clientCaFile ? readFileSync(config.tls.clientCaFile) : undefined,

@@ -119,9 +119,10 @@ function matchesExport(recordedAt: Work['recordedAt'], e: RecordedEvent, values:
 /**
  * A local webhook receiver for a first session (and for trying an integration's handler against):
  * answers 200 to each POST whose X-Notification-Secret is the merchant's (401 otherwise) and
- * prints one line per notification. Only on 127.0.0.1. Runs until interrupted.
+ * prints one line per notification. On 127.0.0.1 unless --host names another address (a container
+ * of docker-compose.yml: 0.0.0.0). Runs until interrupted.
  */
-async function receiveNotifications(merchantId: string | undefined, portValue: string | boolean | undefined): Promise<number> {
+async function receiveNotifications(merchantId: string | undefined, portValue: string | boolean | undefined, host = '127.0.0.1'): Promise<number> {
   const { loadMerchants } = await work();
   const merchants = loadMerchants(process.env.MERCHANTS_FILE ?? DEMO_MERCHANTS_FILE);
   const merchant = merchantId ? merchants.get(merchantId) : merchants.list.find((m) => m.notifications !== undefined);
@@ -149,10 +150,10 @@ async function receiveNotifications(merchantId: string | undefined, portValue: s
       process.stdout.write(`${new Date().toISOString()}  ${request.method} ${request.url}  id ${String(request.headers['x-notification-id'])}  attempt ${String(request.headers['x-notification-attempt'])}  ${ok ? '200' : '401 (wrong secret)'}  ${summary}\n`);
     });
   });
-  server.listen(port, '127.0.0.1');
+  server.listen(port, host);
   await once(server, 'listening');
   const address = server.address();
-  process.stderr.write(`receiving ${merchant.id}'s notifications on http://127.0.0.1:${typeof address === 'object' && address ? address.port : port}/ (Ctrl-C to stop)\n`);
+  process.stderr.write(`receiving ${merchant.id}'s notifications on http://${host}:${typeof address === 'object' && address ? address.port : port}/ (Ctrl-C to stop)\n`);
   await new Promise<void>((resolve) => {
     const stop = () => server.close(() => resolve());
     process.once('SIGINT', stop);
@@ -269,10 +270,11 @@ export const commands: Record<string, Command> = {
     args: 'list <merchantId> <orderId> | redeliver <merchantId> <notificationId> | receive [<merchantId>]',
     options: {
       port: { type: 'string', value: 'N', help: 'receive: the port to listen on, on 127.0.0.1 (default 8081, the demo merchant\'s notification URL; 0: any free port)' },
+      host: { type: 'string', value: 'address', help: 'receive: the address to listen on (default 127.0.0.1; 0.0.0.0 in a container)' },
     },
     example: 'tokengate notifications receive TESTMERCHANT01',
     async run([action, merchantId, id], values) {
-      if (action === 'receive') return receiveNotifications(merchantId, values.port);
+      if (action === 'receive') return receiveNotifications(merchantId, values.port, typeof values.host === 'string' ? values.host : undefined);
       if ((action !== 'list' && action !== 'redeliver') || !merchantId || !id) {
         throw new UsageError('tokengate notifications list <merchantId> <orderId> | redeliver <merchantId> <notificationId> | receive [<merchantId>]');
       }

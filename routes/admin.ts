@@ -21,6 +21,7 @@ import { matches, timelinePage, toTimelineEvent, type TimelineFilter } from '../
 import { Opt, Pattern, Str } from '../schemas/common.js';
 import { refuseIfLocked } from '../plugins/auth.js';
 import { errorBody } from '../plugins/errors.js';
+import { metricsRoute } from '../plugins/metrics.js';
 
 export interface AdminOptions { password: string | undefined }
 
@@ -84,6 +85,8 @@ const admin: FastifyPluginAsyncTypebox<AdminOptions> = async (app, options) => {
     },
   });
   app.addHook('onRequest', app.basicAuth);
+  // Prometheus metrics, behind the same credentials.
+  await app.register(metricsRoute);
   const page = readFileSync(join(PROJECT_ROOT, 'web', 'timeline.html'), 'utf8');
   const historyPage = readFileSync(join(PROJECT_ROOT, 'web', 'history.html'), 'utf8');
   // Open live streams end before the server closes, or closing would wait for them forever.
