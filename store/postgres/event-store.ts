@@ -254,6 +254,15 @@ export class PostgresEventStore implements EventStore {
     return rows.map(toRecorded);
   }
 
+  readStreamSoon(stream: string): Promise<readonly RecordedEvent[]> {
+    return this.readStream(stream);
+  }
+
+  /** Other instances write to the same database: only a read can tell. */
+  knownRevision(): undefined {
+    return undefined;
+  }
+
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
     if (options.maxCount !== undefined && options.maxCount <= 0) return [];
     const { rows } = await this.query<Row>(
