@@ -6,7 +6,7 @@ import { dirname } from 'node:path';
 import { makeDirectories } from './lib/directories.js';
 import { ConfigError, loadGatewaySettings, loadStoreFiles, type EventStoreConfig, type GatewaySettings } from './config.js';
 import type { Merchants } from './merchants.js';
-import type { EventStore, RecordedEvent } from './store/event-store.js';
+import type { EventStore } from './store/event-store.js';
 import { MemoryEventStore } from './store/memory.js';
 import { SqliteEventStore, openDatabase } from './store/sqlite.js';
 import { KurrentDbEventStore } from './store/kurrentdb.js';
@@ -49,9 +49,6 @@ export interface Opened {
   /** The key store, its writes' storage faults noted (keyFault). */
   readonly keys: KeyStore;
   readonly readModels: ReadModelsPort;
-  /** See Gateway.cachedRevision and cachedStream. */
-  readonly cachedRevision: ((stream: string) => bigint | undefined) | undefined;
-  readonly cachedStream: ((stream: string) => readonly RecordedEvent[] | undefined) | undefined;
   /** From now on the read models commit with the events, where they share the store's connection (after start()). */
   projectInline(): void;
   keyFault(): StorageFault | undefined;
@@ -114,8 +111,6 @@ function openStoresOf(config: EventStoreConfig, files: Files): Opened {
       const readModels = new ReadModels(store.db, store, PROJECTIONS, { feed: store });
       return {
         store, keys, readModels, keyFault: guarded.fault,
-        cachedRevision: (stream) => store.cachedRevision(stream),
-        cachedStream: (stream) => store.cachedStream(stream),
         projectInline: () => store.setCommitListener(readModels.commitListener()),
         close: () => closeAll(() => store.close(), () => keys.close()),
       };
@@ -155,8 +150,6 @@ function openStoresOf(config: EventStoreConfig, files: Files): Opened {
       const readModels = new PostgresReadModels(config.url, store, PROJECTIONS, { health: store.health });
       return {
         store, keys: guarded.keys, readModels, keyFault: guarded.fault,
-        cachedRevision: undefined,
-        cachedStream: undefined,
         projectInline: () => undefined,
         close: () => closeAll(() => readModels.close(), () => store.close(), () => guarded.keys.close()),
       };
@@ -182,8 +175,6 @@ function withOwnReadModels(store: EventStore, rawKeys: KeyStore, readModelsFile:
   db.pragma('synchronous = NORMAL');
   return {
     store, keys: guarded.keys, readModels: new ReadModels(db, store, PROJECTIONS), keyFault: guarded.fault,
-    cachedRevision: undefined,
-    cachedStream: undefined,
     projectInline: () => undefined,
     close: () => closeAll(() => store.close(), () => { if (db.open) db.close(); }, () => guarded.keys.close()),
   };
@@ -227,8 +218,6 @@ export async function openGateway(eventStore: EventStoreConfig, merchants: Merch
   let closing = false;
   return {
     merchants, store, sealer, readModels, schemeTokens, sessionExpiry, tokenShredder,
-    cachedRevision: opened.cachedRevision,
-    cachedStream: opened.cachedStream,
     status: () => (closing || store.failure !== undefined || store.unreachable !== undefined || opened.keyFault() !== undefined ? 'SHUTDOWN' : 'OPERATING'),
     fault: () => store.failure ?? opened.keyFault(),
     observeLog: (listener) => reactors.observe(listener),

@@ -214,9 +214,6 @@ async function errorsPlugin(app: FastifyInstance) {
   // Bodies are JSON whatever the Content-Type says (curl -d sends a form type); the parse error
   // is reported in the gateway's words.
   app.removeAllContentTypeParsers();
-  // The text is kept on the request (bodyText): an identical repeat of a payment is recognised by
-  // it (services/order/payments.ts).
-  app.decorateRequest('bodyText', '');
   // application/json too, by name: Fastify remembers the parser of a Content-Type it found by
   // name, while the catch-all is looked for again, its header parsed, on every request.
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);
@@ -228,13 +225,12 @@ const CHECKED_AS_WRITTEN: ReadonlySet<string> = new Set(['amount']);
 
 /**
  * Every body's parser (whatever its Content-Type: curl -d sends a form type): JSON, or the
- * gateway's 400 in its words; the text kept on the request (`bodyText`).
+ * gateway's 400 in its words.
  */
 export const parseJsonBody: FastifyBodyParser<string> = (request, text, done) => {
   // A path that names no operation is a 404 whatever its body: nothing there reads it.
   if (request.is404) return done(null, undefined);
   const body = String(text);
-  request.bodyText = body;
   // (A blank body is rare: the trim, a copy of the body, only when it could be one.)
   if (body.length === 0 || (/^\s/.test(body) && body.trim() === '')) return done(null, undefined);
   let parsed: unknown;
@@ -251,10 +247,6 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The gateway API's operations (`METHOD /api/rest/...{param}`), as the 404 body lists them. */
     readonly operations: readonly string[];
-  }
-  interface FastifyRequest {
-    /** The request's body as received ('' without one). */
-    bodyText: string;
   }
 }
 
