@@ -97,23 +97,18 @@ function payableCard(history: readonly RecordedEvent[], tokenid: string): { toke
   return { token: token.token, card };
 }
 
-/**
- * Pay with token as a transaction of the order (order-service.ts): the checks, the token read
- * (without a promise where the store holds it in memory: most pays) and the command's facts; the
- * answer written with the merchant's masking and the request's correlationId.
- */
-export function payRequest(gateway: Gateway, merchant: MerchantProfile, params: PayParams, body: PayBody): PayRequest | Promise<PayRequest> {
-  const amounts = checkAmounts(body);
-  checkCountry(body);
-  const history = readOwnStreamSoon(gateway.store, streams.token(merchant.repository.id, params.tokenid));
-  return history instanceof Promise ? history.then((h) => requestOf(gateway, merchant, params, body, amounts, h)) : requestOf(gateway, merchant, params, body, amounts, history);
-}
-
 export type PayRequest = OrderRequest<PayWithToken, PayResponse>;
 
-function requestOf(gateway: Gateway, merchant: MerchantProfile, params: PayParams, body: PayBody, { amount, taxAmount }: ReturnType<typeof checkAmounts>, history: readonly RecordedEvent[]): PayRequest {
+/**
+ * Pay with token as a transaction of the order (order-service.ts): the checks, the token read (from
+ * the store's memory where it can), the command's facts; the answer written with the merchant's
+ * masking and the request's correlationId.
+ */
+export async function payRequest(gateway: Gateway, merchant: MerchantProfile, params: PayParams, body: PayBody): Promise<PayRequest> {
+  const { amount, taxAmount } = checkAmounts(body);
+  checkCountry(body);
   const { transaction } = body;
-  const { token, card } = payableCard(history, params.tokenid);
+  const { token, card } = payableCard(await readOwnStreamSoon(gateway.store, streams.token(merchant.repository.id, params.tokenid)), params.tokenid);
   const { correlationId, ...fingerprinted } = body;
   // The fingerprint is kept in the order's events and keyed by a secret of the key file: a security
   // code in it could be found again from a copy of the files in at most 10,000 tries. It counts as
