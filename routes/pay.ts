@@ -3,12 +3,31 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { PayBody, PayParams } from '../schemas/pay.js';
 import { documented, errorResponses, PayResponse } from '../schemas/responses.js';
-import { handleOrderCommand } from '../services/order/order-service.js';
-import { payRequest } from '../services/order/pay-request.js';
+import { payWithTokenText, RecentAnswers } from '../services/order/recent-answers.js';
+import type { PayResponse as PayAnswer } from '../services/order/responses.js';
+import { sortedJson } from '../lib/json.js';
 import { merchantOf, requireMerchant } from '../plugins/auth.js';
+import { parseJsonBody } from '../plugins/errors.js';
+
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 const pay: FastifyPluginAsyncTypebox = async (app) => {
   await requireMerchant(app, app.gateway.merchants, 'pay', 'merchantid');
+  // Identical repeats answered with the answer before them (services/order/recent-answers.ts):
+  // the body text is kept on the request, and a kept repeat's text is not parsed again (the
+  // merchant is known: authentication runs before the body is read).
+  const recent = new RecentAnswers(app.gateway);
+  app.decorateRequest('payText', '');
+  app.removeAllContentTypeParsers();
+  const parse: typeof parseJsonBody = (request, text, done) => {
+    const body = String(text);
+    request.payText = body;
+    const kept = request.merchant ? recent.body({ merchantId: request.merchant.id, ...request.params as Record<string, string | undefined> }, body) : undefined;
+    if (kept === undefined) return parseJsonBody.call(app, request, body, done);
+    done(null, kept);
+  };
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parse);
+  app.addContentTypeParser('*', { parseAs: 'string' }, parse);
   app.put('/api/rest/version/3/merchant/:merchantid/token/:tokenid/order/:orderid/transaction/:transactionid', {
     schema: {
       summary: 'Pay with token',
@@ -19,10 +38,20 @@ const pay: FastifyPluginAsyncTypebox = async (app) => {
       body: PayBody,
       response: { 201: documented(PayResponse), ...errorResponses },
     },
-  }, async (request, reply) => {
-    const answer = await handleOrderCommand(app.gateway, await payRequest(app.gateway, merchantOf(request), request.params, request.body), request.meta());
-    return reply.code(201).send(answer);
+  }, (request, reply) => {
+    // Written with the route's compiled serializer (what Fastify would write from the object), so
+    // a kept repeat's text is those bytes. (Not async: a kept text is sent without a promise.)
+    const serialize = (reply.getSerializationFunction('201') as ((response: PayAnswer) => string) | undefined) ?? sortedJson;
+    const answer = payWithTokenText(app.gateway, recent, merchantOf(request), request.params, request.body, request.payText, serialize, () => request.meta());
+    return typeof answer === 'string' ? reply.code(201).type(JSON_TYPE).send(answer) : answer.then((text) => reply.code(201).type(JSON_TYPE).send(text));
   });
 };
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Pay with token's body as received ('' without one). */
+    payText: string;
+  }
+}
 
 export default pay;

@@ -31,6 +31,8 @@ export interface OrderRequest<C extends TransactionCommand, A> {
   readonly uniqueReference: string | undefined;
   /** The answer with `transaction` as recorded (or refused by the hold) and the order as `state`; `now`: the attempt's time. */
   readonly answer: (transaction: RecordOf<C>, state: OrderState, now: string) => A;
+  /** Told of an answer to an identical repeat (a replayed record) and the order's revision it was read at. */
+  readonly replayed?: (answer: A, orderRevision: bigint) => void;
 }
 
 /** Conflicts on one order before the request gives up (503 SERVER_BUSY: the client repeats it). */
@@ -55,7 +57,7 @@ export async function handleOrderCommand<C extends TransactionCommand, A>(gatewa
   const reference = referenceClaimer(gateway, { merchantId, orderId, transactionId, reference: request.uniqueReference }, meta);
   const opens = mayOpenOrder(command.type);
   // (`return await`: the handler's promise is adopted at once, not through a thenable job's extra turns.)
-  return await reference.settle(handleCommand(gateway, streams.order(merchantId, orderId), orderAggregate, orderDecider(command, references, reference, request.answer), {
+  return await reference.settle(handleCommand(gateway, streams.order(merchantId, orderId), orderAggregate, orderDecider(command, references, reference, request), {
     meta,
     ownStream: true,
     // Most payments open a new order: unless the store knows the order's revision without a read,
@@ -73,7 +75,7 @@ export async function handleOrderCommand<C extends TransactionCommand, A>(gatewa
  * (append, wait, answer), with transaction.reference held before the first append that records
  * or holds the order (no promise when there is nothing left to hold: most transactions).
  */
-function orderDecider<C extends TransactionCommand, A>(command: C, references: TransactionReferences, reference: ReferenceClaimer, answer: OrderRequest<C, A>['answer']) {
+function orderDecider<C extends TransactionCommand, A>(command: C, references: TransactionReferences, reference: ReferenceClaimer, { answer, replayed }: OrderRequest<C, A>) {
   // `records`: the decision appends the record (whether it is written is unknown until its answer).
   const claimed = <T>(now: string, decision: T, records = false): T | Promise<T> => {
     const held = () => {
@@ -82,13 +84,21 @@ function orderDecider<C extends TransactionCommand, A>(command: C, references: T
     };
     return reference.claimed ? held() : reference.claim(now).then(held);
   };
-  return (state: OrderState, { now }: Attempt): Decision<OrderState, OrderEvent, A> | Promise<Decision<OrderState, OrderEvent, A>> => {
+  return (state: OrderState, { now, history }: Attempt): Decision<OrderState, OrderEvent, A> | Promise<Decision<OrderState, OrderEvent, A>> => {
     reference.deciding();
     command.ids = acquirerIds(references, now);
     command.now = now;
     const decision = decide(command, state);
     switch (decision.kind) {
       case 'replayed':
+        return {
+          events: [],
+          answer: () => {
+            const repeated = answer(decision.transaction, state, now);
+            replayed?.(repeated, BigInt(history.length - 1));
+            return repeated;
+          },
+        };
       case 'locked':
         return { events: [], answer: () => answer(decision.transaction, state, now) };
       case 'inFlight':

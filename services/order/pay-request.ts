@@ -97,7 +97,8 @@ function payableCard(history: readonly RecordedEvent[], tokenid: string): { toke
   return { token: token.token, card };
 }
 
-export type PayRequest = OrderRequest<PayWithToken, PayResponse>;
+/** The request, and the revision of the token's stream it read. */
+export type PayRequest = OrderRequest<PayWithToken, PayResponse> & { tokenRevision: bigint };
 
 /**
  * Pay with token as a transaction of the order (order-service.ts): the checks, the token read (from
@@ -108,7 +109,8 @@ export async function payRequest(gateway: Gateway, merchant: MerchantProfile, pa
   const { amount, taxAmount } = checkAmounts(body);
   checkCountry(body);
   const { transaction } = body;
-  const { token, card } = payableCard(await readOwnStreamSoon(gateway.store, streams.token(merchant.repository.id, params.tokenid)), params.tokenid);
+  const history = await readOwnStreamSoon(gateway.store, streams.token(merchant.repository.id, params.tokenid));
+  const { token, card } = payableCard(history, params.tokenid);
   const { correlationId, ...fingerprinted } = body;
   // The fingerprint is kept in the order's events and keyed by a secret of the key file: a security
   // code in it could be found again from a copy of the files in at most 10,000 tries. It counts as
@@ -143,6 +145,7 @@ export async function payRequest(gateway: Gateway, merchant: MerchantProfile, pa
   const masking = maskingOf(merchant);
   return {
     facts,
+    tokenRevision: BigInt(history.length - 1),
     uniqueReference: transaction.reference,
     answer: (payment, state, now) => payResponse(payment, orderView(state, now, payment.transactionId), correlationId, masking),
   };

@@ -1,11 +1,13 @@
-// Repeats of a payment's text at the same order and transaction: the identical text answers the
-// recorded answer whatever its Content-Type, any other text is parsed and validated as always.
+// An identical repeat answered from the recent answers (services/order/recent-answers.ts): its body
+// text is not parsed again (the body parsed at its first repeat is used), and nothing else changes: any other
+// text at the same order and transaction is parsed and validated as always, whatever its
+// Content-Type, and the repeat's answer is the recorded one.
 import { join } from 'node:path';
 import t from 'tap';
 import { buildTestApp, createToken, M1, M2, payAuth, payPath } from '../helpers/app.js';
 import { eventsOfType, orderId } from './http.fixture.js';
 
-t.test('the same text answers the record; other texts at the same ids are parsed and validated', async (t) => {
+t.test('the same text is parsed once; other texts at the same ids are parsed and validated', async (t) => {
   const app = await buildTestApp(t, { eventStore: { kind: 'sqlite', path: join(t.testdir(), 'repeat.db') } });
   const token = await createToken(app);
   const other = await createToken(app, M1, '4508750015741019');
@@ -18,11 +20,24 @@ t.test('the same text answers the record; other texts at the same ids are parsed
 
   const first = await send(text);
   t.equal(first.statusCode, 201, first.body);
-  t.equal((await send(text)).body, first.body, 'the first repeat: the same answer');
+  t.equal((await send(text)).body, first.body, 'the first repeat: decided again from the order, the same answer');
 
-  const again = await send(text);
+  // From the second repeat on, the body parsed at the first is used: the text is not parsed again.
+  const parse = JSON.parse;
+  let parsedText = 0;
+  JSON.parse = ((value: string, reviver?: Parameters<typeof parse>[1]) => {
+    if (value === text) parsedText++;
+    return parse(value, reviver);
+  }) as typeof JSON.parse;
+  let again;
+  try {
+    again = await send(text);
+  } finally {
+    JSON.parse = parse;
+  }
   t.equal(again.statusCode, 201);
   t.equal(again.body, first.body, 'the second repeat: the same answer, byte for byte');
+  t.equal(parsedText, 0, 'and its text was not parsed again');
   t.equal((await send(text, { type: 'text/plain' })).body, first.body, 'the same text sent as text/plain: the same answer');
 
   const broken = await send(text.slice(0, -1));
