@@ -20,6 +20,7 @@ import information from './routes/information.js';
 import admin from './routes/admin.js';
 import openapi from './plugins/openapi.js';
 import limits from './plugins/limits.js';
+import requestValues from './plugins/request-values.js';
 import { sortedJson } from './lib/json.js';
 import { maskCardNumbers } from './lib/mask.js';
 import pino from 'pino';
@@ -214,6 +215,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
   await app.register(errors);
   await app.register(limits, limitsInForce);
+  await app.register(requestValues);
   await app.register(authGuard, { limit: limitsInForce.authFailureLimit, windowMs: AUTH_FAILURE_WINDOW_MS });
   await app.register(openapi);
   await app.register(gateway, { gateway: await openGateway(options.eventStore, options.merchants, options.settings, app.log) });
