@@ -51,6 +51,8 @@ const Notifications = Type.Object({
   secret: Type.String({ minLength: 32, maxLength: 256, pattern: '^[\\x21-\\x7e]+$' }),
   /** URL prefixes (each an http(s) URL whose path ends with '/') that order.notificationUrl may start with. */
   allowedUrls: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 2048 }))),
+  /** Host names of these URLs on the gateway's private network (a docker-compose service): they may resolve to loopback or private addresses. */
+  privateHosts: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 253 }))),
 }, { additionalProperties: false });
 
 const Merchant = Type.Object({
