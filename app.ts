@@ -44,6 +44,8 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
   /** ADMIN_PASSWORD: enables the timeline API and page under /admin. */
   adminPassword?: string | undefined;
+  /** Host names the admin pages answer besides IP addresses and localhost (HOST when a name, ADMIN_HOSTS). */
+  adminHosts?: readonly string[] | undefined;
   limits?: Partial<Limits>;
   /** Serve HTTPS; with `clientCa`, accept client certificates signed by it (certificate authentication). */
   tls?: { cert: Buffer; key: Buffer; clientCa?: Buffer | undefined } | undefined;
@@ -225,6 +227,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(orders);
   await app.register(transactions);
   await app.register(information);
-  await app.register(admin, { password: options.adminPassword });
+  await app.register(admin, { password: options.adminPassword, hosts: options.adminHosts });
   return app;
 }

@@ -4,7 +4,7 @@
 // flight, closes the store, exits.
 import cluster from 'node:cluster';
 import { readFileSync, realpathSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import { isIP, type AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
@@ -48,7 +48,9 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
 
 /** Build the app and listen; on SIGTERM/SIGINT (a worker: SIGTERM) close gracefully. */
 async function startGateway(config: Config, merchants: Merchants, adminPassword: string | undefined): Promise<FastifyInstance> {
-  const app = await buildApp({ eventStore: config.eventStore, settings: config, merchants, logger: loggerOptions(config.logLevel), adminPassword, limits: config.limits,
+  // The admin pages answer a Host naming HOST too, when it is a name (routes/admin-guard.ts).
+  const adminHosts = [...config.adminHosts, ...(isIP(config.host) === 0 ? [config.host.toLowerCase()] : [])];
+  const app = await buildApp({ eventStore: config.eventStore, settings: config, merchants, logger: loggerOptions(config.logLevel), adminPassword, adminHosts, limits: config.limits,
     tls: config.tls && {
       cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile),
       clientCa: config.tls.clientCaFile ? readFileSync(config.tls.clientCaFile) : undefined,
