@@ -11,7 +11,9 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp, loggerOptions } from './app.js';
 import { runPrimary, shareAuthFailures } from './cluster.js';
 import { adminAccess, loadConfig, type Config } from './config.js';
-import { exitWithError } from './exit.js';
+import { exitWithError, knownProblem } from './exit.js';
+import { GatewayError } from './domain/errors.js';
+import { oneLine } from './store/storage-fault.js';
 import { loadMerchants, type Merchants } from './merchants.js';
 import { generateAdminPassword, startupBlock } from './startup.js';
 
@@ -63,7 +65,7 @@ async function startGateway(config: Config, merchants: Merchants, adminPassword:
   // process group, the primary included. Close-with-grace would exit at once on a second signal,
   // dropping the requests in flight, so a worker handles SIGTERM and SIGINT itself: the first
   // SIGTERM closes it, repeats and SIGINT (the primary's to handle) are ignored.
-  const closer = closeWithGrace({ delay: 10_000, ...(cluster.isWorker ? { skip: ['SIGINT', 'SIGTERM'] as Array<'SIGINT' | 'SIGTERM'> } : {}) }, async ({ signal, err, manual }) => {
+  const closer = closeWithGrace({ delay: 10_000, logger: closeLogger(app), ...(cluster.isWorker ? { skip: ['SIGINT', 'SIGTERM'] as Array<'SIGINT' | 'SIGTERM'> } : {}) }, async ({ signal, err, manual }) => {
     if (err) app.log.error({ err }, 'closing after an error');
     else app.log.info({ signal: manual ? 'SIGTERM' : signal }, 'closing');
     await app.close();
@@ -79,6 +81,22 @@ async function startGateway(config: Config, merchants: Merchants, adminPassword:
   }
   await app.listen({ host: config.host, port: config.port });
   return app;
+}
+
+/**
+ * What close-with-grace reports before it exits 1 (a close that failed, took too long, a second
+ * signal) as one log line: a store that cannot write or be reached, or a system error, in words
+ * (no stack: it is no bug); anything else with its stack (a bug).
+ */
+function closeLogger(app: FastifyInstance) {
+  return {
+    error(what: unknown) {
+      const problem = what instanceof GatewayError ? oneLine(what) : knownProblem(what);
+      if (typeof what === 'string') app.log.error(what);
+      else if (problem !== undefined) app.log.error({ fault: problem }, `closing did not finish: ${problem}`);
+      else app.log.error({ err: what }, 'closing did not finish');
+    },
+  };
 }
 
 const invokedDirectly = process.argv[1] !== undefined && pathToFileURL(realpathSync(process.argv[1])).href === import.meta.url;
