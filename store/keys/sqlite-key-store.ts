@@ -145,6 +145,20 @@ export class SqliteKeyStore implements KeyStore {
     this.scheduleScrub(0);
   }
 
+  /**
+   * The scrub of destroy, now (a Delete Token answers after it): the WAL checkpointed into the
+   * database file (synced: synchronous=FULL) and truncated, so that a copy of the files taken as
+   * soon as the answer arrives holds the destroyed keys nowhere. False when another connection's
+   * read kept part of the WAL: the scrub scheduled by destroy finishes it.
+   */
+  forget(): boolean {
+    if (!this.db.open || !this.truncateWal()) return false;
+    clearTimeout(this.scrubTimer);
+    this.scrubTimer = undefined;
+    this.scrubAttempts = 0;
+    return true;
+  }
+
   private scrubTimer: NodeJS.Timeout | undefined;
   private scrubAttempts = 0;
 
