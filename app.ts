@@ -23,6 +23,7 @@ import openapi from './plugins/openapi.js';
 import limits from './plugins/limits.js';
 import encoding from './plugins/encoding.js';
 import observe, { RequestLogController } from './plugins/observe.js';
+import requestValues from './plugins/request-values.js';
 import { sortedJson } from './lib/json.js';
 import { maskCardNumbers } from './lib/mask.js';
 import pino from 'pino';
@@ -46,6 +47,8 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
   /** ADMIN_PASSWORD: enables the timeline API and page under /admin. */
   adminPassword?: string | undefined;
+  /** Host names the admin pages answer besides IP addresses and localhost (HOST when a name, ADMIN_HOSTS). */
+  adminHosts?: readonly string[] | undefined;
   limits?: Partial<Limits>;
   /** Serve HTTPS; with `clientCa`, accept client certificates signed by it (certificate authentication). */
   tls?: { cert: Buffer; key: Buffer; clientCa?: Buffer | undefined } | undefined;
@@ -218,6 +221,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(errors);
   await app.register(encoding);
   await app.register(limits, limitsInForce);
+  await app.register(requestValues);
   await app.register(authGuard, { limit: limitsInForce.authFailureLimit, windowMs: AUTH_FAILURE_WINDOW_MS });
   await app.register(openapi);
   await app.register(gateway, { gateway: await openGateway(options.eventStore, options.merchants, options.settings, app.log) });
@@ -229,6 +233,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(transactions);
   await app.register(nvp);
   await app.register(information);
-  await app.register(admin, { password: options.adminPassword });
+  await app.register(admin, { password: options.adminPassword, hosts: options.adminHosts });
   return app;
 }

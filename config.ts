@@ -4,6 +4,7 @@
 // gateway from it.
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { hostNames } from './lib/host-names.js';
 
 export type EventStoreConfig =
   | { kind: 'sqlite'; path: string; durability?: 'group' | 'commit' }
@@ -51,6 +52,8 @@ export interface Config extends GatewaySettings {
    * loopback HOST the server generates one at start (adminAccess below); elsewhere they are disabled.
    */
   adminPassword: string | undefined;
+  /** ADMIN_HOSTS (comma-separated names): Host names the admin pages answer besides IP addresses, localhost and HOST. */
+  adminHosts: string[];
   /** WORKERS (or `tokengate serve --workers N`): gateway processes on the one port (1: no cluster). */
   workers: number;
   limits: Limits;
@@ -169,6 +172,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const adminPassword = env.ADMIN_PASSWORD || undefined;
   const adminProblem = adminPassword === undefined ? undefined : adminPasswordProblem(adminPassword);
   if (adminProblem) throw new ConfigError(adminProblem);
+  const adminHosts = hostNames(env.ADMIN_HOSTS);
+  if ('bad' in adminHosts) throw new ConfigError(`ADMIN_HOSTS: '${adminHosts.bad}' is not a host name (a comma-separated list of names, without ports)`);
   const settings = loadGatewaySettings(env);
   const eventStore = loadEventStore(env);
   // Elsewhere the keys have their place already (the SQLite file's .keys, the PostgreSQL database):
@@ -183,6 +188,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     merchantsFile: env.MERCHANTS_FILE ?? DEMO_MERCHANTS_FILE,
     logLevel,
     adminPassword,
+    adminHosts: adminHosts.names,
     limits: {
       maxInFlight: positiveInteger(env, 'MAX_IN_FLIGHT', DEFAULT_LIMITS.maxInFlight),
       maxEventLoopDelayMs: positiveInteger(env, 'MAX_EVENT_LOOP_DELAY_MS', DEFAULT_LIMITS.maxEventLoopDelayMs, true),

@@ -22,8 +22,13 @@ import { Opt, Pattern, Str } from '../schemas/common.js';
 import { refuseIfLocked } from '../plugins/auth.js';
 import { errorBody } from '../plugins/errors.js';
 import { metricsRoute } from '../plugins/metrics.js';
+import { adminHeaders, guardAdmin } from './admin-guard.js';
 
-export interface AdminOptions { password: string | undefined }
+export interface AdminOptions {
+  password: string | undefined;
+  /** Host names the admin answers besides IP addresses and localhost (HOST when a name, ADMIN_HOSTS): routes/admin-guard.ts. */
+  hosts?: readonly string[] | undefined;
+}
 
 const Filter = {
   stream: Opt(Str(1, 300)),
@@ -84,11 +89,14 @@ const admin: FastifyPluginAsyncTypebox<AdminOptions> = async (app, options) => {
       }
     },
   });
+  const page = readFileSync(join(PROJECT_ROOT, 'web', 'timeline.html'), 'utf8');
+  const historyPage = readFileSync(join(PROJECT_ROOT, 'web', 'history.html'), 'utf8');
+  // Before the password is looked at: the security headers, and the Host check.
+  const headers = adminHeaders([page, historyPage]);
+  guardAdmin(app, headers, options.hosts ?? []);
   app.addHook('onRequest', app.basicAuth);
   // Prometheus metrics, behind the same credentials.
   await app.register(metricsRoute);
-  const page = readFileSync(join(PROJECT_ROOT, 'web', 'timeline.html'), 'utf8');
-  const historyPage = readFileSync(join(PROJECT_ROOT, 'web', 'history.html'), 'utf8');
   // Open live streams end before the server closes, or closing would wait for them forever.
   const live = new Set<() => void>();
   app.addHook('preClose', async () => { for (const stop of [...live]) stop(); });
@@ -130,7 +138,7 @@ const admin: FastifyPluginAsyncTypebox<AdminOptions> = async (app, options) => {
     reply.hijack();
     app.releaseSlotOnClose(request, reply);
     const raw = reply.raw;
-    raw.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-request-id': String(request.id) });
+    raw.writeHead(200, { ...headers, 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-request-id': String(request.id) });
     raw.write(`: live from position ${from}\n\n`);
     const subscription = app.gateway.store.subscribeAll({ fromPosition: from }, {
       onEvent(e) {

@@ -70,7 +70,7 @@ export function notificationContent(merchant: MerchantProfile, cause: RecordedEv
 export function requestedNotificationUrl(merchant: MerchantProfile, text: string): string {
   const field = 'order.notificationUrl';
   const url = notificationUrlOf(text);
-  if (typeof url === 'string') throw new InvalidRequest('Value is invalid. Expected an http or https URL without a user name, password or fragment', field);
+  if (typeof url === 'string') throw new InvalidRequest(`Value is invalid. Expected an http or https URL without a user name, password, fragment or encoded separator in its path (${url})`, field);
   if (!merchant.notifications) throw new InvalidRequest('Value is invalid. Webhook notifications are not configured for this merchant', field);
   if (!notificationUrlAllowed(merchant, url.href)) {
     throw new InvalidRequest("Value is invalid. The URL is not one the merchant's webhook notification settings allow", field);

@@ -94,6 +94,8 @@ export async function shredToken(deps: ShredDeps, history: readonly RecordedEven
   for (const { merchantId, sessionId } of originSessions(history)) {
     for (const keyId of sessionKeyIds(sealer, await store.readStream(streams.session(merchantId, sessionId)))) sealer.destroyKey(keyId);
   }
+  // Gone from the files before the answer: a copy of them taken as soon as it arrives opens nothing.
+  await sealer.forgetDestroyed();
 }
 
 /** Work the store or key store refused (busy, closing, a full disk) is tried again this much later. */
