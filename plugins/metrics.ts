@@ -11,7 +11,7 @@
 //   tokengate_build_info{version}                           1
 //   process_*, nodejs_*                                     Node's own (prom-client's default metrics)
 //
-// `operation` is the route's summary as the API reference names it (its "(versions 50-100)" left
+// `operation` is the route's summary as the API reference names it (its "(versions 1-100)" left
 // out), `METHOD /path` for a route without one, `unknown path` for a 404 that matched none.
 // Events are counted as the reactors' one subscription to the log hands them over
 // (Gateway.observeLog): no read of its own; every instance sees every instance's events.

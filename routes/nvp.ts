@@ -7,21 +7,31 @@
 // (routes/nvp-operations.ts: its schemas, version rule, service call and answer), its path
 // parameters taken from fields (`order.id` is {orderId}); only the decoding and encoding are
 // NVP's. Also Check Gateway: `GET|POST /api/nvp/version/{version}/information`, no credentials.
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import type { TSchema } from '@sinclair/typebox';
 import { InvalidRequest } from '../domain/errors.js';
 import { encodeNvp, flatten, nested, NvpShapeError, parseForm, typedBySchema, type NvpFields } from '../lib/nvp.js';
 import { errorBody, fromValidation, renderError, type ErrorWriter } from '../plugins/errors.js';
 import { authenticateNvp } from '../plugins/nvp-auth.js';
 import { Pattern, Strict } from '../schemas/common.js';
+import { NVP_MEDIA_TYPE, NvpAnswer, nvpErrorResponses, nvpRequestForm } from '../schemas/nvp.js';
 import { checkVersion, VersionParam } from '../schemas/versions.js';
-import { GATEWAY_VERSION } from './information.js';
+import { GATEWAY_VERSION, Information } from './information.js';
 import { NVP_FIELD_OF_PARAM, NVP_OPERATIONS, TOKENIZE_GENERATED, type NvpOperation } from './nvp-operations.js';
 
 /** The answer's type: the pairs are a form, as the request's. */
 const NVP_TYPE = 'application/x-www-form-urlencoded; charset=utf-8';
 /** Fields of every NVP request that are not the operation's own. */
 const PROTOCOL_FIELDS = ['apiOperation', 'apiUsername', 'apiPassword', 'merchant'];
+
+/**
+ * The route in the API reference only (@fastify/swagger's per-route transform): its form and its
+ * answers. The route reads the form itself, so Fastify is given no body schema to validate with,
+ * and it writes its answers as text, so no response schema to serialize with.
+ */
+const documented = (extra: FastifySchema) => ({
+  swaggerTransform: ({ schema, url }: { schema: FastifySchema; url: string }) => ({ schema: { ...schema, ...extra }, url }),
+});
 
 const answer = (reply: FastifyReply, status: number, value: unknown) => reply.code(status).type(NVP_TYPE).send(encodeNvp(flatten(value)));
 
@@ -83,6 +93,15 @@ const nvp: FastifyPluginAsync = async (app) => {
       tags: ['nvp'],
       params: Strict({ version: VersionParam }),
     },
+    config: documented({
+      consumes: [NVP_MEDIA_TYPE], produces: [NVP_MEDIA_TYPE],
+      body: nvpRequestForm([...Object.keys(NVP_OPERATIONS)]),
+      response: {
+        201: { ...NvpAnswer, description: 'A transaction (PAY, AUTHORIZE, CAPTURE, REFUND, VOID, VERIFY), CREATE_SESSION or TOKENIZE: the REST answer as pairs' },
+        200: { ...NvpAnswer, description: 'RETRIEVE_ORDER, RETRIEVE_TRANSACTION, UPDATE_SESSION, RETRIEVE_SESSION, RETRIEVE_TOKEN or DELETE_TOKEN: the REST answer as pairs' },
+        ...nvpErrorResponses(),
+      },
+    }),
   }, async (request, reply) => {
     const fields = (request.body ?? {}) as NvpFields;
     const { version } = request.params as { version: string };
@@ -110,6 +129,11 @@ const nvp: FastifyPluginAsync = async (app) => {
         summary: 'NVP: Check Gateway', tags: ['nvp'], hide: method === 'POST',
         params: Strict({ version: Pattern(1, 3, '^([1-9][0-9]?|100)$', 'an API version from 1 to 100') }),
       },
+      config: documented({
+        description: "Whether the gateway is processing requests, as pairs (REST's Check Gateway). No credentials; POST answers the same.",
+        produces: [NVP_MEDIA_TYPE],
+        response: { 200: { ...Information, description: 'gatewayVersion and status as pairs' }, 400: nvpErrorResponses()[400]! },
+      }),
       handler: async (_request, reply) => answer(reply, 200, { gatewayVersion: GATEWAY_VERSION, status: app.gateway.status() }),
     });
   }

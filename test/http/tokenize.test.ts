@@ -1,5 +1,5 @@
 // Issue 15 item 8: Tokenize (Create or Update Token with the token id in the path,
-// PUT /api/rest/version/{50-100}/merchant/{merchantId}/token/{tokenid}), which a MERCHANT_SUPPLIED
+// PUT /api/rest/version/{version}/merchant/{merchantId}/token/{tokenid}), which a MERCHANT_SUPPLIED
 // repository uses to create its tokens: create, update, retries, retrieve, pay on both paths,
 // delete, sessions, refusals, unique-card repositories (also two connections on one file).
 import { join } from 'node:path';
