@@ -11,6 +11,8 @@
 //     (docs/guarantees.md, "Card numbers in other fields"): free text is stored and shown as sent
 //     (events, export, timeline, notifications, CLI), where a card number must never be.
 // Each is a 400 INVALID_REQUEST naming the field, in the gateway's shape (plugins/errors.ts).
+// NVP's form (routes/nvp.ts) is checked once decoded: its dotted names become the REST body's
+// members (and path parameters), which these rules then see as they see REST's.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { InvalidRequest } from '../domain/errors.js';
@@ -127,13 +129,29 @@ function parameterProblem(values: unknown): InvalidRequest | undefined {
   return undefined;
 }
 
+/**
+ * Every check of a request's values, on its parameters and its body as the route's schema
+ * describes it. The hook applies it to what Fastify parsed; a route that decodes its body itself
+ * (NVP's form of dotted names: config.decodesBody) applies it to the parameters and body it
+ * decodes, so that the same rules see the same members under the same names.
+ */
+export function valuesProblem(params: unknown, query: unknown, body: unknown, schema?: unknown): InvalidRequest | undefined {
+  return parameterProblem(params) ?? parameterProblem(query) ?? bodyProblem(body, schema as Described | undefined);
+}
+
 async function requestValues(app: FastifyInstance) {
   // After the body is parsed, before the route's schemas (they come after every preValidation).
   app.addHook('preValidation', (request: FastifyRequest, _reply, done) => {
-    const problem = parameterProblem(request.params) ?? parameterProblem(request.query) ??
-      bodyProblem(request.body, request.routeOptions.schema?.body as Described | undefined);
-    done(problem);
+    const decodedLater = request.routeOptions.config.decodesBody === true;
+    done(valuesProblem(request.params, request.query, decodedLater ? undefined : request.body, request.routeOptions.schema?.body));
   });
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route decodes its body itself and applies valuesProblem to what it decodes. */
+    decodesBody?: boolean;
+  }
 }
 
 export default fp(requestValues, { name: 'request-values', fastify: '5.x' });

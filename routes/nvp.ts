@@ -7,12 +7,13 @@
 // (routes/nvp-operations.ts: its schemas, version rule, service call and answer), its path
 // parameters taken from fields (`order.id` is {orderId}); only the decoding and encoding are
 // NVP's. Also Check Gateway: `GET|POST /api/nvp/version/{version}/information`, no credentials.
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import type { TSchema } from '@sinclair/typebox';
 import { InvalidRequest } from '../domain/errors.js';
 import { encodeNvp, flatten, nested, NvpShapeError, parseForm, typedBySchema, type NvpFields } from '../lib/nvp.js';
 import { errorBody, fromValidation, renderError, type ErrorWriter } from '../plugins/errors.js';
 import { authenticateNvp } from '../plugins/nvp-auth.js';
+import { valuesProblem } from '../plugins/request-values.js';
 import { Pattern, Strict } from '../schemas/common.js';
 import { NVP_MEDIA_TYPE, NvpAnswer, nvpErrorResponses, nvpRequestForm } from '../schemas/nvp.js';
 import { checkVersion, VersionParam } from '../schemas/versions.js';
@@ -60,7 +61,7 @@ function validated(request: FastifyRequest, schema: TSchema, value: unknown, con
   }
 }
 
-/** The operation's REST parameters and body, from the fields. */
+/** The operation's REST parameters and body, from the fields (not yet checked). */
 function decode(fields: NvpFields, operation: NvpOperation, version: string, merchantId: string) {
   const params: Record<string, string> = { version, merchantId };
   const rest: NvpFields = { ...fields };
@@ -72,8 +73,27 @@ function decode(fields: NvpFields, operation: NvpOperation, version: string, mer
   return { params, body: typedBySchema(operation.bodySchema, nested(rest)) };
 }
 
-const nvp: FastifyPluginAsync = async (app) => {
-  // Bodies here are forms whatever the Content-Type says (as REST's are JSON); errors are pairs.
+/**
+ * The operation's REST parameters and body, checked as REST's are: the request values
+ * (plugins/request-values.ts: the same rules, on the decoded members), then the schemas.
+ */
+function checkedCall(request: FastifyRequest, fields: NvpFields, operation: NvpOperation, version: string, merchantId: string) {
+  let decoded: ReturnType<typeof decode>;
+  try {
+    decoded = decode(fields, operation, version, merchantId);
+  } catch (error) {
+    if (error instanceof NvpShapeError) throw new InvalidRequest(error.message, error.field, error.validationType);
+    throw error;
+  }
+  const problem = valuesProblem(decoded.params, undefined, decoded.body, operation.bodySchema);
+  if (problem) throw problem;
+  validated(request, operation.paramsSchema, decoded.params, 'params');
+  validated(request, operation.bodySchema, decoded.body, 'body');
+  return decoded;
+}
+
+/** Bodies here are forms whatever the Content-Type says (as REST's are JSON); errors are pairs. */
+function formsAndPairs(app: FastifyInstance) {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (request, text, done) => {
     if (request.is404) return done(null, undefined);
@@ -85,6 +105,10 @@ const nvp: FastifyPluginAsync = async (app) => {
     }
   });
   app.setErrorHandler((error, request, reply) => renderError(error as Error, request, reply, writeNvp));
+}
+
+const nvp: FastifyPluginAsync = async (app) => {
+  formsAndPairs(app);
 
   app.post('/api/nvp/version/:version', {
     schema: {
@@ -93,30 +117,26 @@ const nvp: FastifyPluginAsync = async (app) => {
       tags: ['nvp'],
       params: Strict({ version: VersionParam }),
     },
-    config: documented({
-      consumes: [NVP_MEDIA_TYPE], produces: [NVP_MEDIA_TYPE],
-      body: nvpRequestForm([...Object.keys(NVP_OPERATIONS)]),
-      response: {
-        201: { ...NvpAnswer, description: 'A transaction (PAY, AUTHORIZE, CAPTURE, REFUND, VOID, VERIFY), CREATE_SESSION or TOKENIZE: the REST answer as pairs' },
-        200: { ...NvpAnswer, description: 'RETRIEVE_ORDER, RETRIEVE_TRANSACTION, UPDATE_SESSION, RETRIEVE_SESSION, RETRIEVE_TOKEN or DELETE_TOKEN: the REST answer as pairs' },
-        ...nvpErrorResponses(),
-      },
-    }),
+    config: {
+      // The request values are checked on the body the handler decodes, not on the form's names.
+      decodesBody: true,
+      ...documented({
+        consumes: [NVP_MEDIA_TYPE], produces: [NVP_MEDIA_TYPE],
+        body: nvpRequestForm([...Object.keys(NVP_OPERATIONS)]),
+        response: {
+          201: { ...NvpAnswer, description: 'A transaction (PAY, AUTHORIZE, CAPTURE, REFUND, VOID, VERIFY), CREATE_SESSION or TOKENIZE: the REST answer as pairs' },
+          200: { ...NvpAnswer, description: 'RETRIEVE_ORDER, RETRIEVE_TRANSACTION, UPDATE_SESSION, RETRIEVE_SESSION, RETRIEVE_TOKEN or DELETE_TOKEN: the REST answer as pairs' },
+          ...nvpErrorResponses(),
+        },
+      }),
+    },
   }, async (request, reply) => {
     const fields = (request.body ?? {}) as NvpFields;
     const { version } = request.params as { version: string };
     const merchant = authenticateNvp(request, app.gateway.merchants, app.authFailures, fields);
     const operation = operationOf(fields);
-    // Nesting refuses malformed names only now: credentials first, as on every operation.
-    let decoded: ReturnType<typeof decode>;
-    try {
-      decoded = decode(fields, operation, version, merchant.id);
-    } catch (error) {
-      if (error instanceof NvpShapeError) throw new InvalidRequest(error.message, error.field, error.validationType);
-      throw error;
-    }
-    validated(request, operation.paramsSchema, decoded.params, 'params');
-    validated(request, operation.bodySchema, decoded.body, 'body');
+    // The fields are decoded and checked only now: credentials first, as on every operation.
+    const decoded = checkedCall(request, fields, operation, version, merchant.id);
     checkVersion(version, operation.keepsApiOperation ? fields.apiOperation : operation.versionRule);
     const result = await operation.run({ gateway: app.gateway, merchant, ...decoded, meta: request.meta(), authMethod: request.authMethod });
     return answer(reply, operation.status, result);

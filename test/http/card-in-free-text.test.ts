@@ -3,11 +3,12 @@
 // and the CLI. It is refused (400 naming the field), in every string of every operation's body
 // but the fields meant for card and bank account numbers. The fields are listed from the
 // operations' own schemas (the OpenAPI document): a field added later is covered without a word here.
+// NVP's operations too: each field of the REST operation of the same name, sent dotted in the form.
 import t from 'tap';
 import { buildTestApp, cardBody, createToken, M1, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
 import { SENSITIVE_FIELD } from '../../schemas/common.js';
 import { expectInvalid, luhn, storeText } from './http.fixture.js';
-import { ADMIN_PASSWORD, authFor, fill, operations, withField } from './request-values.fixture.js';
+import { ADMIN_PASSWORD, authFor, fill, NVP_CREDENTIALS, OPEN_MEMBERS, operations, requestOf } from './request-values.fixture.js';
 
 const CARD = /must not hold a card number/;
 /** How a card number turns up in text: alone, among words, in groups, glued to letters; several brands and lengths. */
@@ -15,28 +16,29 @@ const FORMS = [
   '6011000990139424', 'ref 6011000990139424', '6011 0009 9013 9424', 'INV-6011-0009-9013-9424', 'x4012000033330026y',
   '3782 822463 10005', '4222222222222', 'card 5123-4500-0000-0008 exp 01/39',
 ];
-/** Members the order API accepts and ignores (its body is open): free text too. */
-const OPEN_MEMBERS = ['order.description', 'customer.firstName', 'shipping.address.street', 'order.item[0].name', 'airline.passenger[1].lastName'];
 
 t.test('every string field of every operation\'s body refuses a card number, but those meant for one', async (t) => {
   const app = await buildTestApp(t, { adminPassword: ADMIN_PASSWORD });
   let refused = 0;
   const exempt: string[] = [];
+  const nvp = new Set<string>();
   for (const op of await operations(app)) {
-    const fields = [...op.bodyStrings, ...(op.path.includes('/order/{orderId}/transaction/') && op.method === 'PUT' ? OPEN_MEMBERS : [])];
+    const fields = [...op.bodyStrings, ...(op.openBody ? OPEN_MEMBERS : [])];
     for (const field of fields) {
       if (SENSITIVE_FIELD.test(field)) {
         exempt.push(field);
         continue;
       }
       const value = FORMS[refused % FORMS.length] as string;
-      const res = await app.inject({ method: op.method as 'PUT', url: fill(op.path), headers: { authorization: authFor(op.path) }, payload: withField({}, field, value) });
-      expectInvalid(t, res, { field, explanation: CARD }, `${op.method} ${op.path}: '${value}' in ${field}`);
+      const res = await app.inject(requestOf(op, fill(op.path), field, value));
+      expectInvalid(t, res, { field, explanation: CARD }, `${op.method} ${op.path}${op.nvp ? ` ${op.nvp.apiOperation}` : ''}: '${value}' in ${field}`);
+      if (op.nvp) nvp.add(op.nvp.apiOperation);
       t.notOk(res.body.includes(value.replace(/\D/g, '').slice(6, -4)), `${field}: the number is not echoed`);
       refused++;
     }
   }
-  t.ok(refused >= 100, `${refused} fields refuse a card number`);
+  t.ok(refused >= 200, `${refused} fields refuse a card number`);
+  t.ok(nvp.has('PAY') && nvp.has('TOKENIZE') && nvp.has('UPDATE_SESSION'), `in NVP too: ${[...nvp].join(', ')}`);
   t.ok(exempt.includes('sourceOfFunds.provided.card.number'), `exempt: ${[...new Set(exempt)].join(', ')}`);
   t.equal(await app.gateway.store.headPosition(), 0n, 'nothing recorded');
 });
@@ -82,4 +84,26 @@ t.test('a telephone number in international notation is no card number, even whe
   // The same digits without the '+' in a field of free text: a card number.
   const refused = await app.inject({ method: 'POST', url: tokenPath(M1.id), headers: { authorization: tokenAuth(M1) }, payload: { ...cardBody(), customer: { taxRegistrationId: digits } } });
   expectInvalid(t, refused, { field: 'customer.taxRegistrationId', explanation: CARD });
+});
+
+t.test('NVP: the same rule on the decoded members, after the credentials, with the same exemptions', async (t) => {
+  const app = await buildTestApp(t);
+  const nvp = (fields: Record<string, string>) => app.inject({
+    method: 'POST', url: '/api/nvp/version/100', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams(fields).toString(),
+  });
+  const card = { 'sourceOfFunds.type': 'CARD', 'sourceOfFunds.provided.card.number': '5123450000000008', 'sourceOfFunds.provided.card.expiry.month': '1', 'sourceOfFunds.provided.card.expiry.year': '39' };
+  const tokenize = { apiOperation: 'TOKENIZE', ...NVP_CREDENTIALS, ...card };
+  // A telephone number in international notation is exempt by its member's name (phone), as in REST.
+  const digits = Array.from({ length: 10 }, (_, d) => `861380013800${d}`).find(luhn) as string;
+  const phone = `+86 ${digits.slice(2)}`;
+  const stored = await nvp({ ...tokenize, 'customer.phone': phone, 'customer.mobilePhone': phone });
+  t.equal(stored.statusCode, 201, `${phone}: ${stored.body}`);
+  expectInvalid(t, await nvp({ ...tokenize, 'customer.taxRegistrationId': digits }), { field: 'customer.taxRegistrationId', explanation: CARD }, 'the same digits in free text');
+  // Credentials are checked first, as REST checks them before the body.
+  const wrong = await nvp({ ...tokenize, apiPassword: 'x'.repeat(32), 'order.reference': '6011000990139424' });
+  t.same([wrong.statusCode, Object.fromEntries(new URLSearchParams(wrong.body))['error.explanation']], [401, 'Invalid credentials.'], wrong.body);
+  // A number in a member the order API accepts and ignores, deep in a dotted name.
+  const deep = await nvp({ apiOperation: 'PAY', ...NVP_CREDENTIALS, 'order.id': 'o-1', 'transaction.id': '1', 'order.amount': '1.00', 'order.currency': 'USD', ...card, 'order.custom.note.text': 'see 6011 0009 9013 9424' });
+  expectInvalid(t, deep, { field: 'order.custom.note.text', explanation: CARD }, 'PAY: order.custom.note.text');
+  t.notMatch(await storeText(app), /6011.?0009.?9013.?9424/, 'not in the events');
 });
