@@ -30,10 +30,13 @@ const CARD_NUMBER = 'Value is invalid. The field must not hold a card number (13
  * Whether a string is not scanned for card numbers: one of the members meant for card and bank
  * account numbers (never stored in the clear: sealed or masked), or a telephone number in
  * international notation (+ and digits only: an international number of 13-15 digits would pass
- * Luhn one time in ten). A telephone member holding anything else is scanned like any text.
+ * Luhn one time in ten). A telephone member holding anything else is scanned like any text. An
+ * amount is no free text either: its own rule (digits and '.', at most 14 characters, at most
+ * 1000000000000) refuses every card number, with the same answer whether it came as a string or a
+ * JSON number.
  */
-const notFreeText = (name: string, value: string) =>
-  SENSITIVE_FIELD.test(name) || ((name === 'phone' || name === 'mobilePhone') && value.startsWith('+'));
+export const notFreeText = (name: string, value: string) =>
+  SENSITIVE_FIELD.test(name) || name === 'amount' || ((name === 'phone' || name === 'mobilePhone') && value.startsWith('+'));
 
 /** Body members (group, member) whose value names a stream that is read: ids, as a path's are. */
 const STREAM_IDS: ReadonlyArray<readonly [string | undefined, string]> = [['session', 'id'], [undefined, 'referenceOrderId'], ['sourceOfFunds', 'token']];
