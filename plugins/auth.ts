@@ -208,7 +208,6 @@ export function basicCredentials(header: string | undefined): { username: string
   const match = typeof header === 'string' ? /^basic ([\w.~+/-]+=*)$/iu.exec(header) : null;
   if (!match) return undefined;
   const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
-  // eslint-disable-next-line no-control-regex
   if (/[\x00-\x1F\x7F]/u.test(decoded)) return undefined;
   const colon = decoded.indexOf(':');
   return colon < 0 ? undefined : { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
