@@ -21,7 +21,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { loggerOptions } from './app.js';
-import { AUTH_FAILURE_WINDOW_MS, AuthFailures, type FailureState, type SharedFailure } from './plugins/auth.js';
+import { AUTH_FAILURE_WINDOW_MS, AuthFailures, type FailureState, type SharedFailure } from './plugins/auth-failures.js';
 
 /** Wrong passwords (a worker's to the primary, the primary's relay to the others). */
 const FAILURES = 'tokengate:auth-failures';

@@ -3,7 +3,7 @@
 // 503 SERVER_BUSY in the gateway's shape, instead of everyone slowing down. A client repeats the
 // identical request later: payments are idempotent.
 //
-// What a slot of MAX_IN_FLIGHT covers (issue 19):
+// What a slot of MAX_IN_FLIGHT covers:
 // - A request takes its slot only once its whole body has arrived (the preValidation hook, the
 //   first after body parsing), not when its headers do. MAX_IN_FLIGHT protects the work the
 //   gateway does (validation, the store, the read models); a body still in transit costs a socket

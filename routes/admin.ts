@@ -19,7 +19,7 @@ import { searchStreams, streamHistory } from '../services/queries/stream-history
 import type { LookupDoc } from '../projections/lookup.js';
 import { matches, timelinePage, toTimelineEvent, type TimelineFilter } from '../services/queries/timeline.js';
 import { Opt, Pattern, Str } from '../schemas/common.js';
-import { refuseIfLocked } from '../plugins/auth.js';
+import { refuseIfLocked } from '../plugins/auth-failures.js';
 import { errorBody } from '../plugins/errors.js';
 import { metricsRoute } from '../plugins/metrics.js';
 
