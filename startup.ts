@@ -6,7 +6,8 @@
 // LOG_LEVEL says, and never mixed into the JSON.
 import { randomBytes } from 'node:crypto';
 import { relative, resolve } from 'node:path';
-import { ADMIN_PASSWORD_MIN_LENGTH, DEMO_MERCHANTS_FILE, type AdminAccess, type EventStoreConfig } from './config.js';
+import { ADMIN_PASSWORD_MIN_LENGTH, type AdminAccess } from './admin-access.js';
+import { DEMO_MERCHANTS_FILE, type EventStoreConfig } from './config.js';
 import type { Merchants } from './merchants.js';
 import { storeName } from './root.js';
 
