@@ -4,7 +4,6 @@
 // one number, whatever restarts or instances), then the POST, then its answer recorded. The secret
 // goes in X-Notification-Secret and nowhere else (no event, no log line); the response body is
 // not read.
-import { createHash } from 'node:crypto';
 import { isNotificationEvent, type NotificationEvent } from '../../domain/events.js';
 import {
   decideAnswer, decideAttempt, decideInterrupted, evolveNotification, initialNotificationState,
@@ -29,13 +28,6 @@ export interface DeliveryDeps extends HandlerDeps {
   readonly actor: { reactor: string } | { command: string };
   /** Aborted when the process stops: an attempt under way ends as failed (and is retried later) instead of holding the stop. */
   readonly stopping?: AbortSignal;
-}
-
-/** A UUID made from a text (SHA-256, version 8 of RFC 9562): the same event id wherever it is decided. */
-export function derivedUuid(text: string): string {
-  const h = createHash('sha256').update(text).digest('hex');
-  const variant = ((parseInt(h[16] as string, 16) & 0x3) | 0x8).toString(16);
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
 /**

@@ -22,7 +22,8 @@ import { schemeDecision } from './scheme-token-requests.js';
 import { failureResponse, tokenResponse, type Presentation, type TokenEchoes } from './token-responses.js';
 import { resolveSource, type Resolution, type SourceDetails } from './token-sources.js';
 import { checkFormats, mergeStreet } from './token-validation.js';
-import { createNew, createOrReuse, createSupplied, updateNamed, type TokenPlan, type WriteContext, type WriteOutcome } from './token-writes.js';
+import type { TokenPlan, WriteContext, WriteOutcome } from './token-plan.js';
+import { createNew, createOrReuse, createSupplied, updateNamed } from './token-writes.js';
 import { shredToken } from './token-shredding.js';
 import { isoNow } from '../../lib/clock.js';
 
