@@ -31,7 +31,7 @@ export interface StartupInfo {
 const UNSPECIFIED = new Set(['0.0.0.0', '::', '[::]', '']);
 
 /** The gateway's base URL as a person on this machine would type it. */
-export function baseUrl(info: Pick<StartupInfo, 'host' | 'port' | 'tls'>): string {
+function baseUrl(info: Pick<StartupInfo, 'host' | 'port' | 'tls'>): string {
   const host = UNSPECIFIED.has(info.host) ? '127.0.0.1' : info.host;
   const shown = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
   return `${info.tls ? 'https' : 'http'}://${shown}:${info.port}`;

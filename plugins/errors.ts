@@ -121,7 +121,7 @@ export type ErrorWriter = (reply: FastifyReply, status: number, body: ReturnType
 const send: ErrorWriter = (reply, status, body) => reply.code(status).type('application/json; charset=utf-8').send(sortedJson(body));
 
 /** The challenge of every 401 of the gateway API. */
-export const REALM = 'Basic realm="tokengate"';
+const REALM = 'Basic realm="tokengate"';
 
 /** A coded error as the gateway's body, its headers and its log line. */
 function render(coded: GatewayError, error: unknown, request: FastifyRequest, reply: FastifyReply, write: ErrorWriter) {

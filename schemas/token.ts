@@ -52,8 +52,8 @@ const Address = (stateProvinceCode: boolean, company: boolean) => Strict({
   street2: Opt(Str(1, 100)),
 });
 
-export const SOURCE_OF_FUNDS_TYPES = ['ACH', 'CARD', 'DIRECT_DEBIT_CANADA', 'WALLET'] as const;
-export const PROVISIONING_MODES = ['ASYNCHRONOUS', 'ATTEMPT_SYNCHRONOUS', 'SYNCHRONOUS'] as const;
+const SOURCE_OF_FUNDS_TYPES = ['ACH', 'CARD', 'DIRECT_DEBIT_CANADA', 'WALLET'] as const;
+const PROVISIONING_MODES = ['ASYNCHRONOUS', 'ATTEMPT_SYNCHRONOUS', 'SYNCHRONOUS'] as const;
 
 export const TokenBody = Strict({
   billing: Opt(Strict({ address: Opt(Address(true, true)) })),

@@ -16,7 +16,7 @@ const DEACTIVATED: ReadonlySet<number> = new Set([2, 5, 6, 22, 25]);
  * The first version of the operations that did not exist in version 1 (the reference's migration
  * guides: "Integration available from"; sessions: the Retrieve Session guide starts at 18).
  */
-export const FIRST_VERSION = { VOID: 4, VERIFY: 7, 'Retrieve Order': 11, 'Create, Update and Retrieve Session': 18 } as const;
+const FIRST_VERSION = { VOID: 4, VERIFY: 7, 'Retrieve Order': 11, 'Create, Update and Retrieve Session': 18 } as const;
 export const RETRIEVE_ORDER = 'Retrieve Order';
 export const SESSIONS = 'Create, Update and Retrieve Session';
 export type VersionedOperation = keyof typeof FIRST_VERSION;

@@ -32,7 +32,7 @@ export function schemeTokenView(schemeToken: SchemeTokenDetails | undefined) {
 }
 
 /** sourceOfFunds.provided.* of a stored token, masked as the presentation says. */
-export function providedView(source: StoredSourceOfFunds, view: Presentation, nameOnCard?: string) {
+function providedView(source: StoredSourceOfFunds, view: Presentation, nameOnCard?: string) {
   const reveal = (sealed: string, masked: string) => view.reveal?.(sealed) ?? masked;
   switch (source.type) {
     case 'CARD': {

@@ -33,7 +33,7 @@ export type AuthMethod = 'certificate' | 'basic' | null;
  * Spec: unmasked numbers need responseControls.sensitiveData UNMASK and certificate
  * authentication. A Basic-authenticated UNMASK request is answered masked, as if not asked.
  */
-export function presentation(gateway: Gateway, merchant: MerchantProfile, sensitiveData: string | undefined, authMethod: AuthMethod): Presentation {
+function presentation(gateway: Gateway, merchant: MerchantProfile, sensitiveData: string | undefined, authMethod: AuthMethod): Presentation {
   const masking = merchant.repository.cardNumberMasking ?? '6.4';
   const unmask = sensitiveData === 'UNMASK' && authMethod === 'certificate';
   return unmask ? { masking, reveal: (sealed) => gateway.sealer.open(sealed) } : { masking };
