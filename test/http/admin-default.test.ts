@@ -1,4 +1,4 @@
-// The admin default (config.ts adminAccess): a password generated at start on a loopback HOST,
+// The admin default (admin-access.ts): a password generated at start on a loopback HOST,
 // closed on any other until ADMIN_PASSWORD is set; what the start-up block says in each case; and
 // WORKERS, whose bad values stop the start with one line.
 import t from 'tap';
