@@ -10,10 +10,12 @@ import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, loggerOptions } from './app.js';
 import { runPrimary, shareAuthFailures } from './cluster.js';
-import { adminAccess, loadConfig, type Config } from './config.js';
+import { adminAccess } from './admin-access.js';
+import { loadConfig, type Config } from './config.js';
 import { exitWithError, knownProblem } from './exit.js';
 import { GatewayError } from './domain/errors.js';
 import { oneLine } from './store/storage-fault.js';
+
 import { loadMerchants, type Merchants } from './merchants.js';
 import { generateAdminPassword, startupBlock } from './startup.js';
 import { terminalLogStream } from './lib/terminal-logs.js';

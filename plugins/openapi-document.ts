@@ -75,7 +75,7 @@ let loaded: Examples | undefined;
 const examples = (): Examples => (loaded ??= JSON.parse(readFileSync(join(PROJECT_ROOT, 'schemas', 'examples.json'), 'utf8')) as Examples);
 
 /** A word holding a `<placeholder>` (merchant.<merchantId>) as code: markdown renders `<...>` as an HTML tag. */
-export const escapePlaceholders = (text: string): string => text.replace(/(^|[^`\w.])([\w.]*<\w+>[\w.]*)(?=[^`\w]|$)/g, '$1`$2`');
+const escapePlaceholders = (text: string): string => text.replace(/(^|[^`\w.])([\w.]*<\w+>[\w.]*)(?=[^`\w]|$)/g, '$1`$2`');
 
 function escapeDescriptions(node: unknown): void {
   if (Array.isArray(node)) {

@@ -4,10 +4,10 @@
 // one number, whatever restarts or instances), then the POST, then its answer recorded. The secret
 // goes in X-Notification-Secret and nowhere else (no event, no log line); the response body is
 // not read.
-import { createHash } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
+
 import { isNotificationEvent, type NotificationEvent } from '../../domain/events.js';
 import {
   decideAnswer, decideAttempt, decideInterrupted, evolveNotification, initialNotificationState,
@@ -35,13 +35,6 @@ export interface DeliveryDeps extends HandlerDeps {
   readonly stopping?: AbortSignal;
   /** How host names are resolved (default: the system's resolver). */
   readonly lookup?: HostLookup;
-}
-
-/** A UUID made from a text (SHA-256, version 8 of RFC 9562): the same event id wherever it is decided. */
-export function derivedUuid(text: string): string {
-  const h = createHash('sha256').update(text).digest('hex');
-  const variant = ((parseInt(h[16] as string, 16) & 0x3) | 0x8).toString(16);
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
 /**

@@ -32,7 +32,7 @@ import { heldAccount } from './token-accounts.js';
 export interface ShredDeps { readonly store: EventStore; readonly sealer: Sealer }
 
 /** Every key that sealed a value of the token (card or bank account numbers). */
-export function sealedKeys(sealer: Sealer, value: unknown, out = new Set<string>()): Set<string> {
+function sealedKeys(sealer: Sealer, value: unknown, out = new Set<string>()): Set<string> {
   if (Array.isArray(value)) for (const v of value) sealedKeys(sealer, v, out);
   else if (value && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) {

@@ -211,7 +211,7 @@ export class SqliteKeyStore implements KeyStore {
 
   close() {
     if (!this.db.open) return;
-    let failure: unknown;
+    let failure: Error | undefined;
     let cannotWrite = false;
     try {
       this.flush();
@@ -222,7 +222,7 @@ export class SqliteKeyStore implements KeyStore {
       // A file that cannot be written (a full disk): the pending keys (no committed event refers
       // to one: the events' commit writes their keys first) and the spare keys stay as a crash
       // leaves them, and the file is closed all the same. Another error is thrown once it is.
-      if (asStorageFault(error, 'the key store') === undefined) failure = error;
+      if (asStorageFault(error, 'the key store') === undefined) failure = error instanceof Error ? error : new Error(String(error));
       else cannotWrite = true;
     }
     clearTimeout(this.scrubTimer);

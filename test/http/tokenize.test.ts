@@ -7,7 +7,8 @@ import fc from 'fast-check';
 import t from 'tap';
 import { buildTestApp, cardBody, M1, M2, MERCHANTS, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
 import { assertSortedJson, expectInvalid, type App } from './http.fixture.js';
-import { commands, formatHistory } from '../../bin/commands.js';
+import { formatHistory } from '../../bin/command-kit.js';
+import { commands } from '../../bin/commands.js';
 import { tokenHistory } from '../../services/queries/history.js';
 import { ach, wallet } from './token-api.fixture.js';
 
