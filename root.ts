@@ -8,12 +8,12 @@ import { ConfigError, loadGatewaySettings, loadStoreFiles, type EventStoreConfig
 import type { Merchants } from './merchants.js';
 import type { EventStore, RecordedEvent } from './store/event-store.js';
 import { MemoryEventStore } from './store/memory.js';
-import { SqliteEventStore, openDatabase } from './store/sqlite.js';
+import { SqliteEventStore, SqliteReadModelTables, openDatabase } from './store/sqlite.js';
 import { KurrentDbEventStore } from './store/kurrentdb.js';
 import { PostgresEventStore } from './store/postgres/event-store.js';
 import { redactUrl } from './store/postgres/errors.js';
 import { PostgresKeyStore } from './store/postgres/key-store.js';
-import { PostgresReadModels } from './store/postgres/read-models.js';
+import { PostgresReadModelTables } from './store/postgres/read-model-tables.js';
 import { Sealer } from './store/sealing.js';
 import { MemoryKeyStore, type KeyStore } from './store/keys/key-store.js';
 import { SqliteKeyStore } from './store/keys/sqlite-key-store.js';
@@ -110,8 +110,8 @@ function openStoresOf(config: EventStoreConfig, files: Files): Opened {
       const keys = guarded.keys;
       if (keys.flush) flushKeys = keys.flush;
       // Read models live in the same file as the events (one connection, one WAL), read through
-      // the store's own speed-ups (projections/feed.ts) and, once started, applied in its commits.
-      const readModels = new ReadModels(store.db, store, PROJECTIONS, { feed: store });
+      // the store's own speed-ups (store/projection-feed.ts) and, once started, applied in its commits.
+      const readModels = new ReadModels(new SqliteReadModelTables(store.db), store, PROJECTIONS, { feed: store });
       return {
         store, keys, readModels, keyFault: guarded.fault,
         cachedRevision: (stream) => store.cachedRevision(stream),
@@ -152,13 +152,15 @@ function openStoresOf(config: EventStoreConfig, files: Files): Opened {
         throw error;
       }
       const guarded = guardKeys(keys);
-      const readModels = new PostgresReadModels(config.url, store, PROJECTIONS, { health: store.health });
+      // Told of the appends without reading them (the store as the feed), they catch up after the reply.
+      const tables = new PostgresReadModelTables(config.url, { health: store.health });
+      const readModels = new ReadModels(tables, store, PROJECTIONS, { feed: store });
       return {
         store, keys: guarded.keys, readModels, keyFault: guarded.fault,
         cachedRevision: undefined,
         cachedStream: undefined,
         projectInline: () => undefined,
-        close: () => closeAll(() => readModels.close(), () => store.close(), () => guarded.keys.close()),
+        close: () => closeAll(() => tables.close(), () => store.close(), () => guarded.keys.close()),
       };
     }
   }
@@ -181,7 +183,7 @@ function withOwnReadModels(store: EventStore, rawKeys: KeyStore, readModelsFile:
   // most a catch-up, redone from the events).
   db.pragma('synchronous = NORMAL');
   return {
-    store, keys: guarded.keys, readModels: new ReadModels(db, store, PROJECTIONS), keyFault: guarded.fault,
+    store, keys: guarded.keys, readModels: new ReadModels(new SqliteReadModelTables(db), store, PROJECTIONS), keyFault: guarded.fault,
     cachedRevision: undefined,
     cachedStream: undefined,
     projectInline: () => undefined,

@@ -302,7 +302,7 @@ export class PostgresEventStore implements EventStore {
   /**
    * Calls `listener` after each commit of this process's appends and at each notification of
    * another process's (LISTEN), without reading any event: for a follower that reads the log its
-   * own way (the read models' catch-up, store/postgres/read-models.ts). Returns what stops it.
+   * own way (the read models' catch-up: store/projection-feed.ts). Returns what stops it.
    */
   onAppended(listener: () => void): () => void {
     this.listener.start();

@@ -13,7 +13,7 @@
 import { createRequire } from 'node:module';
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
-import type { DataShape } from '../../projections/feed.js';
+import type { DataShape } from '../projection-feed.js';
 
 /** position, stream, revision, type, data (JSON text), created. */
 export type LogRow = [number, string, number, string, string, string];
