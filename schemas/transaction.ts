@@ -10,7 +10,7 @@ import { MerchantIdParam, VersionParam } from './pay.js';
 
 export { VersionParam };
 
-export const API_OPERATIONS = ['AUTHORIZE', 'CAPTURE', 'PAY', 'REFUND', 'VERIFY', 'VOID'] as const;
+const API_OPERATIONS = ['AUTHORIZE', 'CAPTURE', 'PAY', 'REFUND', 'VERIFY', 'VOID'] as const;
 
 export const ModernId = (what: string) => Str(1, 40, `${what}: any characters, 1 to 40 of them`);
 
