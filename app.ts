@@ -23,6 +23,7 @@ import openapi from './plugins/openapi.js';
 import limits from './plugins/limits.js';
 import encoding from './plugins/encoding.js';
 import observe, { RequestLogController } from './plugins/observe.js';
+import journal, { type JournalPluginOptions } from './plugins/journal.js';
 import requestValues from './plugins/request-values.js';
 import { maskCardNumbers } from './lib/mask.js';
 import { nextRequestId } from './lib/request-ids.js';
@@ -40,6 +41,8 @@ export interface AppOptions {
   /** Host names the admin pages answer besides IP addresses and localhost (HOST when a name, ADMIN_HOSTS). */
   adminHosts?: readonly string[] | undefined;
   limits?: Partial<Limits>;
+  /** The request journal: JOURNAL_SIZE (0: off) and JOURNAL_MAX_AGE_MS; default 10,000 entries, an hour. */
+  journal?: JournalPluginOptions | undefined;
   /** Serve HTTPS; with `clientCa`, accept client certificates signed by it (certificate authentication). */
   tls?: { cert: Buffer; key: Buffer; clientCa?: Buffer | undefined } | undefined;
 }
@@ -153,6 +156,7 @@ async function registerPlugins(app: FastifyInstance, options: AppOptions, limits
   await app.register(openapi);
   await app.register(gateway, { gateway: await openGateway(options.eventStore, options.merchants, options.settings, app.log) });
   await app.register(observe);
+  await app.register(journal, options.journal ?? {});
   await app.register(pay);
   await app.register(token);
   await app.register(session);
