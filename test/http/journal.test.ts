@@ -231,19 +231,33 @@ t.test('linked both ways: an entry lists the events its request appended, each e
   t.same((await journal(app, '?status=400')).requests[0]!.events, [], 'a refused request appended nothing');
 });
 
-t.test('refusals before any route: 413, 415 and unknown paths', async (t) => {
-  const app = await buildTestApp(t, { adminPassword: ADMIN_PASSWORD, limits: { bodyLimit: 2000 } });
+t.test('refusals before the handler: 413, 415, 503 and unknown paths', async (t) => {
+  const app = await buildTestApp(t, { adminPassword: ADMIN_PASSWORD, limits: { bodyLimit: 2000, maxInFlight: 1 } });
+  let letGo: () => void = () => {};
+  const held = new Promise<void>((resolve) => { letGo = resolve; });
+  app.get('/test/hold', async () => { await held; return { held: true }; });
+  const token = await createToken(app, M1);
   const large = await app.inject({ method: 'POST', url: tokenPath(M1.id), headers: { authorization: tokenAuth(M1), 'content-type': 'application/json' }, payload: JSON.stringify({ ...cardBody(), pad: 'x'.repeat(3000) }) });
   t.equal(large.statusCode, 413);
   const encoded = await app.inject({ method: 'POST', url: tokenPath(M1.id), headers: { authorization: tokenAuth(M1), 'content-type': 'application/json', 'content-encoding': 'compress' }, payload: 'abc' });
   t.equal(encoded.statusCode, 415);
   const unknown = await app.inject({ method: 'GET', url: '/nowhere/5123450000000008?x=1' });
   t.equal(unknown.statusCode, 404);
+  const holding = app.inject({ method: 'GET', url: '/test/hold' });
+  const deadline = Date.now() + 20_000;
+  while (app.inFlight() < 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+  const busy = await app.inject({ method: 'PUT', url: payPath(M1.id, token, '10000000001', '1'), headers: { authorization: payAuth(M1) }, payload: { apiOperation: 'PAY', transaction: { amount: '1.00', currency: 'USD' }, card: { securityCode: '100' } } });
+  t.equal(busy.statusCode, 503);
+  letGo();
+  await holding;
+
   const { text, requests } = await journal(app);
   t.match(requests, [
+    { id: idOf(busy), status: 503, operation: 'PAY', merchant: M1.id, order: '10000000001', token, request: { card: { securityCode: 'xxx' } }, refusal: { field: null, explanation: /MAX_IN_FLIGHT/ } },
     { id: idOf(unknown), status: 404, path: '/nowhere/512345xxxxxx0008', operation: null, request: null, refusal: { explanation: String } },
     { id: idOf(encoded), status: 415, operation: 'CREATE_TOKEN', merchant: M1.id, request: null },
     { id: idOf(large), status: 413, operation: 'CREATE_TOKEN', merchant: M1.id, request: null },
   ]);
+  t.notOk(requests.some((r) => r.path === '/test/hold'), 'a path outside the API is not recorded');
   t.notOk(text.includes('5123450000000008'));
 });
