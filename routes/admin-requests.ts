@@ -1,13 +1,13 @@
 // The request journal's API (services/journal/), behind the admin plugin's guard and credentials
-// (routes/admin.ts registers it): GET /admin/api/requests, the requests this process answered,
-// newest first, filtered; GET /admin/api/requests/{id}, one of them by its request id (the
+// (routes/admin.ts registers it): GET /admin/api/requests, the requests answered (with WORKERS >
+// 1, by any worker: journal-cluster.ts), newest first, filtered; GET /admin/api/requests/{id}, one of them by its request id (the
 // X-Request-Id of its answer, the metadata.requestId of the events it appended).
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { InvalidRequest } from '../domain/errors.js';
 import { errorBody } from '../plugins/errors.js';
 import { Opt, Pattern, Str } from '../schemas/common.js';
-import { findRequests, requestView, type RequestFilter } from '../services/journal/views.js';
+import { findEverywhere, requestView, type RequestFilter } from '../services/journal/views.js';
 
 const RequestsQuery = Type.Object({
   merchant: Opt(Str(1, 100)),
@@ -46,15 +46,18 @@ const adminRequests: FastifyPluginAsyncTypebox = async (app) => {
     const { limit } = request.query;
     const count = limit === undefined ? DEFAULT_LIMIT : Number(limit);
     if (count < 1 || count > MAX_LIMIT) throw new InvalidRequest(`Value '${limit}' is invalid. Expected a whole number from 1 to ${MAX_LIMIT}`, 'limit');
-    return { requests: findRequests(app.journal, filterOf(request.query), count) };
+    return { requests: await findEverywhere(app.journal, filterOf(request.query), count) };
   });
 
   app.get('/admin/api/requests/:id', {
     schema: { summary: 'One request of the journal, by its request id', params: Type.Object({ id: Str(1, 100, 'a request id (X-Request-Id)') }) },
   }, async (request, reply) => {
     const entry = app.journal.get(request.params.id);
-    if (!entry) return reply.code(404).send(errorBody('INVALID_REQUEST', { explanation: 'No such request in the journal (it keeps JOURNAL_SIZE requests of this process, none older than JOURNAL_MAX_AGE_MS)', field: 'id' }));
-    return requestView(entry);
+    if (entry) return requestView(entry);
+    // With WORKERS > 1, another worker may have answered it.
+    const [found] = await findEverywhere(app.journal, { id: request.params.id }, 1);
+    if (!found) return reply.code(404).send(errorBody('INVALID_REQUEST', { explanation: 'No such request in the journal (it keeps the last JOURNAL_SIZE requests, none older than JOURNAL_MAX_AGE_MS)', field: 'id' }));
+    return found;
   });
 };
 
