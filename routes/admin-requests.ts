@@ -7,7 +7,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { InvalidRequest } from '../domain/errors.js';
 import { errorBody } from '../plugins/errors.js';
 import { Opt, Pattern, Str } from '../schemas/common.js';
-import { findEverywhere, requestView, type RequestFilter } from '../services/journal/views.js';
+import type { Merchants } from '../merchants.js';
+import { findEverywhere, requestView, streamConcern, type RequestFilter } from '../services/journal/views.js';
 
 const RequestsQuery = Type.Object({
   merchant: Opt(Str(1, 100)),
@@ -18,6 +19,7 @@ const RequestsQuery = Type.Object({
   order: Opt(Str(1, 100, 'an order id')),
   transaction: Opt(Str(1, 100, 'a transaction id')),
   token: Opt(Str(1, 100, 'a token id')),
+  stream: Opt(Str(1, 300, 'a stream, such as order-TESTMERCHANT01:10000000001 or token-REPO01:9007136675895052')),
   since: Opt(Str(1, 40, 'an ISO 8601 instant')),
   limit: Opt(Pattern(1, 4, '^[0-9]+$', 'a whole number from 1 to 1000')),
 }, { additionalProperties: false });
@@ -26,9 +28,10 @@ type RequestsQuery = typeof RequestsQuery.static;
 const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 1000;
 
-function filterOf(query: RequestsQuery): RequestFilter {
-  const { status, operation, since, limit: _limit, ...exact } = query;
+function filterOf(query: RequestsQuery, merchants: Merchants): RequestFilter {
+  const { status, operation, since, stream, limit: _limit, ...exact } = query;
   const filter: RequestFilter = { ...exact };
+  if (stream !== undefined) filter.stream = streamConcern(stream, (repository) => merchants.list.filter((m) => m.repository.id === repository).map((m) => m.id));
   if (status !== undefined) filter.status = status.endsWith('xx') ? { class: Number(status[0]) } : { exact: Number(status) };
   if (operation !== undefined) filter.operation = operation.toUpperCase();
   if (since !== undefined) {
@@ -46,7 +49,7 @@ const adminRequests: FastifyPluginAsyncTypebox = async (app) => {
     const { limit } = request.query;
     const count = limit === undefined ? DEFAULT_LIMIT : Number(limit);
     if (count < 1 || count > MAX_LIMIT) throw new InvalidRequest(`Value '${limit}' is invalid. Expected a whole number from 1 to ${MAX_LIMIT}`, 'limit');
-    return { requests: await findEverywhere(app.journal, filterOf(request.query), count) };
+    return { requests: await findEverywhere(app.journal, filterOf(request.query, app.gateway.merchants), count) };
   });
 
   app.get('/admin/api/requests/:id', {

@@ -69,7 +69,15 @@ export interface RequestFilter {
   token?: string | undefined;
   /** Requests that arrived at or after this instant (ms since the epoch). */
   sinceMs?: number | undefined;
+  /** Requests concerning a stream (views.ts streamConcern). */
+  stream?: StreamConcern | undefined;
 }
+
+/**
+ * The requests of a stream's history: those that appended to it, and, since a refused request
+ * appends nothing, those of one of its merchants naming its order, or its token.
+ */
+export interface StreamConcern { name: string; merchants: readonly string[]; order?: string | undefined; token?: string | undefined }
 
 export interface Refusal { field: string | null; explanation: string }
 

@@ -3,7 +3,7 @@
 // or an NVP answer's pairs) and masked again (a second guard: lib/mask-body.ts), and for a
 // refusal the field and explanation of its error body.
 import { maskedBody } from '../../lib/mask-body.js';
-import type { Journal, JournalEntry, Refusal, RequestFilter, RequestView } from './journal.js';
+import type { Journal, JournalEntry, Refusal, RequestFilter, RequestView, StreamConcern } from './journal.js';
 
 export type { RequestFilter, RequestView } from './journal.js';
 
@@ -20,7 +20,32 @@ export function matches(filter: RequestFilter, entry: JournalEntry): boolean {
   if (filter.transaction !== undefined && entry.transaction !== filter.transaction) return false;
   if (filter.token !== undefined && entry.token !== filter.token) return false;
   if (filter.sinceMs !== undefined && entry.atMs < filter.sinceMs) return false;
+  if (filter.stream !== undefined && !concerns(filter.stream, entry)) return false;
   return true;
+}
+
+function concerns(stream: StreamConcern, entry: JournalEntry): boolean {
+  if (entry.events.some((e) => e.stream === stream.name)) return true;
+  if (entry.merchant === null || !stream.merchants.includes(entry.merchant)) return false;
+  return (stream.order !== undefined && entry.order === stream.order) || (stream.token !== undefined && entry.token === stream.token);
+}
+
+/**
+ * What a stream's name says of the requests concerning it (domain/streams.ts: `<category>-<owner>:<id>`,
+ * the owner escaped): an order's merchant and id; a token's id and the merchants of its repository
+ * (`merchantsOf`). Any other stream: the requests that appended to it.
+ */
+export function streamConcern(name: string, merchantsOf: (repositoryId: string) => readonly string[]): StreamConcern {
+  const dash = name.indexOf('-');
+  const colon = name.indexOf(':', dash + 1);
+  if (dash < 0 || colon < 0) return { name, merchants: [] };
+  const owner = name.slice(dash + 1, colon).replace(/%25|%3A/g, (c) => (c === '%25' ? '%' : ':'));
+  const id = name.slice(colon + 1);
+  switch (name.slice(0, dash)) {
+    case 'order': return { name, merchants: [owner], order: id };
+    case 'token': return { name, merchants: merchantsOf(owner), token: id };
+    default: return { name, merchants: [] };
+  }
 }
 
 /** Up to `limit` entries matching the filter, newest first, as the API answers them. */
