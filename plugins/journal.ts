@@ -80,7 +80,8 @@ const fieldsOf = (value: unknown): Fields | undefined => (value !== null && type
 function requestBody(request: FastifyRequest): unknown {
   const body = request.body;
   if (body === undefined || body === null) return null;
-  const size = request.bodyText.length || Number(request.headers['content-length'] ?? 0);
+  // The size as sent (compressed, if it was): a chunked body has none, and is bounded by the body limit.
+  const size = Number(request.headers['content-length'] ?? 0);
   return size > BODY_MAX ? omitted('a body', size) : maskedBody(body);
 }
 
