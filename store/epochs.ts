@@ -1,0 +1,108 @@
+// A view of an event store in which some owners' streams begin again at a position. A merchant
+// reset through the test-control API (services/test-control/) starts a new epoch: from then on
+// every read of its streams through this view ignores the events recorded before the reset,
+// which stay in the log (readAll, subscribeAll and the read models see everything; the history of
+// what was done is never rewritten). Why a new epoch rather than a wipe: the log stays
+// append-only on every adapter (KurrentDB and PostgreSQL included, with no delete to implement or
+// trust), a replay of the log reproduces the reset, and the timeline still shows what a test did
+// before it. A stream keeps its revisions: a command that read the visible part expects the real
+// last revision; one that expects the stream new, where every event of it is before the epoch,
+// expects the last of those. Everything else of the adapter (a SQLite store's `db`...) is reached
+// through the view, which is what the composition root hands the gateway (root.ts).
+import { streamOwner } from '../domain/streams.js';
+import { WrongExpectedRevisionError, type EventStore, type ExpectedRevision, type RecordedEvent } from './event-store.js';
+
+/** The positions at which owners' epochs begin: a merchant's streams, or a repository's. */
+export class Epochs {
+  private readonly merchants = new Map<string, bigint>();
+  private readonly repositories = new Map<string, bigint>();
+
+  /** From `position` on (exclusive), only later events of the owner's streams are read. */
+  begin(field: 'merchantId' | 'repositoryId', owner: string, position: bigint): void {
+    const map = field === 'merchantId' ? this.merchants : this.repositories;
+    if ((map.get(owner) ?? 0n) < position) map.set(owner, position);
+  }
+
+  /** The position through which the stream's events are ignored (undefined: none are). */
+  of(stream: string): bigint | undefined {
+    if (this.merchants.size === 0 && this.repositories.size === 0) return undefined;
+    // The sandbox's own stream records the resets: never reset itself.
+    if (stream.startsWith('sandbox-')) return undefined;
+    const named = streamOwner(stream);
+    if (named === undefined) return undefined;
+    return (named.field === 'merchantId' ? this.merchants : this.repositories).get(named.owner);
+  }
+}
+
+/** The events of a stream after position `from` (a stream's positions grow with its revisions). */
+function after<T extends { position: bigint }>(events: readonly T[], from: bigint): T[] {
+  let first = events.length;
+  while (first > 0 && (events[first - 1] as T).position > from) first -= 1;
+  return events.slice(first);
+}
+
+/** The expected revision an append through the view asks of the whole stream. */
+async function expectedOf(store: EventStore, stream: string, expected: ExpectedRevision, from: bigint): Promise<ExpectedRevision> {
+  if (expected !== 'no_stream' && expected !== 'stream_exists') return expected;
+  const all = await store.readStream(stream);
+  const last = all.at(-1);
+  if (last === undefined) return expected;
+  const visible = last.position > from;
+  if (expected === 'stream_exists') {
+    if (!visible) throw new WrongExpectedRevisionError(stream, expected, 'no_stream');
+    return expected;
+  }
+  if (visible) throw new WrongExpectedRevisionError(stream, expected, last.revision);
+  return last.revision;
+}
+
+/** `store` seen through `epochs`: readStream and append as above, every other member the store's own. */
+export function withEpochs<S extends EventStore>(store: S, epochs: Epochs): S {
+  const own: Partial<EventStore> = {
+    async readStream(stream, options) {
+      const events = await store.readStream(stream, options);
+      const from = epochs.of(stream);
+      return from === undefined ? events : after(events, from);
+    },
+    async append(stream, events, options) {
+      const from = epochs.of(stream);
+      const expected = options?.expectedRevision;
+      if (from === undefined || expected === undefined) return store.append(stream, events, options);
+      return store.append(stream, events, { expectedRevision: await expectedOf(store, stream, expected, from) });
+    },
+  };
+  const bound = new Map<PropertyKey, unknown>();
+  return new Proxy(store, {
+    get(target, key) {
+      if (key === 'readStream' || key === 'append') return own[key];
+      const value: unknown = Reflect.get(target, key, target);
+      if (typeof value !== 'function') return value;
+      // The adapter's methods run on the adapter itself (its fields, its private state).
+      let made = bound.get(key);
+      if (made === undefined) bound.set(key, (made = (value as (...args: unknown[]) => unknown).bind(target)));
+      return made;
+    },
+  });
+}
+
+type CachedStream = (stream: string) => readonly RecordedEvent[] | undefined;
+type CachedRevision = (stream: string) => bigint | undefined;
+
+/**
+ * An adapter's speed-ups (Gateway.cachedStream, cachedRevision) seen through `epochs`: a stream of
+ * a new epoch as its visible part, its revision undefined ("read it") while that part is empty.
+ */
+export function epochCaches(epochs: Epochs, cachedStream: CachedStream | undefined, cachedRevision: CachedRevision | undefined) {
+  const stream: CachedStream | undefined = cachedStream && ((name) => {
+    const events = cachedStream(name);
+    const from = events === undefined ? undefined : epochs.of(name);
+    return from === undefined || events === undefined ? events : after(events, from);
+  });
+  const revision: CachedRevision | undefined = cachedRevision && ((name) => {
+    const from = epochs.of(name);
+    if (from === undefined) return cachedRevision(name);
+    const visible = stream?.(name);
+    return visible === undefined || visible.length === 0 ? undefined : (visible.at(-1) as RecordedEvent).revision;
+  });
+  return { cachedStream: stream, cachedRevision: revision };
+}
