@@ -49,6 +49,8 @@ export interface AppOptions {
   adminPassword?: string | undefined;
   /** Host names the admin pages answer besides IP addresses and localhost (HOST when a name, ADMIN_HOSTS). */
   adminHosts?: readonly string[] | undefined;
+  /** TEST_CONTROL: the test-control API under /admin/api/ answers (default: off). */
+  testControl?: boolean | undefined;
   limits?: Partial<Limits>;
   /** Serve HTTPS; with `clientCa`, accept client certificates signed by it (certificate authentication). */
   tls?: { cert: Buffer; key: Buffer; clientCa?: Buffer | undefined } | undefined;
@@ -170,5 +172,5 @@ async function registerPlugins(app: FastifyInstance, options: AppOptions, limits
   await app.register(transactions);
   await app.register(nvp);
   await app.register(information);
-  await app.register(admin, { password: options.adminPassword, hosts: options.adminHosts });
+  await app.register(admin, { password: options.adminPassword, hosts: options.adminHosts, testControl: options.testControl === true });
 }

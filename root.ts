@@ -244,7 +244,7 @@ export async function openGateway(eventStore: EventStoreConfig, merchants: Merch
   }
   let closing = false;
   return {
-    merchants, store, sealer, readModels, schemeTokens, sessionExpiry, tokenShredder, cachedRevision, cachedStream,
+    merchants, store, sealer, readModels, schemeTokens, sessionExpiry, tokenShredder, cachedRevision, cachedStream, notificationPolicy: settings.notifications,
     status: () => (closing || store.failure !== undefined || store.unreachable !== undefined || opened.keyFault() !== undefined ? 'SHUTDOWN' : 'OPERATING'),
     fault: () => store.failure ?? opened.keyFault(),
     observeLog: (listener) => reactors.observe(listener),

@@ -25,11 +25,14 @@ import { refuseIfLocked } from '../plugins/auth-failures.js';
 import { errorBody } from '../plugins/errors.js';
 import { metricsRoute } from '../plugins/metrics.js';
 import { adminHeaders, guardAdmin } from './admin-guard.js';
+import testControl from './admin-control.js';
 
 export interface AdminOptions {
   password: string | undefined;
   /** Host names the admin answers besides IP addresses and localhost (HOST when a name, ADMIN_HOSTS): routes/admin-guard.ts. */
   hosts?: readonly string[] | undefined;
+  /** TEST_CONTROL: the test-control API answers (routes/admin-control.ts); off, 404. */
+  testControl?: boolean | undefined;
 }
 
 const Filter = {
@@ -196,6 +199,8 @@ const admin: FastifyPluginAsyncTypebox<AdminOptions> = async (app, options) => {
   historyRoutes(app);
   eventRoutes(app, headers);
   asOfRoutes(app);
+  // Behind the same guard and credentials (its own hook answers 404 while TEST_CONTROL is off).
+  await app.register(testControl, { enabled: options.testControl === true });
 };
 
 export default admin;

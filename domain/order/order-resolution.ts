@@ -5,13 +5,15 @@
 import type { PaymentOutcomeResolved } from '../events.js';
 import { orderStatus, type OrderState } from './order-state.js';
 import { statusOfTotals } from './totals.js';
-import { CODE_ANSWERS, unknownResolution } from './triggers.js';
+import { CODE_ANSWERS, unknownResolution, type GatewayCode } from './triggers.js';
 
 export interface ResolveUnknownPayment {
   type: 'ResolveUnknownPayment';
   transactionId: string;
   authorizationCode: string;
   now: string;
+  /** The outcome a test chose (the test-control API), in place of the rule's. */
+  chosen?: { gatewayCode: GatewayCode; rule: string };
 }
 
 /** No events when the transaction is unknown to the order or no longer UNKNOWN (already resolved). */
@@ -20,7 +22,7 @@ export function decideResolveUnknown(state: OrderState, command: ResolveUnknownP
   if (state.exists && !payment) return decideResolveModern(state, command);
   if (!state.exists || !payment) return [];
   if (payment.outcome.result !== 'UNKNOWN') return [];
-  const { gatewayCode, rule } = unknownResolution(payment.amount);
+  const { gatewayCode, rule } = command.chosen ?? unknownResolution(payment.amount);
   const approved = gatewayCode === 'APPROVED';
   const [acquirerCode, acquirerMessage] = CODE_ANSWERS[gatewayCode].acquirer ?? ['', ''];
   const before = state.totals;
@@ -55,7 +57,7 @@ export function decideResolveUnknown(state: OrderState, command: ResolveUnknownP
 function decideResolveModern(state: Extract<OrderState, { exists: true }>, command: ResolveUnknownPayment): PaymentOutcomeResolved[] {
   const t = state.modern?.operations.get(command.transactionId);
   if (!t || t.outcome.result !== 'UNKNOWN') return [];
-  const { gatewayCode, rule } = unknownResolution(t.amount);
+  const { gatewayCode, rule } = command.chosen ?? unknownResolution(t.amount);
   const approved = gatewayCode === 'APPROVED';
   const [acquirerCode, acquirerMessage] = CODE_ANSWERS[gatewayCode].acquirer ?? ['', ''];
   const before = state.totals;

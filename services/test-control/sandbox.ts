@@ -66,7 +66,7 @@ export class Sandbox {
   }
 
   /** A recorded event of a sandbox stream (others are ignored); applying one twice changes nothing. */
-  apply(event: RecordedEvent): void {
+  apply(event: Pick<RecordedEvent, 'type' | 'data' | 'position'>): void {
     if (!isSandboxEvent(event)) return;
     const { merchantId } = event.data;
     if (event.type === 'MerchantReset') {
