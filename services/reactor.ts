@@ -162,7 +162,7 @@ export abstract class Reactor {
 
   private arm(key: string, delayMs: number, work: () => Promise<void>, replace: boolean, failures: number): void {
     if (this.stopped || (this.timers.has(key) && !replace)) return;
-    this.cancel(key);
+    clearTimeout(this.timers.get(key));
     const timer = setTimeout(() => {
       this.timers.delete(key);
       this.dueAt.delete(key);

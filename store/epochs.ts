@@ -42,7 +42,7 @@ function after<T extends { position: bigint }>(events: readonly T[], from: bigin
 }
 
 /** The expected revision an append through the view asks of the whole stream. */
-async function expectedOf(store: EventStore, stream: string, expected: ExpectedRevision, from: bigint): Promise<ExpectedRevision> {
+async function expectedOf(store: Pick<EventStore, 'readStream'>, stream: string, expected: ExpectedRevision, from: bigint): Promise<ExpectedRevision> {
   if (expected !== 'no_stream' && expected !== 'stream_exists') return expected;
   const all = await store.readStream(stream);
   const last = all.at(-1);
@@ -56,30 +56,40 @@ async function expectedOf(store: EventStore, stream: string, expected: ExpectedR
   return last.revision;
 }
 
-/** `store` seen through `epochs`: readStream and append as above, every other member the store's own. */
+/**
+ * `store` seen through `epochs`: readStream and append as above (a test may replace them on the
+ * view, as on a store), every other member the store's own.
+ */
 export function withEpochs<S extends EventStore>(store: S, epochs: Epochs): S {
-  const own: Partial<EventStore> = {
+  const inner: Pick<EventStore, 'readStream' | 'append'> = { readStream: store.readStream.bind(store), append: store.append.bind(store) };
+  const own: Pick<EventStore, 'readStream' | 'append'> = {
     async readStream(stream, options) {
-      const events = await store.readStream(stream, options);
+      const events = await inner.readStream(stream, options);
       const from = epochs.of(stream);
       return from === undefined ? events : after(events, from);
     },
     async append(stream, events, options) {
       const from = epochs.of(stream);
       const expected = options?.expectedRevision;
-      if (from === undefined || expected === undefined) return store.append(stream, events, options);
-      return store.append(stream, events, { expectedRevision: await expectedOf(store, stream, expected, from) });
+      if (from === undefined || expected === undefined) return inner.append(stream, events, options);
+      return inner.append(stream, events, { expectedRevision: await expectedOf(inner, stream, expected, from) });
     },
   };
-  const bound = new Map<PropertyKey, unknown>();
+  const bound = new WeakMap<object, unknown>();
   return new Proxy(store, {
+    set(target, key, value) {
+      if (key === 'readStream' || key === 'append') own[key] = value as never;
+      else Reflect.set(target, key, value, target);
+      return true;
+    },
     get(target, key) {
       if (key === 'readStream' || key === 'append') return own[key];
       const value: unknown = Reflect.get(target, key, target);
       if (typeof value !== 'function') return value;
       // The adapter's methods run on the adapter itself (its fields, its private state).
-      let made = bound.get(key);
-      if (made === undefined) bound.set(key, (made = (value as (...args: unknown[]) => unknown).bind(target)));
+      const method = value as (...args: unknown[]) => unknown;
+      let made = bound.get(method);
+      if (made === undefined) bound.set(method, (made = method.bind(target)));
       return made;
     },
   });
