@@ -10,7 +10,7 @@ import { MAX_ADVANCE_MS } from '../domain/sandbox/sandbox.js';
 import type { MerchantProfile } from '../merchants.js';
 import { errorBody } from '../plugins/errors.js';
 import { Pattern, Str, StringEnum, Strict } from '../schemas/common.js';
-import { redeliverNotification } from '../services/test-control/redeliver.js';
+import { fireNotification, redeliverNotification } from '../services/test-control/notifications.js';
 import { CHOOSABLE_OUTCOMES, resolveUnknownNow } from '../services/test-control/resolve-unknown.js';
 import { advanceClock, clockOf, resetMerchant } from '../services/test-control/sandbox-commands.js';
 
@@ -67,6 +67,13 @@ const testControl: FastifyPluginAsyncTypebox<TestControlOptions> = async (app, o
   }, async (request) => {
     const { merchantId, orderId, transactionId } = request.params;
     return resolveUnknownNow(app.gateway, merchantOf(merchantId), orderId, transactionId, request.body.gatewayCode, request.meta());
+  });
+
+  app.post(`${TEST_CONTROL_PREFIX}/merchants/:merchantId/orders/:orderId/transactions/:transactionId/notify`, {
+    schema: { ...admin, params: TransactionParams, summary: 'Test control: fire a new webhook notification of a transaction as it stands now' },
+  }, async (request, reply) => {
+    const { merchantId, orderId, transactionId } = request.params;
+    return reply.code(202).send(await fireNotification(app.gateway, merchantOf(merchantId), orderId, transactionId, request.meta()));
   });
 
   app.post(`${TEST_CONTROL_PREFIX}/merchants/:merchantId/notifications/:notificationId/redeliver`, {

@@ -2,8 +2,8 @@
 // to a merchant's sandbox, each named by what happened. MerchantReset and SandboxClockAdvanced
 // are the merchant's sandbox stream (streams.sandbox); UnknownResolvedByTest is appended to the
 // order stream with the PaymentOutcomeResolved it caused, NotificationRedeliveryRequested to the
-// notification's stream before the attempt it asks for. Every one names the merchant, the owner
-// of its stream.
+// notification's stream before the attempt it asks for, NotificationRequestedByTest first in a new
+// notification's stream. Every one names the merchant, the owner of its stream.
 
 /**
  * The merchant's data was reset: every event of its orders, sessions, transaction references and
@@ -52,6 +52,15 @@ export interface NotificationRedeliveryRequested {
   data: { merchantId: string; notificationId: string; orderId: string; transactionId: string; requestedAt: string };
 }
 
+/**
+ * A test asked for a notification of a transaction as it stands now: the first event of a
+ * notification stream of its own (a fresh id), its NotificationScheduled follows in the same append.
+ */
+export interface NotificationRequestedByTest {
+  type: 'NotificationRequestedByTest';
+  data: { merchantId: string; notificationId: string; orderId: string; transactionId: string; requestedAt: string };
+}
+
 export type SandboxEvent = MerchantReset | SandboxClockAdvanced;
-export type TestControlEvent = SandboxEvent | UnknownResolvedByTest | NotificationRedeliveryRequested;
+export type TestControlEvent = SandboxEvent | UnknownResolvedByTest | NotificationRedeliveryRequested | NotificationRequestedByTest;
 export const SANDBOX_EVENT_TYPES: ReadonlySet<string> = new Set<SandboxEvent['type']>(['MerchantReset', 'SandboxClockAdvanced']);
