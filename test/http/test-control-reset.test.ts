@@ -122,3 +122,26 @@ t.test('reset: an unknown merchant is 404, a malformed id 400, with the field', 
   refused(t, await control(app, 'POST', '/merchants/TEST1%20X/reset'), 400, 'merchantId', 'a malformed merchant id');
   t.same(await logTypes(app, streams.sandbox('NOSUCH')), [], 'nothing recorded');
 });
+
+t.test('the OpenAPI document shows the test-control routes in the admin tag, after the gateway operations', async (t) => {
+  const app = await controlApp(t, { testControl: false });
+  const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, { tags?: string[]; security?: unknown; summary?: string }>> };
+  const paths = Object.keys(doc.paths);
+  const control = paths.filter((p) => p.startsWith('/admin/api/test-control/'));
+  t.same(control.sort(), [
+    '/admin/api/test-control/merchants/{merchantId}/clock',
+    '/admin/api/test-control/merchants/{merchantId}/clock/advance',
+    '/admin/api/test-control/merchants/{merchantId}/notifications/{notificationId}/redeliver',
+    '/admin/api/test-control/merchants/{merchantId}/orders/{orderId}/transactions/{transactionId}/notify',
+    '/admin/api/test-control/merchants/{merchantId}/orders/{orderId}/transactions/{transactionId}/resolve',
+    '/admin/api/test-control/merchants/{merchantId}/reset',
+  ], 'documented even while off (they answer 404 then)');
+  for (const path of control) {
+    for (const [method, operation] of Object.entries(doc.paths[path]!)) {
+      t.same(operation.tags, ['admin'], `${method} ${path}: tag admin`);
+      t.same(operation.security, [{ adminAuth: [] }], `${method} ${path}: the admin's credentials`);
+      t.match(operation.summary, /^Test control: /, `${method} ${path}: a summary`);
+    }
+  }
+  t.ok(paths.indexOf(control[0]!) > paths.findIndex((p) => p.startsWith('/api/')), 'after the gateway operations');
+});
