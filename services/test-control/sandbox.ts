@@ -110,8 +110,13 @@ export function nowOfStream(store: EventStore, stream: string): string {
   return sandbox === undefined ? isoNow() : sandbox.nowOfStream(stream);
 }
 
-/** The merchant's sandbox time, for a service that reads the time itself (a token's, a session's). */
+/** The merchant's sandbox time, for a service that reads the time itself (a session's). */
 export function merchantNow(store: EventStore, merchantId: string): string {
   const sandbox = registry.get(store);
   return sandbox === undefined ? isoNow() : sandbox.now(merchantId);
+}
+
+/** The time of a repository's tokens: its one merchant's sandbox time (the real time for a shared one), as their streams' commands take it. */
+export function repositoryNow(store: EventStore, repositoryId: string): string {
+  return nowOfStream(store, streams.token(repositoryId, ''));
 }
