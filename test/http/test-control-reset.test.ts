@@ -10,7 +10,7 @@ import { ConfigError, loadConfig, testControlFromEnv } from '../../config.js';
 import { streams } from '../../domain/events.js';
 import {
   control, controlApp, createSession, createToken, logTypes, pay, refused, retrieveOrder, retrieveSession, retrieveToken,
-  SHARED_A, SHARED_B, TEST1, TEST10, type App,
+  SHARED_A, SHARED_B, TEST1, TEST10, until, type App,
 } from './test-control.fixture.js';
 
 const ORDER = '10000000001';
@@ -144,4 +144,18 @@ t.test('the OpenAPI document shows the test-control routes in the admin tag, aft
     }
   }
   t.ok(paths.indexOf(control[0]!) > paths.findIndex((p) => p.startsWith('/api/')), 'after the gateway operations');
+});
+
+t.test('another gateway on the same store follows a reset and a clock advance from the log', async (t) => {
+  const dir = t.testdir({});
+  const eventStore = { kind: 'sqlite' as const, path: join(dir, 'gateway.db') };
+  const a = await controlApp(t, { eventStore });
+  const b = await controlApp(t, { eventStore });
+  const { token } = await createToken(b, TEST1);
+  t.equal((await retrieveToken(b, TEST1, token)).statusCode, 200);
+  t.equal((await control(a, 'POST', `/merchants/${TEST1.id}/reset`)).statusCode, 200);
+  t.equal((await control(a, 'POST', `/merchants/${TEST1.id}/clock/advance`, { milliseconds: 60_000 })).statusCode, 200);
+  await until("the other gateway's reset", async () => (await retrieveToken(b, TEST1, token)).statusCode === 400);
+  await until("the other gateway's clock", async () => (await control(b, 'GET', `/merchants/${TEST1.id}/clock`)).json().offsetMs === 60_000);
+  t.pass('both followed');
 });
