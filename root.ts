@@ -31,7 +31,7 @@ import { SessionExpiry } from './services/session/session-expiry.js';
 import { TokenShredder } from './services/token/token-shredding.js';
 import { ReactorHost } from './services/reactors.js';
 import { Notifier } from './services/notification/notifier.js';
-import { registerSandbox, Sandbox } from './services/test-control/sandbox.js';
+import { Sandbox } from './services/test-control/sandbox.js';
 import { withEpochs } from './store/epochs.js';
 import type { ReactorLog } from './services/reactor.js';
 import type { Gateway } from './services/gateway.js';
@@ -200,7 +200,6 @@ function withOwnReadModels(store: EventStore, rawKeys: KeyStore, readModelsFile:
  */
 function sandboxed(opened: Opened, sandbox: Sandbox): EventStore {
   const store = withEpochs(opened.store, sandbox.epochs);
-  registerSandbox(store, sandbox);
   return store;
 }
 
@@ -232,7 +231,7 @@ export async function openGateway(eventStore: EventStoreConfig, merchants: Merch
     new UnknownResolver(store, readModels, settings.unknownResolutionDelayMs), schemeTokens, sessionExpiry, tokenShredder,
     // Webhook notifications of the transactions created or changed (docs/notifications.md).
     new Notifier(store, readModels, merchants, settings.notifications),
-  ], log);
+  ], log, sandbox);
   // Other processes' resets and clock advances (this process's own are applied at once).
   reactors.observe((event) => sandbox.apply(event));
   try {
@@ -246,7 +245,7 @@ export async function openGateway(eventStore: EventStoreConfig, merchants: Merch
   }
   let closing = false;
   return {
-    merchants, store, sealer, readModels, schemeTokens, sessionExpiry, tokenShredder, notificationPolicy: settings.notifications,
+    merchants, store, sandbox, sealer, readModels, schemeTokens, sessionExpiry, tokenShredder, notificationPolicy: settings.notifications,
     status: () => (closing || store.failure !== undefined || store.unreachable !== undefined || opened.keyFault() !== undefined ? 'SHUTDOWN' : 'OPERATING'),
     fault: () => store.failure ?? opened.keyFault(),
     observeLog: (listener) => reactors.observe(listener),

@@ -6,6 +6,7 @@ import type { Merchants } from '../merchants.js';
 import type { ReadModelsPort } from '../projections/read-models.js';
 import type { EventStore, RecordedEvent } from '../store/event-store.js';
 import type { Sealer } from '../store/sealing.js';
+import type { Sandbox } from './test-control/sandbox.js';
 
 /**
  * A reactor of the gateway's (services/reactor.ts), hosted with the others by one consumer of the
@@ -18,6 +19,8 @@ export interface RunningReactor {
 export interface Gateway {
   readonly merchants: Merchants;
   readonly store: EventStore;
+  /** The test-control API's merchant clocks and epochs (services/test-control/sandbox.ts); absent: the real time, no resets. */
+  readonly sandbox?: Sandbox;
   readonly sealer: Sealer;
   readonly readModels: ReadModelsPort;
   /** Finishes scheme tokens after the request (SCHEME_TOKEN_DELAY_MS); its delayMs is the requests' too. */

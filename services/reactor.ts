@@ -10,7 +10,7 @@ import type { ReadModelsPort } from '../projections/read-models.js';
 import type { EventStore, RecordedEvent } from '../store/event-store.js';
 import { oneLine } from '../store/storage-fault.js';
 import type { HandlerDeps } from './command-handler.js';
-import { sandboxOf } from './test-control/sandbox.js';
+import type { Sandbox } from './test-control/sandbox.js';
 
 /** Where reactors tell their failures: pino's shape (the app's logger, or a child of it). */
 export interface ReactorLog {
@@ -47,6 +47,8 @@ export abstract class Reactor {
   /** The position through which its start-up scan saw the log: later events only are handed to it. */
   private from: bigint | undefined;
   private log: ReactorLog = warningLog;
+  /** The merchants' clocks (the test-control API's), handed by the host at start. */
+  private sandbox: Sandbox | undefined;
   private markCaughtUp!: () => void;
   /** Resolves once every event that existed at start has been handed to it (its work scheduled), or once stopped. */
   readonly caughtUp: Promise<void> = new Promise<void>((resolve) => { this.markCaughtUp = resolve; });
@@ -59,7 +61,7 @@ export abstract class Reactor {
 
   /** What the command handler writes with (services/command-handler.ts): the store, the read models caught up after. */
   protected get deps(): HandlerDeps {
-    return { store: this.store, readModels: this.readModels };
+    return { store: this.store, readModels: this.readModels, ...(this.sandbox ? { sandbox: this.sandbox } : {}) };
   }
 
   /**
@@ -90,9 +92,10 @@ export abstract class Reactor {
   }
 
   /** Called by the host: scan the pending work; resolves to the position to follow the log from. */
-  async start(log: ReactorLog = warningLog): Promise<bigint> {
+  async start(log: ReactorLog = warningLog, sandbox?: Sandbox): Promise<bigint> {
     this.log = log;
-    this.stopFollowingClocks = sandboxOf(this.store)?.onClockAdvanced((merchantId) => this.clockAdvanced(merchantId));
+    this.sandbox = sandbox;
+    this.stopFollowingClocks = sandbox?.onClockAdvanced((merchantId) => this.clockAdvanced(merchantId));
     this.from = await this.prepare();
     return this.from;
   }
@@ -130,7 +133,7 @@ export abstract class Reactor {
 
   /** The time now (epoch ms) on the clock of the merchant `stream` belongs to (services/test-control/sandbox.ts). */
   protected nowMs(stream: string): number {
-    return sandboxOf(this.store)?.nowMsOfStream(stream) ?? Date.now();
+    return this.sandbox?.nowMsOfStream(stream) ?? Date.now();
   }
 
   /**
@@ -144,7 +147,7 @@ export abstract class Reactor {
   }
 
   private clockAdvanced(merchantId: string): void {
-    const sandbox = sandboxOf(this.store);
+    const sandbox = this.sandbox;
     for (const [key, { atMs, stream, work }] of [...this.dueAt]) {
       if (sandbox?.merchantOf(stream) === merchantId && this.timers.has(key)) this.arm(key, atMs - this.nowMs(stream), work, true, 0);
     }

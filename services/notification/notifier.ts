@@ -20,6 +20,7 @@ import { fold } from '../aggregates.js';
 import { handleCommand, type Attempt } from '../command-handler.js';
 import { Reactor, retryDelay, type ReactorLog } from '../reactor.js';
 import { notificationContent, NOTIFYING_EVENT_TYPES } from './body.js';
+import type { Sandbox } from '../test-control/sandbox.js';
 import { attemptDelivery, notificationAggregate, recordInterrupted, type DeliveryDeps } from './delivery.js';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -41,9 +42,9 @@ export class Notifier extends Reactor {
     return { ...this.deps, merchants: this.merchants, policy: this.policy, actor: { reactor: this.name }, stopping: this.stopping.signal };
   }
 
-  override async start(log?: ReactorLog): Promise<bigint> {
+  override async start(log?: ReactorLog, sandbox?: Sandbox): Promise<bigint> {
     if (log) this.warn = (fields, message) => log.warn(fields, message);
-    return super.start(log);
+    return super.start(log, sandbox);
   }
 
   protected async prepare(): Promise<bigint> {

@@ -72,7 +72,7 @@ export interface HeldSession {
  * not the current one, or a session whose card was forgotten is refused (sessions.ts).
  */
 export async function withSession<T extends { session?: { id?: string; version?: string } | undefined }>(
-  gateway: Gateway, merchant: MerchantProfile, request: T, now = merchantNow(gateway.store, merchant.id),
+  gateway: Gateway, merchant: MerchantProfile, request: T, now = merchantNow(gateway.sandbox, merchant.id),
 ): Promise<{ request: T; session?: HeldSession }> {
   const held = await sessionForToken(gateway, merchant, request.session ?? {}, now);
   if (!held) return { request };

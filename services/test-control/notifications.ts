@@ -45,7 +45,7 @@ export async function redeliverNotification(gateway: Gateway, merchant: Merchant
     return { events: [requested], answer: () => undefined };
   }, { meta: { ...meta, merchantId: merchant.id }, ownStream: true });
   const made = await attemptDelivery({
-    store: gateway.store, readModels: gateway.readModels, merchants: gateway.merchants, policy: gateway.notificationPolicy,
+    store: gateway.store, sandbox: gateway.sandbox, readModels: gateway.readModels, merchants: gateway.merchants, policy: gateway.notificationPolicy,
     actor: { command: 'test-control redeliver' },
   }, stream, 'REDELIVERY');
   // Another process began an attempt between the request's record and this one.

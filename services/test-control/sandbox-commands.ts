@@ -10,14 +10,14 @@ import type { Aggregate } from '../aggregates.js';
 import { handleCommand } from '../command-handler.js';
 import type { RequestMeta } from '../context.js';
 import type { Gateway } from '../gateway.js';
-import { sandboxOf, type Sandbox } from './sandbox.js';
+import type { Sandbox } from './sandbox.js';
 
 const sandboxAggregate: Aggregate<SandboxState, SandboxEvent> = {
   initialState: initialSandboxState, evolve: evolveSandbox, handles: isSandboxEvent,
 };
 
 function sandboxOfGateway(gateway: Gateway): Sandbox {
-  const sandbox = sandboxOf(gateway.store);
+  const sandbox = gateway.sandbox;
   // Every gateway the composition root opens has one (root.ts).
   if (sandbox === undefined) throw new Error('the gateway was opened without its sandbox (root.ts openGateway)');
   return sandbox;
@@ -65,7 +65,7 @@ export function clockOf(gateway: Gateway, merchant: MerchantProfile) {
  * document, while the stream read through the merchant's epoch has no event.
  */
 export async function hiddenByReset(gateway: Gateway, stream: string): Promise<boolean> {
-  const sandbox = sandboxOf(gateway.store);
+  const sandbox = gateway.sandbox;
   if (sandbox?.epochs.of(stream) === undefined) return false;
   return (await gateway.store.readStream(stream)).length === 0;
 }

@@ -93,30 +93,20 @@ export class Sandbox {
   }
 }
 
-const registry = new WeakMap<EventStore, Sandbox>();
-
-/** `sandbox` is the one of every command and reactor writing with `store` (root.ts). */
-export function registerSandbox(store: EventStore, sandbox: Sandbox): void {
-  registry.set(store, sandbox);
-}
-
-export function sandboxOf(store: EventStore): Sandbox | undefined {
-  return registry.get(store);
-}
+// The gateway's sandbox (Gateway.sandbox) reaches the command handler in its deps and the reactors
+// from their host: undefined where a gateway is assembled without one (unit tests), the real time.
 
 /** The time of a command on `stream`: its merchant's sandbox time (the real time without a sandbox). */
-export function nowOfStream(store: EventStore, stream: string): string {
-  const sandbox = registry.get(store);
+export function nowOfStream(sandbox: Sandbox | undefined, stream: string): string {
   return sandbox === undefined ? isoNow() : sandbox.nowOfStream(stream);
 }
 
 /** The merchant's sandbox time, for a service that reads the time itself (a session's). */
-export function merchantNow(store: EventStore, merchantId: string): string {
-  const sandbox = registry.get(store);
+export function merchantNow(sandbox: Sandbox | undefined, merchantId: string): string {
   return sandbox === undefined ? isoNow() : sandbox.now(merchantId);
 }
 
 /** The time of a repository's tokens: its one merchant's sandbox time (the real time for a shared one), as their streams' commands take it. */
-export function repositoryNow(store: EventStore, repositoryId: string): string {
-  return nowOfStream(store, streams.token(repositoryId, ''));
+export function repositoryNow(sandbox: Sandbox | undefined, repositoryId: string): string {
+  return nowOfStream(sandbox, streams.token(repositoryId, ''));
 }

@@ -77,7 +77,7 @@ export async function createToken(gateway: Gateway, merchant: MerchantProfile, b
     );
   }
   checkFormats(body);
-  const now = repositoryNow(gateway.store, repository.id);
+  const now = repositoryNow(gateway.sandbox, repository.id);
   const resolution = await resolveSource(gateway, merchant, body, now);
   return store(gateway, merchant, body, meta, authMethod, resolution, now, (ctx, plan) => (resolution.target ? updateNamed(ctx, plan, resolution.target.token)
     : repository.tokenManagement === 'UNIQUE_TOKEN' ? createNew(ctx, plan)
@@ -113,7 +113,7 @@ export async function tokenize(gateway: Gateway, merchant: MerchantProfile, toke
   }
   const sof = body.sourceOfFunds;
   const overlay = existing.status === 'VALID' && sof?.token === undefined && body.referenceOrderId === undefined && sof?.schemeTokenProvisioningIdentifier === undefined;
-  const now = repositoryNow(gateway.store, repository.id);
+  const now = repositoryNow(gateway.sandbox, repository.id);
   const resolution = await resolveSource(gateway, merchant, overlay ? { ...body, sourceOfFunds: { ...sof, token } } : body, now);
   // The token itself is no origin of its own details.
   if (resolution.origin?.sourceToken === token) {
