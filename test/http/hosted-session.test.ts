@@ -120,6 +120,12 @@ t.test('fields in error: each named, missing or invalid, and nothing stored', as
     t.same(res.json(), { status: 'fields_in_error', session: { id: session.id }, errors, version: '100' }, JSON.stringify(errors));
     t.notMatch(res.body, PAN);
   }
+  // A card number in the name is refused as in any free text, naming the member: the session
+  // frame reports it as nameOnCard invalid (web/hosted/controller.html), the number not quoted.
+  const named = await a.inject({ method: 'PUT', url: `${form()}/session/${session.id}`, payload: { card: { number: PAN, nameOnCard: `Jo ${PAN}` } } });
+  t.equal(named.statusCode, 400);
+  t.equal(named.json().error.field, 'card.nameOnCard');
+  t.notMatch(named.body, PAN);
   t.equal((await a.gateway.store.readAll()).length, before, 'no event');
   // The security code and the name are optional: left empty, the card is stored without them.
   const ok = await a.inject({ method: 'PUT', url: `${form()}/session/${session.id}`, payload: { card: { number: PAN, expiryMonth: '5', expiryYear: '39', securityCode: '', nameOnCard: '' } } });
