@@ -1,20 +1,20 @@
-// session.js's public API in headless Chromium, on a merchant page of its own site
-// (http://shop.localhost, served by the browser's request routing) against the real server process:
-// configure and the initialized callback; the event callbacks with (selector, role); validate;
-// setFocus; setFocusStyle, setHoverStyle, setPlaceholderStyle inside the frames; a change of the
-// merchant input's style carried over; <select> expiry fields; a second scope collecting only a
-// security code; a configuration without frameEmbeddingMitigation refused; nothing refused by the
-// frames' Content-Security-Policy.
-import { once } from 'node:events';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+// session.js's public API in headless Chromium, on merchant pages served from localhost (another
+// site than the gateway's 127.0.0.1) against the real server process: configure and the
+// initialized callback; the event callbacks with (selector, role); validate; setFocus;
+// setFocusStyle, setHoverStyle, setPlaceholderStyle inside the frames; a change of the merchant
+// input's style carried over; <select> expiry fields; a second scope collecting only a security
+// code; a configuration without frameEmbeddingMitigation refused; nothing refused by the frames'
+// Content-Security-Policy. And a page written from the reference's payment page example
+// (test/fixtures/hosted-session/reference-page.html), only the gateway's address, the merchant and
+// the session filled in: its console reports each status as the reference's handler does.
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import t from 'tap';
+import { fileURLToPath } from 'node:url';
+import t, { type Test } from 'tap';
 import type { Frame, Page } from 'playwright-core';
 import { basic, M1, MERCHANTS } from '../helpers/app.js';
 import { call, startServer } from '../helpers/server.js';
-import { CHROMIUM, field, launch } from './hosted-session.fixture.js';
-import { existsSync } from 'node:fs';
+import { CHROMIUM, field, launch, servePage } from './hosted-session.fixture.js';
 
 const auth = basic(`merchant.${M1.id}`, M1.apiPassword);
 type Logged = [string, ...unknown[]];
@@ -52,22 +52,24 @@ const frameOf = (page: Page, role: string, nth = 0): Frame => page.frames().filt
 const style = (frame: Frame, role: string, prop: string, pseudo?: string) =>
   frame.evaluate(([r, p, s]) => getComputedStyle(document.getElementById(r as string) as Element, s ?? null).getPropertyValue(p as string), [role, prop, pseudo]);
 
-t.test('session.js: configure, callbacks, validate, focus, styles, selects, scopes', { skip: existsSync(CHROMIUM) ? false : `no ${CHROMIUM}` }, async (t) => {
+const skip = existsSync(CHROMIUM) ? false : `no ${CHROMIUM}`;
+
+async function startGateway(t: Test) {
   const dir = t.testdir({ 'merchants.json': JSON.stringify(MERCHANTS) });
   const gateway = await startServer({ EVENT_STORE: `sqlite:${join(dir, 'gateway.db')}`, MERCHANTS_FILE: join(dir, 'merchants.json') });
   t.teardown(() => gateway.stop('SIGKILL'));
   const newSession = async () => (await call(gateway.url, 'POST', `/api/rest/version/100/merchant/${M1.id}/session`, auth, {})).json().session.id as string;
+  return { gateway, newSession };
+}
+
+t.test('session.js: configure, callbacks, validate, focus, styles, selects, scopes', { skip }, async (t) => {
+  const { gateway, newSession } = await startGateway(t);
   const [session, saved] = [await newSession(), await newSession()];
   const browser = await launch(t);
   const page = await browser.newPage();
   const refused: string[] = [];
   page.on('console', (m) => { if (/Content Security Policy|Refused to/i.test(m.text())) refused.push(m.text()); });
-  // The merchant's page from a server of its own, on localhost: another site than the gateway's 127.0.0.1.
-  const shop = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end(merchantPage(gateway.url, session, saved)));
-  shop.listen(0, '127.0.0.1');
-  await once(shop, 'listening');
-  t.teardown(() => shop.close());
-  await page.goto(`http://localhost:${(shop.address() as AddressInfo).port}/checkout`);
+  await page.goto(await servePage(t, merchantPage(gateway.url, session, saved)));
 
   t.same((await logged(page, 'main:initialized'))[0], ['main:initialized', { status: 'ok' }]);
   t.same((await logged(page, 'saved:initialized'))[0], ['saved:initialized', { status: 'ok' }], 'a second scope');
@@ -116,6 +118,43 @@ t.test('session.js: configure, callbacks, validate, focus, styles, selects, scop
   const retrieved = await call(gateway.url, 'GET', `/api/rest/version/100/merchant/${M1.id}/session/${session}`, auth);
   t.notOk(retrieved.json().sourceOfFunds.provided.card.securityCode, 'the main session got no security code from the other scope');
   t.same(refused, [], 'nothing refused by the Content-Security-Policy');
+});
+
+t.test('the reference\'s payment page example works with only the gateway\'s address, merchant and session filled in', { skip }, async (t) => {
+  const { gateway, newSession } = await startGateway(t);
+  const session = await newSession();
+  const template = readFileSync(fileURLToPath(new URL('../fixtures/hosted-session/reference-page.html', import.meta.url)), 'utf8');
+  const values: Record<string, string> = { GATEWAY: gateway.url, MERCHANT: M1.id, SESSION: session };
+  const browser = await launch(t);
+  const page = await browser.newPage();
+  const lines: string[] = [];
+  page.on('console', (m) => lines.push(m.text()));
+  /** Polled until the page logs the line (a bound of 30 s, not a timing). */
+  const logged = async (line: string) => {
+    const deadline = Date.now() + 30_000;
+    while (!lines.includes(line)) {
+      if (Date.now() > deadline) throw new Error(`not logged within 30 s: ${line}; logged: ${lines.join(' | ')}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  await page.goto(await servePage(t, template.replace(/\{\{([A-Z]+)\}\}/g, (_, name: string) => values[name] as string)));
+  await logged('initialized: ok');
+  await field(page, 'number').pressSequentially('5123450000000009');
+  await page.click('#payButton');
+  for (const line of ['Session update failed with field errors.', 'Card number invalid or missing.', 'Expiry year invalid or missing.', 'Expiry month invalid or missing.']) await logged(line);
+  t.pass('fields in error, each reported');
+  await field(page, 'number').fill('');
+  await field(page, 'number').pressSequentially('5123450000000008');
+  await field(page, 'expiryMonth').pressSequentially('1');
+  await field(page, 'expiryYear').pressSequentially('39');
+  await field(page, 'securityCode').pressSequentially('100');
+  await page.click('#payButton');
+  for (const line of [`Session updated with data: ${session}`, 'Security code was provided.', 'The user entered a Mastercard credit card.']) await logged(line);
+  t.pass('ok, with the security code and the scheme');
+  const paid = await call(gateway.url, 'PUT', `/api/rest/version/100/merchant/${M1.id}/order/reference-page-1/transaction/1`, auth, {
+    apiOperation: 'PAY', order: { amount: '12.00', currency: 'USD' }, session: { id: session },
+  });
+  t.equal(paid.json().response?.gatewayCode, 'APPROVED', 'the merchant\'s server pays with the session');
 });
 
 declare const PaymentSession: {

@@ -1,6 +1,8 @@
 // The example shop of examples/hosted-session/ as a child process, for the browser tests.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -51,3 +53,12 @@ export async function launch(t: Test): Promise<Browser> {
 
 /** The input of a hosted field, in the gateway's frame (class gw-proxy-<role>, the input's id the role). */
 export const field = (page: Page, role: string) => page.frameLocator(`iframe.gw-proxy-${role}`).locator(`#${role}`);
+
+/** A merchant's page served from a server of its own, on localhost: another site than the gateway's 127.0.0.1. */
+export async function servePage(t: Test, html: string): Promise<string> {
+  const server = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end(html));
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.teardown(() => server.close());
+  return `http://localhost:${(server.address() as AddressInfo).port}/checkout`;
+}
