@@ -4,8 +4,11 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { Test } from 'tap';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { M1, MERCHANTS } from '../helpers/app.js';
+import { startServer, type RunningServer } from '../helpers/server.js';
 
 const SHOP = fileURLToPath(new URL('../../examples/hosted-session/server.mjs', import.meta.url));
 
@@ -61,4 +64,43 @@ export async function servePage(t: Test, html: string): Promise<string> {
   await once(server, 'listening');
   t.teardown(() => server.close());
   return `http://localhost:${(server.address() as AddressInfo).port}/checkout`;
+}
+
+export const ADMIN_PASSWORD = 'admin-secret-for-the-test';
+
+/** A gateway process (SQLite in a test directory, trace logs) and the example shop paying through it as M1. */
+export async function gatewayAndShop(t: Test, env: Record<string, string> = {}): Promise<{ dir: string; gateway: RunningServer; shop: Shop }> {
+  const dir = t.testdir({ 'merchants.json': JSON.stringify(MERCHANTS) });
+  const gateway = await startServer({
+    EVENT_STORE: `sqlite:${join(dir, 'data', 'gateway.db')}`, MERCHANTS_FILE: join(dir, 'merchants.json'), ADMIN_PASSWORD, LOG_LEVEL: 'trace', ...env,
+  });
+  t.teardown(() => gateway.stop('SIGKILL'));
+  const shop = await startShop({ GATEWAY_URL: gateway.url, MERCHANT_ID: M1.id, API_PASSWORD: M1.apiPassword });
+  t.teardown(() => shop.stop());
+  return { dir, gateway, shop };
+}
+
+export interface Card { number: string; month: string; year: string; securityCode?: string; name?: string }
+
+/** The shop's page, once its hosted fields are ready; the session id it was given. */
+export async function openShop(page: Page, shop: Shop) {
+  await page.goto(shop.url);
+  await page.locator('#pay-button:enabled').waitFor({ timeout: 30_000 });
+  return /session: '(SESSION[0-9]+)'/.exec(await page.content())?.[1] as string;
+}
+
+export async function typeCard(page: Page, card: Card) {
+  await field(page, 'number').fill('');
+  await field(page, 'number').pressSequentially(card.number);
+  await field(page, 'expiryMonth').fill(card.month);
+  await field(page, 'expiryYear').fill(card.year);
+  if (card.securityCode) await field(page, 'securityCode').pressSequentially(card.securityCode);
+  if (card.name) await field(page, 'nameOnCard').pressSequentially(card.name);
+}
+
+/** Pay, and the result the page shows. */
+export async function pay(page: Page): Promise<string> {
+  await page.click('#pay-button');
+  await page.locator('#result.approved, #result.failed').waitFor({ timeout: 30_000 });
+  return (await page.textContent('#result')) ?? '';
 }

@@ -3,62 +3,26 @@
 // session.id; its page is written as for the real gateway) against the real server process. A
 // payer types a card into the gateway's frames and gets: approved, declined (expiry 05/39,
 // docs/triggers.md), fields in error (a number failing Luhn), then approved after correcting it;
-// the session's history shows the update; at 375 px the form still fits. No card number or
-// security code reaches the shop's page (its requests, the messages it receives), the shop's
-// server, the gateway's logs and store files, or what the gateway serves afterwards. A session
-// that expires before the payer pays: request_timeout. With TOKENGATE_SCREENSHOTS=1 it rewrites
-// docs/hosted-session.png, docs/hosted-session-error.png and docs/hosted-session-mobile.png.
+// the session's history shows the update. No card number or security code reaches the shop's
+// page (its requests, the messages it receives), the shop's server, the gateway's logs and store
+// files, or what the gateway serves afterwards. With TOKENGATE_SCREENSHOTS=1 it rewrites
+// docs/hosted-session.png and docs/hosted-session-error.png. The same shop at 375 px:
+// hosted-session-mobile.test.ts; a session that expires: hosted-session-expiry.test.ts.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import t, { type Test } from 'tap';
-import type { Page } from 'playwright-core';
-import { basic, M1, MERCHANTS } from '../helpers/app.js';
-import { call, startServer, type RunningServer } from '../helpers/server.js';
-import { CHROMIUM, field, launch, startShop, type Shop } from './hosted-session.fixture.js';
+import t from 'tap';
+import { basic, M1 } from '../helpers/app.js';
+import { call, type RunningServer } from '../helpers/server.js';
+import { ADMIN_PASSWORD, CHROMIUM, field, gatewayAndShop, launch, openShop, pay, typeCard, type Shop } from './hosted-session.fixture.js';
 
 const DOCS = fileURLToPath(new URL('../../docs/', import.meta.url));
 const SCREENSHOTS = process.env.TOKENGATE_SCREENSHOTS === '1';
-const ADMIN_PASSWORD = 'admin-secret-for-the-test';
 const PAN = '5123450000000008';
 const BAD_PAN = '5123450000000009';
 const CSC = '7391';
 const skip = existsSync(CHROMIUM) ? false : `no ${CHROMIUM}: apt-get install chromium`;
 const merchantAuth = basic(`merchant.${M1.id}`, M1.apiPassword);
-
-interface Card { number: string; month: string; year: string; securityCode?: string; name?: string }
-
-async function openShop(page: Page, shop: Shop) {
-  await page.goto(shop.url);
-  await page.locator('#pay-button:enabled').waitFor({ timeout: 30_000 });
-  return /session: '(SESSION[0-9]+)'/.exec(await page.content())?.[1] as string;
-}
-
-async function typeCard(page: Page, card: Card) {
-  await field(page, 'number').fill('');
-  await field(page, 'number').pressSequentially(card.number);
-  await field(page, 'expiryMonth').fill(card.month);
-  await field(page, 'expiryYear').fill(card.year);
-  if (card.securityCode) await field(page, 'securityCode').pressSequentially(card.securityCode);
-  if (card.name) await field(page, 'nameOnCard').pressSequentially(card.name);
-}
-
-async function pay(page: Page): Promise<string> {
-  await page.click('#pay-button');
-  await page.locator('#result.approved, #result.failed').waitFor({ timeout: 30_000 });
-  return (await page.textContent('#result')) ?? '';
-}
-
-async function gatewayAndShop(t: Test, env: Record<string, string> = {}): Promise<{ dir: string; gateway: RunningServer; shop: Shop }> {
-  const dir = t.testdir({ 'merchants.json': JSON.stringify(MERCHANTS) });
-  const gateway = await startServer({
-    EVENT_STORE: `sqlite:${join(dir, 'data', 'gateway.db')}`, MERCHANTS_FILE: join(dir, 'merchants.json'), ADMIN_PASSWORD, LOG_LEVEL: 'trace', ...env,
-  });
-  t.teardown(() => gateway.stop('SIGKILL'));
-  const shop = await startShop({ GATEWAY_URL: gateway.url, MERCHANT_ID: M1.id, API_PASSWORD: M1.apiPassword });
-  t.teardown(() => shop.stop());
-  return { dir, gateway, shop };
-}
 
 /** Every text the payer's card could have leaked into, by name. */
 function haystacks(dir: string, gateway: RunningServer, shop: Shop): Array<[string, string]> {
@@ -140,37 +104,4 @@ t.test('a payer pays in the gateway\'s hosted fields: approved, declined, fields
     const at = text.search(new RegExp(`["'=:]${CSC}["'&,}]`));
     t.notOk(at >= 0, `${name}: no security code`, { context: text.slice(Math.max(0, at - 300), at + 100) });
   }
-});
-
-t.test('at 375 px the hosted fields fill the form as the shop\'s inputs did', { skip }, async (t) => {
-  const { shop } = await gatewayAndShop(t);
-  const browser = await launch(t);
-  const page = await browser.newPage({ viewport: { width: 375, height: 812 }, deviceScaleFactor: 2 });
-  await openShop(page, shop);
-  const number = await page.locator('iframe.gw-proxy-number').boundingBox();
-  const button = await page.locator('#pay-button').boundingBox();
-  t.ok(number && button && Math.abs(number.width - button.width) < 1, 'the card number spans the form, as wide as the button', { number, button });
-  t.ok(number && number.x >= 0 && number.x + number.width <= 375, 'inside the screen');
-  const month = await page.locator('iframe.gw-proxy-expiryMonth').boundingBox();
-  const code = await page.locator('iframe.gw-proxy-securityCode').boundingBox();
-  t.ok(month && code && Math.abs(month.y - code.y) < 1 && month.width > 60, 'month, year and code share a row', { month, code });
-  t.equal(Math.round(number?.height ?? 0), 44, 'the shop\'s input height');
-  await typeCard(page, { number: PAN, month: '01', year: '39', securityCode: '123', name: 'Jo Payer' });
-  await field(page, 'nameOnCard').focus();
-  if (SCREENSHOTS) await page.screenshot({ path: join(DOCS, 'hosted-session-mobile.png') });
-});
-
-t.test('a session that expires before the payer pays: request_timeout, and the page says so', { skip }, async (t) => {
-  const { gateway, shop } = await gatewayAndShop(t, { SESSION_LIFETIME_MS: '5000' });
-  const browser = await launch(t);
-  const page = await browser.newPage();
-  const session = await openShop(page, shop);
-  await typeCard(page, { number: PAN, month: '01', year: '39', securityCode: CSC });
-  // The gateway forgets the session: Retrieve Session refuses it (polled; a bound, not a timing).
-  const deadline = Date.now() + 60_000;
-  while ((await call(gateway.url, 'GET', `/api/rest/version/100/merchant/${M1.id}/session/${session}`, merchantAuth)).status !== 400) {
-    if (Date.now() > deadline) throw new Error('the session did not expire');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  t.match(await pay(page), 'Your payment session timed out');
 });
