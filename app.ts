@@ -14,6 +14,7 @@ import { asStoreError } from './store/storage-fault.js';
 import pay from './routes/pay.js';
 import token from './routes/token.js';
 import session from './routes/session.js';
+import hostedSession from './routes/hosted-session.js';
 import orders from './routes/orders.js';
 import transactions from './routes/transactions.js';
 import nvp from './routes/nvp.js';
@@ -162,6 +163,7 @@ async function registerPlugins(app: FastifyInstance, options: AppOptions, limits
   await app.register(pay);
   await app.register(token);
   await app.register(session);
+  await app.register(hostedSession);
   await app.register(orders);
   await app.register(transactions);
   await app.register(nvp);
