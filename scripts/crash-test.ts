@@ -42,8 +42,10 @@ function projectRoot(): string {
   throw new Error('package.json not found above scripts/crash-test');
 }
 const ROOT = projectRoot();
-const SERVER = join(ROOT, 'dist', 'server.js');
-const CLI = join(ROOT, 'dist', 'bin', 'tokengate.js');
+/** The compiled gateway it runs: dist/, or the test run's own build (TOKENGATE_DIST, scripts/test.mjs). */
+const BUILD = process.env.TOKENGATE_DIST ?? join(ROOT, 'dist');
+const SERVER = join(BUILD, 'server.js');
+const CLI = join(BUILD, 'bin', 'tokengate.js');
 
 // ---------------------------------------------------------------------------------------------
 // Options and report

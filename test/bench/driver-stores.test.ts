@@ -3,7 +3,7 @@
 // workers each, gives every configuration's numbers and a passed durability check of each store.
 // Skipped, and said so, without PostgreSQL; without it the driver says so in one line and exits 1.
 // Its own file (not driver.test.ts): four gateways and a server start here, tens of seconds on a busy machine.
-// Needs dist/ (npm test builds it first); the driver itself runs from source.
+// Runs the test build's server.js (test/helpers/build.ts, TOKENGATE_DIST); the driver itself runs from source.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

@@ -2,7 +2,7 @@
 // the real server, the ceiling and the durable floor, and a replay of 2,000 events, give a complete
 // JSON result.
 // (`--store postgres`, the stores compared: driver-stores.test.ts.)
-// Needs dist/ (npm test builds it first); the driver itself runs from source.
+// Runs the test build's server.js (test/helpers/build.ts, TOKENGATE_DIST); the driver itself runs from source.
 import { existsSync, readFileSync } from 'node:fs';
 import t from 'tap';
 import { parseArgs, runBench, type BenchResult } from '../../bench/run.js';

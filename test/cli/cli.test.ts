@@ -1,14 +1,13 @@
-// The command-line tool, run as a user runs it (node dist/bin/tokengate.js, built by npm test).
+// The command-line tool, run as a user runs it (bin/tokengate.js of the test run's build, test/helpers/build.ts).
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { fileURLToPath } from 'node:url';
 import { buildTestApp, createToken, M1, payAuth, payPath } from '../helpers/app.js';
 import { streams } from '../../domain/events.js';
+import { BIN } from '../helpers/build.js';
 
-const BIN = fileURLToPath(new URL('../../dist/bin/tokengate.js', import.meta.url));
 const run = async (args: string[], env: Record<string, string> = {}) => {
   try {
     const { stdout, stderr } = await promisify(execFile)(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } });

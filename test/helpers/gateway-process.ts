@@ -1,12 +1,10 @@
-// Starts the real gateway (dist/server.js, or dist/bin/tokengate.js serve ...; `npx tsc -p
-// tsconfig.json` first) with stdout (JSON log lines) and stderr (the start-up block) kept apart,
-// and waits for the start-up block: the gateway is ready, every worker listening.
+// Starts the real gateway (the test run's build, test/helpers/build.ts: server.js, or
+// bin/tokengate.js serve ...) with stdout (JSON log lines) and stderr (the start-up block) kept
+// apart, and waits for the start-up block: the gateway is ready, every worker listening.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 
-export const SERVER = fileURLToPath(new URL('../../dist/server.js', import.meta.url));
-export const BIN = fileURLToPath(new URL('../../dist/bin/tokengate.js', import.meta.url));
+export { BIN, SERVER } from './build.js';
 
 export interface GatewayProcess {
   child: ChildProcess;

@@ -1,9 +1,10 @@
-// Starts the real server process (dist/server.js, built by `npm test`) and talks to it over HTTP.
+// Starts the real server process (server.js of the test run's build, test/helpers/build.ts) and
+// talks to it over HTTP.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
+import { SERVER } from './build.js';
 
-export const SERVER = fileURLToPath(new URL('../../dist/server.js', import.meta.url));
+export { SERVER };
 
 export interface RunningServer {
   url: string;
