@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { parseArgs, runBench, type BenchResult } from '../../bench/run.js';
 import { postgresAvailable, SKIP_MESSAGE } from '../helpers/postgres.js';
+import { budget, slowdown } from '../helpers/slowdown.js';
 
 const finite = (value: unknown) => typeof value === 'number' && Number.isFinite(value);
 
@@ -20,7 +21,10 @@ t.test('--store postgres: SQLite and PostgreSQL, 1 and 2 workers, every acknowle
     return;
   }
   const out = t.testdir({});
-  const options = parseArgs(['--only', 'http', '--store', 'postgres', '--scenarios', 'mixed', '--duration', '0.5', '--warmup', '0',
+  // Half a second of load per configuration on a quiet machine; longer on a busy one (the test is
+  // that the driver works, not how fast).
+  const duration = String(Math.round(0.5 * slowdown() * 10) / 10);
+  const options = parseArgs(['--only', 'http', '--store', 'postgres', '--scenarios', 'mixed', '--duration', duration, '--warmup', '0',
     '--connections', '4', '--out', out, '--silent'], {});
   t.equal(options.store, 'postgres');
   const result = await runBench(options);
@@ -56,7 +60,7 @@ t.test('--store postgres without PostgreSQL: one line, exit 1', async (t) => {
   const ours = process.execArgv.filter((arg) => arg.includes('ts-loader.mjs'));
   const typescript = ours.length > 0 ? ours : process.execArgv.filter((arg) => arg.includes('@tapjs/typescript'));
   const run = spawnSync(process.execPath, [...typescript, fileURLToPath(new URL('../../bench/run.ts', import.meta.url)), '--only', 'http', '--store', 'postgres'], {
-    env: { ...process.env, PG_BIN: '/nonexistent' }, encoding: 'utf8', timeout: 60_000,
+    env: { ...process.env, PG_BIN: '/nonexistent' }, encoding: 'utf8', timeout: budget(60_000),
   });
   t.equal(run.status, 1, 'exit 1');
   t.equal(run.stdout, '', 'nothing on stdout');

@@ -5,6 +5,7 @@ import t from 'tap';
 import Database from 'better-sqlite3';
 import { cardBody, M1, MERCHANTS, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
 import { call, startServer } from '../helpers/server.js';
+import { waitFor } from '../helpers/poll.js';
 
 t.test('SIGTERM during a slow payment: the payment is answered and kept', async (t) => {
   const merchants = structuredClone(MERCHANTS) as { merchants: Array<Record<string, unknown>> };
@@ -20,9 +21,7 @@ t.test('SIGTERM during a slow payment: the payment is answered and kept', async 
   // Wait until the payment has started (its PaymentStarted is in the file), then ask to stop.
   const db = new Database(file, { readonly: true });
   t.teardown(() => db.close());
-  for (let i = 0; i < 100 && !db.prepare("SELECT 1 FROM events WHERE type = 'PaymentStarted'").get(); i++) {
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await waitFor(() => db.prepare("SELECT 1 FROM events WHERE type = 'PaymentStarted'").get() !== undefined, 'the payment to start', { intervalMs: 20 });
   const exited = server.stop('SIGTERM');
   const answer = await inFlight;
   t.equal(answer.status, 201, 'the request in flight is answered');

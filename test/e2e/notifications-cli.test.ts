@@ -10,6 +10,7 @@ import { cardBody, M1, payAuth, payPath, tokenAuth, tokenPath } from '../helpers
 import { call, startServer } from '../helpers/server.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { BIN, killAtEnd, setUp } from './notifications.fixture.js';
+import { eventually } from '../helpers/poll.js';
 
 t.test('an UNKNOWN payment (card expiring 05/37) notifies twice; redeliver sends one more', async (t) => {
   const receiver = await startReceiver();
@@ -72,7 +73,7 @@ t.test('`tokengate notifications receive`: the demo merchant\'s notifications, s
   const token = (await call(server.url, 'POST', tokenPath(m.id), tokenAuth(m), cardBody('5123450000000008', '5', '37'))).json().token as string;
   const paid = await call(server.url, 'PUT', payPath(m.id, token, '30000000001', '1'), payAuth(m), { apiOperation: 'PAY', transaction: { amount: '12.50', currency: 'USD' } });
   t.equal(paid.json().response.gatewayCode, 'UNKNOWN');
-  for (let i = 0; i < 300 && out.trim().split('\n').filter(Boolean).length < 2; i++) await new Promise((r) => setTimeout(r, 50));
+  await eventually(() => out.trim().split('\n').filter(Boolean).length >= 2, { intervalMs: 50 });
   const lines = out.trim().split('\n');
   t.equal(lines.length, 2, out);
   t.match(lines[0], /POST \/notifications {2}id \S+ {2}attempt 1 {2}200 {2}order 30000000001 INITIATED {2}transaction 1 PAYMENT {2}UNKNOWN UNKNOWN/);

@@ -13,6 +13,7 @@ import { postgresForFile } from '../helpers/postgres.js';
 import { envFor, typesOf } from './postgres.fixture.js';
 import { streams } from '../../domain/events.js';
 import { BIN } from '../helpers/build.js';
+import { budget } from '../helpers/slowdown.js';
 
 t.test('a PostgreSQL nobody listens for, or a bad URL: one line on stderr without the password, exit 1', async (t) => {
   for (const [store, reason] of [
@@ -26,7 +27,7 @@ t.test('a PostgreSQL nobody listens for, or a bad URL: one line on stderr withou
     let output = '';
     child.stdout.on('data', (chunk) => { output += String(chunk); });
     child.stderr.on('data', (chunk) => { output += String(chunk); });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), budget(60_000));
     const [code] = (await once(child, 'exit')) as [number | null];
     clearTimeout(timer);
     const lines = output.split('\n').filter((line) => line.trim() !== '');

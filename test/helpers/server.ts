@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { SERVER } from './build.js';
+import { budget } from './slowdown.js';
 
 export { SERVER };
 
@@ -26,7 +27,7 @@ export async function startServer(env: Record<string, string>): Promise<RunningS
     const timer = setTimeout(() => {
       child.kill('SIGKILL'); // a server that did not start is not left behind
       reject(new Error(`server did not start:\n${output}`));
-    }, 60_000);
+    }, budget(60_000));
     const check = () => {
       const match = /Server listening at (https?:\/\/127\.0\.0\.1:\d+)/.exec(output);
       if (match?.[1]) { clearTimeout(timer); resolve(match[1]); }

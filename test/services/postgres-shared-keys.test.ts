@@ -4,6 +4,7 @@
 // answers at once. Against a real server; skipped loudly without one.
 import t from 'tap';
 import pg from 'pg';
+import { eventually } from '../helpers/poll.js';
 import { postgresForFile } from '../helpers/postgres.js';
 import { buildTestApp, cardBody, M1, payAuth, payPath, tokenAuth, tokenPath, UNIQUE } from '../helpers/app.js';
 import { ALL_MERCHANTS } from '../http/token-api.fixture.js';
@@ -38,7 +39,7 @@ if (server) {
     t.equal(after.statusCode, 400, 'deleted for the other gateway too');
     // Its reservation released and its card key destroyed in the shared key store (shredding: the
     // request's own, or either gateway's shredder).
-    for (let i = 0; i < 100 && (await count(url, 'SELECT count(*)::int AS n FROM account_reservations')) > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    await eventually(async () => (await count(url, 'SELECT count(*)::int AS n FROM account_reservations')) === 0, { intervalMs: 20 });
     t.equal(await count(url, 'SELECT count(*)::int AS n FROM account_reservations'), 0, 'the reservation released');
     const again = await create(b);
     t.equal(again.statusCode, 201);
