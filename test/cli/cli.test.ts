@@ -7,6 +7,7 @@ import t from 'tap';
 import { buildTestApp, createToken, M1, payAuth, payPath } from '../helpers/app.js';
 import { streams } from '../../domain/events.js';
 import { BIN } from '../helpers/build.js';
+import { sleep } from '../helpers/poll.js';
 
 const run = async (args: string[], env: Record<string, string> = {}) => {
   try {
@@ -27,9 +28,9 @@ async function makeStore(t: Parameters<typeof buildTestApp>[0]) {
   await createToken(app, M1, '4508750015741019', '5', '39');
   const pay = (txn: string, amount: string) => app.inject({ method: 'PUT', url: payPath(M1.id, token, '10000000001', txn), headers: { authorization: payAuth(M1) }, payload: { apiOperation: 'PAY', transaction: { amount, currency: 'USD' } } });
   const first = await pay('1', '10.00');
-  await new Promise((r) => setTimeout(r, 5));
+  await sleep(5); // time passing is the point: an instant strictly between the two payments
   const between = new Date().toISOString();
-  await new Promise((r) => setTimeout(r, 5));
+  await sleep(5);
   await pay('2', '2.50');
   const liveHash = app.gateway.readModels.hash();
   await app.close();
