@@ -41,7 +41,9 @@ t.test('--store postgres: SQLite and PostgreSQL, 1 and 2 workers, every acknowle
       t.ok(finite(s.tokengate.rps) && s.tokengate.rps > 0, `${where}, ${s.name}: ${s.tokengate.rps} req/s`);
       t.equal(s.tokengate.errors + s.tokengate.timeouts, 0, `${where}, ${s.name}: no errors`);
       t.ok(finite(s.tokengate.cpuUsPerRequest) && (s.tokengate.cpuUsPerRequest ?? 0) > 0, `${where}, ${s.name}: the gateway's CPU per response`);
-      if (c.store === 'postgres') t.ok((s.tokengate.dbCpuUsPerRequest ?? 0) > 0, `${where}, ${s.name}: the PostgreSQL server's CPU per response`);
+      // Measured (a number) in each; above 0 in at least one (below): /proc counts CPU in 10 ms
+      // ticks, and on a loaded machine a run of a handful of requests may not fill one.
+      if (c.store === 'postgres') t.ok(finite(s.tokengate.dbCpuUsPerRequest) && (s.tokengate.dbCpuUsPerRequest ?? -1) >= 0, `${where}, ${s.name}: the PostgreSQL server's CPU per response ${s.tokengate.dbCpuUsPerRequest} µs`);
     }
     t.equal(c.exitCode, 0, `${where}: stopped cleanly`);
     t.ok(c.durability.ok, `${where}: every acknowledged payment and token is in the store`);
@@ -49,6 +51,8 @@ t.test('--store postgres: SQLite and PostgreSQL, 1 and 2 workers, every acknowle
     t.ok(c.durability.payments.acknowledged > 1 && c.durability.tokens.acknowledged > 0, `${where}: payments and tokens acknowledged`);
     t.equal(c.durability.retries.seedOrderEvents, 1, `${where}: the set-up payment recorded once`);
   }
+  const dbCpu = stores.configs.filter((c) => c.store === 'postgres').flatMap((c) => c.scenarios.map((s) => s.tokengate.dbCpuUsPerRequest ?? 0));
+  t.ok(dbCpu.some((us) => us > 0), `the PostgreSQL server's CPU per response is above 0 in a configuration (${dbCpu.join(', ')} µs)`);
   t.ok(stores.ok);
   t.equal(written.targets.find((target) => target.name === 'durability')?.met, true, 'the durability target is met');
   t.ok(stores.postgres.dir.includes('tokengate-pg-') && !existsSync(stores.postgres.dir), `the PostgreSQL server is stopped and its folder removed (${stores.postgres.dir})`);
