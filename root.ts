@@ -231,6 +231,7 @@ export async function openGateway(eventStore: EventStoreConfig, merchants: Merch
     cachedStream: opened.cachedStream,
     status: () => (closing || store.failure !== undefined || store.unreachable !== undefined || opened.keyFault() !== undefined ? 'SHUTDOWN' : 'OPERATING'),
     fault: () => store.failure ?? opened.keyFault(),
+    observeLog: (listener) => reactors.observe(listener),
     async close() {
       closing = true;
       await reactors.stop();

@@ -317,7 +317,7 @@ export async function runHttp(options: HttpOptions): Promise<HttpResult> {
   let returned = false;
   try {
     const tokengate = startChild([...samplingArgs(options.profileDir), join(buildDir(root), 'server.js')], {
-      HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', EVENT_STORE: `sqlite:${dbPath}`, MERCHANTS_FILE: merchantsFile,
+      HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn', EVENT_STORE: `sqlite:${dbPath}`, MERCHANTS_FILE: merchantsFile,
     }, workDir);
     children.push(tokengate);
     const tg = await waitListening(tokengate, 30_000);

@@ -4,9 +4,12 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ConfigError, MAX_WORKERS, workersFromEnv } from '../config.js';
 import { exitWithError } from '../exit.js';
-import { commands, type Command } from './commands.js';
+import { VERSION } from '../lib/version.js';
+import type { Command } from './command-kit.js';
+import { commands } from './commands.js';
 
 const USAGE = `Usage: tokengate <command> [options]
+       tokengate --version
 
 Commands:
 ${Object.entries(commands).map(([name, c]) => `  ${name.padEnd(13)} ${c.summary}`).join('\n')}
@@ -35,6 +38,10 @@ function helpOf(name: string, command: Command): string {
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
+  if (name === '--version' || name === '-v') {
+    process.stdout.write(`tokengate ${VERSION}\n`);
+    return 0;
+  }
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     const topic = name === 'help' ? rest[0] : undefined;
     const command = topic ? commands[topic] : undefined;

@@ -9,7 +9,10 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import fastJsonStringify from 'fast-json-stringify';
 import { sortedJson } from '../lib/json.js';
+import { NvpErrorAnswer } from '../schemas/nvp.js';
 import { ErrorBody } from '../schemas/responses.js';
+import { VERSION } from '../lib/version.js';
+import { DESCRIPTION, finishDocument, tagAdminRoute, TAGS } from './openapi-document.js';
 
 type JsonSchema = Record<string, unknown>;
 export type Serializer = (data: unknown) => string;
@@ -138,8 +141,14 @@ const useResponseSchemaSerializer: preSerializationHookHandler = function (_requ
   done(null, payload);
 };
 
+const inDocumentOrder: preSerializationHookHandler = function (_request, reply, payload, done) {
+  reply.serializer((document) => JSON.stringify(document));
+  done(null, payload);
+};
+
 async function openapi(app: FastifyInstance) {
   app.addSchema(ErrorBody);
+  app.addSchema(NvpErrorAnswer);
   const resolve = (id: string): unknown => (app.getSchemas() as Record<string, unknown>)[id];
   app.setSerializerCompiler(({ schema, method, url, httpStatus }) => {
     const { serialize, compiled, reason } = responseSerializer(schema, resolve);
@@ -147,6 +156,14 @@ async function openapi(app: FastifyInstance) {
     serializerDecisions.set(route, compiled ? 'compiled' : `sortedJson (${reason ?? ''})`);
     if (!compiled) app.log.debug({ route, reason }, 'response schema not compiled: serialized with sortedJson');
     return serialize;
+  });
+  // Before the document's own hook (registered with swagger below) reads the route.
+  app.addHook('onRoute', tagAdminRoute);
+  // The document in its own order (tags, then paths by tag): not the replies' sorted keys.
+  app.addHook('onRoute', (route: RouteOptions) => {
+    if (route.url !== '/openapi.json' && route.url !== '/documentation/json') return;
+    const own = route.preSerialization;
+    route.preSerialization = [...(own === undefined ? [] : Array.isArray(own) ? own : [own]), inDocumentOrder];
   });
   app.addHook('onRoute', (route: RouteOptions) => {
     if (route.schema?.response === undefined) return;
@@ -157,20 +174,28 @@ async function openapi(app: FastifyInstance) {
     openapi: {
       openapi: '3.0.3',
       info: {
-        title: 'tokengate: Mastercard Gateway card-token API sandbox',
-        version: '1.0.0',
-        description: 'Pay with token (version 3) and Create or Update Token (version 100), with the real gateway\'s paths, authentication, fields and error bodies. Outcomes follow the test acquirer\'s rules (see docs/triggers.md).',
+        title: 'tokengate: Mastercard Gateway card-token and order API sandbox',
+        version: VERSION,
+        description: DESCRIPTION,
       },
+      tags: TAGS,
       components: {
         securitySchemes: {
-          basicAuth: { type: 'http', scheme: 'basic', description: 'Pay: blank user id and the API password. Create token: user merchant.<merchantId> and the API password.' },
+          basicAuth: { type: 'http', scheme: 'basic', description: 'User `merchant.<merchantId>` and the API password; Pay with token (version 3) and its retrievals: a blank user id and the API password.' },
           adminAuth: { type: 'http', scheme: 'basic', description: 'User admin, password ADMIN_PASSWORD' },
         },
       },
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    transformObject: (object) => finishDocument(object),
   });
-  await app.register(swaggerUi, { routePrefix: '/documentation' });
+  // No framework logo: the base layout has no top bar, and no logo is injected.
+  await app.register(swaggerUi, {
+    routePrefix: '/documentation',
+    uiConfig: { layout: 'BaseLayout', defaultModelsExpandDepth: 0 },
+    theme: { title: 'tokengate API reference' },
+    logo: null as unknown as undefined,
+  });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }
 

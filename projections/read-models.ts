@@ -67,6 +67,11 @@ export interface ReadModelsPort {
   all(projection: string): Maybe<Array<{ key: string; doc: string }>>;
   /** Documents of a projection whose key starts with `prefix` (an ASCII text), ordered by key. */
   withPrefix(projection: string, prefix: string): Maybe<Array<{ key: string; doc: string }>>;
+  /**
+   * The position of the log through which the models kept current are written (or hold the
+   * events, deferred), as known in memory: no read, no catch-up (the read-model lag of /metrics).
+   */
+  appliedThrough?(): bigint;
 }
 
 export class ReadModels implements ReadModelsPort {
@@ -248,6 +253,10 @@ export class ReadModels implements ReadModelsPort {
       this.apply(page, [projection]);
       if (page.length < this.page) return;
     }
+  }
+
+  appliedThrough(): bigint {
+    return this.covered();
   }
 
   /** How many events deferred projections hold, not yet written (tests, diagnostics). */

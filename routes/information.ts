@@ -6,23 +6,20 @@
 // connection error to the first statement that succeeds after it); and once closing. Meanwhile
 // writes are refused with 503 SERVER_BUSY (and, PostgreSQL away, reads too). Containers and CI can
 // use it as a health check. Answered from what the stores last saw: no query of its own.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { PROJECT_ROOT } from '../config.js';
+import { VERSION } from '../lib/version.js';
 import { Pattern, StringEnum } from '../schemas/common.js';
 import { errorResponses } from '../schemas/responses.js';
 
-const { version } = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string };
 /** gatewayVersion: ASCII, 5-32 characters. */
-export const GATEWAY_VERSION = `tokengate-${version}`;
+export const GATEWAY_VERSION = `tokengate-${VERSION}`;
 
 const Params = Type.Object({
   version: Pattern(1, 3, '^([1-9][0-9]?|100)$', 'an API version from 1 to 100'),
 }, { additionalProperties: false });
 
-const Information = Type.Object({
+export const Information = Type.Object({
   gatewayVersion: Type.String({ description: 'the version of tokengate' }),
   status: StringEnum(['OPERATING', 'SHUTDOWN'] as const, 'OPERATING: requests are processed; SHUTDOWN: a store cannot write (until a restart; a full disk: until a write succeeds again) or PostgreSQL cannot be reached (until it answers again), writes are refused with 503 SERVER_BUSY'),
 });

@@ -6,14 +6,14 @@ import { documented, errorResponses, PayResponse } from '../schemas/responses.js
 import { payWithTokenText, repeatedBody, type PayResponse as PayAnswer } from '../services/order/payments.js';
 import { sortedJson } from '../lib/json.js';
 import { merchantOf, requireMerchant } from '../plugins/auth.js';
-import { parseJsonBody } from '../plugins/errors.js';
+import { parseJsonBody } from '../plugins/json-body.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 const pay: FastifyPluginAsyncTypebox = async (app) => {
   await requireMerchant(app, app.gateway.merchants, 'pay', 'merchantid');
   // The body of an identical repeat answered from the recent answers is the one parsed at its
-  // first repeat, not parsed again (issue 17); any other is parsed as every route's is. (The
+  // first repeat, not parsed again; any other is parsed as every route's is. (The
   // merchant is known: authentication runs before the body is read.)
   app.removeAllContentTypeParsers();
   const parse: typeof parseJsonBody = (request, text, done) => {
@@ -38,12 +38,12 @@ const pay: FastifyPluginAsyncTypebox = async (app) => {
   }, (request, reply) => {
     const merchant = merchantOf(request);
     // Written with the route's serializer (what Fastify would write from the object): an identical
-    // repeat answered from the recent answers gets the same text, not written again (issue 17).
+    // repeat answered from the recent answers gets the same text, not written again.
     // (Always compiled from the route's schema; sortedJson is what the app writes without one.)
     const serialize = (reply.getSerializationFunction('201') as ((response: PayAnswer) => string) | undefined) ?? sortedJson;
     const answer = payWithTokenText(app.gateway, merchant, request.params, request.body, () => request.meta(), request.bodyText, serialize);
     // Not async: an identical repeat's text comes at once and is sent without a promise or a turn
-    // of the microtask queue (issue 17).
+    // of the microtask queue.
     return typeof answer === 'string' ? reply.code(201).type(JSON_TYPE).send(answer) : answer.then((text) => reply.code(201).type(JSON_TYPE).send(text));
   });
 };

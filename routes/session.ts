@@ -1,4 +1,4 @@
-// POST /api/rest/version/{50-100}/merchant/{merchantId}/session (Create Session), PUT and GET
+// POST /api/rest/version/{18-100}/merchant/{merchantId}/session (Create Session), PUT and GET
 // .../session/{sessionId} (Update and Retrieve Session): card fields held for a later token request or payment.
 // Thin: schema → service → reply. Authenticate as merchant.<merchantId>, as for tokens.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -7,6 +7,7 @@ import { CreateSessionBody, SessionBody, SessionIdParams, SessionParams } from '
 import { documented, errorResponses } from '../schemas/responses.js';
 import { createSession, retrieveSession, updateSession } from '../services/session/sessions.js';
 import { merchantOf, requireMerchant } from '../plugins/auth.js';
+import { checkVersion, SESSIONS } from '../schemas/versions.js';
 
 const SessionResponse = Type.Object({
   correlationId: Type.Optional(Type.String()),
@@ -41,6 +42,7 @@ const session: FastifyPluginAsyncTypebox = async (app) => {
         if (request.body === undefined) request.body = {};
       },
     }, async (request, reply) => {
+      checkVersion(request.params.version, SESSIONS);
       return reply.code(201).send(await createSession(app.gateway, merchantOf(request), request.body, request.meta()));
     });
   }
@@ -54,6 +56,7 @@ const session: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: documented(SessionResponse), ...errorResponses },
     },
   }, async (request) => {
+    checkVersion(request.params.version, SESSIONS);
     return updateSession(app.gateway, merchantOf(request), request.params.sessionId, request.body, request.meta(), request.params.version);
   });
 
@@ -65,7 +68,10 @@ const session: FastifyPluginAsyncTypebox = async (app) => {
       params: SessionIdParams,
       response: { 200: documented(SessionResponse), ...errorResponses },
     },
-  }, async (request) => retrieveSession(app.gateway, merchantOf(request), request.params.sessionId, request.params.version));
+  }, async (request) => {
+    checkVersion(request.params.version, SESSIONS);
+    return retrieveSession(app.gateway, merchantOf(request), request.params.sessionId, request.params.version);
+  });
 };
 
 export default session;

@@ -1,4 +1,4 @@
-// POST /api/rest/version/{50-100}/merchant/{merchantId}/token
+// POST /api/rest/version/{1-100}/merchant/{merchantId}/token
 // (spec: "Create or Update Token (system-generated token)"), PUT .../token/{tokenid} (Tokenize:
 // Create or Update Token with the merchant's token id), GET .../token/{tokenid} (Retrieve Token)
 // and DELETE (Delete Token). Thin: schema → service → reply.
@@ -9,9 +9,12 @@ import { Type } from '@sinclair/typebox';
 import { createToken, deleteToken, tokenize } from '../services/token/tokens.js';
 import { retrieveToken } from '../services/queries/retrieval.js';
 import { merchantOf, requireMerchant } from '../plugins/auth.js';
+import { checkVersion } from '../schemas/versions.js';
 
-const token: FastifyPluginAsyncTypebox = async (app) => {
-  await requireMerchant(app, app.gateway.merchants, 'token', 'merchantId');
+type TokenApp = Parameters<FastifyPluginAsyncTypebox>[0];
+
+/** Create or Update Token: with a generated token id (POST), or the one in the path (PUT). */
+function writes(app: TokenApp): void {
   app.post('/api/rest/version/:version/merchant/:merchantId/token', {
     schema: {
       summary: 'Create or Update Token (system-generated token)',
@@ -24,6 +27,7 @@ const token: FastifyPluginAsyncTypebox = async (app) => {
     },
   }, async (request, reply) => {
     const merchant = merchantOf(request);
+    checkVersion(request.params.version);
     const response = await createToken(app.gateway, merchant, request.body, request.meta(), request.authMethod);
     return reply.code(201).send(response);
   });
@@ -42,10 +46,14 @@ const token: FastifyPluginAsyncTypebox = async (app) => {
     },
   }, async (request, reply) => {
     const merchant = merchantOf(request);
+    checkVersion(request.params.version);
     const response = await tokenize(app.gateway, merchant, request.params.tokenid, request.body, request.meta(), request.authMethod);
     return reply.code(201).send(response);
   });
+}
 
+/** Retrieve Token and Delete Token. */
+function readAndDelete(app: TokenApp): void {
   app.get('/api/rest/version/:version/merchant/:merchantId/token/:tokenid', {
     schema: {
       summary: 'Retrieve Token',
@@ -57,6 +65,7 @@ const token: FastifyPluginAsyncTypebox = async (app) => {
     },
   }, async (request) => {
     const merchant = merchantOf(request);
+    checkVersion(request.params.version);
     return retrieveToken(app.gateway, merchant, request.params.tokenid);
   });
 
@@ -71,8 +80,15 @@ const token: FastifyPluginAsyncTypebox = async (app) => {
     },
   }, async (request) => {
     const merchant = merchantOf(request);
+    checkVersion(request.params.version);
     return deleteToken(app.gateway, merchant, request.params.tokenid, request.meta());
   });
+}
+
+const token: FastifyPluginAsyncTypebox = async (app) => {
+  await requireMerchant(app, app.gateway.merchants, 'token', 'merchantId');
+  writes(app);
+  readAndDelete(app);
 };
 
 export default token;

@@ -1,7 +1,8 @@
-// The order API of versions 50-100 (issue 15): PUT .../order/{orderId}/transaction/{transactionId}
+// The order API (versions 1-100, schemas/versions.ts): PUT .../order/{orderId}/transaction/{transactionId}
 // with apiOperation PAY, AUTHORIZE, CAPTURE, REFUND, VOID or VERIFY; Retrieve Transaction; Retrieve
-// Order. Basic `merchant.<merchantId>` with the API password, or a client certificate. Thin:
-// schema → service → reply. The version 3 paths (routes/pay.ts, routes/orders.ts) are apart.
+// Order. Basic `merchant.<merchantId>` with the API password (on version 1 a blank user id too), or
+// a client certificate. Thin: schema → service → reply. The version 3 paths of Pay with token
+// (routes/pay.ts, routes/orders.ts) are apart.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { documented, errorResponses } from '../schemas/responses.js';
@@ -9,15 +10,18 @@ import { OrderApiParams, TransactionApiParams, TransactionBody } from '../schema
 import { orderTransaction, retrieveOrderApi, retrieveOrderTransaction } from '../services/order/order-transactions.js';
 import { merchantOf, requireMerchant } from '../plugins/auth.js';
 import { requestedNotificationUrl } from '../services/notification/body.js';
+import { checkVersion, RETRIEVE_ORDER } from '../schemas/versions.js';
+import type { MerchantProfile } from '../merchants.js';
+import type { RequestMeta } from '../services/context.js';
 
 const PATH = '/api/rest/version/:version/merchant/:merchantId/order/:orderId';
 const Answer = Type.Object({}, { additionalProperties: true, description: 'The transaction as recorded (see docs/operations.md, "Order API")' });
 
 const transactions: FastifyPluginAsyncTypebox = async (app) => {
-  await requireMerchant(app, app.gateway.merchants, 'token', 'merchantId');
+  await requireMerchant(app, app.gateway.merchants, 'order', 'merchantId');
   app.put(`${PATH}/transaction/:transactionId`, {
     schema: {
-      summary: 'Pay, Authorize, Capture, Refund, Void or Verify (versions 50-100)',
+      summary: 'Pay, Authorize, Capture, Refund, Void or Verify (versions 1-100)',
       description: 'One transaction on the order, chosen by apiOperation; an identical repeat returns the recorded outcome. Authenticate as merchant.<merchantId> with the API password.',
       tags: ['order'],
       security: [{ basicAuth: [] }],
@@ -27,37 +31,48 @@ const transactions: FastifyPluginAsyncTypebox = async (app) => {
     },
   }, async (request, reply) => {
     const merchant = merchantOf(request);
-    // The URL is kept in the events' metadata; the API version names the notifications' shape.
-    const notificationUrl = request.body.order?.notificationUrl;
-    const meta = {
-      ...request.meta(), apiVersion: Number(request.params.version),
-      ...(notificationUrl !== undefined ? { notificationUrl: requestedNotificationUrl(merchant, notificationUrl) } : {}),
-    };
+    checkVersion(request.params.version, request.body.apiOperation);
+    const meta = transactionMeta(merchant, request.meta(), request.params.version, request.body);
     const response = await orderTransaction(app.gateway, merchant, request.params, request.body, meta);
     return reply.code(201).send(response);
   });
 
   app.get(`${PATH}/transaction/:transactionId`, {
     schema: {
-      summary: 'Retrieve Transaction (versions 50-100)',
+      summary: 'Retrieve Transaction (versions 1-100)',
       description: 'The transaction as recorded.',
       tags: ['order'],
       security: [{ basicAuth: [] }],
       params: TransactionApiParams,
       response: { 200: documented(Answer), ...errorResponses },
     },
-  }, async (request) => retrieveOrderTransaction(app.gateway, merchantOf(request), request.params));
+  }, async (request) => {
+    checkVersion(request.params.version);
+    return retrieveOrderTransaction(app.gateway, merchantOf(request), request.params);
+  });
 
   app.get(PATH, {
     schema: {
-      summary: 'Retrieve Order (versions 50-100)',
+      summary: 'Retrieve Order (versions 11-100)',
       description: 'The order, its totals and every transaction.',
       tags: ['order'],
       security: [{ basicAuth: [] }],
       params: OrderApiParams,
       response: { 200: documented(Answer), ...errorResponses },
     },
-  }, async (request) => retrieveOrderApi(app.gateway, merchantOf(request), request.params));
+  }, async (request) => {
+    checkVersion(request.params.version, RETRIEVE_ORDER);
+    return retrieveOrderApi(app.gateway, merchantOf(request), request.params);
+  });
 };
+
+/** A transaction's event metadata: the API version names its notifications' shape; order.notificationUrl (if allowed) where they go. */
+export function transactionMeta(merchant: MerchantProfile, meta: RequestMeta, version: string, body: { order?: { notificationUrl?: string } }): RequestMeta {
+  const notificationUrl = body.order?.notificationUrl;
+  return {
+    ...meta, apiVersion: Number(version),
+    ...(notificationUrl !== undefined ? { notificationUrl: requestedNotificationUrl(merchant, notificationUrl) } : {}),
+  };
+}
 
 export default transactions;

@@ -2,8 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Alpha3, IPV4_PATTERN, Opt, Pattern, RequestDecimal, Str, Strict, StringEnum } from './common.js';
 
-/** {version} of the operations served on every version from 50 to 100 (the order API, tokens, sessions). */
-export const VersionParam = Pattern(2, 3, '^(5[0-9]|[6-9][0-9]|100)$', 'a version from 50 to 100');
+export { VersionParam } from './versions.js';
 export const MerchantIdParam = Pattern(1, 40, '^[0-9A-Za-z_-]+$', "characters 0-9 a-z A-Z '-' '_'");
 
 export const PayParams = Strict({
@@ -14,8 +13,8 @@ export const PayParams = Strict({
   transactionid: Str(1, 40),
 });
 
-export const TRANSACTION_SOURCES = ['CALL_CENTRE', 'CARD_PRESENT', 'INTERNET', 'MAIL_ORDER', 'MOTO', 'TELEPHONE_ORDER', 'VOICE_RESPONSE'] as const;
-export const FREQUENCIES = ['INSTALLMENT', 'RECURRING', 'SINGLE'] as const;
+const TRANSACTION_SOURCES = ['CALL_CENTRE', 'CARD_PRESENT', 'INTERNET', 'MAIL_ORDER', 'MOTO', 'TELEPHONE_ORDER', 'VOICE_RESPONSE'] as const;
+const FREQUENCIES = ['INSTALLMENT', 'RECURRING', 'SINGLE'] as const;
 
 export const PayBody = Strict({
   apiOperation: StringEnum(['PAY'] as const),

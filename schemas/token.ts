@@ -1,7 +1,7 @@
 // Create or Update Token (system-generated, POST; and with the token id in the path, PUT: Tokenize),
-// API versions 50-100 (spec: "Create token: request body"; both take the same body).
+// on the versions of schemas/versions.ts (spec: "Create token: request body"; both take the same body).
 import type { Static } from '@sinclair/typebox';
-import { Alpha3, Ascii, Digits, IPV4_PATTERN, Opt, Pattern, Str, Strict, StringEnum } from './common.js';
+import { Alpha3, Ascii, Digits, Opt, Pattern, Str, Strict, StringEnum } from './common.js';
 import { MerchantIdParam, VersionParam } from './pay.js';
 
 export const TokenParams = Strict({ version: VersionParam, merchantId: MerchantIdParam });
@@ -52,8 +52,8 @@ const Address = (stateProvinceCode: boolean, company: boolean) => Strict({
   street2: Opt(Str(1, 100)),
 });
 
-export const SOURCE_OF_FUNDS_TYPES = ['ACH', 'CARD', 'DIRECT_DEBIT_CANADA', 'WALLET'] as const;
-export const PROVISIONING_MODES = ['ASYNCHRONOUS', 'ATTEMPT_SYNCHRONOUS', 'SYNCHRONOUS'] as const;
+const SOURCE_OF_FUNDS_TYPES = ['ACH', 'CARD', 'DIRECT_DEBIT_CANADA', 'WALLET'] as const;
+const PROVISIONING_MODES = ['ASYNCHRONOUS', 'ATTEMPT_SYNCHRONOUS', 'SYNCHRONOUS'] as const;
 
 export const TokenBody = Strict({
   billing: Opt(Strict({ address: Opt(Address(true, true)) })),
@@ -80,7 +80,9 @@ export const TokenBody = Strict({
     contact: Opt(Strict({ firstName: Opt(Str(1, 50)), lastName: Opt(Str(1, 50)) })),
     origin: Opt(Strict({ postcodeZip: Opt(PostcodeZip()) })),
   })),
-  sourceOfFunds: Strict({
+  // Optional here: a request naming a session (session.id) may take it from the session; without
+  // one it is MISSING (services/token/token-sources.ts).
+  sourceOfFunds: Opt(Strict({
     // Spec: with sourceOfFunds.token alone the type may be left unset (services/token/token-sources.ts).
     type: Opt(StringEnum(SOURCE_OF_FUNDS_TYPES)),
     token: Opt(Pattern(1, 40, '^[0-9A-Za-z]+$', 'characters 0-9 a-z A-Z')),
@@ -113,7 +115,7 @@ export const TokenBody = Strict({
         payerId: Opt(Str(1, 13)),
       })),
     })),
-  }),
+  })),
   subMerchant: Opt(Strict({ identifier: Pattern(1, 100, "^[0-9A-Za-z_ &+!$.-]+$", "characters 0-9 a-z A-Z '-' '_' ' ' '&' '+' '!' '$' '.'") })),
   transaction: Opt(Strict({ currency: Opt(Alpha3('ISO 4217 currency code')) })),
 });

@@ -1,4 +1,4 @@
-// The order API of versions 50-100: PUT/GET .../version/{version}/merchant/{merchantId}/order/{orderId}/transaction/{transactionId}
+// The order API (schemas/versions.ts): PUT/GET .../version/{version}/merchant/{merchantId}/order/{orderId}/transaction/{transactionId}
 // and GET .../order/{orderId}. Identifiers follow the reference's rule for order.id and
 // transaction.id (any characters, 1 to 40). The body is open: the fields a shop's client library
 // sends beside those tokengate uses (customer, device, order.description, ...) are accepted and
@@ -10,7 +10,7 @@ import { MerchantIdParam, VersionParam } from './pay.js';
 
 export { VersionParam };
 
-export const API_OPERATIONS = ['AUTHORIZE', 'CAPTURE', 'PAY', 'REFUND', 'VERIFY', 'VOID'] as const;
+const API_OPERATIONS = ['AUTHORIZE', 'CAPTURE', 'PAY', 'REFUND', 'VERIFY', 'VOID'] as const;
 
 export const ModernId = (what: string) => Str(1, 40, `${what}: any characters, 1 to 40 of them`);
 

@@ -48,6 +48,11 @@ export interface Gateway {
    * closed (Check Gateway).
    */
   status(): 'OPERATING' | 'SHUTDOWN';
+  /**
+   * `listener` is handed each event of the log the reactors' subscription delivers (appended by
+   * this process or any other; at start, from the reactors' start-up position); returns what stops it.
+   */
+  observeLog(listener: (event: RecordedEvent) => void): () => void;
   /** Why the gateway is SHUTDOWN because of a store (undefined while it is not, or only closing). */
   fault(): Error | undefined;
   close(): Promise<void>;

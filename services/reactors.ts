@@ -11,6 +11,7 @@ import { warningLog, type Reactor, type ReactorLog } from './reactor.js';
 export class ReactorHost {
   private subscription: Subscription | undefined;
   private stopping = false;
+  private readonly observers = new Set<(event: RecordedEvent) => void>();
 
   /** @param log where the reactors tell failed work (default: process warnings) */
   constructor(private readonly store: EventStore, readonly reactors: readonly Reactor[], private readonly log: ReactorLog = warningLog) {}
@@ -52,7 +53,17 @@ export class ReactorHost {
     for (const reactor of [...this.reactors].reverse()) await reactor.stop();
   }
 
+  /**
+   * `listener` is also handed each event the subscription delivers (the metrics count them there,
+   * without a subscription of their own); returns what stops that.
+   */
+  observe(listener: (event: RecordedEvent) => void): () => void {
+    this.observers.add(listener);
+    return () => this.observers.delete(listener);
+  }
+
   private dispatch(event: RecordedEvent): void {
+    for (const observer of this.observers) observer(event);
     for (const reactor of this.reactors) {
       try {
         reactor.deliver(event);

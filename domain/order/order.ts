@@ -79,7 +79,8 @@ export function decidePay(state: OrderState, command: PayWithToken): PayDecision
     if (previous.requestFingerprint === command.requestFingerprint) return { kind: 'replayed', payment: previous };
     throw differentRequest(command);
   }
-  // A transaction id taken by the order API of versions 50-100 on the same order.
+  // A transaction id taken by the order API of versions 1-100 but the deactivated ones on the same
+  // order.
   if (state.exists && state.modern?.operations.has(command.transactionId)) throw differentRequest(command);
   const hold = holdOf(state, command);
   if (hold.kind === 'other') return { kind: 'locked', payment: lockFailure(state, command) };

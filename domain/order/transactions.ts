@@ -1,9 +1,10 @@
-// The decider of the order API of versions 50-100 (PUT .../order/{orderId}/transaction/{transactionId}):
-// PAY, AUTHORIZE, CAPTURE, REFUND, VOID and VERIFY on the order aggregate (order-state.ts). Pure:
-// the acquirer's references and the time are in the command. PAY, AUTHORIZE and VERIFY are
-// decided by the same rules as version 3's Pay with token (payment-outcome.ts: test acquirer,
-// risk and 3-D Secure markers, merchant rules' gatewayCode and risk); CAPTURE, REFUND and VOID
-// are approved when the order's totals allow them (totals.ts) and refused (400, nothing recorded) otherwise.
+// The decider of the order API (PUT .../order/{orderId}/transaction/{transactionId}; versions 1-100
+// but the deactivated ones): PAY, AUTHORIZE, CAPTURE, REFUND, VOID and VERIFY on the order
+// aggregate (order-state.ts). Pure: the acquirer's references and the time are in the command. PAY,
+// AUTHORIZE and VERIFY are decided by the same rules as version 3's Pay with token
+// (payment-outcome.ts: test acquirer, risk and 3-D Secure markers, merchant rules' gatewayCode and
+// risk); CAPTURE, REFUND and VOID are approved when the order's totals allow them (totals.ts) and
+// refused (400, nothing recorded) otherwise.
 import { InvalidRequest } from '../errors.js';
 import type { ApiOperation, OrderSource, OrderTotals, OrderTransactionRecorded, PaymentOutcome, PaymentRecorded, PaymentStarted, TransactionType } from '../events.js';
 import { firstMatchingRule, type MerchantRule } from '../merchant-rules.js';

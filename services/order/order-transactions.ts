@@ -1,4 +1,4 @@
-// The order API of versions 50-100: PUT .../order/{orderId}/transaction/{transactionId} (PAY,
+// The order API (schemas/versions.ts): PUT .../order/{orderId}/transaction/{transactionId} (PAY,
 // AUTHORIZE, CAPTURE, REFUND, VOID, VERIFY), Retrieve Transaction and Retrieve Order. One command
 // handler loop over the order's stream (services/command-handler.ts), the same stream as version
 // 3's Pay with token (streams.order): a version 3 order and an order of this API with the same id
@@ -18,7 +18,7 @@ import { numberLiteral } from '../../lib/json-literals.js';
 import type { MerchantProfile } from '../../merchants.js';
 import type { OrderApiParams, TransactionApiParams, TransactionBody } from '../../schemas/transaction.js';
 import { foldOrder, foldToken, orderAggregate, readOwnStream } from '../aggregates.js';
-import { sessionForToken } from '../session/sessions.js';
+import { withSession, type HeldSession } from '../session/session-request.js';
 import { handleCommand } from '../command-handler.js';
 import { acquirerIds, transactionReferences } from './acquirer-ids.js';
 import type { RequestMeta } from '../context.js';
@@ -49,31 +49,8 @@ async function tokenSource(gateway: Gateway, merchant: MerchantProfile, token: s
 }
 
 /**
- * The card of a session (session.id, optionally session.version): it takes precedence over
- * sourceOfFunds.token (the spec: "explicit or session account details take precedence over it"),
- * or the token it holds, and the order amount and currency it holds. Refused like an unknown session when expired or of
- * another merchant (services/session/sessions.ts). `needsCard`: no card in the request, so the
- * session must hold one.
- */
-async function sessionSource(gateway: Gateway, merchant: MerchantProfile, session: { id?: string; version?: string }, needsCard: boolean) {
-  const held = await sessionForToken(gateway, merchant, session);
-  if (!held) return undefined;
-  const { order, token, card } = held.state;
-  if (!card?.number || !card.brand || !card.scheme || !card.fundingMethod || !card.expiry) {
-    // A session holding a token (Update Session with sourceOfFunds.token) pays with that token.
-    if (!needsCard || token !== undefined) return { order, token };
-    throw new InvalidRequest(`Value '${held.sessionId}' is invalid. The session holds no card: update it with the card first`, 'session.id');
-  }
-  const source: OrderSource = {
-    sessionId: held.sessionId,
-    card: { number: card.number, brand: card.brand, scheme: card.scheme, fundingMethod: card.fundingMethod, type: cardTypeOf(card.brand, card.fundingMethod), expiry: card.expiry },
-  };
-  return { source, securityCode: held.fields.securityCode, order, token };
-}
-
-/**
- * A card in the request (sourceOfFunds.provided.card.number and expiry): it takes precedence over a
- * session and a token. Only its 6.4 mask, brand and expiry are kept (in the event); the number itself
+ * A card in the request (sourceOfFunds.provided.card.number and expiry, sent or held by the session
+ * it names): it takes precedence over a token. Only its 6.4 mask, brand and expiry are kept (in the event); the number itself
  * is never recorded, sealed or not: captures, refunds and voids need no card number.
  */
 function providedSource(card: NonNullable<NonNullable<TransactionBody['sourceOfFunds']>['provided']>['card']): OrderSource | undefined {
@@ -93,14 +70,14 @@ function providedSource(card: NonNullable<NonNullable<TransactionBody['sourceOfF
 
 type Facts = Omit<OrderTransactionCommand, 'ids' | 'now'>;
 
-async function commandFacts(gateway: Gateway, merchant: MerchantProfile, params: TransactionApiParams, body: TransactionBody): Promise<Facts> {
-  checkNotCardNumber(params.orderId, 'orderId');
-  checkNotCardNumber(params.transactionId, 'transactionId');
-  const apiOperation = body.apiOperation as ApiOperation;
+/**
+ * The request as sent, without correlationId, as version 3 does: a security code counts by its
+ * length only and a card number by its 6.4 mask (the fingerprint is stored, its key is in the key
+ * file). What a session adds is not part of it: an identical repeat is recognised by what it sends.
+ */
+function fingerprintOf(gateway: Gateway, body: TransactionBody): string {
   const provided = body.sourceOfFunds?.provided?.card;
   const { correlationId: _notFingerprinted, ...fingerprinted } = body;
-  // As in version 3: a security code counts in the fingerprint by its length only, and a card
-  // number by its 6.4 mask (the fingerprint is stored, its key is in the key file).
   const securityCode = provided?.securityCode;
   const masked = provided === undefined ? fingerprinted : {
     ...fingerprinted,
@@ -116,46 +93,68 @@ async function commandFacts(gateway: Gateway, merchant: MerchantProfile, params:
       },
     },
   };
+  return gateway.sealer.fingerprint(sortedJson({ api: 'order', body: masked }));
+}
+
+/**
+ * PAY, AUTHORIZE, VERIFY: the card (sent, or held by the session: it takes precedence over a token,
+ * as the spec says: "explicit or session account details take precedence over it") or the token,
+ * the amount and currency, and what the outcome rules read. `body` is the request with the
+ * session's fields merged in; `sent` what the client sent.
+ */
+async function initiatingFacts(
+  gateway: Gateway, merchant: MerchantProfile, apiOperation: 'PAY' | 'AUTHORIZE' | 'VERIFY', sent: TransactionBody, body: TransactionBody, session: HeldSession | undefined,
+) {
+  const card = body.sourceOfFunds?.provided?.card;
+  const inRequest = providedSource(card);
+  // The session gave the card: its id is recorded (referenceOrderId reads the card from it).
+  if (inRequest && session && sent.sourceOfFunds?.provided?.card?.number === undefined) inRequest.sessionId = session.sessionId;
+  const currency = body.order?.currency;
+  if (currency === undefined) throw missing('order.currency');
+  // The literal is the client's own text (a session's amount is already text): the request's own wins.
+  const amount = apiOperation === 'VERIFY' ? undefined : amountOf(body.order?.amount, currency, 'order.amount', numberLiteral(sent.order, 'amount'));
+  if (apiOperation === 'VERIFY' && minorUnits(currency) === undefined) {
+    throw new InvalidRequest(`Value '${currency}' is invalid. Currency is not supported`, 'order.currency', 'UNSUPPORTED');
+  }
+  const token = body.sourceOfFunds?.token;
+  if (token === undefined && !inRequest) {
+    if (session) throw new InvalidRequest(`Value '${session.sessionId}' is invalid. The session holds no card: update it with the card first`, 'session.id');
+    throw missing('sourceOfFunds.token');
+  }
+  const source = inRequest ?? await tokenSource(gateway, merchant, token as string);
+  const extra = {
+    securityCode: card?.securityCode, billingStreet: body.billing?.address?.street, orderReference: body.order?.reference,
+    transactionReference: body.transaction?.reference,
+    // The card holder's name carries the 3-D Secure marker, as card.holder.lastName does in version 3.
+    holderLastName: card?.nameOnCard,
+  };
+  return {
+    currency, source, rules: merchant.rules ?? [],
+    ...(amount !== undefined ? { amount } : {}),
+    ...Object.fromEntries(Object.entries(extra).filter(([, v]) => v !== undefined)),
+  };
+}
+
+async function commandFacts(gateway: Gateway, merchant: MerchantProfile, params: TransactionApiParams, sent: TransactionBody): Promise<Facts> {
+  checkNotCardNumber(params.orderId, 'orderId');
+  checkNotCardNumber(params.transactionId, 'transactionId');
+  const apiOperation = sent.apiOperation as ApiOperation;
   const base = {
     type: 'OrderTransaction' as const,
     merchantId: merchant.id,
     orderId: params.orderId,
     transactionId: params.transactionId,
-    requestFingerprint: gateway.sealer.fingerprint(sortedJson({ api: 'order', body: masked })),
+    requestFingerprint: fingerprintOf(gateway, sent),
     apiOperation,
     acquirerMerchantId: merchant.id,
   };
+  // The request as the gateway forms it: the fields of the session it names under its own.
+  const { request: body, session } = await withSession(gateway, merchant, sent);
   switch (apiOperation) {
     case 'PAY':
     case 'AUTHORIZE':
-    case 'VERIFY': {
-      const inRequest = providedSource(provided);
-      const session = body.session?.id === undefined ? undefined
-        : await sessionSource(gateway, merchant, body.session, inRequest === undefined && body.sourceOfFunds?.token === undefined);
-      const fromSession = inRequest ? undefined : session;
-      // order.amount and order.currency come from the request or, where it has none, from the
-      // session it names (Update Session with order.amount and order.currency).
-      const currency = body.order?.currency ?? session?.order?.currency;
-      if (currency === undefined) throw missing('order.currency');
-      const sessionAmount = body.order?.amount === undefined && session?.order?.currency === currency ? session.order.amount : undefined;
-      const amount = apiOperation === 'VERIFY' ? undefined
-        : sessionAmount !== undefined ? sessionAmount : amountOf(body.order?.amount, currency, 'order.amount', numberLiteral(body.order, 'amount'));
-      if (apiOperation === 'VERIFY' && minorUnits(currency) === undefined) {
-        throw new InvalidRequest(`Value '${currency}' is invalid. Currency is not supported`, 'order.currency', 'UNSUPPORTED');
-      }
-      const token = body.sourceOfFunds?.token ?? session?.token;
-      if (token === undefined && !fromSession?.source && !inRequest) throw missing('sourceOfFunds.token');
-      const source = inRequest ?? fromSession?.source ?? await tokenSource(gateway, merchant, token as string);
-      const extra = {
-        securityCode: securityCode ?? fromSession?.securityCode, billingStreet: body.billing?.address?.street, orderReference: body.order?.reference,
-        transactionReference: body.transaction?.reference,
-      };
-      return {
-        ...base, currency, source, rules: merchant.rules ?? [],
-        ...(amount !== undefined ? { amount } : {}),
-        ...Object.fromEntries(Object.entries(extra).filter(([, v]) => v !== undefined)),
-      };
-    }
+    case 'VERIFY':
+      return { ...base, ...await initiatingFacts(gateway, merchant, apiOperation, sent, body, session) };
     case 'CAPTURE':
     case 'REFUND': {
       const currency = body.transaction?.currency;

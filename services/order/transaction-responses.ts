@@ -1,8 +1,8 @@
-// Answers of the order API (versions 50-100) built from the recorded OrderTransactionRecorded,
-// so the first answer, an identical repeat and Retrieve Transaction say the same: the order's
-// fields in a transaction's answer are the order as that transaction left it (its totals, status,
-// amount and reference then), whatever was recorded after it. Card numbers are masked per the
-// merchant's cardNumberMasking (0.4) or 6.4, as in responses.ts.
+// Answers of the order API (versions 1-100 but the deactivated ones) built from the recorded
+// OrderTransactionRecorded, so the first answer, an identical repeat and Retrieve Transaction say
+// the same: the order's fields in a transaction's answer are the order as that transaction left it
+// (its totals, status, amount and reference then), whatever was recorded after it. Card numbers are
+// masked per the merchant's cardNumberMasking (0.4) or 6.4, as in responses.ts.
 import { minorUnits, toDecimal } from '../../domain/money.js';
 import { optional } from '../../domain/order/order.js';
 import { currentOrderAmount, referenceAsOf, type OrderState, type OrderTransaction } from '../../domain/order/order-state.js';

@@ -15,9 +15,12 @@ import type { TokenBody } from '../../schemas/token.js';
 import { foldSession, foldTokenState, readOwnStream } from '../aggregates.js';
 import type { Gateway } from '../gateway.js';
 import { foldOrderStream } from '../order/order-stream.js';
-import { sessionForToken } from '../session/sessions.js';
+import { withSession } from '../session/session-request.js';
 
-type Provided = NonNullable<TokenBody['sourceOfFunds']['provided']>;
+type SourceOfFunds = NonNullable<TokenBody['sourceOfFunds']>;
+type Provided = NonNullable<SourceOfFunds['provided']>;
+/** A token request with its source of funds (sent, or held by the session it names). */
+type Sourced = TokenBody & { sourceOfFunds: SourceOfFunds };
 export type AchDetails = Required<NonNullable<Provided['ach']>>;
 export type DirectDebitCanadaDetails = NonNullable<Provided['directDebitCanada']>;
 
@@ -52,7 +55,7 @@ const missing = (field: string) => refuse(field, 'Missing parameter', 'MISSING')
  * but not stored.)
  */
 function checkCombination(body: TokenBody, type: SourceType): void {
-  const sof = body.sourceOfFunds;
+  const sof = body.sourceOfFunds ?? {};
   if (body.referenceOrderId !== undefined) {
     if (sof.provided?.card !== undefined) throw refuse(CARD, `Unexpected parameter '${CARD}': the card comes from referenceOrderId`, 'UNSUPPORTED');
     if (sof.token !== undefined) throw refuse('referenceOrderId', "Value is invalid. referenceOrderId and sourceOfFunds.token cannot both name the card");
@@ -131,7 +134,8 @@ function checkCard(merchant: MerchantProfile, card: Partial<CardDetails>, now: s
 /** The first of the values that is not undefined (explicit data over session over base). */
 const first = <T>(...values: Array<T | undefined>): T | undefined => values.find((v) => v !== undefined);
 
-async function resolveCard(gateway: Gateway, merchant: MerchantProfile, body: TokenBody, target: ValidToken | undefined, now: string) {
+/** The card: the request's own fields (with those of the session it names under them) over a base: the named token's, a referenced order's or a pushed card. */
+async function resolveCard(gateway: Gateway, merchant: MerchantProfile, body: Sourced, target: ValidToken | undefined, now: string) {
   const origin: TokenOrigin = {};
   let base: Partial<CardDetails> = {};
   let pushProvisioned = false;
@@ -151,23 +155,19 @@ async function resolveCard(gateway: Gateway, merchant: MerchantProfile, body: To
     pushProvisioned = true;
     origin.pushProvisioning = true;
   }
-  const session = await sessionForToken(gateway, merchant, body.session ?? {}, now);
-  // Recorded in the token's event: deleting the token forgets the session's card too.
-  if (session) origin.sessionId = session.sessionId;
   const explicit = body.sourceOfFunds.provided?.card;
   const expiry = explicit?.expiry ? { month: Number(explicit.expiry.month), year: Number(explicit.expiry.year) } : undefined;
-  const fields = session?.fields;
   const merged: Partial<CardDetails> = {
-    number: first(explicit?.number, fields?.number, base.number),
-    expiry: first(expiry, fields?.expiry, base.expiry),
-    nameOnCard: first(explicit?.nameOnCard, fields?.nameOnCard, base.nameOnCard),
-    securityCode: first(explicit?.securityCode, fields?.securityCode, base.securityCode),
+    number: first(explicit?.number, base.number),
+    expiry: first(expiry, base.expiry),
+    nameOnCard: first(explicit?.nameOnCard, base.nameOnCard),
+    securityCode: first(explicit?.securityCode, base.securityCode),
   };
   const details = checkCard(merchant, merged, now);
-  return { details, origin, pushProvisioned, sessionUsed: session?.used };
+  return { details, origin, pushProvisioned };
 }
 
-function resolveAch(gateway: Gateway, body: TokenBody, target: ValidToken | undefined): SourceDetails {
+function resolveAch(gateway: Gateway, body: Sourced, target: ValidToken | undefined): SourceDetails {
   const ach = body.sourceOfFunds.provided?.ach;
   if (ach === undefined && target?.account?.type === 'ACH') {
     const stored = target.account.ach;
@@ -184,7 +184,7 @@ function resolveAch(gateway: Gateway, body: TokenBody, target: ValidToken | unde
   return { type: 'ACH', ach: ach as AchDetails };
 }
 
-function resolveDirectDebitCanada(gateway: Gateway, body: TokenBody, target: ValidToken | undefined): SourceDetails {
+function resolveDirectDebitCanada(gateway: Gateway, body: Sourced, target: ValidToken | undefined): SourceDetails {
   const ddc = body.sourceOfFunds.provided?.directDebitCanada;
   if (ddc === undefined && target?.account?.type === 'DIRECT_DEBIT_CANADA') {
     const { bankAccountNumberSealed, bankAccountNumber: _masked, ...rest } = target.account.directDebitCanada;
@@ -196,7 +196,7 @@ function resolveDirectDebitCanada(gateway: Gateway, body: TokenBody, target: Val
   return { type: 'DIRECT_DEBIT_CANADA', directDebitCanada: ddc };
 }
 
-function resolveWallet(body: TokenBody, target: ValidToken | undefined): SourceDetails {
+function resolveWallet(body: Sourced, target: ValidToken | undefined): SourceDetails {
   const wallet = body.sourceOfFunds.provided?.wallet;
   if (wallet === undefined && target?.account?.type === 'WALLET') return { type: 'WALLET', wallet: target.account.wallet };
   if (wallet === undefined) throw missing('sourceOfFunds.provided.wallet');
@@ -205,7 +205,15 @@ function resolveWallet(body: TokenBody, target: ValidToken | undefined): SourceD
   return { type: 'WALLET', wallet: { ...wallet, billingAgreement: wallet.billingAgreement } };
 }
 
-export async function resolveSource(gateway: Gateway, merchant: MerchantProfile, body: TokenBody, now: string): Promise<Resolution> {
+/**
+ * The details of a token request: the request with the session it names merged under it
+ * (session-request.ts: a session holding a card holds sourceOfFunds.type CARD), then its source.
+ * The combinations refused are those of what the client sent.
+ */
+export async function resolveSource(gateway: Gateway, merchant: MerchantProfile, sent: TokenBody, now: string): Promise<Resolution> {
+  const { request, session } = await withSession(gateway, merchant, sent, now);
+  if (request.sourceOfFunds === undefined) throw missing('sourceOfFunds');
+  const body = request as Sourced;
   const sof = body.sourceOfFunds;
   const target = sof.token === undefined ? undefined : await targetToken(gateway, merchant, sof.token);
   const held: SourceType | undefined = target ? (target.card ? 'CARD' : target.account.type) : undefined;
@@ -213,22 +221,21 @@ export async function resolveSource(gateway: Gateway, merchant: MerchantProfile,
   const type = sof.type ?? held;
   if (type === undefined) throw missing('sourceOfFunds.type');
   if (held !== undefined && held !== type) throw refuse('sourceOfFunds.type', `Value '${type}' is invalid. Token '${sof.token}' holds ${held} details`);
-  checkCombination(body, type);
+  checkCombination(sent, type);
   const origin: TokenOrigin = target ? { sourceToken: target.token } : {};
   if (type === 'CARD') {
     const card = await resolveCard(gateway, merchant, body, target, now);
-    const merged = { ...origin, ...card.origin };
+    // Recorded in the token's event: deleting the token forgets the session's card too.
+    const merged = { ...origin, ...card.origin, ...(session ? { sessionId: session.sessionId } : {}) };
     return {
       details: card.details, ...(target ? { target } : {}), ...(Object.keys(merged).length > 0 ? { origin: merged } : {}),
       deviceAccount: isDeviceAccountNumber(card.details.number), pushProvisioned: card.pushProvisioned,
-      ...(card.sessionUsed ? { sessionUsed: card.sessionUsed } : {}),
+      ...(session ? { sessionUsed: session.used } : {}),
     };
   }
   const details = type === 'ACH' ? resolveAch(gateway, body, target)
     : type === 'DIRECT_DEBIT_CANADA' ? resolveDirectDebitCanada(gateway, body, target)
     : resolveWallet(body, target);
-  // A session holds card fields only; its version is still checked when named.
-  const session = await sessionForToken(gateway, merchant, body.session ?? {}, now);
   return {
     details, ...(target ? { target } : {}), ...(Object.keys(origin).length > 0 ? { origin } : {}),
     deviceAccount: false, pushProvisioned: false, ...(session ? { sessionUsed: session.used } : {}),

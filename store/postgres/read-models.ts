@@ -267,6 +267,11 @@ export class PostgresReadModels implements ReadModelsPort {
       [projection, prefix, `${prefix}\u{10FFFF}`]);
   }
 
+  /** The lowest checkpoint this instance wrote or read last (0 for one it has not read yet). */
+  appliedThrough(): bigint {
+    return this.projections.reduce<bigint | undefined>((min, p) => { const at = this.known.get(p.name) ?? 0n; return min === undefined || at < min ? at : min; }, undefined) ?? 0n;
+  }
+
   /** The lowest checkpoint this instance knows (read once; then what it wrote or read last). */
   private async minCheckpoint(): Promise<bigint> {
     let min: bigint | undefined;

@@ -53,6 +53,16 @@ t.test('every command has --help', async (t) => {
   t.match(badFlag.stderr, 'not a whole number');
 });
 
+t.test('--version prints the version of package.json, as Check Gateway names it', async (t) => {
+  const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  for (const flag of ['--version', '-v']) {
+    const result = await run([flag]);
+    t.equal(result.code, 0, flag);
+    t.equal(result.stdout, `tokengate ${version}\n`, `${flag}: one line`);
+  }
+  t.match((await run(['--help'])).stdout, 'tokengate --version', 'the usage names it');
+});
+
 t.test('a store that cannot be opened is one line and exit 1 (a directory under /proc: at once, not a hang)', async (t) => {
   const dir = t.testdir({ file: '' });
   const cases: Array<[string, RegExp]> = [[`sqlite:${join(dir, 'file', 'gateway.db')}`, /file \(or a directory above it\) is not a directory/]];

@@ -31,7 +31,7 @@ const compose = read('docker-compose.postgres.yml');
 const { postgres, gateway1, gateway2, proxy } = compose.services;
 
 t.test('the services', async (t) => {
-  t.same(Object.keys(compose.services).sort(), ['gateway1', 'gateway2', 'postgres', 'proxy']);
+  t.same(Object.keys(compose.services).sort(), ['gateway1', 'gateway2', 'postgres', 'proxy', 'receiver'], 'the receiver of the demo webhook too (compose.test.ts)');
   t.same(Object.entries(compose.services).filter(([, s]) => s.ports).map(([name, s]) => [name, s.ports]), [['proxy', ['8080:8080']]],
     'one published port, the proxy’s: neither the gateways nor the database are reachable from the host');
 });

@@ -1,17 +1,23 @@
-// The Docker deployment, read as data (no Docker engine needed): docker-compose.yml wires a
-// healthy KurrentDB node to the gateway built from the Dockerfile; docker-compose.cluster.yml has
-// three nodes whose gossip seeds name each other, and gateways that share their key store.
+// The Docker deployment, read as data (no Docker engine needed): docker-compose.yml runs the
+// gateway alone on SQLite (the default store) with a demo webhook receiver beside it;
+// docker-compose.kurrentdb.yml wires a healthy KurrentDB node to the gateway;
+// docker-compose.cluster.yml has three nodes whose gossip seeds name each other, and gateways that
+// share their key store. Every file passes ADMIN_PASSWORD to its gateways and sends the demo
+// merchants' notifications to its receiver service, whose command runs here against a gateway.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { parse } from 'yaml';
 import { parseEventStore, PROJECT_ROOT } from '../../config.js';
+import { loadMerchants } from '../../merchants.js';
 import { parseKurrentDbUrl } from '../../store/kurrentdb-mapping.js';
-import { startServer } from '../helpers/server.js';
+import { cardBody, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
+import { call, startServer } from '../helpers/server.js';
 
 interface Service {
   image?: string;
+  command?: string[];
   build?: unknown;
   environment?: Record<string, string>;
   ports?: string[];
@@ -56,9 +62,29 @@ function checkGateway(t: Test, gateway: Service | undefined, name: string, nodes
 /** The scripts of the gateways' health checks (run against a real server below). */
 const healthChecks = new Set<string>();
 
-t.test('docker-compose.yml: a KurrentDB node and the gateway', async (t) => {
+t.test('docker-compose.yml: the gateway alone on SQLite, and the receiver', async (t) => {
   const compose = read('docker-compose.yml');
-  t.same(Object.keys(compose.services).sort(), ['gateway', 'kurrentdb']);
+  t.same(Object.keys(compose.services).sort(), ['gateway', 'receiver']);
+  const { gateway } = compose.services;
+  t.ok(gateway?.build, "built from the repository's Dockerfile");
+  const e = env(gateway);
+  t.equal(e.HOST, '0.0.0.0', 'listens on every interface');
+  t.equal(e.PORT, '8080');
+  const store = parseEventStore(e.EVENT_STORE ?? '');
+  t.equal(store.kind, 'sqlite', 'EVENT_STORE selects SQLite');
+  t.match(e.EVENT_STORE, /^sqlite:\/app\/data\//, 'its file under /app/data');
+  t.same(gateway?.ports, ['8080:8080'], 'the gateway on 8080');
+  const data = gateway?.volumes?.find((v) => v.endsWith(':/app/data'));
+  t.ok(data && compose.volumes && data.split(':')[0]! in compose.volumes, 'the gateway’s ./data (/app/data in the image) on a declared named volume');
+  t.notOk(gateway?.depends_on, 'nothing to wait for');
+  const check = gateway?.healthcheck?.test ?? [];
+  t.same(check.slice(0, 3), ['CMD', 'node', '-e'], 'a health check run by Node');
+  healthChecks.add(check[3] ?? '');
+});
+
+t.test('docker-compose.kurrentdb.yml: a KurrentDB node and the gateway', async (t) => {
+  const compose = read('docker-compose.kurrentdb.yml');
+  t.same(Object.keys(compose.services).sort(), ['gateway', 'kurrentdb', 'receiver']);
   const { kurrentdb, gateway } = compose.services;
   checkNode(t, kurrentdb, 'kurrentdb');
   t.same(kurrentdb?.ports, ['2113:2113'], 'KurrentDB on 2113 (its UI and gRPC)');
@@ -103,8 +129,71 @@ t.test('docker-compose.cluster.yml: three nodes seeding each other, two gateways
   t.same(gateways.map((g) => compose.services[g]?.ports?.[0]?.split(':')[1]), ['8080', '8080'], 'each gateway serves 8080');
 });
 
+const COMPOSE_FILES = ['docker-compose.yml', 'docker-compose.kurrentdb.yml', 'docker-compose.cluster.yml', 'docker-compose.postgres.yml'];
+const gatewaysOf = (compose: Compose) => Object.entries(compose.services).filter(([, service]) => service.build !== undefined && service.command === undefined);
+
+t.test('every compose file: its gateways take ADMIN_PASSWORD and the compose merchants, and a receiver service is beside them', async (t) => {
+  for (const file of COMPOSE_FILES) {
+    const compose = read(file);
+    const gateways = gatewaysOf(compose);
+    t.ok(gateways.length >= 1, `${file}: gateways`);
+    for (const [name, gateway] of gateways) {
+      t.equal(env(gateway).ADMIN_PASSWORD, '${ADMIN_PASSWORD:-}', `${file} ${name}: ADMIN_PASSWORD passed through (unset: the timeline answers 401)`);
+      t.equal(env(gateway).MERCHANTS_FILE, '/app/config/merchants.compose.json', `${file} ${name}: the compose merchants file`);
+      healthChecks.add(gateway.healthcheck?.test[3] ?? '');
+    }
+    const receiver = compose.services.receiver;
+    t.ok(receiver?.build, `${file}: the receiver, built from the same Dockerfile`);
+    t.same(receiver?.command, RECEIVER_COMMAND, `${file}: runs tokengate notifications receive on 0.0.0.0:8081`);
+    t.equal(env(receiver).MERCHANTS_FILE, '/app/config/merchants.compose.json', `${file}: with the same merchants (the secret)`);
+    t.notOk(receiver?.ports, `${file}: the receiver publishes no port (only the gateways call it)`);
+    const networks = (service: Service | undefined) => Object.keys(service?.networks ?? { default: {} }).sort();
+    for (const [name, gateway] of gateways) t.same(networks(receiver), networks(gateway), `${file}: the receiver on ${name}'s network`);
+  }
+});
+
+const RECEIVER_COMMAND = ['node', 'dist/bin/tokengate.js', 'notifications', 'receive', 'TESTMERCHANT01', '--host', '0.0.0.0', '--port', '8081'];
+
+t.test('config/merchants.compose.json: the demo merchants, their notifications sent to the receiver service', async (t) => {
+  const demo = JSON.parse(readFileSync(join(PROJECT_ROOT, 'config', 'merchants.demo.json'), 'utf8')) as { merchants: Array<Record<string, any>> };
+  const composed = JSON.parse(readFileSync(join(PROJECT_ROOT, 'config', 'merchants.compose.json'), 'utf8')) as { merchants: Array<Record<string, any>> };
+  const withoutUrls = (file: typeof demo) => file.merchants.map(({ notifications, ...m }) => ({ ...m, ...(notifications ? { secret: notifications.secret } : {}) }));
+  t.same(withoutUrls(composed), withoutUrls(demo), 'the same merchants, passwords and secrets as the demo file');
+  const notifying = composed.merchants.filter((m) => m.notifications);
+  t.same(notifying.map((m) => m.id), ['TESTMERCHANT01'], 'the merchant the receiver checks the secret of');
+  for (const m of notifying) {
+    t.equal(m.notifications.url, 'http://receiver:8081/notifications', 'to the receiver service on its port');
+    t.same(m.notifications.allowedUrls, ['http://receiver:8081/']);
+  }
+  t.ok(loadMerchants(join(PROJECT_ROOT, 'config', 'merchants.compose.json')).get('TESTMERCHANT01'), 'a valid merchants file');
+});
+
+t.test("the receiver's command, as compose runs it, gets the notifications of a gateway on the compose merchants", async (t) => {
+  const dir = t.testdir();
+  const args = RECEIVER_COMMAND.slice(1).map((arg) => (arg === '0.0.0.0' ? '127.0.0.1' : arg === '8081' ? '0' : arg));
+  const receiver = spawn(process.execPath, [join(PROJECT_ROOT, args[0]!), ...args.slice(1)], { env: { ...process.env, MERCHANTS_FILE: join(PROJECT_ROOT, 'config', 'merchants.compose.json') } });
+  t.teardown(() => { if (receiver.exitCode === null && receiver.signalCode === null) receiver.kill('SIGKILL'); });
+  let out = '';
+  let err = '';
+  receiver.stdout.on('data', (chunk: Buffer) => { out += String(chunk); });
+  const port = await new Promise<string>((resolve, reject) => {
+    receiver.stderr.on('data', (chunk: Buffer) => { err += String(chunk); const m = /127\.0\.0\.1:(\d+)\//.exec(err); if (m) resolve(m[1]!); });
+    receiver.once('exit', () => reject(new Error(`receiver exited: ${err}`)));
+  });
+  // The compose network's name for the receiver, here its loopback address.
+  const merchants = join(dir, 'merchants.json');
+  writeFileSync(merchants, readFileSync(join(PROJECT_ROOT, 'config', 'merchants.compose.json'), 'utf8').replaceAll('receiver:8081', `127.0.0.1:${port}`));
+  const server = await startServer({ EVENT_STORE: `sqlite:${join(dir, 'gateway.db')}`, MERCHANTS_FILE: merchants });
+  t.teardown(() => server.stop());
+  const m = { id: 'TESTMERCHANT01', apiPassword: 'demo-api-password-0123456789abcdef' };
+  const token = (await call(server.url, 'POST', tokenPath(m.id), tokenAuth(m), cardBody())).json().token as string;
+  t.equal((await call(server.url, 'PUT', payPath(m.id, token, '10000000001', '1'), payAuth(m), { apiOperation: 'PAY', transaction: { amount: '12.50', currency: 'USD' } })).status, 201);
+  for (let i = 0; i < 600 && !out.includes('\n'); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+  t.match(out, /POST \/notifications {2}id \S+ {2}attempt 1 {2}200 {2}order 10000000001 CAPTURED {2}transaction 1 PAYMENT {2}SUCCESS APPROVED/, 'received with the right secret (200) and printed');
+});
+
 t.test("the gateways' health check passes against a running gateway and fails without one", async (t) => {
-  t.equal(healthChecks.size, 1, 'one script in both files');
+  t.equal(healthChecks.size, 1, 'one script in every file');
   const script = [...healthChecks][0] ?? '';
   const dir = t.testdir();
   const server = await startServer({ EVENT_STORE: `sqlite:${join(dir, 'gateway.db')}` });

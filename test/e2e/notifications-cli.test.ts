@@ -84,3 +84,30 @@ t.test('`tokengate notifications receive`: the demo merchant\'s notifications, s
   const [code] = (await once(receiver, 'exit')) as [number | null];
   t.equal(code, 0, 'Ctrl-C stops it cleanly');
 });
+
+t.test('`tokengate notifications receive --host`: listens on the address given (0.0.0.0 in a compose container)', async (t) => {
+  const { spawn } = await import('node:child_process');
+  const { join } = await import('node:path');
+  const { PROJECT_ROOT } = await import('../../config.js');
+  const receiver = spawn(process.execPath, [BIN, 'notifications', 'receive', 'TESTMERCHANT01', '--host', '127.0.0.2', '--port', '0'], { env: { ...process.env, MERCHANTS_FILE: join(PROJECT_ROOT, 'config', 'merchants.demo.json') } });
+  t.teardown(() => { if (receiver.exitCode === null && receiver.signalCode === null) receiver.kill('SIGKILL'); });
+  let out = '';
+  let err = '';
+  receiver.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); });
+  const port = await new Promise<number>((resolve, reject) => {
+    receiver.stderr.on('data', (chunk: Buffer) => {
+      err += chunk.toString();
+      const match = /on http:\/\/127\.0\.0\.2:(\d+)\//.exec(err);
+      if (match) resolve(Number(match[1]));
+    });
+    receiver.once('exit', () => reject(new Error(`receiver exited: ${err}`)));
+  });
+  const post = (secret: string) => fetch(`http://127.0.0.2:${port}/notifications`, { method: 'POST', headers: { 'x-notification-secret': secret, 'x-notification-id': 'n-1', 'x-notification-attempt': '1' }, body: JSON.stringify({ order: { id: 1, status: 'CAPTURED' }, transaction: { id: '1', type: 'PAYMENT' }, result: 'SUCCESS', response: { gatewayCode: 'APPROVED' } }) });
+  t.equal((await post('demo-notification-secret-0123456789abcdef')).status, 200, "the demo merchant's secret: 200");
+  t.equal((await post('not-the-secret-of-the-demo-merchant-00')).status, 401, 'another: 401');
+  for (let i = 0; i < 100 && out.trim().split('\n').filter(Boolean).length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+  t.match(out, /POST \/notifications {2}id n-1 {2}attempt 1 {2}200 {2}order 1 CAPTURED/, 'printed');
+  receiver.kill('SIGINT');
+  const [code] = (await once(receiver, 'exit')) as [number | null];
+  t.equal(code, 0);
+});

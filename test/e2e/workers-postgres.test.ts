@@ -51,7 +51,7 @@ if (server) {
     t.same([...new Set(replies.map((r) => r.status))], [201], replies.find((r) => r.status !== 201)?.text ?? 'every reply 201');
     t.equal(new Set(replies.map((r) => r.text)).size, 1, 'one body');
     t.same(await typesOf(url, streams.order(M1.id, '20000000001')), ['PaymentRecorded'], 'exactly one payment');
-    const answeredBy = () => new Set(gateway.logs().filter((l) => l.msg === 'request completed').map((l) => l.pid as number));
+    const answeredBy = () => new Set(gateway.logs().filter((l) => l.msg === 'request').map((l) => l.pid as number));
     await gateway.until(() => answeredBy().size >= 2, 'request lines from both workers', 20_000).catch(() => undefined);
     t.same([...answeredBy()].sort(), [...pids].sort(), 'both workers answered requests');
 

@@ -29,9 +29,9 @@ function onNewConnection(url: string, authorization: string, merchantId = M2.id)
   });
 }
 const WRONG = tokenAuth({ id: M2.id, apiPassword: 'not-the-password-of-merchant-two-00000' });
-/** The pids that answered `status` (Fastify's 'request completed' lines; a line may come after its answer). */
+/** The pids that answered `status` (each request's 'request' line; a line may come after its answer). */
 const answeredWith = (g: GatewayProcess, status: number) =>
-  new Set(g.logs().filter((l) => l.msg === 'request completed' && l.res?.statusCode === status).map((l) => l.pid as number));
+  new Set(g.logs().filter((l) => l.msg === 'request' && l.status === status).map((l) => l.pid as number));
 /** Until `tries` requests with M2's right password in a row, each on a new connection, are all refused 429 (the lock reaches a worker through the primary: not at once). */
 async function lockedEverywhere(url: string, tries = 4): Promise<boolean> {
   return eventually(async () => {
@@ -75,9 +75,9 @@ t.test('WORKERS=2 on one SQLite file', async (t) => {
     t.same([...new Set(replies.map((r) => r.status))], [201], 'all answered 201');
     t.equal(new Set(replies.map((r) => r.text)).size, 1, 'with one identical body');
     t.same(typesOf(streams.order(M1.id, order)).filter((type) => type === 'PaymentRecorded'), ['PaymentRecorded'], 'exactly one payment recorded');
-    // Fastify's 'request completed' lines carry the pid of the process that answered; a line may
+    // Each request's 'request' line carries the pid of the process that answered; a line may
     // arrive after its answer.
-    const answeredBy = () => new Set(gateway.logs().filter((l) => l.msg === 'request completed').map((l) => l.pid as number));
+    const answeredBy = () => new Set(gateway.logs().filter((l) => l.msg === 'request').map((l) => l.pid as number));
     await gateway.until(() => answeredBy().size >= 2, 'request lines from both workers', 20_000).catch(() => undefined);
     t.same([...answeredBy()].sort(), [...pids].sort(), 'both workers answered requests');
   });

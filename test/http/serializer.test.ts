@@ -115,7 +115,7 @@ async function payTriggers(t: Test, app: App, samples: Samples) {
     await pay(t, app, samples, `risk ${marker}`, M1, approving, payBody('12.50', extra));
     await pay(t, app, samples, `risk ${marker}, declined card`, M1, declining, payBody('12.50', extra));
   }
-  for (const [word = ''] of rows('word in card.holder.lastName')) {
+  for (const [word = ''] of rows("word in the holder's name")) {
     await pay(t, app, samples, `3-D Secure ${word}`, M1, approving, payBody('12.50', { card: { holder: { firstName: 'Ada', lastName: `Smith ${cell(word)}` } } }));
   }
   const rules = await storedCard(app, RULES, 1, 39);

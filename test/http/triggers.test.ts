@@ -3,7 +3,8 @@
 // a test case fails). Together the tables reach each of the 27 response.gatewayCode values, the
 // 5 risk codes, the 13 3-D Secure codes and the 12 AVS codes.
 import t, { type Test } from 'tap';
-import { buildTestApp, M1 } from '../helpers/app.js';
+import { randomUUID } from 'node:crypto';
+import { buildTestApp, M1, tokenAuth } from '../helpers/app.js';
 import { GATEWAY_CODES, THREE_D_SECURE_CODES } from '../../domain/order/triggers.js';
 import {
   cell, MERCHANTS_WITH_RULES, newOrderId, payAs, payBody, readmeTriggerTables, RULES, storedCard, type App,
@@ -142,10 +143,10 @@ t.test("docs/triggers.md table 'word in order.reference': risk", async (t) => {
   t.notOk('risk' in plain.response, 'no marker (markers are upper case), no risk rules: no response.risk');
 });
 
-t.test("docs/triggers.md table 'word in card.holder.lastName': 3-D Secure", async (t) => {
+t.test("docs/triggers.md table 'word in the holder's name': 3-D Secure, version 3 (card.holder.lastName)", async (t) => {
   const app = await appWithRules(t);
   const token = await storedCard(app, M1, 1, 39);
-  const rows = rowsOf(t, 'word in card.holder.lastName');
+  const rows = rowsOf(t, "word in the holder's name");
   for (const [word = '', code, effect = ''] of rows) {
     const holder = { firstName: 'Ada', lastName: `Smith ${cell(word)}` };
     const res = await payAs(app, M1, token, payBody('12.50', { card: { holder } }));
@@ -159,6 +160,42 @@ t.test("docs/triggers.md table 'word in card.holder.lastName': 3-D Secure", asyn
   t.strictSame(rows.map((r) => r[1]).sort(), [...THREE_D_SECURE_CODES].sort(), 'all 13 3-D Secure codes');
   const none = await payAs(app, M1, token, payBody('12.50'));
   t.notOk('3dsecure' in none.json().response, 'no marker: no response.3dsecure');
+});
+
+/** An order API PAY (version 100) as merchant M1. */
+const orderPay = (app: App, body: Record<string, unknown>) => app.inject({
+  method: 'PUT', url: `/api/rest/version/100/merchant/${M1.id}/order/${randomUUID()}/transaction/1`,
+  headers: { authorization: tokenAuth(M1) }, payload: { apiOperation: 'PAY', order: { amount: '12.50', currency: 'USD' }, ...body },
+});
+
+t.test("docs/triggers.md table 'word in the holder's name': 3-D Secure, order API (sourceOfFunds.provided.card.nameOnCard)", async (t) => {
+  const app = await appWithRules(t);
+  const token = await storedCard(app, M1, 1, 39);
+  const rows = rowsOf(t, "word in the holder's name");
+  for (const [word = '', code, effect = ''] of rows) {
+    const nameOnCard = `Ada Smith ${cell(word)}`;
+    const res = await orderPay(app, { sourceOfFunds: { token, provided: { card: { nameOnCard } } } });
+    t.equal(res.statusCode, 201, `${word}: 201 ${res.body}`);
+    const body = res.json();
+    t.strictSame(body.response['3dsecure'], { gatewayCode: code }, `${word}: response.3dsecure`);
+    const [gatewayCode, result] = effect === 'goes on to the acquirer' ? ['APPROVED', 'SUCCESS'] : effect.split(', ');
+    t.equal(body.response.gatewayCode, gatewayCode, `${word}: gatewayCode`);
+    t.equal(body.result, result, `${word}: result`);
+    t.equal(body.order.status, result === 'SUCCESS' ? 'CAPTURED' : 'FAILED', `${word}: order.status`);
+    t.equal(body.order.totalCapturedAmount, result === 'SUCCESS' ? 12.5 : 0, `${word}: money moves only when it goes on`);
+  }
+  t.strictSame(rows.map((r) => r[1]).sort(), [...THREE_D_SECURE_CODES].sort(), 'all 13 3-D Secure codes');
+  // The name held by the session the request names decides the same way.
+  const sessions = `/api/rest/version/100/merchant/${M1.id}/session`;
+  const id = (await app.inject({ method: 'POST', url: sessions, headers: { authorization: tokenAuth(M1) } })).json().session.id as string;
+  await app.inject({
+    method: 'PUT', url: `${sessions}/${id}`, headers: { authorization: tokenAuth(M1) },
+    payload: { sourceOfFunds: { provided: { card: { number: '5123450000000008', expiry: { month: '1', year: '39' }, nameOnCard: 'Ada 3DS_NOT_ENROLLED' } } } },
+  });
+  const held = (await orderPay(app, { session: { id } })).json();
+  t.strictSame([held.response['3dsecure'], held.response.gatewayCode], [{ gatewayCode: 'NOT_ENROLLED' }, 'NOT_ENROLLED_3D_SECURE'], "the session's nameOnCard");
+  const none = (await orderPay(app, { sourceOfFunds: { token }, order: { amount: '12.50', currency: 'USD', reference: 'no holder name' } })).json();
+  t.notOk('3dsecure' in none.response, 'no marker: no response.3dsecure');
 });
 
 type RuleCase = (t: Test, app: App, token: string, visa: string) => Promise<void>;

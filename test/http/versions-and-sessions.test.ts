@@ -1,4 +1,4 @@
-// Issue 15 items 6 and 8: the token and session operations on every version from 50 to 100 (one
+// Issue 15 items 6 and 8: the token and session operations on every version (one
 // behaviour), Retrieve Session, and a PAY or AUTHORIZE whose amount, currency or token come from
 // the session it names (Update Session with order.amount, order.currency, sourceOfFunds.token).
 import { randomUUID } from 'node:crypto';
@@ -27,9 +27,9 @@ t.test('create, retrieve and delete a token on versions 50, 73, 99 and 100: the 
   }
 });
 
-t.test('versions outside 50-100 are refused on the token and session paths with the field named; a wrong password is still a 401', async (t) => {
+t.test('versions outside 1-100 are refused on the token and session paths with the field named; a wrong password is still a 401', async (t) => {
   const a = await buildTestApp(t);
-  for (const version of ['49', '101', '3', 'abc']) {
+  for (const version of ['0', '101', '1000', 'abc']) {
     expectInvalid(t, await call(a, M1, 'POST', `${base(M1, version)}/token`, cardBody()), { field: 'version' });
     expectInvalid(t, await call(a, M1, 'POST', `${base(M1, version)}/session`, {}), { field: 'version' });
   }
