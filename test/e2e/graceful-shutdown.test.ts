@@ -80,7 +80,8 @@ t.test('SIGTERM on a full disk: a clean exit 0, no stack trace, and nothing answ
   t.ok(stored.length > 0);
   // The refusal's own log lines (with the fault's stack, as a request that failed logs it) come
   // before the signal: what follows the signal is looked at.
-  for (let i = 0; i < 250 && !server.logs().includes('"res":{"statusCode":503}'); i++) await new Promise((r) => setTimeout(r, 20));
+  // (The request line is observe.ts's: `"status":503`.)
+  await waitFor(() => /"msg":"request"[^\n]*"status":503|"status":503[^\n]*"msg":"request"/.test(server.logs()), "the refusal's request line", { intervalMs: 20 });
   const before = server.logs().length;
   const code = await server.stop('SIGTERM');
   const atExit = server.logs().slice(before);

@@ -105,7 +105,7 @@ t.test('`tokengate notifications receive --host`: listens on the address given (
   const post = (secret: string) => fetch(`http://127.0.0.2:${port}/notifications`, { method: 'POST', headers: { 'x-notification-secret': secret, 'x-notification-id': 'n-1', 'x-notification-attempt': '1' }, body: JSON.stringify({ order: { id: 1, status: 'CAPTURED' }, transaction: { id: '1', type: 'PAYMENT' }, result: 'SUCCESS', response: { gatewayCode: 'APPROVED' } }) });
   t.equal((await post('demo-notification-secret-0123456789abcdef')).status, 200, "the demo merchant's secret: 200");
   t.equal((await post('not-the-secret-of-the-demo-merchant-00')).status, 401, 'another: 401');
-  for (let i = 0; i < 100 && out.trim().split('\n').filter(Boolean).length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+  await eventually(() => out.trim().split('\n').filter(Boolean).length >= 2, { intervalMs: 20 });
   t.match(out, /POST \/notifications {2}id n-1 {2}attempt 1 {2}200 {2}order 1 CAPTURED/, 'printed');
   receiver.kill('SIGINT');
   const [code] = (await once(receiver, 'exit')) as [number | null];

@@ -9,6 +9,7 @@ import { exchange, parseResponse, rawRequest } from '../helpers/raw.js';
 import { call } from '../helpers/server.js';
 import { alive, workerPids } from './workers.fixture.js';
 import { sleep, waitFor } from '../helpers/poll.js';
+import { budget } from '../helpers/slowdown.js';
 
 const MODES: HaltMode[] = ['fast', 'immediate', 'kill'];
 /** Clients paying throughout: many appends in flight when the server goes (a gateway without an 'error' listener on its connections then died in most outages). */
@@ -24,12 +25,12 @@ const until = async (ready: () => boolean | Promise<boolean>, what: string, pids
   }, what, { timeoutMs, intervalMs: 20 });
 };
 
-/** A pay of a new order; a refused or dropped connection, or no answer within 15 s, is the error text. */
+/** A pay of a new order; a refused or dropped connection, or no answer within 15 s (scaled by the load), is the error text. */
 async function pay(url: string, token: string, order: string): Promise<{ status: number; text: string }> {
   try {
     const res = await fetch(url + payPath(M1.id, token, order, '1'), {
       method: 'PUT', headers: { authorization: payAuth(M1), 'content-type': 'application/json' },
-      body: JSON.stringify({ apiOperation: 'PAY', transaction: { amount: '1.00', currency: 'USD' } }), signal: AbortSignal.timeout(15_000),
+      body: JSON.stringify({ apiOperation: 'PAY', transaction: { amount: '1.00', currency: 'USD' } }), signal: AbortSignal.timeout(budget(15_000)),
     });
     return { status: res.status, text: await res.text() };
   } catch (error) {
