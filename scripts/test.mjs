@@ -9,11 +9,12 @@
 // checkout rewrites dist/ and never it, and two runs at once each have their own. It is removed
 // at the end; one left by a run that was killed is removed by the next run.
 //
-// The files: `npm test` runs every file that runs in one process (the domain, the store
-// contracts, the projections, every operation through inject, the deploy files, the benchmark's
-// arithmetic); `--long` the ones that start real processes again and again or run long on
-// purpose (LONG below: the end-to-end tests, the CLI, the benchmark driver, the bounded fuzzing);
-// `--all` both; files named on the command line instead of either.
+// The files: `npm test` runs every file that runs in its one process (the domain, the store
+// contracts on memory and SQLite, the projections, every operation through inject, the fitness
+// checks, the benchmark's arithmetic); `--long` the ones that start processes or servers, or run
+// long on purpose (LONG below: the end-to-end tests, the CLI, the compose files, PostgreSQL, the
+// bounded fuzzing, the benchmark driver, the linter); `--all` both; files named on the command
+// line instead of either, whichever list they are in.
 //
 // Each file's time limit is tap's --timeout: 300 s, times the machine's slowdown (the load per
 // core when the run starts, 1 to 4, or TOKENGATE_TEST_SLOWDOWN): a limit that catches a hang, not
@@ -28,14 +29,35 @@ import { fileURLToPath } from 'node:url';
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 const require = createRequire(import.meta.url);
 
-/** The files (or folders) `--long` runs and `npm test` leaves out. */
+/**
+ * The files (or folders) `--long` runs and `npm test` leaves out: each starts a process or a server
+ * of its own, or runs long on purpose. `npm test` keeps what runs inside its one node process,
+ * with nothing installed beyond the packages, so that it stays within minutes on 2 cores.
+ */
 const LONG = [
+  // The gateway, its workers and the CLI as a user runs them (processes, SIGKILL, restarts, Chromium).
   'test/e2e/',
   'test/cli/',
+  'test/deploy/',
+  'test/http/limits.test.ts',
+  'test/store/open-together.test.ts',
+  // A throwaway PostgreSQL server per file (initdb, pg_ctl: seconds of CPU before the first test).
+  'test/store/postgres.test.ts',
+  'test/store/postgres-keys.test.ts',
+  'test/store/postgres-restart.test.ts',
+  'test/store/kurrentdb-keys.test.ts',
+  'test/services/postgres-reactors.test.ts',
+  'test/services/postgres-shared-keys.test.ts',
+  'test/projections/postgres-after-reply.test.ts',
+  'test/projections/postgres-read-models.test.ts',
+  'test/http/request-values-postgres.test.ts',
+  // Long on purpose: bounded fuzzing, thousands of dropped connections, the benchmark driver,
+  // and the linter, whose type-aware rules type-check the whole product first.
   'test/fuzz/',
+  'test/http/dropped-connections.test.ts',
   'test/bench/driver.test.ts',
   'test/bench/driver-stores.test.ts',
-  'test/store/open-together.test.ts',
+  'test/fitness/lint.test.ts',
 ];
 const BUILD_PREFIX = '.test-build-';
 
