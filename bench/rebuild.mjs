@@ -13,7 +13,7 @@ import { pathToFileURL } from 'node:url';
 
 // dist/, or the build the benchmark driver was told to run (the tests run it on a build of their own).
 const dist = pathToFileURL(`${resolve(process.env.TOKENGATE_DIST ?? new URL('../dist', import.meta.url).pathname)}/`);
-const { SqliteEventStore } = await import(new URL('store/sqlite.js', dist).href);
+const { SqliteEventStore, SqliteReadModelTables } = await import(new URL('store/sqlite.js', dist).href);
 const { ReadModels } = await import(new URL('projections/read-models.js', dist).href);
 const { PROJECTIONS } = await import(new URL('root.js', dist).href);
 
@@ -31,7 +31,7 @@ const memory = () => {
 
 const store = new SqliteEventStore(path);
 // As root.ts opens them: the store's own speed-ups (read ahead, projection reads) as the feed.
-const readModels = new ReadModels(store.db, store, PROJECTIONS, { feed: store });
+const readModels = new ReadModels(new SqliteReadModelTables(store.db), store, PROJECTIONS, { feed: store });
 for (const projection of PROJECTIONS) readModels.reset(projection);
 let ms = 0;
 if (mode === 'rebuild') {

@@ -4,10 +4,10 @@
 // with 'group' durability one fdatasync of the WAL off the event loop covers them (group-sync.ts);
 // reads answer from the recent events in memory where they can (caches.ts). Several processes may
 // share the file: every write transaction is BEGIN IMMEDIATE, and subscriptions poll for the
-// other processes' events. Beyond the port, its own speed-ups for the read models on its
-// connection (readAllForProjections, readPagesAhead, durable, relaxedSync, setCommitListener)
-// and for a caller guessing a new stream or checking a stream unchanged (cachedRevision), which
-// the composition root wires.
+// other processes' events. The port's readStreamSoon and knownRevision answer from that memory;
+// beyond the port, its own speed-ups for the read models on its connection
+// (store/projection-feed.ts: readAllForProjections, readPagesAhead, readForProjectionsNow, durable;
+// setCommitListener; their tables: sqlite/read-model-tables.ts), which the composition root wires.
 import { fdatasync, fdatasyncSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import type {
@@ -20,8 +20,9 @@ import { Notifier, pullSubscription } from '../subscription.js';
 import { writeBatch, type Outcome, type PendingAppend } from './appends.js';
 import { RecentEvents } from './caches.js';
 import { Checkpointer } from './checkpointer.js';
-import { listenerTeller, type CommitListener } from './commit-listener.js';
-import { databaseFile, openDatabase, relaxedSync } from './database.js';
+import type { CommitListener } from '../projection-feed.js';
+import { listenerTeller } from './commit-listener.js';
+import { databaseFile, openDatabase } from './database.js';
 import { WriteFaults } from './faults.js';
 import { GroupSync } from './group-sync.js';
 import type { PagesAheadOptions, SqliteStoreOptions } from './options.js';
@@ -193,6 +194,16 @@ export class SqliteEventStore implements EventStore {
     return this.faults.note(error, what, this.sync.failure !== undefined);
   }
 
+  /** Promise 7: from the recent events in memory when they hold the stream and it is on disk. */
+  readStreamSoon(stream: string): readonly RecordedEvent[] | Promise<readonly RecordedEvent[]> {
+    return this.cachedStream(stream) ?? this.readStream(stream);
+  }
+
+  /** Promise 7: the revision of a stream the recent events hold (a stream not held may exist on disk). */
+  knownRevision(stream: string): bigint | undefined {
+    return this.cachedRevision(stream);
+  }
+
   /**
    * The stream's revision when readStream would answer it from memory, without a query (valid
    * while no other connection wrote), else undefined. A caller expecting a new stream may skip the
@@ -251,15 +262,6 @@ export class SqliteEventStore implements EventStore {
     for await (const rows of readLogAhead(this.file, { from: options.fromPosition, until: options.untilPosition, page: options.pageSize, dataColumn: data.column })) {
       yield projected(rows, data.parse);
     }
-  }
-
-  /**
-   * Run `work` (a transaction of derived data on this connection: the read models, checkpointed
-   * with their documents) without an fsync of its own: a power cut loses at most what is redone
-   * from the events. Under group durability the connection already commits so.
-   */
-  relaxedSync<T>(work: () => T): T {
-    return relaxedSync(this.db, work);
   }
 
   subscribeAll(options: SubscribeOptions, handlers: SubscriptionHandlers): Subscription {

@@ -4,7 +4,7 @@
 // two gateways on one store resolve once; replaying the store reproduces the final state.
 import { join } from 'node:path';
 import t from 'tap';
-import { openDatabase } from '../../store/sqlite.js';
+import { openDatabase, SqliteReadModelTables } from '../../store/sqlite.js';
 import { ReadModels } from '../../projections/read-models.js';
 import { PROJECTIONS } from '../../root.js';
 import { buildTestApp, M1 } from '../helpers/app.js';
@@ -18,8 +18,7 @@ const typesOf = async (app: App, order: string) => (await app.gateway.store.read
 
 const orderDoc = (app: App, order: string) => app.gateway.readModels.get<{ status: string; totalCapturedAmount: number; transactions: Array<{ gatewayCode: string }> }>('orders', `${M1.id}/${order}`);
 
-// On SQLite too: there an identical repeat may be answered from the recent answers, which must
-// not outlive the resolution (services/order/payments.ts).
+// On SQLite too: there the order is read from the store's memory, which must follow the resolution.
 for (const [storeName, eventStore] of [['memory', { kind: 'memory' }], ['sqlite', { kind: 'sqlite', path: ':memory:' }]] as const) t.test(`an even amount resolves APPROVED: totals, status, read model and repeats follow (${storeName})`, async (t) => {
   const app = await buildTestApp(t, { merchants: MERCHANTS_WITH_RULES, eventStore });
   const token = await storedCard(app, M1, 5, 37);
@@ -27,7 +26,7 @@ for (const [storeName, eventStore] of [['memory', { kind: 'memory' }], ['sqlite'
   const first = await payAs(app, M1, token, payBody('12.50'), order, 'tx-1');
   t.equal(first.json().response.gatewayCode, 'UNKNOWN');
   t.equal(first.json().order.status, 'INITIATED');
-  // A repeat before the resolution (100 ms later): on SQLite its answer is kept in the recent answers.
+  // A repeat before the resolution (100 ms later).
   const early = (await payAs(app, M1, token, payBody('12.50'), order, 'tx-1')).json();
   t.ok(['UNKNOWN', 'APPROVED'].includes(early.response.gatewayCode), `a repeat before or after the resolution (${early.response.gatewayCode})`);
   await waitFor(async () => (await typesOf(app, order)).includes('PaymentOutcomeResolved'), 'the resolution');
@@ -88,7 +87,7 @@ t.test('pending resolutions resume after a restart; two gateways on one file res
   await waitFor(async () => (await orderDoc(one!, orders[1]!))?.status === 'CAPTURED', 'the read model');
 
   // Replay: a fresh read model built from the whole store equals the live one.
-  const replayed = new ReadModels(openDatabase(':memory:'), one!.gateway.store, PROJECTIONS);
+  const replayed = new ReadModels(new SqliteReadModelTables(openDatabase(':memory:')), one!.gateway.store, PROJECTIONS);
   await replayed.catchUp();
   t.strictSame(replayed.all('orders'), one!.gateway.readModels.all('orders'), 'replaying the store reproduces the final state');
 });
