@@ -40,6 +40,8 @@ export interface AppOptions {
   adminPassword?: string | undefined;
   /** Host names the admin pages answer besides IP addresses and localhost (HOST when a name, ADMIN_HOSTS). */
   adminHosts?: readonly string[] | undefined;
+  /** TEST_CONTROL: the test-control API under /admin/api/ answers (default: off). */
+  testControl?: boolean | undefined;
   limits?: Partial<Limits>;
   /** The request journal: JOURNAL_SIZE (0: off) and JOURNAL_MAX_AGE_MS; default 10,000 entries, an hour. */
   journal?: JournalPluginOptions | undefined;
@@ -164,5 +166,5 @@ async function registerPlugins(app: FastifyInstance, options: AppOptions, limits
   await app.register(transactions);
   await app.register(nvp);
   await app.register(information);
-  await app.register(admin, { password: options.adminPassword, hosts: options.adminHosts });
+  await app.register(admin, { password: options.adminPassword, hosts: options.adminHosts, testControl: options.testControl === true });
 }

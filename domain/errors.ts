@@ -212,3 +212,21 @@ export class SimulatedFault extends GatewayError {
     return { cause: this.fault };
   }
 }
+
+/**
+ * A refusal of the admin API with a status other than 400, in INVALID_REQUEST's body with the
+ * field: 404, nothing of that name (an order, a transaction, a notification of the merchant); 409,
+ * it is not in a state that allows the operation (a transaction no longer UNKNOWN).
+ */
+export class Refusal extends GatewayError {
+  override name = 'Refusal';
+  readonly gatewayCause = 'INVALID_REQUEST';
+  readonly logMessage = 'request refused';
+  constructor(readonly statusCode: 404 | 409, explanation: string, readonly field: string) { super(explanation); }
+  members(): ErrorMembers {
+    return { explanation: this.message, field: this.field, validationType: 'INVALID' };
+  }
+  override logFields(): Record<string, unknown> {
+    return { cause: this.gatewayCause, status: this.statusCode, field: this.field };
+  }
+}

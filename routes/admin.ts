@@ -26,11 +26,14 @@ import { errorBody } from '../plugins/errors.js';
 import { metricsRoute } from '../plugins/metrics.js';
 import { adminHeaders, guardAdmin } from './admin-guard.js';
 import adminRequests from './admin-requests.js';
+import testControl from './admin-control.js';
 
 export interface AdminOptions {
   password: string | undefined;
   /** Host names the admin answers besides IP addresses and localhost (HOST when a name, ADMIN_HOSTS): routes/admin-guard.ts. */
   hosts?: readonly string[] | undefined;
+  /** TEST_CONTROL: the test-control API answers (routes/admin-control.ts); off, 404. */
+  testControl?: boolean | undefined;
 }
 
 const Filter = {
@@ -199,6 +202,8 @@ const admin: FastifyPluginAsyncTypebox<AdminOptions> = async (app, options) => {
   asOfRoutes(app);
   // The request journal (routes/admin-requests.ts), behind the same guard and credentials.
   await app.register(adminRequests);
+  // Behind the same guard and credentials (its own hook answers 404 while TEST_CONTROL is off).
+  await app.register(testControl, { enabled: options.testControl === true });
 };
 
 export default admin;

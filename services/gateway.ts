@@ -1,6 +1,7 @@
 // The gateway's core, without HTTP, as the services and plugins see it: the event store, the key
 // store's cipher, the read models, the merchants and the reactors. root.ts opens it from a Config.
 // Only types here: the services import this module, and it imports none of them.
+import type { RetryPolicy } from '../domain/notification/notification.js';
 import type { Merchants } from '../merchants.js';
 import type { ReadModelsPort } from '../projections/read-models.js';
 import type { EventStore, RecordedEvent } from '../store/event-store.js';
@@ -23,6 +24,8 @@ export interface Gateway {
   readonly schemeTokens: RunningReactor & { readonly delayMs: number };
   /** Expires sessions (SESSION_LIFETIME_MS, its lifetimeMs) and destroys their keys. */
   readonly sessionExpiry: RunningReactor & { readonly lifetimeMs: number };
+  /** NOTIFICATION_RETRY_DELAY_MS, NOTIFICATION_MAX_ATTEMPTS, NOTIFICATION_TIMEOUT_MS: what the notifier and a redelivery go by. */
+  readonly notificationPolicy: RetryPolicy;
   /** Finishes Delete Token's shredding (reservations released, keys destroyed) that a crash cut short. */
   readonly tokenShredder: RunningReactor & {
     /** Resolves once every TokenDeleted of the log at start has been seen and its token shredded. */

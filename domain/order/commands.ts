@@ -4,6 +4,7 @@
 import type { ApiOperation, CardHolder, OrderEvent, OrderSource, PaymentRecorded, PaymentStarted, StoredCard } from '../events.js';
 import type { MerchantRule } from '../merchant-rules.js';
 import type { OrderTransaction } from './order-state.js';
+import type { GatewayCode } from './triggers.js';
 
 /**
  * References the acquirer would assign, made by the caller so decide stays pure (from the
@@ -96,6 +97,8 @@ export interface ResolveUnknownPayment {
   transactionId: string;
   authorizationCode: string;
   now: string;
+  /** The outcome a test chose (the test-control API), in place of the rule's. */
+  chosen?: { gatewayCode: GatewayCode; rule: string };
 }
 
 /** A command that records a transaction (answered to a client). */

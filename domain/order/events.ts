@@ -107,7 +107,8 @@ export interface PaymentOutcomeResolved {
     merchantId: string;
     orderId: string;
     transactionId: string;
-    gatewayCode: 'APPROVED' | 'DECLINED';
+    /** APPROVED or DECLINED by the rule; a declining code of the acquirer's when a test chose it (the test-control API). */
+    gatewayCode: string;
     result: 'SUCCESS' | 'FAILURE';
     acquirerCode: string;
     acquirerMessage: string;

@@ -70,14 +70,14 @@ export class Notifier extends Reactor {
     const e = event as RecordedEvent & NotificationEvent;
     switch (e.type) {
       case 'NotificationScheduled':
-        this.schedule(event.stream, Date.parse(e.data.scheduledAt) - Date.now(), () => this.attempt(event.stream), true);
+        this.scheduleAt(event.stream, Date.parse(e.data.scheduledAt), event.stream, () => this.attempt(event.stream), true);
         break;
       case 'NotificationAttempted':
         // Normally answered long before: then the check finds nothing to do.
-        this.schedule(event.stream, Date.parse(e.data.startedAt) + interruptedAfterMs(this.policy) - Date.now(), () => this.interrupted(event.stream), true);
+        this.scheduleAt(event.stream, Date.parse(e.data.startedAt) + interruptedAfterMs(this.policy), event.stream, () => this.interrupted(event.stream), true);
         break;
       case 'NotificationFailed':
-        if (e.data.nextAttemptAt !== undefined) this.schedule(event.stream, Date.parse(e.data.nextAttemptAt) - Date.now(), () => this.attempt(event.stream), true);
+        if (e.data.nextAttemptAt !== undefined) this.scheduleAt(event.stream, Date.parse(e.data.nextAttemptAt), event.stream, () => this.attempt(event.stream), true);
         else this.cancel(event.stream);
         break;
       case 'NotificationDelivered':
@@ -98,9 +98,9 @@ export class Notifier extends Reactor {
   private follow(stream: string, state: NotificationState): void {
     if (!state.exists) return;
     if (state.open) {
-      this.schedule(stream, Date.parse(state.open.startedAt) + interruptedAfterMs(this.policy) - Date.now(), () => this.interrupted(stream), true);
+      this.scheduleAt(stream, Date.parse(state.open.startedAt) + interruptedAfterMs(this.policy), stream, () => this.interrupted(stream), true);
     } else if (state.status === 'PENDING' && state.nextAttemptAt !== undefined) {
-      this.schedule(stream, Date.parse(state.nextAttemptAt) - Date.now(), () => this.attempt(stream), true);
+      this.scheduleAt(stream, Date.parse(state.nextAttemptAt), stream, () => this.attempt(stream), true);
     }
   }
 

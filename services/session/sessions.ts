@@ -22,6 +22,7 @@ import { foldSession, readOwnStream, sessionAggregate } from '../aggregates.js';
 import { handleCommand } from '../command-handler.js';
 import { randomDigits, type RequestMeta } from '../context.js';
 import type { Gateway } from '../gateway.js';
+import { merchantNow } from '../test-control/sandbox.js';
 
 export { foldSession };
 
@@ -127,7 +128,7 @@ export async function updateSession(gateway: Gateway, merchant: MerchantProfile,
 /** Retrieve Session: what the session holds (card number masked, security code shown as xxx); refused like an unknown one once expired. */
 export async function retrieveSession(gateway: Gateway, merchant: MerchantProfile, sessionId: string, version = '100') {
   const state = foldSession(await readOwnStream(gateway.store, streams.session(merchant.id, sessionId)));
-  if (!usable(state, new Date().toISOString(), gateway.sessionExpiry.lifetimeMs)) throw noSuchSession(sessionId, 'sessionId');
+  if (!usable(state, merchantNow(gateway.store, merchant.id), gateway.sessionExpiry.lifetimeMs)) throw noSuchSession(sessionId, 'sessionId');
   const updated = state.updatedAt !== state.createdAt;
   return sessionView(merchant, state, updated ? 'SUCCESS' : 'NO_UPDATE', version);
 }
@@ -175,7 +176,7 @@ const destroy = (gateway: Gateway, sealed: string) => {
 /** Card fields a session holds, in clear, for a token request (spec: session.id, session.version). */
 export interface SessionCardFields { number?: string; expiry?: CardExpiry; nameOnCard?: string; securityCode?: string }
 
-export async function sessionForToken(gateway: Gateway, merchant: MerchantProfile, session: { id?: string; version?: string }, now = new Date().toISOString()) {
+export async function sessionForToken(gateway: Gateway, merchant: MerchantProfile, session: { id?: string; version?: string }, now = merchantNow(gateway.store, merchant.id)) {
   if (session.id === undefined) {
     if (session.version !== undefined) throw new InvalidRequest('Missing parameter', 'session.id', 'MISSING');
     return undefined;
