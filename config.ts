@@ -2,7 +2,8 @@
 // LOG_LEVEL, and every other variable tokengate reads: here alone. Read once at start-up; a bad
 // value stops the process with a clear message. The composition root (root.ts) opens the
 // gateway from it.
-import { basename, dirname, join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hostNames } from './lib/host-names.js';
 import { adminPasswordProblem, isLoopbackHost } from './admin-access.js';
@@ -99,8 +100,8 @@ function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number,
 }
 
 const here = dirname(fileURLToPath(import.meta.url));
-/** The project's folder, whether this module runs from source or from dist/. */
-export const PROJECT_ROOT = basename(here) === 'dist' ? dirname(here) : here;
+/** The project's folder: this one from source, its parent from a build (dist/, or a test run's own). */
+export const PROJECT_ROOT = existsSync(join(here, 'package.json')) ? here : dirname(here);
 export const DEMO_MERCHANTS_FILE = join(PROJECT_ROOT, 'config', 'merchants.demo.json');
 
 const DEFAULT_EVENT_STORE = 'sqlite:./data/gateway.db';

@@ -12,7 +12,7 @@ import {
   call, checkDurability, durabilityOf, fire, Ledger, MERCHANT, PAY_BODY, PAY_HEADERS, payPath, perResponse, POOL_SIZE,
   TOKEN_BODY, TOKEN_HEADERS, TOKEN_PATH, Workload, type Durability, type RunStats, type ScenarioName,
 } from './http.js';
-import { BenchError, sleep, startChild, treeCpuDelta, treeCpuMsOf, type Child } from './lib.js';
+import { BenchError, buildDir, sleep, startChild, treeCpuDelta, treeCpuMsOf, type Child } from './lib.js';
 import { postgresBinaries, startPostgres, type RunningPostgres } from '../scripts/postgres-server.js';
 
 export const STORES = ['sqlite', 'postgres'] as const;
@@ -98,7 +98,7 @@ async function runConfig(options: StoresOptions, store: StoreName, workers: numb
   writeFileSync(merchantsFile, JSON.stringify({ merchants: [MERCHANT] }));
   const dbPath = join(dir, 'data', 'gateway.db');
   const url = server ? await server.createDatabase(`bench_${workers}`) : undefined;
-  const child = startChild([join(root, 'dist', 'server.js')], {
+  const child = startChild([join(buildDir(root), 'server.js')], {
     HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', MERCHANTS_FILE: merchantsFile, WORKERS: String(workers),
     EVENT_STORE: url ?? `sqlite:${dbPath}`,
   }, dir);

@@ -13,6 +13,8 @@ import { cardBody, M1, MERCHANTS, payAuth, payPath, tokenAuth, tokenPath } from 
 import { call, startServer } from '../helpers/server.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { streams } from '../../domain/events.js';
+import { eventually } from '../helpers/poll.js';
+import { budget } from '../helpers/slowdown.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const DOCS = fileURLToPath(new URL('../../docs/', import.meta.url));
@@ -56,11 +58,10 @@ t.test('from the timeline to an UNKNOWN payment’s history, its resolution, as-
   const order = streams.order(M1.id, '10000000003');
   // The payment resolved, and the four notifications (the payment, its resolution, the authorization, the capture) delivered.
   await receiver.waitFor(4);
-  for (let i = 0; i < 250; i++) {
+  await eventually(async () => {
     const events = await call(server.url, 'GET', '/admin/api/events?category=notification&limit=500', ADMIN);
-    if (events.json().events.filter((e: { type: string }) => e.type === 'NotificationDelivered').length === 4) break;
-    await new Promise((r) => setTimeout(r, 20));
-  }
+    return events.json().events.filter((e: { type: string }) => e.type === 'NotificationDelivered').length === 4;
+  }, { intervalMs: 20 });
 
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -68,6 +69,7 @@ t.test('from the timeline to an UNKNOWN payment’s history, its resolution, as-
   });
   t.teardown(() => browser.close());
   const context = await browser.newContext({ httpCredentials: { username: 'admin', password: PASSWORD }, viewport: { width: 1200, height: 800 } });
+  context.setDefaultTimeout(budget(30_000)); // a bound on a hang, sized for the machine's load
   const page = await context.newPage();
   // The pages work under their Content-Security-Policy: Chromium reports each thing it refuses.
   const refused: string[] = [];
@@ -75,13 +77,13 @@ t.test('from the timeline to an UNKNOWN payment’s history, its resolution, as-
   const opened = await page.goto(`${server.url}/admin/timeline`);
   t.match(opened?.headers()['content-security-policy'], /script-src 'sha256-/, 'the page is served with its policy');
   t.equal(opened?.headers()['x-frame-options'], 'DENY');
-  await page.locator('tr.event[data-type="PaymentOutcomeResolved"]').waitFor({ timeout: 30_000 });
+  await page.locator('tr.event[data-type="PaymentOutcomeResolved"]').waitFor({ timeout: budget(30_000) });
   if (SCREENSHOTS) await page.screenshot({ path: join(DOCS, 'timeline.png') });
 
   // One click from the payment's row.
   await page.locator('tr.event[data-type="PaymentRecorded"] a.history').click();
   await page.waitForURL(/\/admin\/history\?stream=/);
-  await page.locator('li.step').nth(1).waitFor({ timeout: 30_000 });
+  await page.locator('li.step').nth(1).waitFor({ timeout: budget(30_000) });
   t.equal(await page.locator('#history-title').textContent(), `Order 10000000003 of merchant ${M1.id}`);
   t.same(await page.locator('li.step').evaluateAll((steps) => steps.map((s) => (s as HTMLElement).dataset.type)), ['PaymentRecorded', 'PaymentOutcomeResolved'],
     'the UNKNOWN payment, then its resolution');

@@ -7,6 +7,7 @@ import { chromium } from 'playwright-core';
 import { cardBody, M1, MERCHANTS, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
 import { call, startServer } from '../helpers/server.js';
 import { streams } from '../../domain/events.js';
+import { budget } from '../helpers/slowdown.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 
@@ -22,6 +23,7 @@ t.test('the timeline page shows new events live', { skip: existsSync(CHROMIUM) ?
   });
   t.teardown(() => browser.close());
   const context = await browser.newContext({ httpCredentials: { username: 'admin', password: 'admin-secret-for-the-test' } });
+  context.setDefaultTimeout(budget(30_000)); // a bound on a hang, sized for the machine's load
   const page = await context.newPage();
   // The pages work under their Content-Security-Policy: Chromium reports each thing it refuses.
   const refused: string[] = [];
@@ -37,7 +39,7 @@ t.test('the timeline page shows new events live', { skip: existsSync(CHROMIUM) ?
   const paid = await call(server.url, 'PUT', payPath(M1.id, token, '10000000001', '1'), payAuth(M1), { apiOperation: 'PAY', transaction: { amount: '9.99', currency: 'USD' } });
   t.equal(paid.status, 201);
 
-  await page.locator('tr.event[data-type="PaymentRecorded"]').waitFor({ timeout: 30_000 });
+  await page.locator('tr.event[data-type="PaymentRecorded"]').waitFor({ timeout: budget(30_000) });
   const types = await page.locator('tr.event').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.type));
   t.same(types, ['TokenCreated', 'PaymentRecorded'], 'both events appear, in order');
 

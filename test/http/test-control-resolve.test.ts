@@ -8,6 +8,7 @@
 import t from 'tap';
 import { streams } from '../../domain/events.js';
 import { tokenAuth } from '../helpers/app.js';
+import { sleep } from '../helpers/poll.js';
 import {
   control, controlApp, createToken, logTypes, pay, refused, retrieveOrder, retrieveTransaction, TEST1, TEST10, until, type App,
 } from './test-control.fixture.js';
@@ -50,7 +51,7 @@ t.test('version 3: the chosen outcome, at once, whatever the rule would say; TES
   t.equal((await control(app, 'POST', `/merchants/${TEST10.id}/clock/advance`, { milliseconds: 3_600_000 })).statusCode, 200);
   t.equal((await control(app, 'POST', `/merchants/${TEST1.id}/clock/advance`, { milliseconds: 3_600_000 })).statusCode, 200);
   await until("TEST10's resolution by the rule", async () => (await retrieveTransaction(app, TEST10, '30000000001')).json().response.gatewayCode !== 'UNKNOWN');
-  await new Promise((r) => setTimeout(r, 100));
+  await sleep(100); // room for a second resolution of TEST1's, which must not come
   for (const order of ['30000000001', '30000000002', '30000000003']) t.equal(await resolvedCount(app, TEST1, order), 1, `${order}: resolved once`);
 });
 

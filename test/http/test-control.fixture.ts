@@ -5,6 +5,7 @@
 import type { Test } from 'tap';
 import type { EventStoreConfig } from '../../config.js';
 import { basic, buildTestApp, cardBody, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
+import { waitFor } from '../helpers/poll.js';
 
 export type App = Awaited<ReturnType<typeof buildTestApp>>;
 export interface Merchant { id: string; apiPassword: string; repository: { id: string } }
@@ -64,12 +65,9 @@ export const retrieveSession = (app: App, m: Merchant, id: string) =>
 export const logTypes = async (app: App, stream: string) =>
   (await app.gateway.store.readAll()).filter((e) => e.stream === stream).map((e) => e.type);
 
+/** Waits for `check` to hold (test/helpers/poll.ts: a deadline scaled by the load). */
 export async function until(what: string, check: () => Promise<boolean> | boolean, ms = 30_000) {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await waitFor(check, what, { timeoutMs: ms, intervalMs: 20 });
 }
 
 /** The gateway's error body with this status and field. */
