@@ -148,7 +148,7 @@ const outcomeRequest = (command: PayWithToken): OutcomeRequest => ({
 });
 
 function recordedPayment(state: OrderState, command: PayWithToken, rule: { index: number; answer: RuleAnswer } | undefined): Recorded {
-  const { outcome, captured, reversed } = decideOutcome(outcomeRequest(command), rule?.answer);
+  const { outcome, captured, reversed, decidedBy } = decideOutcome(outcomeRequest(command), rule);
   const before = state.exists ? state.totals : ZERO_TOTALS;
   const totalsAfter = captured
     ? { authorized: before.authorized + command.amount, captured: before.captured + command.amount, refunded: before.refunded }
@@ -160,6 +160,7 @@ function recordedPayment(state: OrderState, command: PayWithToken, rule: { index
   if (rule?.answer.latencyMs) payment.latencyMs = rule.answer.latencyMs;
   if (rule?.answer.fault === 'SERVER_FAILED') payment.fault = 'SERVER_FAILED';
   payment.outcome = outcome;
+  payment.decidedBy = decidedBy;
   payment.orderStatus = orderStatus(totalsAfter, outcome.result, reversed);
   payment.totalsAfter = totalsAfter;
   payment.timeOfRecord = command.now;

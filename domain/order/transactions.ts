@@ -9,7 +9,7 @@ import { InvalidRequest } from '../errors.js';
 import type { ApiOperation, OrderSource, OrderTotals, OrderTransactionRecorded, PaymentOutcome, PaymentRecorded, PaymentStarted, TransactionType } from '../events.js';
 import { firstMatchingRule, type MerchantRule } from '../merchant-rules.js';
 import { holdOf, startedEvent, type AcquirerIds } from './order.js';
-import { acquirerReferences, decideOutcome, gatewayDecision, type OutcomeRequest } from './payment-outcome.js';
+import { acquirerReferences, decideOutcome, gatewayDecision, type MatchedRule, type OutcomeRequest } from './payment-outcome.js';
 import { ZERO_TOTALS, type OrderState, type OrderTransaction } from './order-state.js';
 import { checkTotalWithin, statusOfTotals, totalsAfterFollowOn, totalsAfterVoid } from './totals.js';
 
@@ -131,7 +131,7 @@ export function decideOrderTransaction(state: OrderState, c: OrderTransactionCom
 const initiating = (c: OrderTransactionCommand) => c.apiOperation === 'PAY' || c.apiOperation === 'AUTHORIZE' || c.apiOperation === 'VERIFY';
 
 /** The merchant's first rule that matches a PAY, AUTHORIZE or VERIFY. */
-function ruleOf(c: OrderTransactionCommand): MerchantRule | undefined {
+function ruleOf(c: OrderTransactionCommand): MatchedRule | undefined {
   const source = c.source as OrderSource;
   return firstMatchingRule(c.rules ?? [], {
     amount: c.apiOperation === 'VERIFY' ? 0 : c.amount ?? 0, currency: c.currency as string, cardNumber: source.card.number, brand: source.card.brand,
@@ -179,7 +179,10 @@ function checkCurrency(state: OrderState, currency: string | undefined, field: s
 
 function recorded(
   state: OrderState, c: OrderTransactionCommand,
-  facts: { transactionType: TransactionType; amount: number; currency: string; outcome: PaymentOutcome; totalsAfter: OrderTotals; orderStatus: string; orderAmount?: number; targetTransactionId?: string; source?: OrderSource },
+  facts: {
+    transactionType: TransactionType; amount: number; currency: string; outcome: PaymentOutcome; totalsAfter: OrderTotals; orderStatus: string;
+    orderAmount?: number; targetTransactionId?: string; source?: OrderSource; rule?: number; decidedBy?: string;
+  },
 ): OrderTransaction {
   const source = facts.source ?? sourceOf(state);
   return {
@@ -196,7 +199,9 @@ function recorded(
     ...(source ? { source } : {}),
     ...(c.orderReference !== undefined ? { orderReference: c.orderReference } : {}),
     ...(c.transactionReference !== undefined ? { transactionReference: c.transactionReference } : {}),
+    ...(facts.rule !== undefined ? { rule: facts.rule } : {}),
     outcome: facts.outcome,
+    ...(facts.decidedBy !== undefined ? { decidedBy: facts.decidedBy } : {}),
     orderStatus: facts.orderStatus,
     totalsAfter: facts.totalsAfter,
     timeOfRecord: c.now,
@@ -216,7 +221,7 @@ function initial(state: OrderState, c: OrderTransactionCommand): OrderTransactio
     holderLastName: c.holderLastName, bypassMerchantRiskRules: c.bypassMerchantRiskRules === true, rules: c.rules ?? [],
     acquirerMerchantId: c.acquirerMerchantId, ids: c.ids, now: c.now,
   };
-  const { outcome, captured: stays, reversed } = decideOutcome(request, rule?.answer);
+  const { outcome, captured: stays, reversed, decidedBy } = decideOutcome(request, rule);
   const before = state.exists ? state.totals : ZERO_TOTALS;
   const totalsAfter = !stays || c.apiOperation === 'VERIFY' ? before
     : c.apiOperation === 'PAY'
@@ -229,7 +234,8 @@ function initial(state: OrderState, c: OrderTransactionCommand): OrderTransactio
   const transactionType: TransactionType = c.apiOperation === 'PAY' ? 'PAYMENT' : c.apiOperation === 'AUTHORIZE' ? 'AUTHORIZATION' : 'VERIFICATION';
   return recorded(state, c, {
     transactionType, amount, currency, outcome, totalsAfter, orderStatus: statusOfTotals(totalsAfter, otherwise),
-    ...(c.apiOperation === 'VERIFY' ? {} : { orderAmount: amount }), source,
+    ...(c.apiOperation === 'VERIFY' ? {} : { orderAmount: amount }), source, decidedBy,
+    ...(rule ? { rule: rule.index } : {}),
   });
 }
 
@@ -254,6 +260,7 @@ function followOn(state: OrderState, c: OrderTransactionCommand): OrderTransacti
   return recorded(state, c, {
     transactionType: capture ? 'CAPTURE' : 'REFUND', amount, currency: state.currency, outcome: approval(state, c),
     totalsAfter, orderStatus: statusOfTotals(totalsAfter, state.status),
+    decidedBy: capture ? 'the order\'s totals: within the amount authorized and not yet captured' : 'the order\'s totals: within the amount captured and not yet refunded',
   });
 }
 
@@ -276,5 +283,6 @@ function voidOf(state: OrderState, c: OrderTransactionCommand): OrderTransaction
   return recorded(state, c, {
     transactionType: type, amount: target.amount, currency: state.currency, outcome: approval(state, c), totalsAfter,
     orderStatus: statusOfTotals(totalsAfter, 'CANCELLED'), targetTransactionId: targetId,
+    decidedBy: `transaction ${targetId} succeeded and was not voided before`,
   });
 }
