@@ -19,7 +19,7 @@ import { maskCardNumbers } from '../lib/mask.js';
 import { streamHistory } from '../services/queries/stream-history.js';
 import { searchStreams } from '../services/queries/stream-search.js';
 import type { LookupDoc } from '../projections/lookup.js';
-import { matches, timelinePage, toTimelineEvent, type TimelineFilter } from '../services/queries/timeline.js';
+import { matches, timelinePage, timelinePageBackward, toTimelineEvent, type TimelineFilter } from '../services/queries/timeline.js';
 import { Opt, Pattern, Str } from '../schemas/common.js';
 import { refuseIfLocked } from '../plugins/auth-failures.js';
 import { errorBody } from '../plugins/errors.js';
@@ -39,7 +39,10 @@ const Filter = {
   merchantId: Opt(Pattern(1, 40, '^[0-9A-Za-z_-]+$', "characters 0-9 a-z A-Z '-' '_'")),
 };
 const Position = () => Pattern(1, 16, '^[0-9]+$', 'a position in the log (a whole number)');
-const EventsQuery = Type.Object({ ...Filter, after: Opt(Position()), limit: Opt(Pattern(1, 3, '^[0-9]+$', 'a whole number from 1 to 500')) }, { additionalProperties: false });
+const EventsQuery = Type.Object({
+  ...Filter, after: Opt(Position()), before: Opt(Position()), order: Opt(Pattern(3, 4, '^(asc|desc)$', 'asc (oldest first, after a position) or desc (newest first, before one)')),
+  limit: Opt(Pattern(1, 3, '^[0-9]+$', 'a whole number from 1 to 500')),
+}, { additionalProperties: false });
 const AsOfQuery = Type.Object({
   asOfRevision: Opt(Pattern(1, 16, '^[0-9]+$', 'a stream revision (0-based)')),
   asOf: Opt(Str(1, 40, 'an ISO 8601 instant')),
@@ -128,9 +131,10 @@ function historyRoutes(app: AdminApp): void {
 /** The timeline: a page of events, and the live ones as server-sent events. */
 function eventRoutes(app: AdminApp, headers: Record<string, string>): void {
   app.get('/admin/api/events', { schema: { querystring: EventsQuery } }, async (request) => {
-    const { after, limit, ...filter } = request.query;
+    const { after, before, order, limit, ...filter } = request.query;
     const count = limit === undefined ? 100 : Number(limit);
     if (count < 1 || count > 500) throw new InvalidRequest(`Value '${limit}' is invalid. Expected a whole number from 1 to 500`, 'limit');
+    if (order === 'desc') return timelinePageBackward(app.gateway.store, filter, before === undefined ? undefined : BigInt(before), count);
     return timelinePage(app.gateway.store, filter, BigInt(after ?? '0'), count);
   });
 
@@ -139,7 +143,7 @@ function eventRoutes(app: AdminApp, headers: Record<string, string>): void {
   app.addHook('preClose', async () => { for (const stop of [...live]) stop(); });
   // Server-sent events: every matching event after `after` (default: the head of the log).
   app.get('/admin/api/events/live', { schema: { querystring: EventsQuery } }, async (request, reply) => {
-    const { after, limit: _limit, ...filter } = request.query as TimelineFilter & { after?: string; limit?: string };
+    const { after, limit: _limit, before: _before, order: _order, ...filter } = request.query as TimelineFilter & { after?: string; limit?: string; before?: string; order?: string };
     const from = after === undefined ? await app.gateway.store.headPosition() : BigInt(after);
     reply.hijack();
     app.releaseSlotOnClose(request, reply);

@@ -19,6 +19,7 @@ import type { Projection } from '../../projections/projection.js';
 import { tokenKey, tokensProjection } from '../../projections/tokens.js';
 import type { EventStore, RecordedEvent } from '../../store/event-store.js';
 import { recordedAt } from './history.js';
+import { describe, type Outcome } from './outcome.js';
 import {
   categoryOf, changes, display, masked, merged, ref, requestOf, str, type Change, type EventRef, type RequestInfo,
 } from './stream-display.js';
@@ -27,7 +28,7 @@ import {
 export const RELATED_SCAN = 20_000;
 /** Related events (and a token's payments) at most in one answer. */
 const RELATED_MAX = 500;
-export const PAGE = 5_000;
+const PAGE = 5_000;
 
 export interface Step extends EventRef {
   recordedAt: string;
@@ -40,6 +41,8 @@ export interface Step extends EventRef {
   /** The stream's state after this step. */
   state: unknown;
   data: unknown;
+  /** What it did, in one line, and the rule that decided it (outcome.ts). */
+  outcome: Outcome;
 }
 
 export interface RelatedEvent extends EventRef {
@@ -49,16 +52,36 @@ export interface RelatedEvent extends EventRef {
   /** Why it is shown: caused by a step, or sharing a correlation id. */
   link: 'causation' | 'correlation';
   data: unknown;
+  outcome: Outcome;
 }
 
 export interface StreamHistory {
   stream: string;
   kind: string;
   title: string;
+  /** Whose stream it is (the ids of its first event): the page finds the requests made on it. */
+  subject: Subject;
   steps: Step[];
   /** The state after the last step shown (asOfRevision: that step). */
   state: unknown;
   related: { events: RelatedEvent[]; scannedFrom: number; scannedTo: number; next: number | null };
+}
+
+export interface Subject { merchantId?: string; orderId?: string; repositoryId?: string; token?: string; sessionId?: string }
+
+const SUBJECT_KEYS: Record<string, ReadonlyArray<keyof Subject>> = {
+  order: ['merchantId', 'orderId'], token: ['repositoryId', 'token'], session: ['merchantId', 'sessionId'], notification: ['merchantId', 'orderId'],
+};
+
+/** The ids of the stream's first event that name what the stream is about. */
+function subjectOf(kind: string, first: RecordedEvent): Subject {
+  const d = first.data as Record<string, unknown>;
+  const subject: Subject = {};
+  for (const key of SUBJECT_KEYS[kind] ?? []) {
+    const value = d[key];
+    if (typeof value === 'string') subject[key] = value;
+  }
+  return subject;
 }
 
 interface Folder { kind: string; title: string; evolve(state: unknown, e: RecordedEvent): unknown; includes?(e: RecordedEvent): boolean }
@@ -172,7 +195,7 @@ function foldSteps(folder: Folder, steps: RecordedEvent[], causes: Causes): { st
     const after = display(state);
     const step: Step = {
       ...ref(e), recordedAt: recordedAt(e), request: requestOf(e), ...causes.causedBy(e), caused: causes.caused(e.id),
-      changes: changes(shown, after), state: after ?? null, data: display(e.data),
+      changes: changes(shown, after), state: after ?? null, data: display(e.data), outcome: describe(e.type, e.data),
     };
     shown = after;
     return step;
@@ -195,9 +218,9 @@ export async function streamHistory(store: EventStore, stream: string, options: 
   const causes = await causesAmong(store, stream, own, [...all, ...found, ...included]);
   const folded = foldSteps(folder, steps, causes);
   return masked({
-    stream, kind: folder.kind, title: folder.title, steps: folded.steps, state: folded.state,
+    stream, kind: folder.kind, title: folder.title, subject: subjectOf(folder.kind, first), steps: folded.steps, state: folded.state,
     related: {
-      events: found.map((e) => ({ ...ref(e), recordedAt: recordedAt(e), request: requestOf(e), ...causes.causedBy(e), link: ids.has(String(e.metadata.causationId)) ? 'causation' as const : 'correlation' as const, data: display(e.data) })),
+      events: found.map((e) => ({ ...ref(e), recordedAt: recordedAt(e), request: requestOf(e), ...causes.causedBy(e), link: ids.has(String(e.metadata.causationId)) ? 'causation' as const : 'correlation' as const, data: display(e.data), outcome: describe(e.type, e.data) })),
       scannedFrom: Number(scannedFrom), scannedTo: Number(position), next: more ? Number(position) : null,
     },
   }) as StreamHistory;
