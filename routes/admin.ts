@@ -6,13 +6,11 @@
 // (ADMIN_PASSWORD_MIN_LENGTH), and wrong ones lock the admin credential like a merchant's
 // (plugins/auth-failures.ts, AUTH_FAILURE_LIMIT a minute, then 429 REQUEST_REJECTED).
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import basicAuth from '@fastify/basic-auth';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { adminPasswordProblem } from '../admin-access.js';
-import { ConfigError, PROJECT_ROOT } from '../config.js';
+import { ConfigError } from '../config.js';
 import { AuthenticationFailed, InvalidRequest } from '../domain/errors.js';
 import { orderHistory, tokenHistory, type AsOf } from '../services/queries/history.js';
 import { maskCardNumbers } from '../lib/mask.js';
@@ -25,6 +23,7 @@ import { refuseIfLocked } from '../plugins/auth-failures.js';
 import { errorBody } from '../plugins/errors.js';
 import { metricsRoute } from '../plugins/metrics.js';
 import { adminHeaders, guardAdmin } from './admin-guard.js';
+import { loadPage, pageRoutes } from './admin-pages.js';
 
 export interface AdminOptions {
   password: string | undefined;
@@ -98,13 +97,6 @@ async function adminAuthentication(app: AdminApp, password: string | undefined):
     },
   });
   app.addHook('onRequest', app.basicAuth);
-}
-
-/** The pages (web/): the timeline and the history. */
-function pages(app: AdminApp, page: string, historyPage: string): void {
-  app.get('/admin', async (_request, reply) => reply.redirect('/admin/timeline'));
-  app.get('/admin/timeline', async (_request, reply) => reply.type('text/html; charset=utf-8').send(page));
-  app.get('/admin/history', async (_request, reply) => reply.type('text/html; charset=utf-8').send(historyPage));
 }
 
 /** A stream's history, and the search for one. */
@@ -188,15 +180,14 @@ function asOfRoutes(app: AdminApp): void {
 }
 
 const admin: FastifyPluginAsyncTypebox<AdminOptions> = async (app, options) => {
-  const page = readFileSync(join(PROJECT_ROOT, 'web', 'timeline.html'), 'utf8');
-  const historyPage = readFileSync(join(PROJECT_ROOT, 'web', 'history.html'), 'utf8');
+  const pages = { timeline: loadPage('timeline'), history: loadPage('history') };
   // Before the password is looked at: the security headers, and the Host check.
-  const headers = adminHeaders([page, historyPage]);
+  const headers = adminHeaders(Object.values(pages));
   guardAdmin(app, headers, options.hosts ?? []);
   await adminAuthentication(app, options.password);
   // Prometheus metrics, behind the same credentials.
   await app.register(metricsRoute);
-  pages(app, page, historyPage);
+  pageRoutes(app, pages);
   historyRoutes(app);
   eventRoutes(app, headers);
   asOfRoutes(app);

@@ -47,7 +47,7 @@ t.test('the order API records the rule too, and the rule index; a capture or ref
   const base: OrderTransactionCommand = {
     type: 'OrderTransaction', merchantId: 'M', orderId: '20000000001', transactionId: 'auth-1', requestFingerprint: 'fp-a',
     apiOperation: 'AUTHORIZE', amount: 8000, currency: 'USD',
-    source: { repositoryId: 'R', token: '9123456789012348', card: card(5, 39) },
+    source: { repositoryId: 'R', token: '9123456789012348', card: { ...card(5, 39), type: 'CREDIT' } },
     rules: [{ match: { reference: 'other' }, answer: { gatewayCode: 'DECLINED' } }, { match: { amount: '80.00' }, answer: { gatewayCode: 'APPROVED' } }],
     acquirerMerchantId: 'M', ids: { authorizationCode: '123456', receipt: '100000000001', stan: '000001', acquirerTransactionId: 'ATX', batch: 20261121 }, now: NOW,
   };

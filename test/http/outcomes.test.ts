@@ -18,7 +18,7 @@ async function admin(app: App, url: string): Promise<Json> {
   return res.json() as Json;
 }
 
-async function put(app: App, url: string, authorization: string, payload: unknown, status = 201) {
+async function put(app: App, url: string, authorization: string, payload: Record<string, unknown>, status = 201) {
   const res = await app.inject({ method: 'PUT', url, headers: { authorization }, payload });
   if (res.statusCode !== status) throw new Error(`${url}: ${res.statusCode} ${res.body}`);
   return res.json() as Json;
