@@ -24,6 +24,7 @@ import { errorBody } from '../plugins/errors.js';
 import { metricsRoute } from '../plugins/metrics.js';
 import { adminHeaders, guardAdmin } from './admin-guard.js';
 import { loadPage, pageRoutes } from './admin-pages.js';
+import adminRequests from './admin-requests.js';
 
 export interface AdminOptions {
   password: string | undefined;
@@ -191,6 +192,8 @@ const admin: FastifyPluginAsyncTypebox<AdminOptions> = async (app, options) => {
   historyRoutes(app);
   eventRoutes(app, headers);
   asOfRoutes(app);
+  // The request journal (routes/admin-requests.ts), behind the same guard and credentials.
+  await app.register(adminRequests);
 };
 
 export default admin;

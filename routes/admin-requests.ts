@@ -1,0 +1,61 @@
+// The request journal's API (services/journal/), behind the admin plugin's guard and credentials
+// (routes/admin.ts registers it): GET /admin/api/requests, the requests this process answered,
+// newest first, filtered; GET /admin/api/requests/{id}, one of them by its request id (the
+// X-Request-Id of its answer, the metadata.requestId of the events it appended).
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { InvalidRequest } from '../domain/errors.js';
+import { errorBody } from '../plugins/errors.js';
+import { Opt, Pattern, Str } from '../schemas/common.js';
+import { findRequests, requestView, type RequestFilter } from '../services/journal/views.js';
+
+const RequestsQuery = Type.Object({
+  merchant: Opt(Str(1, 100)),
+  status: Opt(Pattern(3, 3, '^[1-5]([0-9][0-9]|xx)$', 'an HTTP status such as 400, or a class such as 4xx')),
+  operation: Opt(Pattern(1, 40, '^[A-Za-z_]+$', 'an operation such as PAY, REFUND, CREATE_TOKEN or RETRIEVE_ORDER')),
+  path: Opt(Str(1, 300, 'a part of the path')),
+  correlationId: Opt(Str(1, 100)),
+  order: Opt(Str(1, 100, 'an order id')),
+  transaction: Opt(Str(1, 100, 'a transaction id')),
+  token: Opt(Str(1, 100, 'a token id')),
+  since: Opt(Str(1, 40, 'an ISO 8601 instant')),
+  limit: Opt(Pattern(1, 4, '^[0-9]+$', 'a whole number from 1 to 1000')),
+}, { additionalProperties: false });
+type RequestsQuery = typeof RequestsQuery.static;
+
+const DEFAULT_LIMIT = 100;
+const MAX_LIMIT = 1000;
+
+function filterOf(query: RequestsQuery): RequestFilter {
+  const { status, operation, since, limit: _limit, ...exact } = query;
+  const filter: RequestFilter = { ...exact };
+  if (status !== undefined) filter.status = status.endsWith('xx') ? { class: Number(status[0]) } : { exact: Number(status) };
+  if (operation !== undefined) filter.operation = operation.toUpperCase();
+  if (since !== undefined) {
+    const time = Date.parse(since);
+    if (Number.isNaN(time)) throw new InvalidRequest(`Value '${since}' is invalid. Expected an ISO 8601 instant`, 'since');
+    filter.sinceMs = time;
+  }
+  return filter;
+}
+
+const adminRequests: FastifyPluginAsyncTypebox = async (app) => {
+  app.get('/admin/api/requests', {
+    schema: { summary: 'The request journal: API requests answered, newest first', querystring: RequestsQuery },
+  }, async (request) => {
+    const { limit } = request.query;
+    const count = limit === undefined ? DEFAULT_LIMIT : Number(limit);
+    if (count < 1 || count > MAX_LIMIT) throw new InvalidRequest(`Value '${limit}' is invalid. Expected a whole number from 1 to ${MAX_LIMIT}`, 'limit');
+    return { requests: findRequests(app.journal, filterOf(request.query), count) };
+  });
+
+  app.get('/admin/api/requests/:id', {
+    schema: { summary: 'One request of the journal, by its request id', params: Type.Object({ id: Str(1, 100, 'a request id (X-Request-Id)') }) },
+  }, async (request, reply) => {
+    const entry = app.journal.get(request.params.id);
+    if (!entry) return reply.code(404).send(errorBody('INVALID_REQUEST', { explanation: 'No such request in the journal (it keeps JOURNAL_SIZE requests of this process, none older than JOURNAL_MAX_AGE_MS)', field: 'id' }));
+    return requestView(entry);
+  });
+};
+
+export default adminRequests;
