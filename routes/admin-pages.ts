@@ -21,9 +21,11 @@ export function loadPage(name: string): string {
     .replace(/<script src="([^"]+)"><\/script>/g, (_tag, file: string) => `<script>\n${asset(file)}</script>`);
 }
 
-/** The pages: the timeline (events and requests) and the history. */
+/** The pages: the timeline (events and requests) and the history; their icon (a browser asks for one). */
 export function pageRoutes(app: FastifyInstance, pages: { timeline: string; history: string }): void {
+  const icon = readFileSync(join(WEB, 'favicon.svg'));
   app.get('/admin', async (_request, reply) => reply.redirect('/admin/timeline'));
+  app.get('/admin/favicon.svg', async (_request, reply) => reply.type('image/svg+xml').header('cache-control', 'max-age=86400').send(icon));
   app.get('/admin/timeline', async (_request, reply) => reply.type('text/html; charset=utf-8').send(pages.timeline));
   app.get('/admin/history', async (_request, reply) => reply.type('text/html; charset=utf-8').send(pages.history));
 }

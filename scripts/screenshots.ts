@@ -3,7 +3,7 @@
 // runs the failing checkout of scripts/demo-checkout.ts, and photographs the pages in Debian's
 // Chromium (/usr/bin/chromium, playwright-core; no browser is downloaded):
 //   docs/timeline.png       the events, newest first (1400×900)
-//   docs/journal.png        the requests, the refused refund opened
+//   docs/journal.png        the checkout's requests (its correlation id), the refused refund opened
 //   docs/history.png        the order of the checkout: its steps and the refused refund, opened
 //   docs/history-as-of.png  the UNKNOWN payment's order as of its first step
 //   docs/history-mobile.png the order at 375 px wide
@@ -88,8 +88,8 @@ async function main() {
     const page = await context.newPage();
     const order = encodeURIComponent(`order-${gateway.merchant.id}:${checkout.orderId}`);
     await shoot(page, `${gateway.url}/admin/timeline`, 'li.event[data-type="PaymentOutcomeResolved"]', 'timeline.png');
-    await shoot(page, `${gateway.url}/admin/timeline?view=requests`, 'li.request.refused', 'journal.png',
-      () => page.locator('li.request.refused').first().locator(':scope > .row').click());
+    await shoot(page, `${gateway.url}/admin/timeline?view=requests&correlationId=${checkout.correlationId}`, 'li.request.refused', 'journal.png',
+      () => page.locator('li.request.refused', { hasText: 'REFUND' }).locator(':scope > .row').click());
     await shoot(page, `${gateway.url}/admin/history?stream=${order}`, 'li.step.refused', 'history.png',
       () => page.locator('li.step.refused > .row').click());
     const unknown = encodeURIComponent(`order-${gateway.merchant.id}:${checkout.unknownOrderId}`);

@@ -36,12 +36,22 @@ function subjectLink(entry) {
   return null;
 }
 
+/** An accepted payment's outcome as its answer gives it: " → DECLINED", and its tone. */
+function answered(entry) {
+  const answer = bodyOf(entry.response);
+  const code = answer?.response?.gatewayCode;
+  if (!code) return { words: '', tone: 'ok' };
+  const result = answer.result;
+  return { words: ` → ${code}`, tone: result === 'FAILURE' ? 'failed' : result === 'UNKNOWN' || result === 'PENDING' ? 'pending' : 'ok' };
+}
+
 function requestRow(entry, fresh) {
   const refusal = refusalOf(entry);
   const bad = refused(entry);
+  const outcome = bad ? { words: ' refused', tone: 'failed' } : answered(entry);
   const item = row({
-    tone: bad ? 'failed' : 'ok', at: entry.at,
-    summary: [statusBadge(entry.status), ' ', bad ? `${requestTitle(entry)} refused` : requestTitle(entry)],
+    tone: outcome.tone, at: entry.at,
+    summary: [statusBadge(entry.status), ' ', `${requestTitle(entry)}${outcome.words}`],
     rule: bad && refusal ? `${refusal.field ? `${refusal.field}: ` : ''}${refusal.explanation || ''}` : undefined, ruleWord: 'refused by',
     meta: [el('span', { class: 'chip', title: entry.path }, `${entry.method} ${entry.path}`), entry.merchant ? el('span', {}, entry.merchant) : null,
       el('span', {}, `${entry.durationMs ?? '?'} ms`), subjectLink(entry)],

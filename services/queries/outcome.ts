@@ -94,7 +94,7 @@ const tokenCreated: Describe = (d) => {
   const verification = obj(d.verification);
   const scheme = obj(d.schemeToken);
   const parts = [`Token created · ${fundsOf(obj(d.sourceOfFunds))}`];
-  if (verification.strategy && verification.strategy !== 'NONE') parts.push(`verification ${str(verification.gatewayCode)}`);
+  if (verification.strategy && verification.strategy !== 'NONE') parts.push(str(verification.gatewayCode));
   if (scheme.status) parts.push(`scheme token ${str(scheme.status)}`);
   return { summary: parts.join(' · '), tone: 'ok', ...(scheme.rule ? { rule: `scheme token: ${str(scheme.rule)}` } : {}) };
 };
