@@ -69,9 +69,18 @@ const orderTransaction: Describe = (d) => {
 const resolved: Describe = (d) => ({
   summary: `UNKNOWN resolved → ${answered(d)}`,
   tone: toneOfResult(d.result),
-  rule: `the unknown-resolver: ${str(d.rule)}`,
+  rule: str(d.rule),
   ...(transactionOf(d) ? { transaction: transactionOf(d)! } : {}),
 });
+
+/** 16 min, 2 h, 3 days: a duration of the test-control clock. */
+function duration(ms: unknown): string {
+  const n = typeof ms === 'number' ? ms : Number.NaN;
+  for (const [unit, size] of [['days', 86_400_000], ['h', 3_600_000], ['min', 60_000], ['s', 1000]] as const) {
+    if (n >= size && n % size === 0) return `${n / size} ${unit}`;
+  }
+  return `${str(ms)} ms`;
+}
 
 const started: Describe = (d) => ({
   summary: `PAY ${money(d.amount, d.currency)} started: the acquirer answers in ${str(d.latencyMs)} ms, the order held until then`,
@@ -156,12 +165,19 @@ const DESCRIBE: Record<string, Describe> = {
     () => 'failed',
   ),
   NotificationAbandoned: notification((d) => `Notification abandoned after ${str(d.attempts)} attempts`, () => 'failed'),
+  // What a test did through the test-control API.
+  MerchantReset: (d) => ({ summary: `Merchant reset (reset ${str(d.reset)})${d.repositoryId ? ` with its repository ${str(d.repositoryId)}` : ''}: earlier data ignored`, tone: 'ok' }),
+  SandboxClockAdvanced: (d) => ({ summary: `Sandbox clock advanced by ${duration(d.advancedByMs)} to ${str(d.to)}`, tone: 'ok' }),
+  UnknownResolvedByTest: notification((d) => `UNKNOWN resolved by a test: ${str(d.gatewayCode)} chosen`),
+  NotificationRedeliveryRequested: notification(() => 'Notification redelivery requested by a test'),
+  NotificationRequestedByTest: notification(() => 'Notification requested by a test'),
 };
 
-/** What the event did; a type this page does not know: its name. */
-export function describe(type: string, data: unknown): Outcome {
+/** What the event did; a type this page does not know: its name. `reactor`: the reactor that appended it, named with its rule. */
+export function describe(type: string, data: unknown, reactor?: unknown): Outcome {
   const describer = DESCRIBE[type];
   const outcome = describer ? describer(obj(data)) : { summary: type, tone: 'ok' as const };
+  if (outcome.rule && typeof reactor === 'string' && !outcome.rule.startsWith('the ')) outcome.rule = `the ${reactor}: ${outcome.rule}`;
   // Event data holds no card number but masked ones; a free text (a rule, an error) is masked again.
   return {
     ...outcome, summary: maskCardNumbers(outcome.summary),

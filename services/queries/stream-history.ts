@@ -195,7 +195,7 @@ function foldSteps(folder: Folder, steps: RecordedEvent[], causes: Causes): { st
     const after = display(state);
     const step: Step = {
       ...ref(e), recordedAt: recordedAt(e), request: requestOf(e), ...causes.causedBy(e), caused: causes.caused(e.id),
-      changes: changes(shown, after), state: after ?? null, data: display(e.data), outcome: describe(e.type, e.data),
+      changes: changes(shown, after), state: after ?? null, data: display(e.data), outcome: describe(e.type, e.data, e.metadata.reactor),
     };
     shown = after;
     return step;
@@ -220,7 +220,7 @@ export async function streamHistory(store: EventStore, stream: string, options: 
   return masked({
     stream, kind: folder.kind, title: folder.title, subject: subjectOf(folder.kind, first), steps: folded.steps, state: folded.state,
     related: {
-      events: found.map((e) => ({ ...ref(e), recordedAt: recordedAt(e), request: requestOf(e), ...causes.causedBy(e), link: ids.has(String(e.metadata.causationId)) ? 'causation' as const : 'correlation' as const, data: display(e.data), outcome: describe(e.type, e.data) })),
+      events: found.map((e) => ({ ...ref(e), recordedAt: recordedAt(e), request: requestOf(e), ...causes.causedBy(e), link: ids.has(String(e.metadata.causationId)) ? 'causation' as const : 'correlation' as const, data: display(e.data), outcome: describe(e.type, e.data, e.metadata.reactor) })),
       scannedFrom: Number(scannedFrom), scannedTo: Number(position), next: more ? Number(position) : null,
     },
   }) as StreamHistory;

@@ -46,7 +46,7 @@ export const toTimelineEvent = (e: RecordedEvent): TimelineEvent => ({
   recordedAt: recordedAt(e),
   metadata: e.metadata,
   data: forDisplay(e.data),
-  outcome: describe(e.type, e.data),
+  outcome: describe(e.type, e.data, e.metadata.reactor),
 });
 
 const PAGE = 1000;
