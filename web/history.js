@@ -62,7 +62,7 @@ function summaryOf(history, requests) {
   const refused = requests.filter((r) => r.status >= 400).length;
   const failed = history.steps.filter((s) => s.outcome?.tone === 'failed').length;
   const summary = $('summary');
-  const parts = [`${history.steps.length} steps`, refused ? el('span', { class: 'badge s4' }, `${refused} refused`) : null,
+  const parts = [history.steps.length ? `${history.steps.length} steps` : 'Nothing recorded: every request on it was refused', refused ? el('span', { class: 'badge s4' }, `${refused} refused`) : null,
     failed ? el('span', { class: 'badge s4' }, `${failed} failed`) : null, ' · stream ', el('code', {}, history.stream), ' · ',
     el('a', { href: `/admin/timeline?stream=${encodeURIComponent(history.stream)}` }, 'in the timeline')];
   summary.replaceChildren(...parts.filter(Boolean));
@@ -77,11 +77,38 @@ function openLinked() {
   if (target?.open) { target.open(true); target.classList.add('selected'); target.scrollIntoView({ block: 'center' }); }
 }
 
+/**
+ * An order or token with no event (every request on it refused): its stream's name says whose it
+ * is, and the journal may hold the refused requests. Else undefined.
+ */
+async function refusedOnly(stream) {
+  const match = /^(order|token)-([^:]+):(.+)$/.exec(stream);
+  if (!match) return undefined;
+  const [, kind, owner, id] = match;
+  const subject = kind === 'order' ? { merchantId: decodeURIComponent(owner), orderId: id } : { repositoryId: decodeURIComponent(owner), token: id };
+  const history = {
+    stream, kind, subject, steps: [], state: null, related: { events: [], scannedFrom: 0, scannedTo: 0, next: null },
+    title: kind === 'order' ? `Order ${id} of merchant ${subject.merchantId}` : `Token ${id} (repository ${subject.repositoryId})`,
+  };
+  const requests = await requestsOf(history);
+  return requests.length ? { history, requests } : undefined;
+}
+
+async function historyOf(stream) {
+  try {
+    const history = await api(`/admin/api/history?stream=${encodeURIComponent(stream)}`);
+    return { history, requests: await requestsOf(history) };
+  } catch (error) {
+    const refused = error.status === 404 ? await refusedOnly(stream) : undefined;
+    if (refused) return refused;
+    throw error;
+  }
+}
+
 async function openStream(stream, push) {
   say(`Loading ${stream}…`);
   try {
-    const history = await api(`/admin/api/history?stream=${encodeURIComponent(stream)}`);
-    const requests = await requestsOf(history);
+    const { history, requests } = await historyOf(stream);
     current = { stream, history, requests };
     if (push) history_.pushState(null, '', `/admin/history?stream=${encodeURIComponent(stream)}`);
     $('results').hidden = true;

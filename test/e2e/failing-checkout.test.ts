@@ -124,6 +124,17 @@ t.test('a failing checkout, debugged from the pages', { skip: existsSync(CHROMIU
     t.match(await page.locator('li.step:not(.refused) > .row .summary').allInnerTexts(), ['#1 Token created', '#2 PAY 12.50 USD → DECLINED (05)']);
   });
 
+  await t.test('an order whose only request was refused: its page shows that request', async (t) => {
+    await page.goto(`${server.url}/admin/timeline?view=requests&status=400`);
+    const fuf = page.locator('li.request', { hasText: 'PAY 12.50 FUF refused' });
+    await fuf.waitFor({ timeout: 30_000 });
+    await fuf.getByRole('link', { name: 'Order 10000000009 →' }).click();
+    await page.locator('li.step.refused').waitFor({ timeout: 30_000 });
+    t.equal(await page.locator('#history-title').textContent(), `Order 10000000009 of merchant ${M1.id}`);
+    t.match(await page.locator('#summary').innerText(), 'Nothing recorded: every request on it was refused');
+    t.match(await page.locator('li.step.refused > .row').innerText(), /PAY 12\.50 FUF refused[\s\S]*refused by transaction\.currency/);
+  });
+
   await t.test('at 375 px wide: nothing wider than the screen, the refusal readable', async (t) => {
     await page.setViewportSize({ width: 375, height: 812 });
     await page.goto(`${server.url}/admin/history?stream=${encodeURIComponent(`order-${M1.id}:${checkout.orderId}`)}`);
