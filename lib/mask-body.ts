@@ -15,6 +15,7 @@ import { maskBankAccount } from '../domain/token/accounts.js';
 import { maskCardNumbers } from './mask.js';
 
 const SESSION_ID = /^SESSION[0-9]{24}$/;
+const SESSION_ID_LENGTH = 31;
 /** Levels below the body kept: as deep as the gateway accepts (MAX_NESTING of plugins/request-values.ts). */
 const MAX_DEPTH = 32;
 export const TOO_DEEP = '[too deep]';
@@ -34,8 +35,13 @@ function maskedSecret(key: string, text: string): string | undefined {
 /** A copy of `value` (parsed JSON, or NVP's fields) with every secret masked. */
 export function maskedBody(value: unknown, key = '', depth = 0): unknown {
   switch (typeof value) {
-    case 'string':
-      return maskedSecret(key, value) ?? (SESSION_ID.test(value) ? value : maskCardNumbers(value));
+    case 'string': {
+      const secret = maskedSecret(key, value);
+      if (secret !== undefined) return secret;
+      // Shorter than a card number's 12 digits (most strings of a body): nothing to mask.
+      if (value.length < 12) return value;
+      return value.length === SESSION_ID_LENGTH && SESSION_ID.test(value) ? value : maskCardNumbers(value);
+    }
     case 'number': {
       const secret = maskedSecret(key, String(value));
       if (secret !== undefined) return secret;

@@ -1,13 +1,14 @@
 // The request journal's API (services/journal/), behind the admin plugin's guard and credentials
-// (routes/admin.ts registers it): GET /admin/api/requests, the requests this process answered,
-// newest first, filtered; GET /admin/api/requests/{id}, one of them by its request id (the
+// (routes/admin.ts registers it): GET /admin/api/requests, the requests answered (with WORKERS >
+// 1, by any worker: journal-cluster.ts), newest first, filtered; GET /admin/api/requests/{id}, one of them by its request id (the
 // X-Request-Id of its answer, the metadata.requestId of the events it appended).
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { InvalidRequest } from '../domain/errors.js';
 import { errorBody } from '../plugins/errors.js';
 import { Opt, Pattern, Str } from '../schemas/common.js';
-import { findRequests, requestView, type RequestFilter } from '../services/journal/views.js';
+import type { Merchants } from '../merchants.js';
+import { findEverywhere, requestView, streamConcern, type RequestFilter } from '../services/journal/views.js';
 
 const RequestsQuery = Type.Object({
   merchant: Opt(Str(1, 100)),
@@ -18,6 +19,7 @@ const RequestsQuery = Type.Object({
   order: Opt(Str(1, 100, 'an order id')),
   transaction: Opt(Str(1, 100, 'a transaction id')),
   token: Opt(Str(1, 100, 'a token id')),
+  stream: Opt(Str(1, 300, 'a stream, such as order-TESTMERCHANT01:10000000001 or token-REPO01:9007136675895052')),
   since: Opt(Str(1, 40, 'an ISO 8601 instant')),
   limit: Opt(Pattern(1, 4, '^[0-9]+$', 'a whole number from 1 to 1000')),
 }, { additionalProperties: false });
@@ -26,9 +28,10 @@ type RequestsQuery = typeof RequestsQuery.static;
 const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 1000;
 
-function filterOf(query: RequestsQuery): RequestFilter {
-  const { status, operation, since, limit: _limit, ...exact } = query;
+function filterOf(query: RequestsQuery, merchants: Merchants): RequestFilter {
+  const { status, operation, since, stream, limit: _limit, ...exact } = query;
   const filter: RequestFilter = { ...exact };
+  if (stream !== undefined) filter.stream = streamConcern(stream, (repository) => merchants.list.filter((m) => m.repository.id === repository).map((m) => m.id));
   if (status !== undefined) filter.status = status.endsWith('xx') ? { class: Number(status[0]) } : { exact: Number(status) };
   if (operation !== undefined) filter.operation = operation.toUpperCase();
   if (since !== undefined) {
@@ -46,15 +49,18 @@ const adminRequests: FastifyPluginAsyncTypebox = async (app) => {
     const { limit } = request.query;
     const count = limit === undefined ? DEFAULT_LIMIT : Number(limit);
     if (count < 1 || count > MAX_LIMIT) throw new InvalidRequest(`Value '${limit}' is invalid. Expected a whole number from 1 to ${MAX_LIMIT}`, 'limit');
-    return { requests: findRequests(app.journal, filterOf(request.query), count) };
+    return { requests: await findEverywhere(app.journal, filterOf(request.query, app.gateway.merchants), count) };
   });
 
   app.get('/admin/api/requests/:id', {
     schema: { summary: 'One request of the journal, by its request id', params: Type.Object({ id: Str(1, 100, 'a request id (X-Request-Id)') }) },
   }, async (request, reply) => {
     const entry = app.journal.get(request.params.id);
-    if (!entry) return reply.code(404).send(errorBody('INVALID_REQUEST', { explanation: 'No such request in the journal (it keeps JOURNAL_SIZE requests of this process, none older than JOURNAL_MAX_AGE_MS)', field: 'id' }));
-    return requestView(entry);
+    if (entry) return requestView(entry);
+    // With WORKERS > 1, another worker may have answered it.
+    const [found] = await findEverywhere(app.journal, { id: request.params.id }, 1);
+    if (!found) return reply.code(404).send(errorBody('INVALID_REQUEST', { explanation: 'No such request in the journal (it keeps the last JOURNAL_SIZE requests, none older than JOURNAL_MAX_AGE_MS)', field: 'id' }));
+    return found;
   });
 };
 

@@ -53,6 +53,54 @@ export interface JournalEntry {
   events: JournalEvent[];
 }
 
+/** What the admin API filters the journal by (services/journal/views.ts); plain data, sent between workers. */
+export interface RequestFilter {
+  /** One request, by its id. */
+  id?: string | undefined;
+  merchant?: string | undefined;
+  /** An HTTP status (400), or a class (4: 4xx). */
+  status?: { exact: number } | { class: number } | undefined;
+  operation?: string | undefined;
+  /** A part of the path. */
+  path?: string | undefined;
+  correlationId?: string | undefined;
+  order?: string | undefined;
+  transaction?: string | undefined;
+  token?: string | undefined;
+  /** Requests that arrived at or after this instant (ms since the epoch). */
+  sinceMs?: number | undefined;
+  /** Requests concerning a stream (views.ts streamConcern). */
+  stream?: StreamConcern | undefined;
+}
+
+/**
+ * The requests of a stream's history: those that appended to it, and, since a refused request
+ * appends nothing, those of one of its merchants naming its order, or its token.
+ */
+export interface StreamConcern { name: string; merchants: readonly string[]; order?: string | undefined; token?: string | undefined }
+
+export interface Refusal { field: string | null; explanation: string }
+
+/** An entry as the admin API answers it (services/journal/views.ts requestView). */
+export interface RequestView {
+  id: string;
+  at: string;
+  method: string;
+  path: string;
+  operation: string | null;
+  status: number;
+  durationMs: number;
+  merchant: string | null;
+  correlationId: string;
+  order: string | null;
+  transaction: string | null;
+  token: string | null;
+  request: unknown;
+  response: unknown;
+  events: JournalEvent[];
+  refusal?: Refusal;
+}
+
 /** Events of requests not yet recorded (the log handed them over before the answer was sent). */
 const EARLY_MAX = 1024;
 
@@ -73,6 +121,12 @@ export class Journal {
   constructor(readonly settings: JournalSettings, private readonly ownRequest: (id: string) => boolean, readonly now: () => number = Date.now) {
     this.ring = new Array<JournalEntry | undefined>(settings.size);
   }
+
+  /**
+   * With WORKERS > 1: the entries the other workers' journals find (journal-cluster.ts); unset in
+   * one process.
+   */
+  peers: ((filter: RequestFilter, limit: number) => Promise<RequestView[]>) | undefined;
 
   get enabled(): boolean { return this.settings.size > 0; }
 

@@ -3,45 +3,12 @@
 // or an NVP answer's pairs) and masked again (a second guard: lib/mask-body.ts), and for a
 // refusal the field and explanation of its error body.
 import { maskedBody } from '../../lib/mask-body.js';
-import type { Journal, JournalEntry, JournalEvent } from './journal.js';
+import type { Journal, JournalEntry, Refusal, RequestFilter, RequestView, StreamConcern } from './journal.js';
 
-export interface RequestFilter {
-  merchant?: string | undefined;
-  /** An HTTP status (400), or a class (4: 4xx). */
-  status?: { exact: number } | { class: number } | undefined;
-  operation?: string | undefined;
-  /** A part of the path. */
-  path?: string | undefined;
-  correlationId?: string | undefined;
-  order?: string | undefined;
-  transaction?: string | undefined;
-  token?: string | undefined;
-  /** Requests that arrived at or after this instant (ms since the epoch). */
-  sinceMs?: number | undefined;
-}
-
-export interface Refusal { field: string | null; explanation: string }
-
-export interface RequestView {
-  id: string;
-  at: string;
-  method: string;
-  path: string;
-  operation: string | null;
-  status: number;
-  durationMs: number;
-  merchant: string | null;
-  correlationId: string;
-  order: string | null;
-  transaction: string | null;
-  token: string | null;
-  request: unknown;
-  response: unknown;
-  events: JournalEvent[];
-  refusal?: Refusal;
-}
+export type { RequestFilter, RequestView } from './journal.js';
 
 export function matches(filter: RequestFilter, entry: JournalEntry): boolean {
+  if (filter.id !== undefined && entry.id !== filter.id) return false;
   if (filter.merchant !== undefined && entry.merchant !== filter.merchant) return false;
   if (filter.status !== undefined) {
     if ('exact' in filter.status ? entry.status !== filter.status.exact : Math.floor(entry.status / 100) !== filter.status.class) return false;
@@ -53,7 +20,32 @@ export function matches(filter: RequestFilter, entry: JournalEntry): boolean {
   if (filter.transaction !== undefined && entry.transaction !== filter.transaction) return false;
   if (filter.token !== undefined && entry.token !== filter.token) return false;
   if (filter.sinceMs !== undefined && entry.atMs < filter.sinceMs) return false;
+  if (filter.stream !== undefined && !concerns(filter.stream, entry)) return false;
   return true;
+}
+
+function concerns(stream: StreamConcern, entry: JournalEntry): boolean {
+  if (entry.events.some((e) => e.stream === stream.name)) return true;
+  if (entry.merchant === null || !stream.merchants.includes(entry.merchant)) return false;
+  return (stream.order !== undefined && entry.order === stream.order) || (stream.token !== undefined && entry.token === stream.token);
+}
+
+/**
+ * What a stream's name says of the requests concerning it (domain/streams.ts: `<category>-<owner>:<id>`,
+ * the owner escaped): an order's merchant and id; a token's id and the merchants of its repository
+ * (`merchantsOf`). Any other stream: the requests that appended to it.
+ */
+export function streamConcern(name: string, merchantsOf: (repositoryId: string) => readonly string[]): StreamConcern {
+  const dash = name.indexOf('-');
+  const colon = name.indexOf(':', dash + 1);
+  if (dash < 0 || colon < 0) return { name, merchants: [] };
+  const owner = name.slice(dash + 1, colon).replace(/%25|%3A/g, (c) => (c === '%25' ? '%' : ':'));
+  const id = name.slice(colon + 1);
+  switch (name.slice(0, dash)) {
+    case 'order': return { name, merchants: [owner], order: id };
+    case 'token': return { name, merchants: merchantsOf(owner), token: id };
+    default: return { name, merchants: [] };
+  }
 }
 
 /** Up to `limit` entries matching the filter, newest first, as the API answers them. */
@@ -65,6 +57,19 @@ export function findRequests(journal: Journal, filter: RequestFilter, limit: num
     if (found.length >= limit) break;
   }
   return found;
+}
+
+const newestFirst = (a: RequestView, b: RequestView) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0);
+
+/**
+ * findRequests over every worker's journal with WORKERS > 1 (journal.peers: journal-cluster.ts),
+ * newest first by arrival; this process's alone otherwise.
+ */
+export async function findEverywhere(journal: Journal, filter: RequestFilter, limit: number): Promise<RequestView[]> {
+  const own = findRequests(journal, filter, limit);
+  if (!journal.peers) return own;
+  const theirs = await journal.peers(filter, limit);
+  return [...own, ...theirs].sort(newestFirst).slice(0, limit);
 }
 
 /** An NVP answer's pairs, as sent (flat, dotted names). */

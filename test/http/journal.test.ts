@@ -66,6 +66,11 @@ t.test('a refused REFUND: its masked body, its answer and its refusal, on its or
   t.same(history.requests.map((r) => [r.operation, r.status]), [['REFUND', 400], ['PAY', 201]], "the order's requests, newest first");
   t.same(history.requests[1]!.token, token, 'the PAY names the token its body pays with');
   t.equal(history.requests[1]!.refusal, undefined, 'no refusal on an accepted request');
+  const ofStream = await journal(app, `?stream=${encodeURIComponent(`order-${M1.id}:o1`)}`);
+  t.same(ofStream.requests.map((r) => r.id), history.requests.map((r) => r.id), "by the order's stream: the same, the refused one too");
+  const ofToken = await journal(app, `?stream=${encodeURIComponent(`token-REPO01:${token}`)}`);
+  t.same(ofToken.requests.map((r) => [r.operation, r.status]), [['PAY', 201], ['CREATE_TOKEN', 201]], "by the token's stream: its creation and the payment with it");
+  t.same((await journal(app, `?stream=${encodeURIComponent(`order-${M2.id}:o1`)}`)).requests, [], "another merchant's order of the same id: none");
 
   const one = await app.inject({ method: 'GET', url: `/admin/api/requests/${idOf(refused)}`, headers: { authorization: ADMIN } });
   t.equal(one.statusCode, 200);
@@ -131,6 +136,13 @@ t.test('card numbers, security codes and bank accounts masked: nothing in clear 
   t.equal(byId.get(idOf(viaNvp))!.operation, 'CREATE_TOKEN', "NVP's TOKENIZE without a token id is a create");
   t.equal(byId.get(idOf(asNumber))!.request.sourceOfFunds.provided.card.number, '411111xxxxxx1111', 'a card number sent as a JSON number');
   t.equal(byId.get(idOf(ach))!.request.sourceOfFunds.provided.ach.bankAccountNumber, 'xxxxxxx2233', 'a bank account number');
+
+  // An answer asked unmasked (clear with a client certificate: test/e2e/token-unmask.test.ts) is
+  // masked before it is kept, not kept as its text.
+  const unmask = await app.inject({ method: 'POST', url: tokenPath(M1.id), headers: { authorization: tokenAuth(M1) }, payload: { ...cardBody(), responseControls: { sensitiveData: 'UNMASK' } } });
+  t.equal(unmask.statusCode, 201);
+  t.equal(typeof app.journal.get(idOf(unmask))!.response, 'object', 'kept masked');
+  t.equal(typeof app.journal.get(idOf(created))!.response, 'string', 'another answer: kept as sent');
 });
 
 t.test('bounded: JOURNAL_SIZE entries, none older than JOURNAL_MAX_AGE_MS; JOURNAL_SIZE=0 records nothing', async (t) => {
