@@ -5,13 +5,10 @@
 let current = null; // { stream, history, requests }
 const history_ = window.history;
 
-/** The journal's requests on this order or token (none where there is no journal). */
+/** The journal's requests on this order or token: those that appended to it, and the refused ones naming it (none where there is no journal). */
 async function requestsOf(history) {
-  const s = history.subject || {};
-  const params = new URLSearchParams({ limit: '200' });
-  if (history.kind === 'order' && s.merchantId && s.orderId) { params.set('merchant', s.merchantId); params.set('order', s.orderId); }
-  else if (history.kind === 'token' && s.token) params.set('token', s.token);
-  else return [];
+  if (history.kind !== 'order' && history.kind !== 'token') return [];
+  const params = new URLSearchParams({ stream: history.stream, limit: '200' });
   try { return (await api(`/admin/api/requests?${params}`)).requests || []; } catch { return []; }
 }
 
@@ -85,10 +82,9 @@ async function refusedOnly(stream) {
   const match = /^(order|token)-([^:]+):(.+)$/.exec(stream);
   if (!match) return undefined;
   const [, kind, owner, id] = match;
-  const subject = kind === 'order' ? { merchantId: decodeURIComponent(owner), orderId: id } : { repositoryId: decodeURIComponent(owner), token: id };
   const history = {
-    stream, kind, subject, steps: [], state: null, related: { events: [], scannedFrom: 0, scannedTo: 0, next: null },
-    title: kind === 'order' ? `Order ${id} of merchant ${subject.merchantId}` : `Token ${id} (repository ${subject.repositoryId})`,
+    stream, kind, steps: [], state: null, related: { events: [], scannedFrom: 0, scannedTo: 0, next: null },
+    title: kind === 'order' ? `Order ${id} of merchant ${decodeURIComponent(owner)}` : `Token ${id} (repository ${decodeURIComponent(owner)})`,
   };
   const requests = await requestsOf(history);
   return requests.length ? { history, requests } : undefined;

@@ -59,29 +59,10 @@ export interface StreamHistory {
   stream: string;
   kind: string;
   title: string;
-  /** Whose stream it is (the ids of its first event): the page finds the requests made on it. */
-  subject: Subject;
   steps: Step[];
   /** The state after the last step shown (asOfRevision: that step). */
   state: unknown;
   related: { events: RelatedEvent[]; scannedFrom: number; scannedTo: number; next: number | null };
-}
-
-export interface Subject { merchantId?: string; orderId?: string; repositoryId?: string; token?: string; sessionId?: string }
-
-const SUBJECT_KEYS: Record<string, ReadonlyArray<keyof Subject>> = {
-  order: ['merchantId', 'orderId'], token: ['repositoryId', 'token'], session: ['merchantId', 'sessionId'], notification: ['merchantId', 'orderId'],
-};
-
-/** The ids of the stream's first event that name what the stream is about. */
-function subjectOf(kind: string, first: RecordedEvent): Subject {
-  const d = first.data as Record<string, unknown>;
-  const subject: Subject = {};
-  for (const key of SUBJECT_KEYS[kind] ?? []) {
-    const value = d[key];
-    if (typeof value === 'string') subject[key] = value;
-  }
-  return subject;
 }
 
 interface Folder { kind: string; title: string; evolve(state: unknown, e: RecordedEvent): unknown; includes?(e: RecordedEvent): boolean }
@@ -218,7 +199,7 @@ export async function streamHistory(store: EventStore, stream: string, options: 
   const causes = await causesAmong(store, stream, own, [...all, ...found, ...included]);
   const folded = foldSteps(folder, steps, causes);
   return masked({
-    stream, kind: folder.kind, title: folder.title, subject: subjectOf(folder.kind, first), steps: folded.steps, state: folded.state,
+    stream, kind: folder.kind, title: folder.title, steps: folded.steps, state: folded.state,
     related: {
       events: found.map((e) => ({ ...ref(e), recordedAt: recordedAt(e), request: requestOf(e), ...causes.causedBy(e), link: ids.has(String(e.metadata.causationId)) ? 'causation' as const : 'correlation' as const, data: display(e.data), outcome: describe(e.type, e.data, e.metadata.reactor) })),
       scannedFrom: Number(scannedFrom), scannedTo: Number(position), next: more ? Number(position) : null,

@@ -68,10 +68,8 @@ t.test('timeline events and history steps say what happened, how it ended and wh
   t.same(filtered.events.map((e: Json) => e.data.transactionId), ['cap-1', 'auth-1'], 'a filter, newest first');
 
   const history = await admin(app, `/admin/api/history?stream=${encodeURIComponent(streams.order(M1.id, '10000000002'))}`);
-  t.same(history.subject, { merchantId: M1.id, orderId: '10000000002' }, 'whose order it is');
   t.same(history.steps.map((s: Json) => s.outcome.summary), ['PAY 12.51 USD → UNKNOWN (91)', 'UNKNOWN resolved → DECLINED (05)']);
   const token = await admin(app, `/admin/api/history?stream=${encodeURIComponent(streams.token(M1.repository.id, declined))}`);
-  t.same(token.subject, { repositoryId: M1.repository.id, token: declined });
   t.same(token.steps.map((s: Json) => [s.outcome.summary, s.outcome.tone]).slice(1), [['PAY 12.50 USD → DECLINED (05)', 'failed']],
     'a token’s history shows the payment made with it, not only its last use');
 });
