@@ -25,7 +25,8 @@ export function loadPage(name: string): string {
 export function pageRoutes(app: FastifyInstance, pages: { timeline: string; history: string }): void {
   const icon = readFileSync(join(WEB, 'favicon.svg'));
   app.get('/admin', async (_request, reply) => reply.redirect('/admin/timeline'));
-  app.get('/admin/favicon.svg', async (_request, reply) => reply.type('image/svg+xml').header('cache-control', 'max-age=86400').send(icon));
+  // Not an API: left out of the API reference.
+  app.get('/admin/favicon.svg', { schema: { hide: true } }, async (_request, reply) => reply.type('image/svg+xml').header('cache-control', 'max-age=86400').send(icon));
   app.get('/admin/timeline', async (_request, reply) => reply.type('text/html; charset=utf-8').send(pages.timeline));
   app.get('/admin/history', async (_request, reply) => reply.type('text/html; charset=utf-8').send(pages.history));
 }
