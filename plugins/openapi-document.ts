@@ -51,7 +51,7 @@ const ADMIN_SUMMARIES: Readonly<Record<string, string>> = {
   '/admin/history': "A stream's history page",
   '/admin/api/history': "A stream's history: each step with the state after it",
   '/admin/api/search': 'Find streams by order id, token, session id, transaction id or correlation id',
-  '/admin/api/events': 'Events of the log, filtered and paged',
+  '/admin/api/events': 'Events of the log, filtered and paged, oldest or newest first, each with what it did',
   '/admin/api/events/live': 'Events of the log as they are appended (server-sent events)',
   '/admin/api/tokens/:repositoryId/:token': "A token's history, as of a revision or an instant",
   '/admin/api/orders/:merchantId/:orderId': "An order's history, as of a revision or an instant",

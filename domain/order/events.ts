@@ -70,6 +70,8 @@ export interface PaymentRecorded {
     /** A merchant rule made the first answer to this payment a simulated SERVER_FAILED (500). */
     fault?: 'SERVER_FAILED';
     outcome: PaymentOutcome;
+    /** The rule that chose the outcome, in words (payment-outcome.ts); absent in payments recorded before it was kept. */
+    decidedBy?: string;
     orderStatus: string;
     totalsAfter: OrderTotals;
     timeOfRecord: string;
@@ -185,7 +187,11 @@ export interface OrderTransactionRecorded {
     source?: OrderSource;
     orderReference?: string;
     transactionReference?: string;
+    /** PAY, AUTHORIZE, VERIFY: index of the merchant rule (merchants file) that matched, if any. */
+    rule?: number;
     outcome: PaymentOutcome;
+    /** The rule that chose the outcome, in words (payment-outcome.ts; a capture, refund or void: the order's totals). */
+    decidedBy?: string;
     orderStatus: string;
     totalsAfter: OrderTotals;
     timeOfRecord: string;

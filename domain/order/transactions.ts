@@ -5,12 +5,12 @@
 // refused (400, nothing recorded) otherwise. Each is recorded as OrderTransactionRecorded.
 import { InvalidRequest } from '../errors.js';
 import type { ApiOperation, OrderSource, OrderTotals, PaymentOutcome, TransactionType } from '../events.js';
-import { firstMatchingRule, type MerchantRule } from '../merchant-rules.js';
+import { firstMatchingRule } from '../merchant-rules.js';
 import type { FollowOn, Initiating, OrderApiCommand, OrderDecision, Void } from './commands.js';
 import { holdOf, lockFailure, replayOf, startedEvent, whileHeld } from './hold.js';
 import { ZERO_TOTALS, type OrderState, type OrderTransaction } from './order-state.js';
 import { authorizationCodeOf, sourceOf, transactionOf } from './order-views.js';
-import { acquirerReferences, decideOutcome, type OutcomeRequest } from './payment-outcome.js';
+import { acquirerReferences, decideOutcome, type MatchedRule, type OutcomeRequest } from './payment-outcome.js';
 import { checkCurrency, checkTotalWithin, statusOfTotals, totalsAfterFollowOn, totalsAfterVoid } from './totals.js';
 
 type Decision = OrderDecision<OrderTransaction>;
@@ -78,6 +78,7 @@ export function decideFollowOn(c: FollowOn, state: OrderState): Decision {
   return recordedAs(recorded(state, c, {
     transactionType: capture ? 'CAPTURE' : 'REFUND', amount: c.amount, currency: state.currency, outcome: approval(state, c),
     totalsAfter, orderStatus: statusOfTotals(totalsAfter, state.status),
+    decidedBy: capture ? 'the order\'s totals: within the amount authorized and not yet captured' : 'the order\'s totals: within the amount captured and not yet refunded',
   }));
 }
 
@@ -102,6 +103,7 @@ export function decideVoid(c: Void, state: OrderState): Decision {
   return recordedAs(recorded(state, c, {
     transactionType: type, amount: target.amount, currency: state.currency, outcome: approval(state, c), totalsAfter,
     orderStatus: statusOfTotals(totalsAfter, 'CANCELLED'), targetTransactionId: targetId,
+    decidedBy: `transaction ${targetId} succeeded and was not voided before`,
   }));
 }
 
@@ -143,7 +145,7 @@ function locked(state: OrderState, c: OrderApiCommand): OrderTransaction {
 
 interface Facts {
   transactionType: TransactionType; amount: number; currency: string; outcome: PaymentOutcome; totalsAfter: OrderTotals; orderStatus: string;
-  orderAmount?: number; targetTransactionId?: string; source?: OrderSource;
+  orderAmount?: number; targetTransactionId?: string; source?: OrderSource; rule?: number; decidedBy?: string;
 }
 
 function recorded(state: OrderState, c: OrderApiCommand, facts: Facts): OrderTransaction {
@@ -163,7 +165,9 @@ function recorded(state: OrderState, c: OrderApiCommand, facts: Facts): OrderTra
     ...(source ? { source } : {}),
     ...(orderReference !== undefined ? { orderReference } : {}),
     ...(c.transactionReference !== undefined ? { transactionReference: c.transactionReference } : {}),
+    ...(facts.rule !== undefined ? { rule: facts.rule } : {}),
     outcome: facts.outcome,
+    ...(facts.decidedBy !== undefined ? { decidedBy: facts.decidedBy } : {}),
     orderStatus: facts.orderStatus,
     totalsAfter: facts.totalsAfter,
     timeOfRecord: c.now,
@@ -171,7 +175,7 @@ function recorded(state: OrderState, c: OrderApiCommand, facts: Facts): OrderTra
 }
 
 /** PAY, AUTHORIZE, VERIFY as recorded: the order's currency and total checked, the outcome chosen, its effect on the order. */
-function initial(state: OrderState, c: Initiating, rule: { answer: MerchantRule['answer'] } | undefined, effect: Effect): OrderTransaction {
+function initial(state: OrderState, c: Initiating, rule: MatchedRule | undefined, effect: Effect): OrderTransaction {
   checkCurrency(state, c.currency, 'order.currency');
   checkTotalWithin(state, c.amount, c.currency, 'order.amount');
   const request: OutcomeRequest = {
@@ -179,13 +183,14 @@ function initial(state: OrderState, c: Initiating, rule: { answer: MerchantRule[
     holderLastName: c.holderLastName, bypassMerchantRiskRules: c.bypassMerchantRiskRules === true, rules: c.rules,
     acquirerMerchantId: c.acquirerMerchantId, ids: c.ids, now: c.now,
   };
-  const { outcome, captured: stays, reversed } = decideOutcome(request, rule?.answer);
+  const { outcome, captured: stays, reversed, decidedBy } = decideOutcome(request, rule);
   const before = state.exists ? state.totals : ZERO_TOTALS;
   const totalsAfter = stays ? effect.approved(before, c.amount) : before;
   const otherwise = reversed ? 'CANCELLED' : effect.otherwise(outcome.result, state);
   return recorded(state, c, {
     transactionType: effect.transactionType, amount: c.amount, currency: c.currency, outcome, totalsAfter,
-    orderStatus: statusOfTotals(totalsAfter, otherwise), ...(c.type === 'VERIFY' ? {} : { orderAmount: c.amount }), source: c.source,
+    orderStatus: statusOfTotals(totalsAfter, otherwise), ...(c.type === 'VERIFY' ? {} : { orderAmount: c.amount }), source: c.source, decidedBy,
+    ...(rule ? { rule: rule.index } : {}),
   });
 }
 
