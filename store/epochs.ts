@@ -98,6 +98,13 @@ export function withEpochs<S extends EventStore>(store: S, epochs: Epochs): S {
       else Reflect.set(target, key, value, target);
       return true;
     },
+    defineProperty(target, key, descriptor) {
+      if ((key === 'readStream' || key === 'append') && descriptor.value !== undefined) {
+        own[key] = descriptor.value as never;
+        return true;
+      }
+      return Reflect.defineProperty(target, key, descriptor);
+    },
     get(target, key) {
       if (VIEWED.has(key)) return own[key as Viewed];
       const value: unknown = Reflect.get(target, key, target);

@@ -59,6 +59,7 @@ t.test("redeliver: sent again now, as the next attempt under the same id; the re
   refused(t, await redeliver(app, TEST10.id, id!), 404, 'notificationId', "another merchant's path");
   refused(t, await redeliver(app, TEST1.id, 'no-such-notification'), 404, 'notificationId', 'an unknown notification');
   refused(t, await redeliver(app, 'NOSUCH', id!), 404, 'merchantId', 'an unknown merchant');
+  refused(t, await redeliver(app, TEST1.id, 'x'.repeat(65)), 400, 'notificationId', 'a notification id too long');
   t.equal(receiver.received.length, 3, 'nothing sent by a refusal');
 });
 
@@ -90,6 +91,8 @@ t.test('fire: a new notification of the transaction as it stands now, sent by th
   refused(t, await notify(TEST10.id, '50000000001', '1'), 404, 'orderId', "another merchant's order");
   refused(t, await notify(TEST1.id, '50000000001', '2'), 404, 'transactionId', 'no such transaction');
   refused(t, await notify(SCHEME.id, '50000000001', '1'), 409, 'merchantId', 'a merchant without notifications');
+  refused(t, await notify(TEST1.id, '5'.repeat(41), '1'), 400, 'orderId', 'an order id too long');
+  refused(t, await notify(TEST1.id, '50000000001', 't'.repeat(41)), 400, 'transactionId', 'a transaction id too long');
 });
 
 t.test("a failed notification's retry is made when the merchant's clock passes its time", async (t) => {
