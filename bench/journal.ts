@@ -23,7 +23,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { call, fire, fireSlice, Ledger, mergeSlices, MERCHANT, PAY_BODY, PAY_HEADERS, payPath, POOL_SIZE, sliceCount, TOKEN_BODY, TOKEN_HEADERS, TOKEN_PATH, Workload, type Slice } from './http.js';
-import { projectRoot, round, sleep, startChild, table, waitListening, type Child } from './lib.js';
+import { buildDir, projectRoot, round, sleep, startChild, table, waitListening, type Child } from './lib.js';
 
 type Target = 'floor' | 'journal on' | 'journal off';
 const TARGETS: readonly Target[] = ['floor', 'journal on', 'journal off'];
@@ -56,7 +56,7 @@ interface Server { child: Child; port: number; workload: Workload; ledger: Ledge
 /** A tokengate on a fresh store, with its pool of tokens and its seed payment (as bench/http.ts). */
 async function tokengate(root: string, dir: string, merchantsFile: string, journalSize: number): Promise<Server> {
   mkdirSync(dir, { recursive: true });
-  const child = startChild([join(root, 'dist', 'server.js')], {
+  const child = startChild([join(buildDir(root), 'server.js')], {
     HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ADMIN_PASSWORD, EVENT_STORE: `sqlite:${join(dir, 'gateway.db')}`, MERCHANTS_FILE: merchantsFile, JOURNAL_SIZE: String(journalSize),
   }, dir);
   const { port } = await waitListening(child, 60_000);

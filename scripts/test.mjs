@@ -57,6 +57,7 @@ const LONG = [
   'test/http/dropped-connections.test.ts',
   'test/bench/driver.test.ts',
   'test/bench/driver-stores.test.ts',
+  'test/bench/journal.test.ts',
   'test/fitness/lint.test.ts',
 ];
 const BUILD_PREFIX = '.test-build-';
