@@ -15,6 +15,7 @@ import { errorBody, fromValidation, renderError, type ErrorWriter } from '../plu
 import { authenticateNvp } from '../plugins/nvp-auth.js';
 import { Pattern, Strict } from '../schemas/common.js';
 import { checkVersion, VersionParam } from '../schemas/versions.js';
+import { originOf } from './transactions.js';
 import { GATEWAY_VERSION } from './information.js';
 import { NVP_FIELD_OF_PARAM, NVP_OPERATIONS, TOKENIZE_GENERATED, type NvpOperation } from './nvp-operations.js';
 
@@ -99,7 +100,7 @@ const nvp: FastifyPluginAsync = async (app) => {
     validated(request, operation.paramsSchema, decoded.params, 'params');
     validated(request, operation.bodySchema, decoded.body, 'body');
     checkVersion(version, operation.keepsApiOperation ? fields.apiOperation : operation.versionRule);
-    const result = await operation.run({ gateway: app.gateway, merchant, ...decoded, meta: request.meta(), authMethod: request.authMethod });
+    const result = await operation.run({ gateway: app.gateway, merchant, ...decoded, meta: request.meta(), authMethod: request.authMethod, origin: originOf(request) });
     return answer(reply, operation.status, result);
   });
 

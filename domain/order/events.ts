@@ -3,6 +3,11 @@
 import type { Brand, FundingMethod, Scheme } from '../card.js';
 import type { CardExpiry } from '../token/events.js';
 import type { CscResponse, AvsResponse, PayResult } from './test-acquirer.js';
+import type { OrderSource } from './source.js';
+import { AUTHENTICATION_EVENT_TYPES, type AuthenticationEvent, type PaymentAuthentication } from './authentication-events.js';
+
+export type { OrderSource } from './source.js';
+export * from './authentication-events.js';
 
 export type RiskGatewayCode = 'ACCEPT' | 'NOT_CHECKED' | 'REJECT' | 'REVIEW' | 'SYSTEM_REJECT';
 
@@ -143,19 +148,12 @@ export type TransactionReferenceEvent = TransactionReferenceReserved | Transacti
 
 /** apiOperation of the order API of versions 50-100 (PUT .../order/{orderId}/transaction/{transactionId}). */
 export type ApiOperation = 'PAY' | 'AUTHORIZE' | 'CAPTURE' | 'REFUND' | 'VOID' | 'VERIFY';
+/** The apiOperations of 3-D Secure (authentication-events.ts): they record an AUTHENTICATION transaction, not this event. */
+export type AuthenticationOperation = 'INITIATE_AUTHENTICATION' | 'AUTHENTICATE_PAYER';
 export type TransactionType =
   | 'PAYMENT' | 'AUTHORIZATION' | 'CAPTURE' | 'REFUND' | 'VERIFICATION'
   | 'VOID_AUTHORIZATION' | 'VOID_CAPTURE' | 'VOID_PAYMENT' | 'VOID_REFUND';
 
-/** The card an order's transactions use (a token of the merchant's repository, or a session's card), its number masked 6.4. */
-export interface OrderSource {
-  /** Absent when the card came from a session (session.id) without a token. */
-  repositoryId?: string;
-  token?: string;
-  /** The session whose card was used. */
-  sessionId?: string;
-  card: { number: string; brand: Brand; scheme: Scheme; fundingMethod: FundingMethod; type: string; expiry: CardExpiry };
-}
 
 /**
  * A transaction of the order API (versions 50-100): every decision inside (outcome, the order's
@@ -180,6 +178,8 @@ export interface OrderTransactionRecorded {
     source?: OrderSource;
     orderReference?: string;
     transactionReference?: string;
+    /** PAY, AUTHORIZE, VERIFY naming authentication.transactionId: the 3-D Secure result it used. */
+    authentication?: PaymentAuthentication;
     outcome: PaymentOutcome;
     orderStatus: string;
     totalsAfter: OrderTotals;
@@ -187,5 +187,6 @@ export interface OrderTransactionRecorded {
   };
 }
 
-export type OrderEvent = PaymentRecorded | PaymentStarted | PaymentOutcomeResolved | OrderTransactionRecorded;
-export const ORDER_EVENT_TYPES: ReadonlySet<string> = new Set<OrderEvent['type']>(['PaymentRecorded', 'PaymentStarted', 'PaymentOutcomeResolved', 'OrderTransactionRecorded']);
+export type OrderEvent = PaymentRecorded | PaymentStarted | PaymentOutcomeResolved | OrderTransactionRecorded | AuthenticationEvent;
+const PAYMENT_EVENT_TYPES: ReadonlyArray<OrderEvent['type']> = ['PaymentRecorded', 'PaymentStarted', 'PaymentOutcomeResolved', 'OrderTransactionRecorded'];
+export const ORDER_EVENT_TYPES: ReadonlySet<string> = new Set([...PAYMENT_EVENT_TYPES, ...AUTHENTICATION_EVENT_TYPES]);

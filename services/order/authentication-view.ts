@@ -1,0 +1,76 @@
+// The 3-D Secure blocks of the gateway's answers, from recorded facts: what an authentication's
+// status reads as (result, response.gatewayCode and gatewayRecommendation), authentication.3ds and
+// .3ds2 (ECI, authentication token, transStatus and the ids), and what a payment that used an
+// authentication shows of it (with the liability shift, as the MERCHANT_3D_SECURE risk rule).
+import type { Brand } from '../../domain/card.js';
+import type { AuthenticationOutcome, AuthenticationStatus, PaymentAuthentication } from '../../domain/events.js';
+import { optional } from '../../domain/order/order.js';
+
+/** The EMV 3-D Secure protocol version the emulator speaks. */
+export const PROTOCOL_VERSION = '2.2.0';
+
+interface StatusAnswer { result: 'SUCCESS' | 'PENDING' | 'FAILURE'; gatewayCode: string; gatewayRecommendation: string }
+
+const proceed = (gatewayCode: string): StatusAnswer => ({ result: 'SUCCESS', gatewayCode, gatewayRecommendation: 'PROCEED' });
+const doNotProceed: StatusAnswer = { result: 'FAILURE', gatewayCode: 'DECLINED', gatewayRecommendation: 'DO_NOT_PROCEED' };
+
+/** How each authentication status answers: result, response.gatewayCode, response.gatewayRecommendation. */
+export const STATUS_ANSWERS: Readonly<Record<AuthenticationStatus, StatusAnswer>> = {
+  AUTHENTICATION_AVAILABLE: proceed('AUTHENTICATION_IN_PROGRESS'),
+  // No 3-D Secure for the card: the merchant may pay without naming the authentication.
+  AUTHENTICATION_NOT_SUPPORTED: proceed('NOT_ENROLLED_3D_SECURE'),
+  AUTHENTICATION_PENDING: { result: 'PENDING', gatewayCode: 'PENDING', gatewayRecommendation: 'PROCEED' },
+  AUTHENTICATION_SUCCESSFUL: proceed('APPROVED'),
+  AUTHENTICATION_ATTEMPTED: proceed('APPROVED'),
+  AUTHENTICATION_EXEMPT: proceed('APPROVED'),
+  AUTHENTICATION_FAILED: doNotProceed,
+  AUTHENTICATION_REJECTED: doNotProceed,
+  AUTHENTICATION_UNAVAILABLE: doNotProceed,
+};
+
+/** The directory server of each scheme (authentication.3ds2.directoryServerId). */
+const DIRECTORY_SERVERS: Partial<Record<Brand, string>> = {
+  VISA: 'A000000003', MASTERCARD: 'A000000004', MAESTRO: 'A000000004', AMEX: 'A000000025', JCB: 'A000000065',
+  DISCOVER: 'A000000152', DINERS_CLUB: 'A000000152', CHINA_UNIONPAY: 'A000000333',
+};
+export const directoryServerOf = (brand: Brand): string | undefined => DIRECTORY_SERVERS[brand];
+
+/** authentication.3ds: the ECI, the authentication token and the directory server's transaction id. */
+export function threeDsView(outcome: AuthenticationOutcome, dsTransactionId: string | undefined) {
+  if (dsTransactionId === undefined) return undefined;
+  return optional({ acsEci: outcome.eci, authenticationToken: outcome.authenticationToken, transactionId: dsTransactionId });
+}
+
+/** A payment's `authentication`: the result it used (its ids, ECI, token, transStatus). */
+export function paymentAuthenticationView(a: PaymentAuthentication) {
+  const { outcome } = a;
+  return optional({
+    '3ds': threeDsView(outcome, a.dsTransactionId),
+    '3ds2': a.version === '3DS2'
+      ? optional({
+        dsTransactionId: a.dsTransactionId, protocolVersion: PROTOCOL_VERSION, statusReasonCode: outcome.statusReasonCode,
+        transactionStatus: outcome.transactionStatus,
+      })
+      : undefined,
+    transactionId: a.transactionId,
+    version: a.version,
+  });
+}
+
+/**
+ * What a payment that used an authentication adds to its answer: `authentication`,
+ * order.authenticationStatus and transaction.authenticationStatus (the authentication's), and the
+ * liability shift as the gateway reports it, the MERCHANT_3D_SECURE rule of `risk.response.rule`.
+ */
+export function paymentAuthenticationFields(a: PaymentAuthentication | undefined) {
+  if (!a) return undefined;
+  return {
+    authentication: paymentAuthenticationView(a),
+    authenticationStatus: a.outcome.authenticationStatus,
+    risk: {
+      response: {
+        rule: [{ data: a.liabilityShift ? 'LIABILITY_SHIFT' : 'NO_LIABILITY_SHIFT', name: 'MERCHANT_3D_SECURE', recommendation: 'NO_ACTION', type: 'MERCHANT_RULE' }],
+      },
+    },
+  };
+}
