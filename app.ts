@@ -17,6 +17,7 @@ import session from './routes/session.js';
 import orders from './routes/orders.js';
 import transactions from './routes/transactions.js';
 import nvp from './routes/nvp.js';
+import acs from './routes/acs.js';
 import information from './routes/information.js';
 import admin from './routes/admin.js';
 import openapi from './plugins/openapi.js';
@@ -228,6 +229,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(orders);
   await app.register(transactions);
   await app.register(nvp);
+  await app.register(acs);
   await app.register(information);
   await app.register(admin, { password: options.adminPassword });
   return app;
