@@ -13,6 +13,9 @@ export function escapeHtml(text: string): string {
 const hidden = (fields: ReadonlyArray<[string, string]>) =>
   fields.map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}" />`).join(' ');
 
+/** The gateway's address when the request's is not known (notifications, the CLI). */
+export const DEFAULT_ORIGIN = 'http://127.0.0.1:8080';
+
 /** Where the emulator's pages are, under the gateway's own address (`origin`, e.g. http://127.0.0.1:8080). */
 export const acsUrls = (origin: string, merchantId: string, orderId: string, transactionId: string) => ({
   methodUrl: `${origin}/acs/mastercard/v2/method`,

@@ -24,11 +24,12 @@ import type { CommandFacts, OrderRequest } from './order-service.js';
 import { maskingOf, orderResponse, transactionResponse } from './responses.js';
 import { authenticationFacts } from './authentication-request.js';
 import { authenticationResponse } from './authentication-responses.js';
+import { DEFAULT_ORIGIN } from './authentication-html.js';
+
+export { DEFAULT_ORIGIN };
 
 type ExistingOrder = Extract<OrderState, { exists: true }>;
 
-/** The gateway's address when the request's is not known (the API reference's examples, the CLI). */
-export const DEFAULT_ORIGIN = 'http://127.0.0.1:8080';
 
 /** An id that is a card number (13 to 19 digits passing Luhn) would put it in a stream name and in events. */
 function checkNotCardNumber(value: string, field: string): void {
