@@ -21,7 +21,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { loggerOptions } from './app.js';
-import { AUTH_FAILURE_WINDOW_MS, AuthFailures, type FailureState, type SharedFailure } from './plugins/auth.js';
+import { AUTH_FAILURE_WINDOW_MS, AuthFailures, type FailureState, type SharedFailure } from './plugins/auth-failures.js';
 
 /** Wrong passwords (a worker's to the primary, the primary's relay to the others). */
 const FAILURES = 'tokengate:auth-failures';
@@ -86,118 +86,138 @@ export interface PrimaryOptions {
 }
 
 /** A restart waits this long after a death, doubled for each death in a row, up to RESTART_MAX_MS. */
-export const RESTART_MIN_MS = 100;
-export const RESTART_MAX_MS = 10_000;
+const RESTART_MIN_MS = 100;
+const RESTART_MAX_MS = 10_000;
 /** A worker that served this long before dying was healthy: the next restart waits RESTART_MIN_MS again. */
 const HEALTHY_AFTER_MS = 10_000;
 /** A worker's own graceful close gives up after 10 s (server.ts); past this it is killed. */
 const SHUTDOWN_KILL_MS = 15_000;
 
-export function restartDelay(deathsInARow: number): number {
+function restartDelay(deathsInARow: number): number {
   return Math.min(RESTART_MAX_MS, RESTART_MIN_MS * 2 ** Math.min(deathsInARow, 20));
 }
 
-export function runPrimary(options: PrimaryOptions): void {
-  const log = pino(loggerOptions(options.logLevel));
-  // Workers run dist/server.js whatever started the primary (npm start, or bin/tokengate.js serve).
-  cluster.setupPrimary({ exec: fileURLToPath(new URL('./server.js', import.meta.url)), args: [] });
-  const live = new Set<Worker>();
-  // Workers told of the others' wrong passwords: each from its hello on (the counts so far sent then).
-  const sharing = new Set<Worker>();
-  const authFailures = new AuthFailures(options.authFailureLimit, AUTH_FAILURE_WINDOW_MS);
-  const restarts = new Set<NodeJS.Timeout>();
-  let ready = false;
-  let listening = 0;
-  let stopping = false;
-  let failedExit = false;
-  let deathsInARow = 0;
+/** The primary: forks the workers, relays their wrong passwords, restarts the dead, stops them all. */
+class Primary {
+  private readonly log;
+  private readonly live = new Set<Worker>();
+  /** Workers told of the others' wrong passwords: each from its hello on (the counts so far sent then). */
+  private readonly sharing = new Set<Worker>();
+  private readonly authFailures: AuthFailures;
+  private readonly restarts = new Set<NodeJS.Timeout>();
+  private ready = false;
+  private listening = 0;
+  private stopping = false;
+  private failedExit = false;
+  private deathsInARow = 0;
 
-  const finish = () => {
-    if (live.size > 0) return;
-    log.info({ clean: !failedExit }, 'closed');
-    process.exit(failedExit ? 1 : 0);
-  };
+  constructor(private readonly options: PrimaryOptions) {
+    this.log = pino(loggerOptions(options.logLevel));
+    this.authFailures = new AuthFailures(options.authFailureLimit, AUTH_FAILURE_WINDOW_MS);
+  }
 
-  const fork = () => {
-    const worker = cluster.fork(options.env);
-    live.add(worker);
-    let listenedAt: number | undefined;
-    log.info({ worker: worker.id, workerPid: worker.process.pid }, 'worker started');
+  private finish(): void {
+    if (this.live.size > 0) return;
+    this.log.info({ clean: !this.failedExit }, 'closed');
+    process.exit(this.failedExit ? 1 : 0);
+  }
+
+  fork(): void {
+    const worker = cluster.fork(this.options.env);
+    this.live.add(worker);
+    const started = { listenedAt: undefined as number | undefined };
+    this.log.info({ worker: worker.id, workerPid: worker.process.pid }, 'worker started');
     // A message that cannot be sent, a process that cannot be signalled: told; its 'exit' decides.
-    worker.on('error', (err) => log.warn({ worker: worker.id, err }, 'worker error'));
-    worker.on('message', (message: unknown) => {
-      if (itemsOf(message, HELLO, isRecord) !== undefined) {
-        if (worker.isConnected()) worker.send({ type: STATE, items: authFailures.snapshot() }, undefined, () => undefined);
-        sharing.add(worker);
-        return;
-      }
-      const failures = itemsOf(message, FAILURES, isFailure);
-      if (failures === undefined || failures.length === 0) return;
-      for (const failure of failures) authFailures.shared(failure);
-      for (const other of sharing) if (other !== worker && other.isConnected()) other.send({ type: FAILURES, items: failures }, undefined, () => undefined);
-    });
+    worker.on('error', (err) => this.log.warn({ worker: worker.id, err }, 'worker error'));
+    worker.on('message', (message: unknown) => this.message(worker, message));
     worker.on('listening', (address) => {
-      if (listenedAt !== undefined) return;
-      listenedAt = Date.now();
-      log.info({ worker: worker.id, workerPid: worker.process.pid, port: address.port }, 'worker listening');
-      if (ready) return;
-      listening += 1;
-      if (listening === 1) for (let i = 1; i < options.workers; i++) fork();
-      if (listening === options.workers) {
-        ready = true;
-        log.info({ workers: options.workers, port: address.port }, 'tokengate ready');
-        options.onReady(address.port);
-      }
+      if (started.listenedAt !== undefined) return;
+      started.listenedAt = Date.now();
+      this.listened(worker, address.port);
     });
-    worker.on('exit', (code, signal) => {
-      live.delete(worker);
-      sharing.delete(worker);
-      const fields = { worker: worker.id, workerPid: worker.process.pid, code, signal };
-      if (stopping) {
-        if (code !== 0) failedExit = true;
-        log.info(fields, 'worker closed');
-        finish();
-        return;
-      }
-      if (!ready) {
-        // A worker that could not start (it said why on stderr): the gateway cannot either.
-        log.error(fields, 'a worker could not start: stopping');
-        failedExit = true;
-        stop({ reason: 'a worker could not start' });
-        return;
-      }
-      if (listenedAt !== undefined && Date.now() - listenedAt >= HEALTHY_AFTER_MS) deathsInARow = 0;
-      const restartInMs = restartDelay(deathsInARow);
-      deathsInARow += 1;
-      log.warn({ ...fields, restartInMs }, 'worker exited unexpectedly: restarting it');
-      const timer = setTimeout(() => { restarts.delete(timer); if (!stopping) fork(); }, restartInMs);
-      restarts.add(timer);
-    });
-  };
+    worker.on('exit', (code, signal) => this.exited(worker, started.listenedAt, code, signal));
+  }
 
-  const stop = (why: { signal: string } | { reason: string }) => {
-    stopping = true;
-    for (const timer of restarts) clearTimeout(timer);
-    restarts.clear();
+  /** A worker's hello (it gets the counts so far) or its wrong passwords (the others get them). */
+  private message(worker: Worker, message: unknown): void {
+    if (itemsOf(message, HELLO, isRecord) !== undefined) {
+      if (worker.isConnected()) worker.send({ type: STATE, items: this.authFailures.snapshot() }, undefined, () => undefined);
+      this.sharing.add(worker);
+      return;
+    }
+    const failures = itemsOf(message, FAILURES, isFailure);
+    if (failures === undefined || failures.length === 0) return;
+    for (const failure of failures) this.authFailures.shared(failure);
+    for (const other of this.sharing) if (other !== worker && other.isConnected()) other.send({ type: FAILURES, items: failures }, undefined, () => undefined);
+  }
+
+  /** The first worker listens alone; then the others start; once all listen, the gateway is ready. */
+  private listened(worker: Worker, port: number): void {
+    this.log.info({ worker: worker.id, workerPid: worker.process.pid, port }, 'worker listening');
+    if (this.ready) return;
+    this.listening += 1;
+    if (this.listening === 1) for (let i = 1; i < this.options.workers; i++) this.fork();
+    if (this.listening === this.options.workers) {
+      this.ready = true;
+      this.log.info({ workers: this.options.workers, port }, 'tokengate ready');
+      this.options.onReady(port);
+    }
+  }
+
+  private exited(worker: Worker, listenedAt: number | undefined, code: number, signal: string): void {
+    this.live.delete(worker);
+    this.sharing.delete(worker);
+    const fields = { worker: worker.id, workerPid: worker.process.pid, code, signal };
+    if (this.stopping) {
+      if (code !== 0) this.failedExit = true;
+      this.log.info(fields, 'worker closed');
+      this.finish();
+      return;
+    }
+    if (!this.ready) {
+      // A worker that could not start (it said why on stderr): the gateway cannot either.
+      this.log.error(fields, 'a worker could not start: stopping');
+      this.failedExit = true;
+      this.stop({ reason: 'a worker could not start' });
+      return;
+    }
+    if (listenedAt !== undefined && Date.now() - listenedAt >= HEALTHY_AFTER_MS) this.deathsInARow = 0;
+    const restartInMs = restartDelay(this.deathsInARow);
+    this.deathsInARow += 1;
+    this.log.warn({ ...fields, restartInMs }, 'worker exited unexpectedly: restarting it');
+    const timer = setTimeout(() => { this.restarts.delete(timer); if (!this.stopping) this.fork(); }, restartInMs);
+    this.restarts.add(timer);
+  }
+
+  private stop(why: { signal: string } | { reason: string }): void {
+    this.stopping = true;
+    for (const timer of this.restarts) clearTimeout(timer);
+    this.restarts.clear();
     // SIGTERM whatever the primary got: a worker ignores SIGINT (server.ts), which Ctrl-C sends
     // to the whole process group; one that is still starting simply ends.
-    log.info({ ...why, workers: live.size }, 'closing');
-    for (const worker of live) worker.process.kill('SIGTERM');
+    this.log.info({ ...why, workers: this.live.size }, 'closing');
+    for (const worker of this.live) worker.process.kill('SIGTERM');
     setTimeout(() => {
-      for (const worker of live) worker.process.kill('SIGKILL');
+      for (const worker of this.live) worker.process.kill('SIGKILL');
     }, SHUTDOWN_KILL_MS).unref();
-    finish();
-  };
+    this.finish();
+  }
 
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (stopping) {
+  signal(signal: NodeJS.Signals): void {
+    if (this.stopping) {
       // A second signal while closing: as close-with-grace does for one process, stop now.
-      log.error({ signal }, `second ${signal}: workers killed`);
-      for (const worker of live) worker.process.kill('SIGKILL');
+      this.log.error({ signal }, `second ${signal}: workers killed`);
+      for (const worker of this.live) worker.process.kill('SIGKILL');
       process.exit(1);
     }
-    stop({ signal });
-  };
-  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, onSignal);
-  fork();
+    this.stop({ signal });
+  }
+}
+
+export function runPrimary(options: PrimaryOptions): void {
+  // Workers run dist/server.js whatever started the primary (npm start, or bin/tokengate.js serve).
+  cluster.setupPrimary({ exec: fileURLToPath(new URL('./server.js', import.meta.url)), args: [] });
+  const primary = new Primary(options);
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, (received) => primary.signal(received));
+  primary.fork();
 }

@@ -4,6 +4,9 @@
 // gateway from it.
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { hostNames } from './lib/host-names.js';
+import { adminPasswordProblem } from './admin-access.js';
+
 
 export type EventStoreConfig =
   | { kind: 'sqlite'; path: string; durability?: 'group' | 'commit' }
@@ -48,9 +51,11 @@ export interface Config extends GatewaySettings {
   logLevel: string;
   /**
    * ADMIN_PASSWORD: password of the admin timeline API and page (user `admin`). Unset: on a
-   * loopback HOST the server generates one at start (adminAccess below); elsewhere they are disabled.
+   * loopback HOST the server generates one at start (admin-access.ts); elsewhere they are disabled.
    */
   adminPassword: string | undefined;
+  /** ADMIN_HOSTS (comma-separated names): Host names the admin pages answer besides IP addresses, localhost and HOST. */
+  adminHosts: string[];
   /** WORKERS (or `tokengate serve --workers N`): gateway processes on the one port (1: no cluster). */
   workers: number;
   limits: Limits;
@@ -98,21 +103,6 @@ const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
-}
-
-/**
- * ADMIN_PASSWORD opens the whole event log, every merchant's: at least this many characters
- * (the merchants' API passwords need 32, merchants.ts). With the per-credential lock of
- * AUTH_FAILURE_LIMIT guesses a minute, 16 random characters are out of reach of guessing.
- */
-export const ADMIN_PASSWORD_MIN_LENGTH = 16;
-
-/** Why an admin password is refused (its length only: the password itself is never quoted). */
-export function adminPasswordProblem(password: string): string | undefined {
-  const length = [...password].length;
-  return length < ADMIN_PASSWORD_MIN_LENGTH
-    ? `ADMIN_PASSWORD is too short (${length} characters): it needs at least ${ADMIN_PASSWORD_MIN_LENGTH}, or leave it unset (on a loopback HOST one is then generated at start; elsewhere the admin API is disabled)`
-    : undefined;
 }
 
 export function parseEventStore(value: string): EventStoreConfig {
@@ -169,6 +159,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const adminPassword = env.ADMIN_PASSWORD || undefined;
   const adminProblem = adminPassword === undefined ? undefined : adminPasswordProblem(adminPassword);
   if (adminProblem) throw new ConfigError(adminProblem);
+  const adminHosts = hostNames(env.ADMIN_HOSTS);
+  if ('bad' in adminHosts) throw new ConfigError(`ADMIN_HOSTS: '${adminHosts.bad}' is not a host name (a comma-separated list of names, without ports)`);
   const settings = loadGatewaySettings(env);
   const eventStore = loadEventStore(env);
   // Elsewhere the keys have their place already (the SQLite file's .keys, the PostgreSQL database):
@@ -183,6 +175,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     merchantsFile: env.MERCHANTS_FILE ?? DEMO_MERCHANTS_FILE,
     logLevel,
     adminPassword,
+    adminHosts: adminHosts.names,
     limits: {
       maxInFlight: positiveInteger(env, 'MAX_IN_FLIGHT', DEFAULT_LIMITS.maxInFlight),
       maxEventLoopDelayMs: positiveInteger(env, 'MAX_EVENT_LOOP_DELAY_MS', DEFAULT_LIMITS.maxEventLoopDelayMs, true),
@@ -208,42 +201,6 @@ export function workersFromEnv(env: NodeJS.ProcessEnv): number {
     throw new ConfigError(`WORKERS '${text}' is not a whole number from 1 to ${MAX_WORKERS}`);
   }
   return value;
-}
-
-/**
- * HOST values only this machine can reach: `localhost`, 127.0.0.0/8 and ::1. `0.0.0.0`, `::` and
- * every other address can be reached from elsewhere. (`localhost` is taken at its word, as
- * RFC 6761 asks of name resolution; Node's own lookup answers the loopback addresses for it.)
- */
-export function isLoopbackHost(host: string): boolean {
-  const h = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
-  if (h === 'localhost' || h === '::1' || h === '0:0:0:0:0:0:0:1') return true;
-  const v4 = /^(?:::ffff:)?(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(h);
-  return v4 !== null && v4.slice(1).every((part) => Number(part) <= 255) && v4[1] === '127';
-}
-
-/** Who may open the timeline: with a password (set, or generated for this run), or nobody. */
-export type AdminAccess =
-  | { state: 'open'; password: string; generated: boolean }
-  | { state: 'closed' };
-
-/**
- * The admin default. ADMIN_PASSWORD set: that password, on any HOST. Unset on a loopback HOST:
- * a random password generated at start (`generate`), printed in the start-up block (server.ts).
- * Unset elsewhere: closed, as the timeline shows every merchant's events to whoever opens it.
- *
- * Why a generated password rather than an open page on loopback: any web page the developer's
- * browser opens can make it request http://127.0.0.1:8080 (CSRF), and with DNS rebinding
- * (evil.example re-resolved to 127.0.0.1) also read the answers, as the same origin. A password
- * that only the terminal has shown defeats both (the attacker's page never has it, and the
- * browser does not send credentials cached for 127.0.0.1 to evil.example); a Host-header check
- * would defeat rebinding only, and the admin API's answers are the whole event log. A person
- * pays one copy-paste; the wrong-password lock (AUTH_FAILURE_LIMIT) covers it like any other.
- */
-export function adminAccess(config: Pick<Config, 'host' | 'adminPassword'>, generate: () => string): AdminAccess {
-  if (config.adminPassword !== undefined) return { state: 'open', password: config.adminPassword, generated: false };
-  if (isLoopbackHost(config.host)) return { state: 'open', password: generate(), generated: true };
-  return { state: 'closed' };
 }
 
 /** The gateway's settings from the environment (see GatewaySettings). */

@@ -4,14 +4,19 @@ import { ConfigError } from './config.js';
 import { oneLine, StoreUnavailable } from './store/storage-fault.js';
 
 /**
- * One line on stderr, exit code 1: a configuration error, a store that cannot be opened, a system
- * error (a port in use, a file that cannot be read) name the problem; only a bug shows its stack.
+ * An error that says what is wrong in one line, no bug: a configuration error, a store that cannot
+ * be opened, a system error (a port in use, a file that cannot be read); undefined for another.
  */
-export function exitWithError(error: unknown): never {
+export function knownProblem(error: unknown): string | undefined {
   const systemError = typeof (error as { code?: unknown } | null)?.code === 'string' && /^E[A-Z]+$/.test((error as { code: string }).code);
-  const message = error instanceof ConfigError || error instanceof StoreUnavailable ? error.message
+  return error instanceof ConfigError || error instanceof StoreUnavailable ? error.message
     : systemError ? oneLine(error)
-    : (error as Error).stack ?? String(error);
+    : undefined;
+}
+
+/** One line on stderr, exit code 1: a known problem named; only a bug shows its stack. */
+export function exitWithError(error: unknown): never {
+  const message = knownProblem(error) ?? (error as Error).stack ?? String(error);
   process.stderr.write(`tokengate: ${message}\n`);
   process.exit(1);
 }

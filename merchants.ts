@@ -51,6 +51,8 @@ const Notifications = Type.Object({
   secret: Type.String({ minLength: 32, maxLength: 256, pattern: '^[\\x21-\\x7e]+$' }),
   /** URL prefixes (each an http(s) URL whose path ends with '/') that order.notificationUrl may start with. */
   allowedUrls: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 2048 }))),
+  /** Host names of these URLs on the gateway's private network (a docker-compose service): they may resolve to loopback or private addresses. */
+  privateHosts: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 253 }))),
 }, { additionalProperties: false });
 
 const Merchant = Type.Object({
@@ -69,7 +71,14 @@ export type MerchantProfile = Static<typeof Merchant>;
 export type RepositorySettings = Static<typeof Repository>;
 export type NotificationSettings = Static<typeof Notifications>;
 
-/** A notification URL as the gateway calls it: http(s), no user name or password, no fragment; else why not. */
+/**
+ * A path segment a server may read as another path: an encoded '/', '\\', '.' or '%' (`..%2f`,
+ * `%2e%2e`, `%252f` decoded twice), or a dot segment behind a ';' parameter (`..;`, which some
+ * servers take for `..`). Under an allowed prefix it could lead out of it.
+ */
+const ESCAPING_SEGMENT = /%(2f|5c|2e|25)|^\.{1,2}(;|$)/i;
+
+/** A notification URL as the gateway calls it: http(s), no user name or password, no fragment, a plain path; else why not. */
 export function notificationUrlOf(text: string): URL | string {
   let url: URL;
   try {
@@ -80,6 +89,7 @@ export function notificationUrlOf(text: string): URL | string {
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'not an http or https URL';
   if (url.username !== '' || url.password !== '') return 'a URL with a user name or password';
   if (url.hash !== '') return 'a URL with a fragment';
+  if (url.pathname.split('/').some((segment) => ESCAPING_SEGMENT.test(segment))) return "a URL whose path has an encoded '/', '\\', '.' or '%', or a '..;' segment";
   return url;
 }
 

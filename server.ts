@@ -4,14 +4,18 @@
 // flight, closes the store, exits.
 import cluster from 'node:cluster';
 import { readFileSync, realpathSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import { isIP, type AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, loggerOptions } from './app.js';
 import { runPrimary, shareAuthFailures } from './cluster.js';
-import { adminAccess, loadConfig, type Config } from './config.js';
-import { exitWithError } from './exit.js';
+import { adminAccess } from './admin-access.js';
+import { loadConfig, type Config } from './config.js';
+import { exitWithError, knownProblem } from './exit.js';
+import { GatewayError } from './domain/errors.js';
+import { oneLine } from './store/storage-fault.js';
+
 import { loadMerchants, type Merchants } from './merchants.js';
 import { generateAdminPassword, startupBlock } from './startup.js';
 import { terminalLogStream } from './lib/terminal-logs.js';
@@ -51,7 +55,9 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
 async function startGateway(config: Config, merchants: Merchants, adminPassword: string | undefined): Promise<FastifyInstance> {
   // JSON lines on stdout; in a terminal, pino-pretty's.
   const stream = await terminalLogStream();
-  const app = await buildApp({ eventStore: config.eventStore, settings: config, merchants, logger: { ...loggerOptions(config.logLevel), ...(stream ? { stream } : {}) }, adminPassword, limits: config.limits,
+  // The admin pages answer a Host naming HOST too, when it is a name (routes/admin-guard.ts).
+  const adminHosts = [...config.adminHosts, ...(isIP(config.host) === 0 ? [config.host.toLowerCase()] : [])];
+  const app = await buildApp({ eventStore: config.eventStore, settings: config, merchants, logger: { ...loggerOptions(config.logLevel), ...(stream ? { stream } : {}) }, adminPassword, adminHosts, limits: config.limits,
     tls: config.tls && {
       cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile),
       clientCa: config.tls.clientCaFile ? readFileSync(config.tls.clientCaFile) : undefined,
@@ -64,7 +70,7 @@ async function startGateway(config: Config, merchants: Merchants, adminPassword:
   // process group, the primary included. Close-with-grace would exit at once on a second signal,
   // dropping the requests in flight, so a worker handles SIGTERM and SIGINT itself: the first
   // SIGTERM closes it, repeats and SIGINT (the primary's to handle) are ignored.
-  const closer = closeWithGrace({ delay: 10_000, ...(cluster.isWorker ? { skip: ['SIGINT', 'SIGTERM'] as Array<'SIGINT' | 'SIGTERM'> } : {}) }, async ({ signal, err, manual }) => {
+  const closer = closeWithGrace({ delay: 10_000, logger: closeLogger(app), ...(cluster.isWorker ? { skip: ['SIGINT', 'SIGTERM'] as Array<'SIGINT' | 'SIGTERM'> } : {}) }, async ({ signal, err, manual }) => {
     if (err) app.log.error({ err }, 'closing after an error');
     else app.log.info({ signal: manual ? 'SIGTERM' : signal }, 'closing');
     await app.close();
@@ -80,6 +86,22 @@ async function startGateway(config: Config, merchants: Merchants, adminPassword:
   }
   await app.listen({ host: config.host, port: config.port });
   return app;
+}
+
+/**
+ * What close-with-grace reports before it exits 1 (a close that failed, took too long, a second
+ * signal) as one log line: a store that cannot write or be reached, or a system error, in words
+ * (no stack: it is no bug); anything else with its stack (a bug).
+ */
+function closeLogger(app: FastifyInstance) {
+  return {
+    error(what: unknown) {
+      const problem = what instanceof GatewayError ? oneLine(what) : knownProblem(what);
+      if (typeof what === 'string') app.log.error(what);
+      else if (problem !== undefined) app.log.error({ fault: problem }, `closing did not finish: ${problem}`);
+      else app.log.error({ err: what }, 'closing did not finish');
+    },
+  };
 }
 
 const invokedDirectly = process.argv[1] !== undefined && pathToFileURL(realpathSync(process.argv[1])).href === import.meta.url;

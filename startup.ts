@@ -6,7 +6,8 @@
 // LOG_LEVEL says, and never mixed into the JSON.
 import { randomBytes } from 'node:crypto';
 import { relative, resolve } from 'node:path';
-import { ADMIN_PASSWORD_MIN_LENGTH, DEMO_MERCHANTS_FILE, type AdminAccess, type EventStoreConfig } from './config.js';
+import { ADMIN_PASSWORD_MIN_LENGTH, type AdminAccess } from './admin-access.js';
+import { DEMO_MERCHANTS_FILE, type EventStoreConfig } from './config.js';
 import type { Merchants } from './merchants.js';
 import { storeName } from './root.js';
 
@@ -30,7 +31,7 @@ export interface StartupInfo {
 const UNSPECIFIED = new Set(['0.0.0.0', '::', '[::]', '']);
 
 /** The gateway's base URL as a person on this machine would type it. */
-export function baseUrl(info: Pick<StartupInfo, 'host' | 'port' | 'tls'>): string {
+function baseUrl(info: Pick<StartupInfo, 'host' | 'port' | 'tls'>): string {
   const host = UNSPECIFIED.has(info.host) ? '127.0.0.1' : info.host;
   const shown = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
   return `${info.tls ? 'https' : 'http'}://${shown}:${info.port}`;

@@ -36,9 +36,10 @@ const COMMON: StageRule[] = [
 
 /** tokengate (dist/): its folders by job, then the common rules. */
 export const TOKENGATE_RULES: StageRule[] = [
-  { url: /^dist\/plugins\/auth\.js$/, stage: 'auth' },
-  // Every route's body parser.
-  { url: /^dist\/plugins\/errors\.js$/, fn: /^parseJsonBody$/, stage: 'parse' },
+  { url: /^dist\/plugins\/auth(-credentials|-failures)?\.js$/, stage: 'auth' },
+  // The body parsers (every route's, and the pay route's, which hands an identical repeat its parsed body).
+  { url: /^dist\/plugins\/json-body\.js$/, stage: 'parse' },
+  { url: /^dist\/routes\/pay\.js$/, fn: /^parse$/, stage: 'parse' },
   { url: /^dist\/schemas\//, stage: 'validation' },
   { url: /^dist\/services\/order\/pay-request\.js$/, stage: 'token lookup' },
   // New events: ids and metadata (services/context.ts), sealed card data and its keys.

@@ -5,7 +5,8 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ConfigError, MAX_WORKERS, workersFromEnv } from '../config.js';
 import { exitWithError } from '../exit.js';
 import { VERSION } from '../lib/version.js';
-import { commands, type Command } from './commands.js';
+import type { Command } from './command-kit.js';
+import { commands } from './commands.js';
 
 const USAGE = `Usage: tokengate <command> [options]
        tokengate --version

@@ -15,9 +15,6 @@ export * from './session/events.js';
 export * from './notification/events.js';
 export * from './streams.js';
 
-export type DomainEvent = TokenEvent | OrderEvent | SessionEvent | NotificationEvent | AccountIdentifierReserved | TransactionReferenceEvent;
-export type DomainEventType = DomainEvent['type'];
-
 /** An event as read from a stream: its type names which of the catalog's events it is. */
 type Typed = { readonly type: string; readonly data: unknown };
 /** Type guards of each aggregate's events (a stream may hold other types: they are skipped). */

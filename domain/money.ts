@@ -49,7 +49,7 @@ export type ParsedAmount = { ok: true; minor: number } | { ok: false; problem: A
  * A text of at most 15 characters (every amount a request may send: the schema's bound is 14) is
  * read character by character; any other by the regular expression of parseAmountByRegex, whose
  * answers these are (property-tested: test/domain/money.test.ts). (Its regular expressions and
- * strings were ≈ 1 µs of every pay: issue 17.)
+ * strings showed in the pay benchmark's profile.)
  */
 export function parseAmount(text: string, digits: number): ParsedAmount {
   const length = text.length;

@@ -1,6 +1,6 @@
 // The time now as ISO 8601 text (Date's toISOString), made once per millisecond, and then without
 // Date for the millisecond's next ones in the same minute: a command and the store's batch each
-// ask for it, and Date#toISOString costs µs on a busy event loop (issue 17).
+// ask for it, and Date#toISOString is slow enough to show in the pay benchmark (bench/README.md).
 let lastMs = Number.NaN;
 let lastText = '';
 /** The start of the minute last formatted by Date (epoch ms), and its text up to the seconds. */

@@ -2,77 +2,114 @@
 // name a position without quoting the text (a body may hold a card number).
 export interface SyntaxProblem { position: number; problem: string }
 
-export function jsonSyntaxProblem(text: string): SyntaxProblem | undefined {
-  let i = 0;
-  const fail: (problem: string) => never = (problem) => { throw { position: i, problem } as SyntaxProblem; };
-  const ws = () => { while (i < text.length && ' \t\n\r'.includes(text[i]!)) i++; };
-  const expect = (word: string) => {
-    for (const ch of word) { if (text[i] !== ch) fail(i >= text.length ? 'unexpected end of input' : 'unexpected character'); i++; }
-  };
-  const string = () => {
-    i++; // opening quote
-    for (;;) {
-      if (i >= text.length) fail('unterminated string');
-      const ch = text.charCodeAt(i);
-      if (ch === 0x22) { i++; return; }
-      if (ch < 0x20) fail('control character in string');
-      if (ch === 0x5c) {
-        i++;
-        const esc = text[i];
-        if (esc === 'u') { if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 1, i + 5))) fail('bad unicode escape'); i += 5; continue; }
-        if (esc === undefined || !'"\\/bfnrt'.includes(esc)) fail('bad escape');
-      }
-      i++;
+/** The first problem found, thrown from anywhere in the scan to its entry. */
+class Stop extends Error {
+  constructor(readonly found: SyntaxProblem) { super(found.problem); }
+}
+
+/** A recursive-descent scan that only checks (it builds nothing). */
+class Scan {
+  i = 0;
+  constructor(private readonly text: string) {}
+
+  fail(problem: string): never {
+    throw new Stop({ position: this.i, problem });
+  }
+
+  /** `problem`, or 'unexpected end of input' when the text ended there. */
+  failHere(problem: string): never {
+    return this.fail(this.i >= this.text.length ? 'unexpected end of input' : problem);
+  }
+
+  ws(): void {
+    while (this.i < this.text.length && ' \t\n\r'.includes(this.text[this.i]!)) this.i++;
+  }
+
+  word(word: string): void {
+    for (const ch of word) {
+      if (this.text[this.i] !== ch) this.failHere('unexpected character');
+      this.i++;
     }
-  };
-  const number = () => {
-    const match = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/.exec(text.slice(i));
-    if (!match) fail('bad number');
-    i += match![0].length;
-  };
-  const value = (): void => {
-    ws();
-    const ch = text[i];
-    if (ch === undefined) fail('unexpected end of input');
+  }
+
+  string(): void {
+    const text = this.text;
+    this.i++; // opening quote
+    for (;;) {
+      if (this.i >= text.length) this.fail('unterminated string');
+      const ch = text.charCodeAt(this.i);
+      if (ch === 0x22) { this.i++; return; }
+      if (ch < 0x20) this.fail('control character in string');
+      if (ch === 0x5c) {
+        this.i++;
+        const esc = text[this.i];
+        if (esc === 'u') {
+          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(this.i + 1, this.i + 5))) this.fail('bad unicode escape');
+          this.i += 5;
+          continue;
+        }
+        if (esc === undefined || !'"\\/bfnrt'.includes(esc)) this.fail('bad escape');
+      }
+      this.i++;
+    }
+  }
+
+  number(): void {
+    const match = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/.exec(this.text.slice(this.i));
+    if (!match) this.fail('bad number');
+    this.i += match[0].length;
+  }
+
+  // Objects and arrays are scanned here, not in methods of their own: one stack frame per level
+  // of nesting, so the depth at which the scan gives up stays where it was.
+  value(): void {
+    const text = this.text;
+    this.ws();
+    const ch = text[this.i];
+    if (ch === undefined) this.fail('unexpected end of input');
     if (ch === '{') {
-      i++; ws();
-      if (text[i] === '}') { i++; return; }
+      this.i++; this.ws();
+      if (text[this.i] === '}') { this.i++; return; }
       for (;;) {
-        ws();
-        if (text[i] !== '"') fail(i >= text.length ? 'unexpected end of input' : 'expected a double-quoted property name');
-        string(); ws();
-        if (text[i] !== ':') fail(i >= text.length ? 'unexpected end of input' : "expected ':' after a property name");
-        i++; value(); ws();
-        if (text[i] === ',') { i++; continue; }
-        if (text[i] === '}') { i++; return; }
-        fail(i >= text.length ? 'unexpected end of input' : "expected ',' or '}' after a property value");
+        this.ws();
+        if (text[this.i] !== '"') this.failHere('expected a double-quoted property name');
+        this.string(); this.ws();
+        if (text[this.i] !== ':') this.failHere("expected ':' after a property name");
+        this.i++; this.value(); this.ws();
+        if (text[this.i] === ',') { this.i++; continue; }
+        if (text[this.i] === '}') { this.i++; return; }
+        this.failHere("expected ',' or '}' after a property value");
       }
     }
     if (ch === '[') {
-      i++; ws();
-      if (text[i] === ']') { i++; return; }
+      this.i++; this.ws();
+      if (text[this.i] === ']') { this.i++; return; }
       for (;;) {
-        value(); ws();
-        if (text[i] === ',') { i++; continue; }
-        if (text[i] === ']') { i++; return; }
-        fail(i >= text.length ? 'unexpected end of input' : "expected ',' or ']' after an array element");
+        this.value(); this.ws();
+        if (text[this.i] === ',') { this.i++; continue; }
+        if (text[this.i] === ']') { this.i++; return; }
+        this.failHere("expected ',' or ']' after an array element");
       }
     }
-    if (ch === '"') return string();
-    if (ch === 't') return expect('true');
-    if (ch === 'f') return expect('false');
-    if (ch === 'n') return expect('null');
-    if (ch === '-' || (ch >= '0' && ch <= '9')) return number();
-    fail('unexpected character');
-  };
+    if (ch === '"') return this.string();
+    if (ch === 't') return this.word('true');
+    if (ch === 'f') return this.word('false');
+    if (ch === 'n') return this.word('null');
+    if (ch === '-' || (ch >= '0' && ch <= '9')) return this.number();
+    this.fail('unexpected character');
+  }
+}
+
+export function jsonSyntaxProblem(text: string): SyntaxProblem | undefined {
+  const scan = new Scan(text);
   try {
-    value(); ws();
-    if (i < text.length) fail('unexpected content after the JSON value');
+    scan.value(); scan.ws();
+    if (scan.i < text.length) scan.fail('unexpected content after the JSON value');
     return undefined;
   } catch (error) {
-    if (error && typeof error === 'object' && 'position' in error) return error as SyntaxProblem;
+    if (error instanceof Stop) return error.found;
     // Nesting deeper than the stack: report where the scan stood.
-    if (error instanceof RangeError) return { position: i, problem: 'nesting too deep' };
+    if (error instanceof RangeError) return { position: scan.i, problem: 'nesting too deep' };
     throw error;
   }
 }

@@ -32,9 +32,9 @@ const quoted = (text: string): string =>
 
 /**
  * Sort member names in place by UTF-16 code units (Array.prototype.sort's default order). Objects
- * have a few members: an insertion sort, which allocates nothing (V8's sort makes work arrays for
- * every call, ≈ 1.8 KB per pay for the request fingerprint's two objects: issue 17); a long list
- * goes to the built-in sort.
+ * have a few members: an insertion sort, which allocates nothing (V8's sort makes work arrays on
+ * every call, for the request fingerprint's two objects on every pay); a long list goes to the
+ * built-in sort.
  */
 function sortNames(keys: string[]): void {
   if (keys.length > 16) {
@@ -156,7 +156,7 @@ function copyOf(value: unknown, key: string, inherited: boolean): unknown {
       const record = value as Record<string, unknown>;
       const copy: Record<string, unknown> = {};
       // for...in lists a plain object's own enumerable names in Object.keys's order, without
-      // making their array (≈ 0.6 KB per pay, issue 17), when nothing is inherited; other objects
+      // making their array (garbage on every pay), when nothing is inherited; other objects
       // (a null prototype, a class instance) and a polluted Object.prototype: Object.keys.
       if (!inherited && Object.getPrototypeOf(record) === Object.prototype) {
         for (const name in record) addMember(copy, name, copyOf(record[name], name, inherited));

@@ -80,3 +80,50 @@ function holdsCardLikeRun(text: string): boolean {
   }
   return false;
 }
+
+/**
+ * Whether a text holds a card number, for refusing one sent in a free-text field (stricter in what
+ * it counts than the masking above, which also masks 12-digit runs and runs of more than 19
+ * digits: a refusal must not hit ordinary references). A card number is 13 to 19 digits passing
+ * Luhn, not next to another digit, written together or in groups apart by one space or '-'
+ * (6011 0009 9013 9424); any run of whole groups counts, so a number written among other groups
+ * ("ref 12 6011000990139424 2030") is found. An unbroken run of more than 19 digits holds none (no
+ * card has as many digits, and where one would begin is unknown), nor does a gateway token id (16
+ * digits beginning with 9).
+ */
+export function holdsCardNumber(text: string): boolean {
+  const n = text.length;
+  if (n < 13) return false; // (most strings of a body: too short to hold 13 digits)
+  let i = 0;
+  while (i < n) {
+    if (!isDigit(text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    // The run from i: its end and how many digits it has (most runs are short: nothing to look at).
+    let digits = 0;
+    let j = i;
+    for (;;) {
+      while (j < n && isDigit(text.charCodeAt(j))) { j++; digits++; }
+      const c = text.charCodeAt(j);
+      if ((c === 32 || c === 45) && isDigit(text.charCodeAt(j + 1))) { j++; continue; }
+      break;
+    }
+    if (digits >= 13 && groupsHoldCardNumber(text.slice(i, j).split(/[ -]/))) return true;
+    i = j;
+  }
+  return false;
+}
+
+/** Whether some run of consecutive whole groups has 13-19 digits and is card-number-like. */
+function groupsHoldCardNumber(groups: readonly string[]): boolean {
+  for (let first = 0; first < groups.length; first++) {
+    let digits = '';
+    for (let last = first; last < groups.length; last++) {
+      digits += groups[last];
+      if (digits.length > 19) break;
+      if (digits.length >= 13 && !(digits.length === 16 && digits[0] === '9') && luhnValid(digits)) return true;
+    }
+  }
+  return false;
+}

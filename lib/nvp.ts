@@ -26,6 +26,15 @@ export function parseForm(text: string): NvpFields {
   return fields;
 }
 
+/**
+ * A name that is both a value and a group, named up to the segment at `i`. Written only when
+ * thrown: a name of thousands of segments would otherwise be joined once per segment.
+ */
+function notAGroup(segments: readonly string[], i: number): NvpShapeError {
+  const at = segments.slice(0, i + 1).join('.');
+  return new NvpShapeError(`Value is invalid. '${at}' is a group of fields: it has no value of its own`, at);
+}
+
 /** Dotted names as the groups of the JSON API: `order.id=7` is `{ order: { id: '7' } }`. */
 export function nested(fields: NvpFields): Group {
   const root: Group = {};
@@ -36,14 +45,13 @@ export function nested(fields: NvpFields): Group {
     }
     let group = root;
     for (const [i, segment] of segments.entries()) {
-      const at = segments.slice(0, i + 1).join('.');
       if (i === segments.length - 1) {
-        if (Object.hasOwn(group, segment)) throw new NvpShapeError(`Value is invalid. '${at}' is a group of fields: it has no value of its own`, at);
+        if (Object.hasOwn(group, segment)) throw notAGroup(segments, i);
         group[segment] = fields[name];
         break;
       }
       const next = group[segment];
-      if (typeof next === 'string') throw new NvpShapeError(`Value is invalid. '${at}' is a group of fields: it has no value of its own`, at);
+      if (typeof next === 'string') throw notAGroup(segments, i);
       group = (next as Group | undefined) ?? (group[segment] = {}) as Group;
     }
   }

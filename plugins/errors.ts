@@ -3,18 +3,15 @@
 // refusals and failures are coded errors (domain/errors.ts): each carries its cause, status, body
 // members and log line, and is rendered the same way; the store adapters translate their errors
 // into them (store/storage-fault.ts, store/kurrentdb-mapping.ts). Here Fastify's own errors
-// (schema validation, Basic authentication, the router, body parsing) become coded errors too,
-// and anything else is a 500 SERVER_FAILED with a support code, or the store's fault while the
-// store cannot write. Explanations quote the offending value, except for card data, which is never
+// (schema validation, Basic authentication, the router, body limits) become coded errors too, and
+// anything else is a 500 SERVER_FAILED with a support code, or the store's fault while the store
+// cannot write. Explanations quote the offending value, except for card data, which is never
 // echoed. The 404 body lists the gateway's operations, collected from the routes as registered.
-import type { FastifyBodyParser, FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import { GatewayError, InvalidRequest, AuthenticationFailed, StorageFault, StoreUnreachable, type ErrorMembers } from '../domain/errors.js';
 import { sortedJson } from '../lib/json.js';
-import { jsonSyntaxProblem } from '../lib/json-syntax.js';
-import { keepNumberLiterals } from '../lib/json-literals.js';
 import { SENSITIVE_FIELD } from '../schemas/common.js';
-import { asStoreError } from '../store/storage-fault.js';
 import { maskCardNumbers } from '../lib/mask.js';
 
 interface AjvError {
@@ -89,14 +86,6 @@ export function fromValidation(error: AjvError, context: string): InvalidRequest
   }
 }
 
-/** The parse problem and its position, never a quote of the body (it may hold a card number). */
-export function jsonParseExplanation(body: string): string {
-  const found = jsonSyntaxProblem(body);
-  return found
-    ? `Request body is not valid JSON: ${found.problem} at position ${found.position}`
-    : 'Request body is not valid JSON';
-}
-
 /**
  * A refusal of Fastify itself (a malformed URL, a body too large, a wrong Content-Length, any
  * other 4xx of the framework): INVALID_REQUEST with the framework's status.
@@ -132,7 +121,7 @@ export type ErrorWriter = (reply: FastifyReply, status: number, body: ReturnType
 const send: ErrorWriter = (reply, status, body) => reply.code(status).type('application/json; charset=utf-8').send(sortedJson(body));
 
 /** The challenge of every 401 of the gateway API. */
-export const REALM = 'Basic realm="tokengate"';
+const REALM = 'Basic realm="tokengate"';
 
 /** A coded error as the gateway's body, its headers and its log line. */
 function render(coded: GatewayError, error: unknown, request: FastifyRequest, reply: FastifyReply, write: ErrorWriter) {
@@ -146,7 +135,7 @@ function render(coded: GatewayError, error: unknown, request: FastifyRequest, re
   if (members.explanation !== undefined) members.explanation = maskCardNumbers(members.explanation);
   if (members.field !== undefined) members.field = maskCardNumbers(members.field);
   for (const [name, value] of Object.entries(coded.headers())) reply.header(name, value);
-  // Every 401 challenges (issue 15; the real gateway sends no WWW-Authenticate, see
+  // Every 401 challenges (although the real gateway sends no WWW-Authenticate, see
   // ../shared/guide/gateway-facts.md): some clients send credentials only after one. The admin
   // API's own challenge (its realm, set by @fastify/basic-auth) is kept.
   if (coded.statusCode === 401 && !reply.hasHeader('www-authenticate')) reply.header('www-authenticate', REALM);
@@ -154,9 +143,9 @@ function render(coded: GatewayError, error: unknown, request: FastifyRequest, re
 }
 
 export function renderError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply, write: ErrorWriter = send) {
-  // A SQLite statement run outside the store adapters (the read models share the event store's
-  // connection) may still fail with the store's own code: store/storage-fault.ts translates it.
-  const coded = error instanceof GatewayError ? error : fromFramework(error as FastifyError) ?? asStoreError(error);
+  // An error of the store that no adapter translated (a statement the read models run on the event
+  // store's connection) is translated by the store's own function, which app.ts hands in.
+  const coded = error instanceof GatewayError ? error : fromFramework(error as FastifyError) ?? request.server.storeErrors?.(error);
   // An unreachable store says less than a store that cannot write: the fault, while it lasts, wins.
   if (coded && !(coded instanceof StoreUnreachable)) return render(coded, error, request, reply, write);
   // A store that cannot write (full disk, read-only or corrupt file, I/O error, failed sync):
@@ -188,7 +177,11 @@ function byPath(operations: readonly string[]): string {
   return [...methods].map(([path, verbs]) => `${verbs.join(', ')} ${path}`).join('; ');
 }
 
-async function errorsPlugin(app: FastifyInstance) {
+/** The store's errors as coded ones (or undefined): the plugins know no store, the app hands it in. */
+export type StoreErrors = (error: unknown) => GatewayError | undefined;
+
+async function errorsPlugin(app: FastifyInstance, options: { storeErrors?: StoreErrors }) {
+  app.decorate('storeErrors', options.storeErrors);
   app.setErrorHandler(renderError);
   // The operations of the gateway API, as registered (in registration order; HEAD, which Fastify
   // adds to every GET, is not one of them): the 404 body names them.
@@ -210,43 +203,14 @@ async function errorsPlugin(app: FastifyInstance) {
   // Replies of routes without a response schema (admin API, /openapi.json); a route with one
   // writes with the serializer compiled from it (plugins/openapi.ts), the same text.
   app.setReplySerializer((payload) => sortedJson(payload));
-
-  // Bodies are JSON whatever the Content-Type says (curl -d sends a form type); the parse error
-  // is reported in the gateway's words.
-  app.removeAllContentTypeParsers();
-  // application/json too, by name: Fastify remembers the parser of a Content-Type it found by
-  // name, while the catch-all is looked for again, its header parsed, on every request.
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);
-  app.addContentTypeParser('*', { parseAs: 'string' }, parseJsonBody);
 }
-
-/** Members whose number text is checked as the client wrote it (amounts: services/order/pay-request.ts). */
-const CHECKED_AS_WRITTEN: ReadonlySet<string> = new Set(['amount']);
-
-/**
- * Every body's parser (whatever its Content-Type: curl -d sends a form type): JSON, or the
- * gateway's 400 in its words.
- */
-export const parseJsonBody: FastifyBodyParser<string> = (request, text, done) => {
-  // A path that names no operation is a 404 whatever its body: nothing there reads it.
-  if (request.is404) return done(null, undefined);
-  const body = String(text);
-  // (A blank body is rare: the trim, a copy of the body, only when it could be one.)
-  if (body.length === 0 || (/^\s/.test(body) && body.trim() === '')) return done(null, undefined);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return done(new InvalidRequest(jsonParseExplanation(body)), undefined);
-  }
-  keepNumberLiterals(body, parsed, CHECKED_AS_WRITTEN);
-  done(null, parsed);
-};
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** The gateway API's operations (`METHOD /api/rest/...{param}`), as the 404 body lists them. */
     readonly operations: readonly string[];
+    /** The store's translation of its own errors (app.ts: store/storage-fault.ts), if any. */
+    readonly storeErrors: StoreErrors | undefined;
   }
 }
 

@@ -3,7 +3,7 @@
 // 503 SERVER_BUSY in the gateway's shape, instead of everyone slowing down. A client repeats the
 // identical request later: payments are idempotent.
 //
-// What a slot of MAX_IN_FLIGHT covers (issue 19):
+// What a slot of MAX_IN_FLIGHT covers:
 // - A request takes its slot only once its whole body has arrived (the preValidation hook, the
 //   first after body parsing), not when its headers do. MAX_IN_FLIGHT protects the work the
 //   gateway does (validation, the store, the read models); a body still in transit costs a socket
@@ -40,7 +40,8 @@ const busy = (reply: FastifyReply, explanation: string) =>
   reply.code(503).header('retry-after', '1').type('application/json; charset=utf-8')
     .send(sortedJson(errorBody('SERVER_BUSY', { explanation })));
 
-async function limits(app: FastifyInstance, options: Pick<Limits, 'maxInFlight' | 'maxEventLoopDelayMs'>) {
+/** MAX_IN_FLIGHT: a slot per request from its body's arrival to its answer. */
+function inFlightSlots(app: FastifyInstance, maxInFlight: number): void {
   let inFlight = 0;
   // Whether a request holds a slot is its own member (no WeakMap entry for the garbage collector
   // to trace per request); a slot is freed once, whoever frees it.
@@ -59,27 +60,16 @@ async function limits(app: FastifyInstance, options: Pick<Limits, 'maxInFlight' 
     else reply.raw.once('close', () => release(request));
   });
 
-  // While closing, requests in flight finish; new ones on kept-alive connections are told to retry.
-  let closing = false;
-  app.addHook('preClose', async () => { closing = true; });
   // Hooks with `done` (they run on every request): an answer sent from one is not followed by done().
-  app.addHook('onRequest', (_request, reply, done) => {
-    if (!closing) {
-      done();
-      return;
-    }
-    reply.header('connection', 'close');
-    busy(reply, 'The gateway is shutting down: repeat the identical request once it is back');
-  });
   // After the body has arrived (and been parsed), before validation and the handler.
   app.addHook('preValidation', (request, reply, done) => {
     if (NO_SLOT.has(request.routeOptions.url ?? '')) {
       done();
       return;
     }
-    if (inFlight >= options.maxInFlight) {
+    if (inFlight >= maxInFlight) {
       request.log.warn({ cause: 'SERVER_BUSY', inFlight }, 'too many requests in progress');
-      busy(reply, `The gateway has ${inFlight} requests in progress (MAX_IN_FLIGHT ${options.maxInFlight}): repeat the identical request later`);
+      busy(reply, `The gateway has ${inFlight} requests in progress (MAX_IN_FLIGHT ${maxInFlight}): repeat the identical request later`);
       return;
     }
     inFlight++;
@@ -91,7 +81,25 @@ async function limits(app: FastifyInstance, options: Pick<Limits, 'maxInFlight' 
   // No onRequestAbort hook: a request aborted before its body was complete never reached
   // preValidation, so it holds no slot (and the hook cost a 'close' listener on every request).
   app.decorate('inFlight', () => inFlight);
+}
 
+/** While closing, requests in flight finish; new ones on kept-alive connections are told to retry. */
+function refuseWhileClosing(app: FastifyInstance): void {
+  let closing = false;
+  app.addHook('preClose', async () => { closing = true; });
+  app.addHook('onRequest', (_request, reply, done) => {
+    if (!closing) {
+      done();
+      return;
+    }
+    reply.header('connection', 'close');
+    busy(reply, 'The gateway is shutting down: repeat the identical request once it is back');
+  });
+}
+
+async function limits(app: FastifyInstance, options: Pick<Limits, 'maxInFlight' | 'maxEventLoopDelayMs'>) {
+  refuseWhileClosing(app);
+  inFlightSlots(app, options.maxInFlight);
   if (options.maxEventLoopDelayMs > 0) {
     await app.register(underPressure, {
       maxEventLoopDelay: options.maxEventLoopDelayMs,

@@ -11,7 +11,7 @@
 //   tokengate_build_info{version}                           1
 //   process_*, nodejs_*                                     Node's own (prom-client's default metrics)
 //
-// `operation` is the route's summary as the API reference names it (its "(versions 50-100)" left
+// `operation` is the route's summary as the API reference names it (its "(versions 1-100)" left
 // out), `METHOD /path` for a route without one, `unknown path` for a 404 that matched none.
 // Events are counted as the reactors' one subscription to the log hands them over
 // (Gateway.observeLog): no read of its own; every instance sees every instance's events.
@@ -19,8 +19,10 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Gateway } from '../services/gateway.js';
-import type { RecordedEvent } from '../store/event-store.js';
 import { VERSION } from '../lib/version.js';
+
+/** An event of the log, as the services hand it over (Gateway.observeLog). */
+type LoggedEvent = Parameters<Parameters<Gateway['observeLog']>[0]>[0];
 
 /** Latency buckets (seconds): a durable pay answers in a few ms, a busy one in tens; timeouts at 10 s. */
 const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -105,7 +107,7 @@ export class Metrics {
   }
 
   /** An event of the log (Gateway.observeLog). */
-  event(event: RecordedEvent): void {
+  event(event: LoggedEvent): void {
     if (this.countFrom === undefined || event.position <= this.countFrom) return;
     this.events.inc({ type: event.type });
     const outcome = NOTIFICATION_OUTCOMES[event.type];

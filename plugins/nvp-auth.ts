@@ -3,14 +3,13 @@
 // `apiPassword`, or a client certificate; the field `merchant` names the merchant the request is
 // for, as the path does in the REST API. Basic authentication (the same user id and password in
 // the Authorization header) is taken too. The same checks and the same per-credential failure
-// counts and locks as every other operation (plugins/auth.ts: checkPassword): a guess through NVP
+// counts and locks as every other operation (plugins/auth-credentials.ts: checkPassword): a guess through NVP
 // counts toward the lock of `merchant.<id>` as one through REST does.
 import type { FastifyRequest } from 'fastify';
 import { AuthenticationFailed, InvalidRequest } from '../domain/errors.js';
 import type { MerchantProfile, Merchants } from '../merchants.js';
-import {
-  basicCredentials, certificateMerchant, checkPassword, MERCHANT_ID, NOT_AUTHORISED, type AuthFailures,
-} from './auth.js';
+import { basicCredentials, certificateMerchant, checkPassword, MERCHANT_ID, NOT_AUTHORISED } from './auth-credentials.js';
+import type { AuthFailures } from './auth-failures.js';
 
 export interface NvpCredentials { merchant?: string | undefined; apiUsername?: string | undefined; apiPassword?: string | undefined }
 

@@ -17,8 +17,8 @@ export class RequestLogController extends LogController {
   }
 }
 
-/** A route's operation as the API reference names it (without "(versions 50-100)"), else METHOD /path. */
-export function operationOf(route: Pick<RouteOptions, 'method' | 'url' | 'schema'>): string {
+/** A route's operation as the API reference names it (without "(versions 1-100)"), else METHOD /path. */
+function operationOf(route: Pick<RouteOptions, 'method' | 'url' | 'schema'>): string {
   const summary = route.schema?.summary;
   if (typeof summary === 'string' && summary !== '') return summary.replace(/\s*\(versions? [^)]*\)$/, '');
   return `${[route.method].flat().join(',')} ${route.url}`;

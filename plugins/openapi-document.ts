@@ -1,6 +1,6 @@
 // The API reference's document, finished for a reader (plugins/openapi.ts registers it): the
-// gateway's operations first, in the order of the tags below, the admin routes in their own tag
-// at the end; a description of everything tokengate serves; placeholders such as
+// gateway's operations first, in the order of the tags below (NVP after REST), the admin routes in
+// their own tag at the end; a description of everything tokengate serves; placeholders such as
 // `merchant.<merchantId>` kept out of the markdown's HTML; and, for every operation, the
 // examples of schemas/examples.json: real answers of tokengate to the requests shown, checked
 // against the schemas and replayed by test/http/openapi.test.ts.
@@ -8,13 +8,20 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RouteOptions } from 'fastify';
 import { PROJECT_ROOT } from '../config.js';
+import { DEACTIVATED, FIRST_VERSION, SESSIONS } from '../schemas/versions.js';
+
+/** The versions the token, session and order operations answer on (docs/operations.md, "Versions"). */
+const served = (first: number) => `versions ${first}-100 but the deactivated ${[...DEACTIVATED].filter((v) => v >= first).join(', ')}`;
+const SERVED = served(1);
+const FROM = FIRST_VERSION;
 
 export const TAGS = [
-  { name: 'token', description: 'Create or Update Token (version 100 and every version from 50), Tokenize with a merchant-supplied token id, Retrieve and Delete Token' },
+  { name: 'token', description: `Create or Update Token, Tokenize with a merchant-supplied token id, Retrieve and Delete Token, on ${SERVED}` },
   { name: 'pay', description: 'Pay with token (version 3), and its Retrieve Order and Retrieve Transaction' },
-  { name: 'order', description: 'The order API of versions 50-100: PAY, AUTHORIZE, CAPTURE, REFUND, VOID and VERIFY; Retrieve Order and Retrieve Transaction' },
-  { name: 'session', description: 'Create, Update and Retrieve Session (versions 50-100)' },
+  { name: 'order', description: `The order API on ${SERVED}: PAY, AUTHORIZE, CAPTURE, REFUND, VOID (from version ${FROM.VOID}) and VERIFY (from ${FROM.VERIFY}); Retrieve Order (from ${FROM['Retrieve Order']}) and Retrieve Transaction` },
+  { name: 'session', description: `Create, Update and Retrieve Session, on ${served(FROM[SESSIONS])}` },
   { name: 'gateway', description: 'Check Gateway: no authentication' },
+  { name: 'nvp', description: "The same operations (all but version 3's) in the gateway's NVP protocol: POST /api/nvp/version/{version}, a form of dotted fields (apiOperation, merchant, apiUsername, apiPassword, order.id, ...), the answer the same pairs; and its Check Gateway" },
   { name: 'admin', description: "tokengate's own: the timeline, histories and Prometheus metrics. User admin, password ADMIN_PASSWORD (never a merchant's credentials)" },
 ];
 
@@ -23,11 +30,14 @@ export const DESCRIPTION = [
   '',
   '- **Create or Update Token** (`POST .../token`), **Tokenize** (`PUT .../token/{tokenid}`, merchant-supplied token ids), **Retrieve Token** and **Delete Token**',
   '- **Pay with token** (version 3) and its **Retrieve Order** and **Retrieve Transaction**',
-  '- the **order API** of versions 50-100: **PAY**, **AUTHORIZE**, **CAPTURE**, **REFUND**, **VOID** and **VERIFY** with a token, a session or a card; **Retrieve Order** and **Retrieve Transaction**',
-  '- **Create**, **Update** and **Retrieve Session** (versions 50-100)',
+  '- the **order API**: **PAY**, **AUTHORIZE**, **CAPTURE**, **REFUND**, **VOID** and **VERIFY** with a token, a session or a card; **Retrieve Order** and **Retrieve Transaction**',
+  '- **Create**, **Update** and **Retrieve Session**',
   '- **Check Gateway** (no authentication)',
+  "- every operation above but version 3's in **NVP**, the gateway's name-value-pair protocol: `POST /api/nvp/version/{version}` with `apiOperation=PAY&merchant=...&order.id=...`, the answer the same pairs",
   '',
-  'Authentication: Basic, user `merchant.<merchantId>` and the API password (Pay with token and its version 3 retrievals: a blank user id and the API password), or a client certificate. ' +
+  `The token, session and order operations answer on ${SERVED} (each operation from its first version: VOID ${FROM.VOID}, VERIFY ${FROM.VERIFY}, Retrieve Order ${FROM['Retrieve Order']}, the sessions ${FROM[SESSIONS]}), all in version 100's shape; Pay with token and its retrievals stay on version 3's paths.`,
+  '',
+  'Authentication: Basic, user `merchant.<merchantId>` and the API password (Pay with token and its version 3 retrievals: a blank user id and the API password), or a client certificate; in NVP the same user id and password may be the fields `apiUsername` and `apiPassword`. ' +
   "Outcomes are chosen as the real test environment chooses them (the card's expiry, the security code, the street) and by documented triggers (docs/triggers.md); an identical repeat answers the recorded outcome, and records nothing. " +
   'A decline is HTTP 201 with `result` FAILURE; every refused request gets the gateway\'s error body with the field and the reason.',
   '',
@@ -65,7 +75,7 @@ let loaded: Examples | undefined;
 const examples = (): Examples => (loaded ??= JSON.parse(readFileSync(join(PROJECT_ROOT, 'schemas', 'examples.json'), 'utf8')) as Examples);
 
 /** A word holding a `<placeholder>` (merchant.<merchantId>) as code: markdown renders `<...>` as an HTML tag. */
-export const escapePlaceholders = (text: string): string => text.replace(/(^|[^`\w.])([\w.]*<\w+>[\w.]*)(?=[^`\w]|$)/g, '$1`$2`');
+const escapePlaceholders = (text: string): string => text.replace(/(^|[^`\w.])([\w.]*<\w+>[\w.]*)(?=[^`\w]|$)/g, '$1`$2`');
 
 function escapeDescriptions(node: unknown): void {
   if (Array.isArray(node)) {
@@ -80,17 +90,25 @@ function escapeDescriptions(node: unknown): void {
   }
 }
 
-const jsonContent = (holder: unknown): Json | undefined => ((holder as { content?: Record<string, Json> } | undefined)?.content?.['application/json']);
+/** The one media type of a request body or a response, and its content (application/json, or NVP's form). */
+function contentOf(holder: unknown): [string, Json] | undefined {
+  const content = (holder as { content?: Record<string, Json> } | undefined)?.content;
+  return content === undefined ? undefined : Object.entries(content)[0];
+}
 
-/** The examples of one operation (`METHOD /path`) put in its request body and its responses. */
+/**
+ * The examples of one operation (`METHOD /path`) put in its request body and its responses; the
+ * shared ones (JSON error bodies) only where the answer is JSON.
+ */
 function addExamples(key: string, operation: Json): void {
   const own = examples().operations[key];
-  const requestContent = jsonContent(operation.requestBody);
-  if (requestContent && own?.requests) requestContent.examples = own.requests;
+  const request = contentOf(operation.requestBody);
+  if (request && own?.requests) request[1].examples = own.requests;
   for (const [status, response] of Object.entries((operation.responses ?? {}) as Record<string, unknown>)) {
-    const content = jsonContent(response);
-    const chosen = own?.responses?.[status] ?? examples().shared[status];
-    if (content && chosen) content.examples = chosen;
+    const content = contentOf(response);
+    if (!content) continue;
+    const chosen = own?.responses?.[status] ?? (content[0] === 'application/json' ? examples().shared[status] : undefined);
+    if (chosen) content[1].examples = chosen;
   }
 }
 

@@ -9,6 +9,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import fastJsonStringify from 'fast-json-stringify';
 import { sortedJson } from '../lib/json.js';
+import { NvpErrorAnswer } from '../schemas/nvp.js';
 import { ErrorBody } from '../schemas/responses.js';
 import { VERSION } from '../lib/version.js';
 import { DESCRIPTION, finishDocument, tagAdminRoute, TAGS } from './openapi-document.js';
@@ -147,6 +148,7 @@ const inDocumentOrder: preSerializationHookHandler = function (_request, reply, 
 
 async function openapi(app: FastifyInstance) {
   app.addSchema(ErrorBody);
+  app.addSchema(NvpErrorAnswer);
   const resolve = (id: string): unknown => (app.getSchemas() as Record<string, unknown>)[id];
   app.setSerializerCompiler(({ schema, method, url, httpStatus }) => {
     const { serialize, compiled, reason } = responseSerializer(schema, resolve);

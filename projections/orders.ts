@@ -48,7 +48,8 @@ export const ordersProjection: Projection<OrderDoc> = {
   // 2: PaymentOutcomeResolved turns an UNKNOWN transaction final and moves the order's totals.
   // 3: a resolved transaction keeps the schema's property order (an authorization code it gained
   // was written after timeOfRecord), so that the compiled serializer writes what JSON.stringify did.
-  // 4: the transactions of the order API of versions 50-100 (OrderTransactionRecorded).
+  // 4: the transactions of the order API (OrderTransactionRecorded; versions 1-100 but the
+  // deactivated ones).
   version: 4,
   // No answer of the API reads it (Retrieve Order and Transaction fold the order's stream; the
   // histories fold the events with this evolve): only the CLI's hash and exports and the tests

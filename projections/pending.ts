@@ -32,7 +32,8 @@ export const pendingProjection: Projection<PendingDoc> = {
   name: 'pending',
   // 2: stream names `<category>-<owner>:<id>` and payment keys as JSON pairs (rebuilt once).
   // 3: sessions not yet expired (rebuilt once).
-  // 4: transactions of the order API (versions 50-100) answered UNKNOWN (OrderTransactionRecorded).
+  // 4: transactions of the order API (versions 1-100 but the deactivated ones) answered UNKNOWN
+  // (OrderTransactionRecorded).
   version: 4,
   // Read by the reactors when they start (after the start-up catch-up): written after the reply.
   apply: 'deferred',

@@ -1,29 +1,36 @@
 // The debugging timeline: an API of events by stream, category, correlation id or merchant,
 // paged by position, with live updates as server-sent events; token and order history with
 // time travel; and a page that shows it all. Behind credentials of their own (user `admin`,
-// password ADMIN_PASSWORD, or on a loopback HOST one generated at start: config.ts adminAccess),
+// password ADMIN_PASSWORD, or on a loopback HOST one generated at start: admin-access.ts),
 // never a merchant's. The password must be long enough
 // (ADMIN_PASSWORD_MIN_LENGTH), and wrong ones lock the admin credential like a merchant's
-// (plugins/auth.ts AuthFailures, AUTH_FAILURE_LIMIT a minute, then 429 REQUEST_REJECTED).
+// (plugins/auth-failures.ts, AUTH_FAILURE_LIMIT a minute, then 429 REQUEST_REJECTED).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import basicAuth from '@fastify/basic-auth';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { adminPasswordProblem, ConfigError, PROJECT_ROOT } from '../config.js';
+import { adminPasswordProblem } from '../admin-access.js';
+import { ConfigError, PROJECT_ROOT } from '../config.js';
 import { AuthenticationFailed, InvalidRequest } from '../domain/errors.js';
 import { orderHistory, tokenHistory, type AsOf } from '../services/queries/history.js';
 import { maskCardNumbers } from '../lib/mask.js';
-import { searchStreams, streamHistory } from '../services/queries/stream-history.js';
+import { streamHistory } from '../services/queries/stream-history.js';
+import { searchStreams } from '../services/queries/stream-search.js';
 import type { LookupDoc } from '../projections/lookup.js';
 import { matches, timelinePage, toTimelineEvent, type TimelineFilter } from '../services/queries/timeline.js';
 import { Opt, Pattern, Str } from '../schemas/common.js';
-import { refuseIfLocked } from '../plugins/auth.js';
+import { refuseIfLocked } from '../plugins/auth-failures.js';
 import { errorBody } from '../plugins/errors.js';
 import { metricsRoute } from '../plugins/metrics.js';
+import { adminHeaders, guardAdmin } from './admin-guard.js';
 
-export interface AdminOptions { password: string | undefined }
+export interface AdminOptions {
+  password: string | undefined;
+  /** Host names the admin answers besides IP addresses and localhost (HOST when a name, ADMIN_HOSTS): routes/admin-guard.ts. */
+  hosts?: readonly string[] | undefined;
+}
 
 const Filter = {
   stream: Opt(Str(1, 300)),
@@ -61,13 +68,16 @@ const digest = (text: string) => createHash('sha256').update(text).digest();
 /** The admin's key in the failure registry (a merchant's is `merchant.<id>`: no clash). */
 const ADMIN_CREDENTIAL = 'admin';
 
-const admin: FastifyPluginAsyncTypebox<AdminOptions> = async (app, options) => {
+type AdminApp = Parameters<FastifyPluginAsyncTypebox>[0];
+
+/** Basic authentication of user `admin`, its password counted and locked like a merchant's. */
+async function adminAuthentication(app: AdminApp, password: string | undefined): Promise<void> {
   // Passed to buildApp directly (not through loadConfig), a short password is refused too.
-  const problem = options.password === undefined ? undefined : adminPasswordProblem(options.password);
+  const problem = password === undefined ? undefined : adminPasswordProblem(password);
   if (problem) throw new ConfigError(problem);
   if (!app.hasDecorator('authFailures')) throw new Error('the admin plugin needs the auth-guard plugin (plugins/auth.ts) registered first');
   const failures = app.authFailures;
-  const expected = options.password === undefined ? undefined : digest(options.password);
+  const expected = password === undefined ? undefined : digest(password);
   await app.register(basicAuth, {
     authenticate: { realm: 'tokengate admin' },
     async validate(username, password) {
@@ -85,19 +95,17 @@ const admin: FastifyPluginAsyncTypebox<AdminOptions> = async (app, options) => {
     },
   });
   app.addHook('onRequest', app.basicAuth);
-  // Prometheus metrics, behind the same credentials.
-  await app.register(metricsRoute);
-  const page = readFileSync(join(PROJECT_ROOT, 'web', 'timeline.html'), 'utf8');
-  const historyPage = readFileSync(join(PROJECT_ROOT, 'web', 'history.html'), 'utf8');
-  // Open live streams end before the server closes, or closing would wait for them forever.
-  const live = new Set<() => void>();
-  app.addHook('preClose', async () => { for (const stop of [...live]) stop(); });
+}
 
+/** The pages (web/): the timeline and the history. */
+function pages(app: AdminApp, page: string, historyPage: string): void {
   app.get('/admin', async (_request, reply) => reply.redirect('/admin/timeline'));
   app.get('/admin/timeline', async (_request, reply) => reply.type('text/html; charset=utf-8').send(page));
-
   app.get('/admin/history', async (_request, reply) => reply.type('text/html; charset=utf-8').send(historyPage));
+}
 
+/** A stream's history, and the search for one. */
+function historyRoutes(app: AdminApp): void {
   // One stream's history: steps with the state after each, and what they caused (services/queries/stream-history.ts).
   app.get('/admin/api/history', { schema: { querystring: HistoryQuery } }, async (request, reply) => {
     const { stream, asOfRevision, relatedAfter } = request.query;
@@ -115,7 +123,10 @@ const admin: FastifyPluginAsyncTypebox<AdminOptions> = async (app, options) => {
     if (results.length === 0) return reply.code(404).send(errorBody('INVALID_REQUEST', { explanation: 'No order, token, session, transaction or correlation id found', field: 'q' }));
     return { query: maskCardNumbers(q.trim()), results };
   });
+}
 
+/** The timeline: a page of events, and the live ones as server-sent events. */
+function eventRoutes(app: AdminApp, headers: Record<string, string>): void {
   app.get('/admin/api/events', { schema: { querystring: EventsQuery } }, async (request) => {
     const { after, limit, ...filter } = request.query;
     const count = limit === undefined ? 100 : Number(limit);
@@ -123,6 +134,9 @@ const admin: FastifyPluginAsyncTypebox<AdminOptions> = async (app, options) => {
     return timelinePage(app.gateway.store, filter, BigInt(after ?? '0'), count);
   });
 
+  // Open live streams end before the server closes, or closing would wait for them forever.
+  const live = new Set<() => void>();
+  app.addHook('preClose', async () => { for (const stop of [...live]) stop(); });
   // Server-sent events: every matching event after `after` (default: the head of the log).
   app.get('/admin/api/events/live', { schema: { querystring: EventsQuery } }, async (request, reply) => {
     const { after, limit: _limit, ...filter } = request.query as TimelineFilter & { after?: string; limit?: string };
@@ -130,7 +144,7 @@ const admin: FastifyPluginAsyncTypebox<AdminOptions> = async (app, options) => {
     reply.hijack();
     app.releaseSlotOnClose(request, reply);
     const raw = reply.raw;
-    raw.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-request-id': String(request.id) });
+    raw.writeHead(200, { ...headers, 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-request-id': String(request.id) });
     raw.write(`: live from position ${from}\n\n`);
     const subscription = app.gateway.store.subscribeAll({ fromPosition: from }, {
       onEvent(e) {
@@ -148,7 +162,10 @@ const admin: FastifyPluginAsyncTypebox<AdminOptions> = async (app, options) => {
     live.add(stop);
     raw.on('close', stop);
   });
+}
 
+/** The histories of a token and of an order, as of a revision or an instant. */
+function asOfRoutes(app: AdminApp): void {
   app.get('/admin/api/tokens/:repositoryId/:token', {
     schema: { params: Type.Object({ repositoryId: Str(1, 16), token: Pattern(1, 40, '^[0-9A-Za-z]+$', 'characters 0-9 a-z A-Z') }), querystring: AsOfQuery },
   }, async (request, reply) => {
@@ -164,6 +181,21 @@ const admin: FastifyPluginAsyncTypebox<AdminOptions> = async (app, options) => {
     if (result.entries.length === 0) return reply.code(404).send(errorBody('INVALID_REQUEST', { explanation: 'No such order at that point' }));
     return { events: result.entries, state: result.doc ?? null };
   });
+}
+
+const admin: FastifyPluginAsyncTypebox<AdminOptions> = async (app, options) => {
+  const page = readFileSync(join(PROJECT_ROOT, 'web', 'timeline.html'), 'utf8');
+  const historyPage = readFileSync(join(PROJECT_ROOT, 'web', 'history.html'), 'utf8');
+  // Before the password is looked at: the security headers, and the Host check.
+  const headers = adminHeaders([page, historyPage]);
+  guardAdmin(app, headers, options.hosts ?? []);
+  await adminAuthentication(app, options.password);
+  // Prometheus metrics, behind the same credentials.
+  await app.register(metricsRoute);
+  pages(app, page, historyPage);
+  historyRoutes(app);
+  eventRoutes(app, headers);
+  asOfRoutes(app);
 };
 
 export default admin;

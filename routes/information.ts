@@ -19,7 +19,7 @@ const Params = Type.Object({
   version: Pattern(1, 3, '^([1-9][0-9]?|100)$', 'an API version from 1 to 100'),
 }, { additionalProperties: false });
 
-const Information = Type.Object({
+export const Information = Type.Object({
   gatewayVersion: Type.String({ description: 'the version of tokengate' }),
   status: StringEnum(['OPERATING', 'SHUTDOWN'] as const, 'OPERATING: requests are processed; SHUTDOWN: a store cannot write (until a restart; a full disk: until a write succeeds again) or PostgreSQL cannot be reached (until it answers again), writes are refused with 503 SERVER_BUSY'),
 });

@@ -7,7 +7,7 @@ import { payWithTokenText, RecentAnswers } from '../services/order/recent-answer
 import type { PayResponse as PayAnswer } from '../services/order/responses.js';
 import { sortedJson } from '../lib/json.js';
 import { merchantOf, requireMerchant } from '../plugins/auth.js';
-import { parseJsonBody } from '../plugins/errors.js';
+import { parseJsonBody } from '../plugins/json-body.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 

@@ -11,8 +11,10 @@ import { retrieveToken } from '../services/queries/retrieval.js';
 import { merchantOf, requireMerchant } from '../plugins/auth.js';
 import { checkVersion } from '../schemas/versions.js';
 
-const token: FastifyPluginAsyncTypebox = async (app) => {
-  await requireMerchant(app, app.gateway.merchants, 'token', 'merchantId');
+type TokenApp = Parameters<FastifyPluginAsyncTypebox>[0];
+
+/** Create or Update Token: with a generated token id (POST), or the one in the path (PUT). */
+function writes(app: TokenApp): void {
   app.post('/api/rest/version/:version/merchant/:merchantId/token', {
     schema: {
       summary: 'Create or Update Token (system-generated token)',
@@ -48,7 +50,10 @@ const token: FastifyPluginAsyncTypebox = async (app) => {
     const response = await tokenize(app.gateway, merchant, request.params.tokenid, request.body, request.meta(), request.authMethod);
     return reply.code(201).send(response);
   });
+}
 
+/** Retrieve Token and Delete Token. */
+function readAndDelete(app: TokenApp): void {
   app.get('/api/rest/version/:version/merchant/:merchantId/token/:tokenid', {
     schema: {
       summary: 'Retrieve Token',
@@ -78,6 +83,12 @@ const token: FastifyPluginAsyncTypebox = async (app) => {
     checkVersion(request.params.version);
     return deleteToken(app.gateway, merchant, request.params.tokenid, request.meta());
   });
+}
+
+const token: FastifyPluginAsyncTypebox = async (app) => {
+  await requireMerchant(app, app.gateway.merchants, 'token', 'merchantId');
+  writes(app);
+  readAndDelete(app);
 };
 
 export default token;

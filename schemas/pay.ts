@@ -13,8 +13,8 @@ export const PayParams = Strict({
   transactionid: Str(1, 40),
 });
 
-export const TRANSACTION_SOURCES = ['CALL_CENTRE', 'CARD_PRESENT', 'INTERNET', 'MAIL_ORDER', 'MOTO', 'TELEPHONE_ORDER', 'VOICE_RESPONSE'] as const;
-export const FREQUENCIES = ['INSTALLMENT', 'RECURRING', 'SINGLE'] as const;
+const TRANSACTION_SOURCES = ['CALL_CENTRE', 'CARD_PRESENT', 'INTERNET', 'MAIL_ORDER', 'MOTO', 'TELEPHONE_ORDER', 'VOICE_RESPONSE'] as const;
+const FREQUENCIES = ['INSTALLMENT', 'RECURRING', 'SINGLE'] as const;
 
 export const PayBody = Strict({
   apiOperation: StringEnum(['PAY'] as const),

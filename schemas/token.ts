@@ -1,7 +1,7 @@
 // Create or Update Token (system-generated, POST; and with the token id in the path, PUT: Tokenize),
 // on the versions of schemas/versions.ts (spec: "Create token: request body"; both take the same body).
 import type { Static } from '@sinclair/typebox';
-import { Alpha3, Ascii, Digits, IPV4_PATTERN, Opt, Pattern, Str, Strict, StringEnum } from './common.js';
+import { Alpha3, Ascii, Digits, Opt, Pattern, Str, Strict, StringEnum } from './common.js';
 import { MerchantIdParam, VersionParam } from './pay.js';
 
 export const TokenParams = Strict({ version: VersionParam, merchantId: MerchantIdParam });
@@ -52,8 +52,8 @@ const Address = (stateProvinceCode: boolean, company: boolean) => Strict({
   street2: Opt(Str(1, 100)),
 });
 
-export const SOURCE_OF_FUNDS_TYPES = ['ACH', 'CARD', 'DIRECT_DEBIT_CANADA', 'WALLET'] as const;
-export const PROVISIONING_MODES = ['ASYNCHRONOUS', 'ATTEMPT_SYNCHRONOUS', 'SYNCHRONOUS'] as const;
+const SOURCE_OF_FUNDS_TYPES = ['ACH', 'CARD', 'DIRECT_DEBIT_CANADA', 'WALLET'] as const;
+const PROVISIONING_MODES = ['ASYNCHRONOUS', 'ATTEMPT_SYNCHRONOUS', 'SYNCHRONOUS'] as const;
 
 export const TokenBody = Strict({
   billing: Opt(Strict({ address: Opt(Address(true, true)) })),

@@ -10,12 +10,12 @@ import { MerchantIdParam, VersionParam } from './pay.js';
 
 export { VersionParam };
 
-export const API_OPERATIONS = ['AUTHENTICATE_PAYER', 'AUTHORIZE', 'CAPTURE', 'INITIATE_AUTHENTICATION', 'PAY', 'REFUND', 'VERIFY', 'VOID'] as const;
+const API_OPERATIONS = ['AUTHENTICATE_PAYER', 'AUTHORIZE', 'CAPTURE', 'INITIATE_AUTHENTICATION', 'PAY', 'REFUND', 'VERIFY', 'VOID'] as const;
 
 /** authentication.channel: the payer's browser (the emulator's channel), a 3-D Secure SDK in an app, or the merchant alone. */
-export const AUTHENTICATION_CHANNELS = ['MERCHANT_REQUESTED', 'PAYER_APP', 'PAYER_BROWSER'] as const;
+const AUTHENTICATION_CHANNELS = ['MERCHANT_REQUESTED', 'PAYER_APP', 'PAYER_BROWSER'] as const;
 /** authentication.purpose: a payment by default; the others authenticate without paying. */
-export const AUTHENTICATION_PURPOSES = ['ADD_CARD', 'MAINTAIN_CARD', 'PAYMENT_TRANSACTION', 'REFRESH_AUTHENTICATION'] as const;
+const AUTHENTICATION_PURPOSES = ['ADD_CARD', 'MAINTAIN_CARD', 'PAYMENT_TRANSACTION', 'REFRESH_AUTHENTICATION'] as const;
 /** device.browserDetails.3DSecureChallengeWindowSize. */
 const CHALLENGE_WINDOW_SIZES = ['250_X_400', '390_X_400', '500_X_600', '600_X_400', 'FULL_SCREEN'] as const;
 

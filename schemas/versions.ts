@@ -10,7 +10,7 @@ import { Pattern } from './common.js';
 export const VersionParam = Pattern(1, 3, '^([1-9][0-9]?|100)$', 'a version from 1 to 100');
 
 /** Versions the gateway deactivated on 31 January 2025 (its "Versioning" page). */
-const DEACTIVATED: ReadonlySet<number> = new Set([2, 5, 6, 22, 25]);
+export const DEACTIVATED: ReadonlySet<number> = new Set([2, 5, 6, 22, 25]);
 
 /**
  * The first version of the operations that did not exist in version 1 (the reference's migration

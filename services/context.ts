@@ -10,7 +10,10 @@ export interface RequestMeta {
   merchantId: string;
   /** order.notificationUrl of an order API request (allowed by the merchants file): where this order's notifications go from now on. */
   notificationUrl?: string;
-  /** The API version of the request's path (the order API, 50-100): the version its notifications are written in. */
+  /**
+   * The API version of the request's path (the order API: 1-100 but the deactivated ones): the
+   * version its notifications are written in.
+   */
   apiVersion?: number;
   /** The request's method and path (no query string; a card number in it masked: lib/mask.ts), for histories. */
   method?: string;

@@ -24,7 +24,7 @@ export const warningLog: ReactorLog = {
 /** Failed work is tried again after its reactor's retry delay, doubled at each failure up to this. */
 export const MAX_RETRY_MS = 60_000;
 /** The first retry waits at least this long (a reactor whose delay is 0 does not spin). */
-export const MIN_RETRY_MS = 10;
+const MIN_RETRY_MS = 10;
 
 /** The delay before the retry that follows failure number `attempt` (1, 2, ...). */
 export function retryDelay(baseMs: number, attempt: number): number {

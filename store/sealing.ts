@@ -10,6 +10,9 @@ export type { KeyStore, NewKey } from './keys/key-store.js';
 
 const FINGERPRINT_KEY_ID = 'hmac:fingerprints';
 const VERSION = 'v1';
+/** forgetDestroyed: tries while another connection reads the key file (up to about 200 ms). */
+const FORGET_ATTEMPTS = 10;
+const FORGET_RETRY_MS = 20;
 
 function sealWith(keyId: string, key: Buffer, plaintext: string): string {
   const iv = random.take(12);
@@ -110,6 +113,20 @@ export class Sealer {
 
   destroyKey(keyId: string): void {
     this.keys.destroy(keyId);
+  }
+
+  /**
+   * The keys destroyed and reservations released so far removed from the files now (see
+   * KeyStore.forget), tried a few times while another connection's read prevents it; false when
+   * it still did: the key store's background scrub finishes it.
+   */
+  async forgetDestroyed(): Promise<boolean> {
+    if (!this.keys.forget) return true;
+    for (let attempt = 0; attempt < FORGET_ATTEMPTS; attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, FORGET_RETRY_MS));
+      if (this.keys.forget()) return true;
+    }
+    return false;
   }
 
   /** A new random reservation id: 32 bytes, base64url (43 characters, like a fingerprint). */

@@ -1,7 +1,7 @@
 // A notification's state (its stream folded) and its decisions, pure: when an attempt is due, what
 // an attempt's answer records, when to give up. The reactor (services/notification/notifier.ts)
 // and the CLI's redeliver make the HTTP requests; every fact is one of domain/notification/events.ts.
-import type { AttemptTrigger, NotificationEvent, NotificationRef } from './events.js';
+import type { AttemptTrigger, NotificationEvent, NotificationRef, NotificationScheduled } from './events.js';
 
 export type NotificationStatus = 'PENDING' | 'DELIVERED' | 'ABANDONED';
 
@@ -69,6 +69,14 @@ export const MAX_RETRY_DELAY_MS = 4 * 3_600_000;
 /** The wait after failed attempt number `attempt` (1, 2, ...): retryDelayMs, doubled each time, at most 4 hours. */
 export function delayAfter(policy: RetryPolicy, attempt: number): number {
   return Math.min(MAX_RETRY_DELAY_MS, policy.retryDelayMs * 2 ** Math.min(attempt - 1, 30));
+}
+
+/**
+ * Schedule the notification: once, whoever asks first (every instance, and the same instance after
+ * a restart, asks for the notification of the same order event).
+ */
+export function decideSchedule(state: NotificationState, scheduled: NotificationScheduled['data']): NotificationEvent[] {
+  return state.exists ? [] : [{ type: 'NotificationScheduled', data: scheduled }];
 }
 
 /**

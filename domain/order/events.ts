@@ -146,7 +146,10 @@ export interface TransactionReferenceReleased {
 
 export type TransactionReferenceEvent = TransactionReferenceReserved | TransactionReferenceReleased;
 
-/** apiOperation of the order API of versions 50-100 (PUT .../order/{orderId}/transaction/{transactionId}). */
+/**
+ * apiOperation of the order API (PUT .../order/{orderId}/transaction/{transactionId}; versions
+ * 1-100 but the deactivated ones).
+ */
 export type ApiOperation = 'PAY' | 'AUTHORIZE' | 'CAPTURE' | 'REFUND' | 'VOID' | 'VERIFY';
 /** The apiOperations of 3-D Secure (authentication-events.ts): they record an AUTHENTICATION transaction, not this event. */
 export type AuthenticationOperation = 'INITIATE_AUTHENTICATION' | 'AUTHENTICATE_PAYER';
@@ -156,8 +159,9 @@ export type TransactionType =
 
 
 /**
- * A transaction of the order API (versions 50-100): every decision inside (outcome, the order's
- * status and totals after it, the card it used), so replay and retrieval never decide again.
+ * A transaction of the order API (versions 1-100 but the deactivated ones): every decision inside
+ * (outcome, the order's status and totals after it, the card it used), so replay and retrieval
+ * never decide again.
  */
 export interface OrderTransactionRecorded {
   type: 'OrderTransactionRecorded';

@@ -42,9 +42,9 @@ export function decideResolveUnknown(command: ResolveUnknownPayment, state: Orde
 }
 
 /**
- * A PAY, AUTHORIZE or VERIFY of the order API (versions 50-100) answered UNKNOWN: the same rule;
- * an approved PAY adds to the authorized and captured totals, an AUTHORIZE to the authorized one,
- * a VERIFY to none.
+ * A PAY, AUTHORIZE or VERIFY of the order API (versions 1-100 but the deactivated ones) answered
+ * UNKNOWN: the same rule; an approved PAY adds to the authorized and captured totals, an AUTHORIZE
+ * to the authorized one, a VERIFY to none.
  */
 function decideResolveModern(state: Extract<OrderState, { exists: true }>, command: ResolveUnknownPayment): PaymentOutcomeResolved[] {
   const t = state.modern?.operations.get(command.transactionId);

@@ -6,12 +6,15 @@ import type {
 import { nextAuthentication, type Authentication } from './authentication-state.js';
 
 type Recorded = PaymentRecorded['data'];
-/** A transaction of the order API of versions 50-100 (OrderTransactionRecorded). */
+/**
+ * A transaction of the order API of versions 1-100 but the deactivated ones
+ * (OrderTransactionRecorded).
+ */
 export type OrderTransaction = OrderTransactionRecorded['data'];
 
 /**
- * What the order API (versions 50-100) adds to an order: present only once such a transaction is
- * recorded, so the state of a version 3 order is exactly what it was.
+ * What the order API (versions 1-100 but the deactivated ones) adds to an order: present only once
+ * such a transaction is recorded, so the state of a version 3 order is exactly what it was.
  */
 export interface ModernOrderFacts {
   /** Its transactions, by id (the version 3 payments stay in `transactions`). */

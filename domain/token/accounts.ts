@@ -51,6 +51,6 @@ export const sameAccount = (a: AccountIdentifier, b: AccountIdentifier): boolean
  * tokenization for a DPAN-based order). The masked 6.4 number keeps them, so a recorded payment
  * tells without opening a sealed number.
  */
-export const DEVICE_ACCOUNT_RANGES: readonly string[] = ['520473', '489537'];
+const DEVICE_ACCOUNT_RANGES: readonly string[] = ['520473', '489537'];
 
 export const isDeviceAccountNumber = (number: string): boolean => DEVICE_ACCOUNT_RANGES.some((range) => number.startsWith(range));

@@ -16,9 +16,9 @@ export type ProviderAnswer =
 export interface Verdict { provider?: SchemeTokenProvider; answer: ProviderAnswer; rule: string }
 
 /** The sandbox's scheme-token year: expiry MM/35 selects a provider behaviour by its month. */
-export const SCHEME_TOKEN_YEAR = 35;
+const SCHEME_TOKEN_YEAR = 35;
 
-export function providerOf(brand: Brand): SchemeTokenProvider | undefined {
+function providerOf(brand: Brand): SchemeTokenProvider | undefined {
   switch (brand) {
     case 'MASTERCARD': case 'MAESTRO': return 'MDES';
     case 'VISA': return 'VTS';

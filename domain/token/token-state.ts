@@ -50,7 +50,7 @@ function created(d: TokenCreated['data']): ValidToken {
     schemeToken: d.schemeToken, shipping: d.shipping,
   }) as ValidBase & { card?: StoredCard; account?: AccountSource };
   // The card or the account added as the last member of the fresh object: the same object as
-  // `{ ...base, card }`, which costs µs on Node 20.
+  // `{ ...base, card }`, which is slower on Node 20.
   const sof = d.sourceOfFunds;
   if (sof.type === 'CARD') base.card = sof.card;
   else base.account = sof;

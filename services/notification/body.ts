@@ -1,10 +1,10 @@
 // What a notification says and where it goes, from the order stream as it was at the event that
 // caused it: the transaction as Retrieve Transaction answers it (the real gateway's notification
 // body), in the API version of the request that created the transaction (version 3's pay shape for
-// Pay with token, the order API's for versions 50-100), card numbers masked per the merchant's
-// cardNumberMasking; sent to the URL the order last named (order.notificationUrl, kept in the
-// metadata of its events), else the merchant's notifications.url, and only if the merchants file
-// allows it.
+// Pay with token, the order API's for versions 1-100 but the deactivated ones), card numbers masked
+// per the merchant's cardNumberMasking; sent to the URL the order last named
+// (order.notificationUrl, kept in the metadata of its events), else the merchant's
+// notifications.url, and only if the merchants file allows it.
 import { foldOrder } from '../aggregates.js';
 import { orderView } from '../order/order-stream.js';
 import { maskingOf, payResponse, transactionResponse } from '../order/responses.js';
@@ -84,7 +84,7 @@ export function notificationContent(merchant: MerchantProfile, cause: RecordedEv
 export function requestedNotificationUrl(merchant: MerchantProfile, text: string): string {
   const field = 'order.notificationUrl';
   const url = notificationUrlOf(text);
-  if (typeof url === 'string') throw new InvalidRequest('Value is invalid. Expected an http or https URL without a user name, password or fragment', field);
+  if (typeof url === 'string') throw new InvalidRequest(`Value is invalid. Expected an http or https URL without a user name, password, fragment or encoded separator in its path (${url})`, field);
   if (!merchant.notifications) throw new InvalidRequest('Value is invalid. Webhook notifications are not configured for this merchant', field);
   if (!notificationUrlAllowed(merchant, url.href)) {
     throw new InvalidRequest("Value is invalid. The URL is not one the merchant's webhook notification settings allow", field);

@@ -4,7 +4,10 @@
 // one number, whatever restarts or instances), then the POST, then its answer recorded. The secret
 // goes in X-Notification-Secret and nowhere else (no event, no log line); the response body is
 // not read.
-import { createHash } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
+
 import { isNotificationEvent, type NotificationEvent } from '../../domain/events.js';
 import {
   decideAnswer, decideAttempt, decideInterrupted, evolveNotification, initialNotificationState,
@@ -17,6 +20,7 @@ import type { EventMetadata } from '../../store/event-store.js';
 import { oneLine } from '../../store/storage-fault.js';
 import type { Aggregate } from '../aggregates.js';
 import { handleCommand, type Attempt, type HandlerDeps } from '../command-handler.js';
+import { destinationOf, systemLookup, type Destination, type HostLookup } from './destination.js';
 
 export const notificationAggregate: Aggregate<NotificationState, NotificationEvent> = {
   initialState: initialNotificationState, evolve: evolveNotification, handles: isNotificationEvent,
@@ -29,13 +33,8 @@ export interface DeliveryDeps extends HandlerDeps {
   readonly actor: { reactor: string } | { command: string };
   /** Aborted when the process stops: an attempt under way ends as failed (and is retried later) instead of holding the stop. */
   readonly stopping?: AbortSignal;
-}
-
-/** A UUID made from a text (SHA-256, version 8 of RFC 9562): the same event id wherever it is decided. */
-export function derivedUuid(text: string): string {
-  const h = createHash('sha256').update(text).digest('hex');
-  const variant = ((parseInt(h[16] as string, 16) & 0x3) | 0x8).toString(16);
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+  /** How host names are resolved (default: the system's resolver). */
+  readonly lookup?: HostLookup;
 }
 
 /**
@@ -55,22 +54,57 @@ function metaOf(deps: DeliveryDeps) {
   };
 }
 
-/** The answer of a POST: its status (2xx: delivered; a redirect is not followed), or what went wrong. */
-async function post(url: string, body: string, headers: Record<string, string>, timeoutMs: number, stopping?: AbortSignal): Promise<AttemptAnswer> {
+/** The promise's value, or a rejection once the signal aborts (a resolver that never answers). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    signal.addEventListener('abort', abort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+  });
+}
+
+/** How an attempt is made: the merchant's private hosts, the resolver, the time allowed, the stop. */
+interface PostOptions { privateHosts: readonly string[]; lookup: HostLookup; timeoutMs: number; stopping?: AbortSignal | undefined }
+
+/**
+ * The answer of a POST: its status (2xx: delivered; a redirect is not followed), or what went
+ * wrong. The host name is resolved once and the address checked (destination.ts); the request
+ * goes to that address (its own `lookup` answers it: no second resolution), with the name in the
+ * Host header and, over TLS, as the name the certificate must have. A connection of its own
+ * (agent: false): a kept-alive one would go to wherever the name pointed before.
+ */
+async function post(text: string, body: string, headers: Record<string, string>, options: PostOptions): Promise<AttemptAnswer> {
   const started = performance.now();
   const durationMs = () => Math.round(performance.now() - started);
-  const timeout = AbortSignal.timeout(timeoutMs);
+  const url = new URL(text);
+  // The time allowed covers the resolution too.
+  const timeout = AbortSignal.timeout(options.timeoutMs);
+  const signal = options.stopping ? AbortSignal.any([timeout, options.stopping]) : timeout;
   try {
-    const signal = stopping ? AbortSignal.any([timeout, stopping]) : timeout;
-    const response = await fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal });
-    // The body is not kept: only the status says whether the merchant took the notification.
-    await response.body?.cancel().catch(() => undefined);
-    return { status: response.status, durationMs: durationMs() };
+    const destination = await untilAborted(destinationOf(url, options.lookup, options.privateHosts), signal);
+    if ('refused' in destination) return { error: `not sent: ${maskCardNumbers(oneLine(destination.refused))}`.slice(0, 200), durationMs: durationMs() };
+    const pinned: LookupFunction = (_host, lookupOptions, callback) => {
+      if (lookupOptions.all) (callback as unknown as (e: null, a: Destination[]) => void)(null, [destination]);
+      else callback(null, destination.address, destination.family);
+    };
+    const status = await new Promise<number>((resolve, reject) => {
+      const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, {
+        method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, lookup: pinned, agent: false, signal,
+      }, (response) => {
+        // The body is not read: only the status says whether the merchant took the notification.
+        response.destroy();
+        resolve(response.statusCode ?? 0);
+      });
+      request.on('error', reject);
+      request.end(body);
+    });
+    return { status, durationMs: durationMs() };
   } catch (error) {
-    const e = error as Error & { cause?: { code?: string; message?: string } };
-    const reason = e.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms`
-      : e.name === 'AbortError' ? 'the gateway stopped during the attempt'
-        : e.cause?.code ?? e.cause?.message ?? e.message;
+    const e = error as Error & { code?: string };
+    const reason = timeout.aborted ? `no answer within ${options.timeoutMs} ms`
+      : options.stopping?.aborted ? 'the gateway stopped during the attempt'
+        : e.code ?? e.message;
     return { error: maskCardNumbers(oneLine(reason)).slice(0, 200), durationMs: durationMs() };
   }
 }
@@ -102,7 +136,7 @@ export async function attemptDelivery(deps: DeliveryDeps, stream: string, trigge
       'x-notification-id': state.ref.notificationId,
       'x-notification-attempt': String(open.attempt),
       'x-notification-secret': secret,
-    }, deps.policy.timeoutMs, deps.stopping)
+    }, { privateHosts: merchant.notifications?.privateHosts ?? [], lookup: deps.lookup ?? systemLookup, timeoutMs: deps.policy.timeoutMs, stopping: deps.stopping })
     : { error: 'not sent: the merchants file no longer allows this URL for this merchant' };
   const after = await handleCommand(deps, stream, notificationAggregate, (current, { now }) => ({
     events: decideAnswer(current, open.attempt, answer, deps.policy, now),

@@ -7,19 +7,20 @@
 // notifications in its read model (projections/notifications.ts) and reads the log again from the
 // latest order event a notification was scheduled for; an attempt begun by a process that stopped
 // before its answer is recorded as failed once overdue, and the next one follows.
-import { streams, type NotificationEvent, type NotificationScheduled } from '../../domain/events.js';
+import { streams, type NotificationEvent } from '../../domain/events.js';
 import { NOTIFICATION_EVENT_TYPES } from '../../domain/notification/events.js';
-import { interruptedAfterMs, type NotificationState, type RetryPolicy } from '../../domain/notification/notification.js';
+import { decideSchedule, interruptedAfterMs, type NotificationState, type RetryPolicy } from '../../domain/notification/notification.js';
 import { maskCardNumbers } from '../../lib/mask.js';
 import type { Merchants } from '../../merchants.js';
 import { notificationsProjection, PENDING_PREFIX, THROUGH_KEY, type PendingNotificationDoc, type ThroughDoc } from '../../projections/notifications.js';
 import type { ReadModelsPort } from '../../projections/read-models.js';
-import { WrongExpectedRevisionError, type EventStore, type RecordedEvent } from '../../store/event-store.js';
+import type { EventMetadata, EventStore, RecordedEvent } from '../../store/event-store.js';
 import { oneLine } from '../../store/storage-fault.js';
 import { fold } from '../aggregates.js';
+import { handleCommand, type Attempt } from '../command-handler.js';
 import { Reactor, retryDelay, type ReactorLog } from '../reactor.js';
 import { notificationContent, NOTIFYING_EVENT_TYPES } from './body.js';
-import { attemptDelivery, derivedUuid, notificationAggregate, recordInterrupted, type DeliveryDeps } from './delivery.js';
+import { attemptDelivery, notificationAggregate, recordInterrupted, type DeliveryDeps } from './delivery.js';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -132,6 +133,12 @@ export class Notifier extends Reactor {
     }
   }
 
+  /**
+   * Append NotificationScheduled to the notification's stream, named after the order event: it is
+   * expected new (guessNew: no read first), and when another instance, or this one before a
+   * restart, scheduled it already, the conflict is the command handler's: it reads the stream and
+   * the decision is then to append nothing.
+   */
   private async scheduleNotification(cause: RecordedEvent): Promise<void> {
     const merchantId = (cause.data as { merchantId: string }).merchantId;
     const merchant = this.merchants.get(merchantId);
@@ -140,25 +147,15 @@ export class Notifier extends Reactor {
     const content = notificationContent(merchant, cause, history);
     if (!content) return;
     const notificationId = cause.id;
-    const stream = streams.notification(merchantId, notificationId);
-    const now = new Date().toISOString();
-    const event: NotificationScheduled = {
-      type: 'NotificationScheduled',
-      data: {
+    const causeRef = { type: cause.type, stream: cause.stream, revision: String(cause.revision), position: String(cause.position) };
+    const meta = (_event: NotificationEvent, { now }: Attempt): EventMetadata =>
+      ({ correlationId: cause.metadata.correlationId, causationId: cause.id, merchantId, recordedAt: now, reactor: this.name });
+    await handleCommand(this.deps, streams.notification(merchantId, notificationId), notificationAggregate, (state, { now }) => ({
+      events: decideSchedule(state, {
         merchantId, notificationId, orderId: content.orderId, transactionId: content.transactionId, url: content.url,
-        cause: { type: cause.type, stream: cause.stream, revision: String(cause.revision), position: String(cause.position) },
-        body: content.body, scheduledAt: now,
-      },
-    };
-    try {
-      const { position } = await this.store.append(stream, [{
-        id: derivedUuid(`${stream}/scheduled`), type: event.type, data: event.data,
-        metadata: { correlationId: cause.metadata.correlationId, causationId: cause.id, merchantId, recordedAt: now, reactor: this.name },
-      }], { expectedRevision: 'no_stream' });
-      await this.readModels.catchUp(position);
-    } catch (error) {
-      // Scheduled already (another instance, or before a restart).
-      if (!(error instanceof WrongExpectedRevisionError)) throw error;
-    }
+        cause: causeRef, body: content.body, scheduledAt: now,
+      }),
+      answer: () => undefined,
+    }), { meta, guessNew: () => true });
   }
 }

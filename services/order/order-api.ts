@@ -6,7 +6,7 @@
 // token looked up in the merchant's own repository, the fingerprint of the request, the answer.
 import { luhnValid, mask64 } from '../../domain/card.js';
 import { InvalidRequest } from '../../domain/errors.js';
-import { streams, type OrderSource } from '../../domain/events.js';
+import { streams } from '../../domain/events.js';
 import { minorUnits } from '../../domain/money.js';
 import type { OrderApiCommand, OrderState } from '../../domain/order/order.js';
 import type { OrderTransaction } from '../../domain/order/order-state.js';
@@ -15,7 +15,7 @@ import { sortedJson } from '../../lib/json.js';
 import { numberLiteral } from '../../lib/json-literals.js';
 import type { MerchantProfile } from '../../merchants.js';
 import type { OrderApiParams, TransactionApiParams, TransactionBody } from '../../schemas/transaction.js';
-import { foldOrder, foldToken, readOwnStream } from '../aggregates.js';
+import { foldOrder, readOwnStream } from '../aggregates.js';
 import { withSession, type HeldSession } from '../session/session-request.js';
 import type { Gateway } from '../gateway.js';
 import { amountOf } from './pay-request.js';

@@ -96,7 +96,7 @@ function orderDecider<C extends TransactionCommand, A>(command: C, references: T
           events: [],
           answer: () => {
             const repeated = answer(decision.transaction, state, now);
-            replayed?.(repeated, BigInt(history.length - 1));
+            replayed?.(repeated, history.at(-1)?.revision ?? -1n);
             return repeated;
           },
         };

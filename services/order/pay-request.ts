@@ -145,7 +145,7 @@ export async function payRequest(gateway: Gateway, merchant: MerchantProfile, pa
   const masking = maskingOf(merchant);
   return {
     facts,
-    tokenRevision: BigInt(history.length - 1),
+    tokenRevision: history.at(-1)?.revision ?? -1n,
     uniqueReference: transaction.reference,
     answer: (payment, state, now) => payResponse(payment, orderView(state, now, payment.transactionId), correlationId, masking),
   };

@@ -1,7 +1,7 @@
 // transaction.reference of version 3's Pay with token is unique across the merchant's version 3
 // transactions (spec: "unique across all transactions on any order"). The order API of versions
-// 50-100 claims none: real clients send the same reference on many transactions ("1" on every
-// CAPTURE, "PAY" on every PAY), and the real gateway accepts them there.
+// 1-100 but the deactivated ones claims none: real clients send the same reference on many
+// transactions ("1" on every CAPTURE, "PAY" on every PAY), and the real gateway accepts them there.
 //
 // The reference's stream is named from an HMAC of it (streams.transactionReference). A request
 // about to record a transaction first holds the reference (TransactionReferenceReserved with its

@@ -18,7 +18,8 @@ const keyOf = (stream: string, transactionId: string) => JSON.stringify([stream,
 
 export class UnknownResolver extends Reactor {
   readonly name = 'unknown-resolver';
-  // OrderTransactionRecorded: a PAY, AUTHORIZE or VERIFY of the order API (versions 50-100).
+  // OrderTransactionRecorded: a PAY, AUTHORIZE or VERIFY of the order API (versions 1-100 but the
+  // deactivated ones).
   override readonly eventTypes: ReadonlySet<string> = new Set(['PaymentRecorded', 'OrderTransactionRecorded', 'PaymentOutcomeResolved']);
 
   /**

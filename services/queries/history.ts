@@ -101,7 +101,8 @@ export async function tokenEvents(store: EventStore, repositoryId: string, token
     for (const e of page) {
       const d = e.data as { token?: string; repositoryId?: string; apiOperation?: string; source?: { token: string; repositoryId: string } };
       if (e.type === 'PaymentRecorded' && d.token === token && d.repositoryId === repositoryId) payments.push(e);
-      // The order API (versions 50-100): a PAY, AUTHORIZE or VERIFY with the token.
+      // The order API (versions 1-100 but the deactivated ones): a PAY, AUTHORIZE or VERIFY with
+      // the token.
       if (e.type === 'OrderTransactionRecorded' && d.source?.token === token && d.source.repositoryId === repositoryId
         && (d.apiOperation === 'PAY' || d.apiOperation === 'AUTHORIZE' || d.apiOperation === 'VERIFY')) payments.push(e);
     }

@@ -4,8 +4,8 @@
 //
 // The state after a step is folded with the read models' own projections (orders, tokens), so it
 // is what Retrieve shows; other streams (sessions, reservations, streams this page does not know)
-// show their events' data merged. Amounts are in currency units ("12.50 USD"), card numbers masked
-// (every string of the answer passes lib/mask.ts), sealed values "[sealed]" (history.ts forDisplay).
+// show their events' data merged. Amounts are in currency units, card numbers masked, sealed values
+// "[sealed]" (stream-display.ts). The search for a stream: stream-search.ts.
 //
 // What a step caused: events whose metadata.causationId is its id (a reactor's: the resolution of
 // an UNKNOWN payment, a scheme token's status change, a notification), in this stream or another;
@@ -13,35 +13,21 @@
 // those of other streams are found by a scan of the log after the stream's first event, at most
 // RELATED_SCAN events an answer (`related.next` asks for the next part).
 import { streams as streamNames } from '../../domain/events.js';
-import { formatAmount, minorUnits } from '../../domain/money.js';
-import { maskCardNumbers } from '../../lib/mask.js';
-import type { Merchants } from '../../merchants.js';
-import { transactionLookupKey, type LookupDoc } from '../../projections/lookup.js';
 import { notificationKey, notificationsProjection } from '../../projections/notifications.js';
 import { orderKey, ordersProjection } from '../../projections/orders.js';
 import type { Projection } from '../../projections/projection.js';
-import type { Maybe } from '../../projections/read-models.js';
 import { tokenKey, tokensProjection } from '../../projections/tokens.js';
 import type { EventStore, RecordedEvent } from '../../store/event-store.js';
-import { forDisplay, recordedAt } from './history.js';
+import { recordedAt } from './history.js';
+import {
+  categoryOf, changes, display, masked, merged, ref, requestOf, str, type Change, type EventRef, type RequestInfo,
+} from './stream-display.js';
 
 /** Events of the log read, at most, for one answer's related events (and one correlation search). */
 export const RELATED_SCAN = 20_000;
 /** Related events (and a token's payments) at most in one answer. */
-export const RELATED_MAX = 500;
-const PAGE = 5_000;
-
-export interface EventRef { id: string; type: string; stream: string; revision: number; position: number }
-
-export interface RequestInfo {
-  method?: string;
-  path?: string;
-  requestId?: string;
-  correlationId?: string;
-  merchantId?: string;
-  /** The reactor that appended it (no request). */
-  reactor?: string;
-}
+const RELATED_MAX = 500;
+export const PAGE = 5_000;
 
 export interface Step extends EventRef {
   recordedAt: string;
@@ -50,7 +36,7 @@ export interface Step extends EventRef {
   causedBy?: EventRef;
   /** Events caused by it: in this stream, or found in others. */
   caused: EventRef[];
-  changes: Array<{ path: string; before?: unknown; after?: unknown }>;
+  changes: Change[];
   /** The stream's state after this step. */
   state: unknown;
   data: unknown;
@@ -73,88 +59,6 @@ export interface StreamHistory {
   /** The state after the last step shown (asOfRevision: that step). */
   state: unknown;
   related: { events: RelatedEvent[]; scannedFrom: number; scannedTo: number; next: number | null };
-}
-
-const ref = (e: RecordedEvent): EventRef => ({ id: e.id, type: e.type, stream: e.stream, revision: Number(e.revision), position: Number(e.position) });
-
-const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
-
-function requestOf(e: RecordedEvent): RequestInfo {
-  const m = e.metadata;
-  const info: RequestInfo = {};
-  for (const key of ['method', 'path', 'requestId', 'correlationId', 'merchantId', 'reactor'] as const) {
-    const value = str(m[key]);
-    if (value !== undefined) info[key] = value;
-  }
-  return info;
-}
-
-/** The category of a stream name (`<category>-<owner>:<id>`), e.g. order, token, notification. */
-export const categoryOf = (stream: string) => (stream.includes('-') ? stream.slice(0, stream.indexOf('-')) : stream);
-
-const AMOUNT_KEYS = new Set(['amount', 'orderAmount', 'totalAuthorizedAmount', 'totalCapturedAmount', 'totalRefundedAmount', 'authorized', 'captured', 'refunded']);
-
-/** Amounts in minor units (numbers under AMOUNT_KEYS) as currency units, "12.50 USD". */
-export function inCurrencyUnits(value: unknown, currency?: string): unknown {
-  if (Array.isArray(value)) return value.map((v) => inCurrencyUnits(v, currency));
-  if (!value || typeof value !== 'object') return value;
-  const own = str((value as { currency?: unknown }).currency) ?? currency;
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => {
-    const digits = own === undefined ? undefined : minorUnits(own);
-    if (AMOUNT_KEYS.has(k) && typeof v === 'number' && Number.isSafeInteger(v) && digits !== undefined) return [k, `${formatAmount(v, digits)} ${own}`];
-    return [k, inCurrencyUnits(v, own)];
-  }));
-}
-
-/**
- * Identifiers the gateway refuses when they are card numbers, or draws itself: left as they are
- * (a session id's 24 digits would look like a card number to lib/mask.ts).
- */
-const ID_KEYS = new Set(['id', 'orderId', 'transactionId', 'targetTransactionId', 'sessionId', 'token',
-  // Names built of such ids (and keyed hashes); a path stored masked already (plugins/gateway.ts).
-  'stream', 'title', 'path']);
-
-/** A session id as the gateway draws it (services/session/sessions.ts), wherever it stands (a change's value). */
-const SESSION_ID = /^SESSION[0-9]{24}$/;
-
-/** Every other string of the value with card-number-like runs masked (events hold none: a second guard). */
-function masked(value: unknown, key = ''): unknown {
-  if (typeof value === 'string') return ID_KEYS.has(key) || SESSION_ID.test(value) ? value : maskCardNumbers(value);
-  if (Array.isArray(value)) return value.map((v) => masked(v));
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, masked(v, k)]));
-  return value;
-}
-
-const display = (value: unknown) => inCurrencyUnits(forDisplay(value));
-
-/** Leaves of a value by path, arrays by index (transactions.0.amount). */
-export function leaves(value: unknown, prefix = '', out = new Map<string, unknown>()): Map<string, unknown> {
-  if (value && typeof value === 'object') {
-    const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value);
-    for (const [k, v] of entries) leaves(v, prefix ? `${prefix}.${k}` : k, out);
-  } else if (prefix) {
-    out.set(prefix, value);
-  }
-  return out;
-}
-
-function changes(before: unknown, after: unknown): Step['changes'] {
-  const a = leaves(before);
-  const b = leaves(after);
-  const out: Step['changes'] = [];
-  for (const path of new Set([...a.keys(), ...b.keys()])) {
-    if (a.get(path) === b.get(path)) continue;
-    out.push({ path, ...(a.has(path) ? { before: a.get(path) } : {}), ...(b.has(path) ? { after: b.get(path) } : {}) });
-  }
-  return out;
-}
-
-/** Deep merge of plain objects (the state of a stream no projection folds: its events' data together). */
-function merged(before: unknown, data: unknown): unknown {
-  if (!before || typeof before !== 'object' || Array.isArray(before) || !data || typeof data !== 'object' || Array.isArray(data)) return data;
-  const out: Record<string, unknown> = { ...(before as Record<string, unknown>) };
-  for (const [k, v] of Object.entries(data)) out[k] = merged(out[k], v);
-  return out;
 }
 
 interface Folder { kind: string; title: string; evolve(state: unknown, e: RecordedEvent): unknown; includes?(e: RecordedEvent): boolean }
@@ -192,20 +96,16 @@ function folderFor(stream: string, first: RecordedEvent): Folder {
   return { kind: category, title: titles[category] ?? `Stream ${stream}`, evolve: (state, e) => merged(state, e.data) };
 }
 
-export interface HistoryOptions { asOfRevision?: bigint; relatedAfter?: bigint }
+interface HistoryOptions { asOfRevision?: bigint; relatedAfter?: bigint }
 
-/** A stream's history; undefined when the stream has no events (at that revision). */
-export async function streamHistory(store: EventStore, stream: string, options: HistoryOptions = {}): Promise<StreamHistory | undefined> {
-  const all = await store.readStream(stream);
-  const own = options.asOfRevision === undefined ? all : all.filter((e) => e.revision <= options.asOfRevision!);
-  const first = own[0];
-  if (first === undefined) return undefined;
-  const folder = folderFor(stream, first);
+/** What the scan of the log found: other streams' related events, the stream's own steps elsewhere, how far it read. */
+interface Scan { found: RecordedEvent[]; included: RecordedEvent[]; scannedFrom: bigint; position: bigint; more: boolean }
+
+/** The log after the stream's first event, in pages, up to RELATED_SCAN events. */
+async function scanRelated(store: EventStore, stream: string, folder: Folder, own: RecordedEvent[], all: RecordedEvent[], options: HistoryOptions): Promise<Scan> {
   const ids = new Set(all.map((e) => e.id));
   const correlations = new Set(all.map((e) => str(e.metadata.correlationId)).filter((c): c is string => c !== undefined));
-
-  // The log after the stream's first event, in pages, up to RELATED_SCAN events.
-  const scannedFrom = options.relatedAfter ?? first.position - 1n;
+  const scannedFrom = options.relatedAfter ?? own[0]!.position - 1n;
   let position = scannedFrom;
   let read = 0;
   let more = true;
@@ -234,10 +134,14 @@ export async function streamHistory(store: EventStore, stream: string, options: 
     if (page.length < PAGE && read < RELATED_SCAN) { more = false; break; }
   }
   found.sort((a, b) => (a.position < b.position ? -1 : 1));
-  const last = own.at(-1)!;
-  const steps = [...own, ...included.filter((e) => options.asOfRevision === undefined || e.position <= last.position)]
-    .sort((a, b) => (a.position < b.position ? -1 : 1));
-  const known = new Map([...all, ...found, ...included].map((e) => [e.id, e]));
+  return { found, included, scannedFrom, position, more };
+}
+
+/** Who caused an event and what it caused, among the events known to the answer. */
+interface Causes { causedBy(e: RecordedEvent): { causedBy?: EventRef }; caused(id: string): EventRef[] }
+
+async function causesAmong(store: EventStore, stream: string, own: RecordedEvent[], events: RecordedEvent[]): Promise<Causes> {
+  const known = new Map(events.map((e) => [e.id, e]));
   // A cause in another stream that the event names (a notification's order event: data.cause.stream).
   for (const e of own) {
     const cause = String(e.metadata.causationId);
@@ -245,91 +149,56 @@ export async function streamHistory(store: EventStore, stream: string, options: 
     if (known.has(cause) || typeof causeStream !== 'string' || causeStream === stream) continue;
     for (const c of await store.readStream(causeStream)) if (c.id === cause) known.set(c.id, c);
   }
-  const causedBy = (e: RecordedEvent) => {
-    const cause = known.get(String(e.metadata.causationId));
-    return cause && cause.id !== e.id ? { causedBy: ref(cause) } : {};
-  };
   const byCause = new Map<string, EventRef[]>();
-  for (const e of [...all, ...found, ...included]) {
+  for (const e of events) {
     const cause = String(e.metadata.causationId);
     byCause.set(cause, [...(byCause.get(cause) ?? []), ref(e)]);
   }
-  const caused = (id: string) => byCause.get(id) ?? [];
+  return {
+    causedBy: (e) => {
+      const cause = known.get(String(e.metadata.causationId));
+      return cause && cause.id !== e.id ? { causedBy: ref(cause) } : {};
+    },
+    caused: (id) => byCause.get(id) ?? [],
+  };
+}
 
+/** The steps, each with the state folded after it and its changes from the one before. */
+function foldSteps(folder: Folder, steps: RecordedEvent[], causes: Causes): { steps: Step[]; state: unknown } {
   let state: unknown;
   let shown: unknown;
   const out: Step[] = steps.map((e) => {
     state = folder.evolve(state, e);
     const after = display(state);
     const step: Step = {
-      ...ref(e), recordedAt: recordedAt(e), request: requestOf(e), ...causedBy(e), caused: caused(e.id),
+      ...ref(e), recordedAt: recordedAt(e), request: requestOf(e), ...causes.causedBy(e), caused: causes.caused(e.id),
       changes: changes(shown, after), state: after ?? null, data: display(e.data),
     };
     shown = after;
     return step;
   });
+  return { steps: out, state: shown ?? null };
+}
+
+/** A stream's history; undefined when the stream has no events (at that revision). */
+export async function streamHistory(store: EventStore, stream: string, options: HistoryOptions = {}): Promise<StreamHistory | undefined> {
+  const all = await store.readStream(stream);
+  const own = options.asOfRevision === undefined ? all : all.filter((e) => e.revision <= options.asOfRevision!);
+  const first = own[0];
+  if (first === undefined) return undefined;
+  const folder = folderFor(stream, first);
+  const ids = new Set(all.map((e) => e.id));
+  const { found, included, scannedFrom, position, more } = await scanRelated(store, stream, folder, own, all, options);
+  const last = own.at(-1)!;
+  const steps = [...own, ...included.filter((e) => options.asOfRevision === undefined || e.position <= last.position)]
+    .sort((a, b) => (a.position < b.position ? -1 : 1));
+  const causes = await causesAmong(store, stream, own, [...all, ...found, ...included]);
+  const folded = foldSteps(folder, steps, causes);
   return masked({
-    stream, kind: folder.kind, title: folder.title, steps: out, state: shown ?? null,
+    stream, kind: folder.kind, title: folder.title, steps: folded.steps, state: folded.state,
     related: {
-      events: found.map((e) => ({ ...ref(e), recordedAt: recordedAt(e), request: requestOf(e), ...causedBy(e), link: ids.has(String(e.metadata.causationId)) ? 'causation' as const : 'correlation' as const, data: display(e.data) })),
+      events: found.map((e) => ({ ...ref(e), recordedAt: recordedAt(e), request: requestOf(e), ...causes.causedBy(e), link: ids.has(String(e.metadata.causationId)) ? 'causation' as const : 'correlation' as const, data: display(e.data) })),
       scannedFrom: Number(scannedFrom), scannedTo: Number(position), next: more ? Number(position) : null,
     },
   }) as StreamHistory;
-}
-
-export interface SearchResult { stream: string; kind: string; matchedBy: string; events: number; lastRecordedAt: string }
-
-/**
- * Streams an id names: an order, token or session id of any merchant (the admin sees them all), a
- * transaction id (the lookup read model), a stream name; else a correlation (or request) id,
- * searched newest first in at most RELATED_SCAN events of the log.
- */
-export async function searchStreams(store: EventStore, merchants: Merchants, lookup: (key: string) => Maybe<LookupDoc | undefined>, query: string): Promise<SearchResult[]> {
-  const results = new Map<string, SearchResult>();
-  const add = async (stream: string, matchedBy: string) => {
-    if (results.has(stream)) return;
-    const events = await store.readStream(stream);
-    if (events.length === 0) return;
-    results.set(stream, { stream, kind: categoryOf(stream), matchedBy, events: events.length, lastRecordedAt: recordedAt(events.at(-1)!) });
-  };
-  if (/^[a-z]+-[^:]*:./.test(query) || /^merchant-/.test(query)) await add(query, 'stream');
-  const repositories = new Set(merchants.list.map((m) => m.repository.id));
-  for (const m of merchants.list) {
-    await add(streamNames.order(m.id, query), 'order id');
-    await add(streamNames.session(m.id, query), 'session id');
-  }
-  for (const repositoryId of repositories) await add(streamNames.token(repositoryId, query), 'token');
-  for (const stream of (await lookup(transactionLookupKey(query)))?.streams ?? []) await add(stream, 'transaction id');
-  // A scan of the log: only when the id named nothing else (an order id is no correlation id).
-  if (results.size === 0) for (const stream of await streamsOfCorrelation(store, query)) await add(stream, 'correlation id');
-  return masked([...results.values()]) as SearchResult[];
-}
-
-/**
- * Streams with an event of this correlation (or request) id, newest first: windows of positions
- * read back from the head, each twice as wide while it holds few events (KurrentDB's positions
- * are byte offsets, not counts), until RELATED_SCAN events are read or the log's start.
- */
-async function streamsOfCorrelation(store: EventStore, correlationId: string): Promise<string[]> {
-  const found: string[] = [];
-  let until = await store.headPosition();
-  let width = BigInt(PAGE);
-  let read = 0;
-  for (let windows = 0; until > 0n && read < RELATED_SCAN && windows < 200; windows++) {
-    const from = until > width ? until - width : 0n;
-    const window: RecordedEvent[] = [];
-    for (let at = from; read < RELATED_SCAN;) {
-      const page = (await store.readAll({ fromPosition: at, maxCount: PAGE })).filter((e) => e.position <= until);
-      window.push(...page);
-      read += page.length;
-      if (page.length < PAGE) break;
-      at = page.at(-1)!.position;
-    }
-    for (const e of window.reverse()) {
-      if ((e.metadata.correlationId === correlationId || e.metadata.requestId === correlationId) && !found.includes(e.stream)) found.push(e.stream);
-    }
-    if (window.length < PAGE / 2) width *= 2n;
-    until = from;
-  }
-  return found;
 }

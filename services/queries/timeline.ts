@@ -45,7 +45,7 @@ export const toTimelineEvent = (e: RecordedEvent): TimelineEvent => ({
 
 const PAGE = 1000;
 /** At most this many events are scanned for one page of answers (filters are not indexed). */
-export const MAX_SCAN = 100_000;
+const MAX_SCAN = 100_000;
 
 /**
  * Up to `limit` matching events after position `after`. `next` is the position to ask from for

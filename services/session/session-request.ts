@@ -19,7 +19,7 @@ const isGroup = (value: unknown): value is Group => value !== null && typeof val
  * `own` over `held`, member by member at every level: groups present in both are merged, any other
  * value of `own` (a string, a number, an array) replaces the held one.
  */
-export function overlay<T>(held: Group, own: T): T {
+function overlay<T>(held: Group, own: T): T {
   if (!isGroup(own)) return own;
   const merged: Group = { ...held };
   for (const [name, value] of Object.entries(own)) {
@@ -33,7 +33,7 @@ export function overlay<T>(held: Group, own: T): T {
 const defined = (group: Group): Group => Object.fromEntries(Object.entries(group).filter(([, v]) => v !== undefined));
 
 /** The request fields a session holds, in the request's own shape. */
-export function sessionFields(card: SessionCardFields, order: SessionOrder | undefined, token: string | undefined): Group {
+function sessionFields(card: SessionCardFields, order: SessionOrder | undefined, token: string | undefined): Group {
   const provided = defined({
     number: card.number,
     expiry: card.expiry && { month: String(card.expiry.month), year: String(card.expiry.year).padStart(2, '0') },

@@ -2,9 +2,9 @@
 // Sessions are event-sourced in their session stream. The card number is sealed under a key of
 // the session; the security code under a key of its own, destroyed once a token request has used
 // the session (so no event ever holds a readable security code after use). A session lasts
-// SESSION_LIFETIME_MS from its creation (services/session/session-expiry.ts destroys its keys then), and
-// deleting a token made from it destroys its keys at once (forgetSessionCard): a session whose card
-// is forgotten can make no token.
+// SESSION_LIFETIME_MS from its creation (services/session/session-expiry.ts destroys its keys
+// then), and deleting a token made from it destroys its keys at once (sessionKeyIds below, used by
+// services/token/token-shredding.ts): a session whose card is forgotten can make no token.
 import { randomBytes } from 'node:crypto';
 import { detectBrand, fundingMethodOf, luhnValid, mask64, schemeOf } from '../../domain/card.js';
 import { InvalidRequest } from '../../domain/errors.js';
@@ -36,16 +36,6 @@ export function sessionKeyIds(sealer: Sealer, events: readonly RecordedEvent[]):
     }
   }
   return out;
-}
-
-/**
- * Forget the card a session holds (Delete Token of a token made from it): every key of the session
- * is destroyed, so neither the session nor a copy of the files can give the number again, and the
- * session can make no new token. The keys alone carry this (no event): like a token's key after
- * TokenDeleted, they are an effect of the deletion, never a decision that replay re-runs.
- */
-export async function forgetSessionCard(gateway: Gateway, merchantId: string, sessionId: string): Promise<void> {
-  for (const keyId of sessionKeyIds(gateway.sealer, await gateway.store.readStream(streams.session(merchantId, sessionId)))) gateway.sealer.destroyKey(keyId);
 }
 
 const noSuchSession = (sessionId: string, field: string) => new InvalidRequest(`Value '${sessionId}' is invalid. No such session for this merchant`, field);

@@ -32,7 +32,7 @@ export function schemeTokenView(schemeToken: SchemeTokenDetails | undefined) {
 }
 
 /** sourceOfFunds.provided.* of a stored token, masked as the presentation says. */
-export function providedView(source: StoredSourceOfFunds, view: Presentation, nameOnCard?: string) {
+function providedView(source: StoredSourceOfFunds, view: Presentation, nameOnCard?: string) {
   const reveal = (sealed: string, masked: string) => view.reveal?.(sealed) ?? masked;
   switch (source.type) {
     case 'CARD': {
@@ -56,7 +56,7 @@ export function providedView(source: StoredSourceOfFunds, view: Presentation, na
 /**
  * What a token response repeats of the request, success or failure (never stored). The members
  * are written out, not spread (`{ ...echoed, more }`): on Node 20 a spread followed by more
- * members costs several µs per response.
+ * members is slow enough to show in the token benchmarks (bench/README.md).
  */
 export function tokenResponse(state: ValidToken, outcome: { gatewayCode: string; verificationStrategy: string }, echoes: TokenEchoes, view: Presentation, lastUsed?: string) {
   const source = sourceOfFundsOf(state);

@@ -32,7 +32,7 @@ import { heldAccount } from './token-accounts.js';
 export interface ShredDeps { readonly store: EventStore; readonly sealer: Sealer }
 
 /** Every key that sealed a value of the token (card or bank account numbers). */
-export function sealedKeys(sealer: Sealer, value: unknown, out = new Set<string>()): Set<string> {
+function sealedKeys(sealer: Sealer, value: unknown, out = new Set<string>()): Set<string> {
   if (Array.isArray(value)) for (const v of value) sealedKeys(sealer, v, out);
   else if (value && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) {
@@ -94,6 +94,8 @@ export async function shredToken(deps: ShredDeps, history: readonly RecordedEven
   for (const { merchantId, sessionId } of originSessions(history)) {
     for (const keyId of sessionKeyIds(sealer, await store.readStream(streams.session(merchantId, sessionId)))) sealer.destroyKey(keyId);
   }
+  // Gone from the files before the answer: a copy of them taken as soon as it arrives opens nothing.
+  await sealer.forgetDestroyed();
 }
 
 /** Work the store or key store refused (busy, closing, a full disk) is tried again this much later. */

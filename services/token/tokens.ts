@@ -22,7 +22,8 @@ import { schemeDecision } from './scheme-token-requests.js';
 import { failureResponse, tokenResponse, type Presentation, type TokenEchoes } from './token-responses.js';
 import { resolveSource, type Resolution, type SourceDetails } from './token-sources.js';
 import { checkFormats, mergeStreet } from './token-validation.js';
-import { createNew, createOrReuse, createSupplied, updateNamed, type TokenPlan, type WriteContext, type WriteOutcome } from './token-writes.js';
+import type { TokenPlan, WriteContext, WriteOutcome } from './token-plan.js';
+import { createNew, createOrReuse, createSupplied, updateNamed } from './token-writes.js';
 import { shredToken } from './token-shredding.js';
 import { isoNow } from '../../lib/clock.js';
 
@@ -32,7 +33,7 @@ export type AuthMethod = 'certificate' | 'basic' | null;
  * Spec: unmasked numbers need responseControls.sensitiveData UNMASK and certificate
  * authentication. A Basic-authenticated UNMASK request is answered masked, as if not asked.
  */
-export function presentation(gateway: Gateway, merchant: MerchantProfile, sensitiveData: string | undefined, authMethod: AuthMethod): Presentation {
+function presentation(gateway: Gateway, merchant: MerchantProfile, sensitiveData: string | undefined, authMethod: AuthMethod): Presentation {
   const masking = merchant.repository.cardNumberMasking ?? '6.4';
   const unmask = sensitiveData === 'UNMASK' && authMethod === 'certificate';
   return unmask ? { masking, reveal: (sealed) => gateway.sealer.open(sealed) } : { masking };

@@ -30,6 +30,7 @@ export function guardKeys(keys: KeyStore): GuardedKeys {
   };
   const flush = keys.flush?.bind(keys);
   const newKey = keys.newKey?.bind(keys);
+  const forget = keys.forget?.bind(keys);
   return {
     keys: {
       get: (keyId) => keys.get(keyId),
@@ -37,6 +38,7 @@ export function guardKeys(keys: KeyStore): GuardedKeys {
       ...(flush ? { flush: () => guarded(flush) } : {}),
       ...(newKey ? { newKey: () => guarded(newKey) } : {}),
       destroy: (keyId) => guarded(() => keys.destroy(keyId)),
+      ...(forget ? { forget: () => guarded(forget) } : {}),
       reservation: (accountHash) => keys.reservation(accountHash),
       reserve: (accountHash, reservationId) => guarded(() => keys.reserve(accountHash, reservationId)),
       release: (accountHash, reservationId) => guarded(() => keys.release(accountHash, reservationId)),

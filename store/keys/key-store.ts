@@ -15,6 +15,13 @@ export interface KeyStore {
   newKey?(): NewKey;
   destroy(keyId: string): void;
   /**
+   * Remove from the files, now, what the keys destroyed and the reservations released so far
+   * leave there (old page images), durably: true when done; false when it cannot be done at this
+   * moment (another connection reading), and is done in the background soon after. Absent: a
+   * store that leaves nothing behind to remove now (the memory store), or that scrubs later.
+   */
+  forget?(): boolean;
+  /**
    * Unique-account repositories: the reservation id an account's keyed hash maps to, if any. The
    * mapping lives here, not in the events, so that forgetting it (release) unlinks the account from
    * its reservation stream, named by the random id, for good (services/token/token-writes.ts).

@@ -4,7 +4,7 @@
 import { fdatasync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { databaseFile, openDatabase } from '../sqlite/database.js';
-import { asStoreBusy } from '../storage-fault.js';
+import { asStorageFault, asStoreBusy, oneLine } from '../storage-fault.js';
 import type { KeyStore, NewKey } from './key-store.js';
 import { SpareKeys, type SyncFile } from './spare-keys.js';
 
@@ -145,6 +145,20 @@ export class SqliteKeyStore implements KeyStore {
     this.scheduleScrub(0);
   }
 
+  /**
+   * The scrub of destroy, now (a Delete Token answers after it): the WAL checkpointed into the
+   * database file (synced: synchronous=FULL) and truncated, so that a copy of the files taken as
+   * soon as the answer arrives holds the destroyed keys nowhere. False when another connection's
+   * read kept part of the WAL: the scrub scheduled by destroy finishes it.
+   */
+  forget(): boolean {
+    if (!this.db.open || !this.truncateWal()) return false;
+    clearTimeout(this.scrubTimer);
+    this.scrubTimer = undefined;
+    this.scrubAttempts = 0;
+    return true;
+  }
+
   private scrubTimer: NodeJS.Timeout | undefined;
   private scrubAttempts = 0;
 
@@ -171,7 +185,8 @@ export class SqliteKeyStore implements KeyStore {
       const [row] = this.db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number; log: number; checkpointed: number }>;
       return row !== undefined && row.busy === 0;
     } catch (error) {
-      process.emitWarning(`the key store could not checkpoint its WAL: ${String(error)}`);
+      const fault = asStorageFault(error, 'the key store');
+      process.emitWarning(fault ? `${fault.message}: its WAL is checkpointed later (at the latest at the next start)` : `the key store could not checkpoint its WAL: ${oneLine(error)}`);
       return false;
     }
   }
@@ -196,18 +211,30 @@ export class SqliteKeyStore implements KeyStore {
 
   close() {
     if (!this.db.open) return;
-    this.flush();
-    // Spare keys seal nothing: they are not left behind (a crash leaves at most two batches of them, unused).
-    const unused = this.spare.takeUnused();
-    if (unused.length > 0) this.db.transaction(() => { for (const { keyId } of unused) this.stmt.destroy.run(keyId); })();
+    let failure: Error | undefined;
+    let cannotWrite = false;
+    try {
+      this.flush();
+      // Spare keys seal nothing: they are not left behind (a crash leaves at most two batches of them, unused).
+      const unused = this.spare.takeUnused();
+      if (unused.length > 0) this.db.transaction(() => { for (const { keyId } of unused) this.stmt.destroy.run(keyId); })();
+    } catch (error) {
+      // A file that cannot be written (a full disk): the pending keys (no committed event refers
+      // to one: the events' commit writes their keys first) and the spare keys stay as a crash
+      // leaves them, and the file is closed all the same. Another error is thrown once it is.
+      if (asStorageFault(error, 'the key store') === undefined) failure = error instanceof Error ? error : new Error(String(error));
+      else cannotWrite = true;
+    }
     clearTimeout(this.scrubTimer);
     this.scrubTimer = undefined;
     // The last connection to close checkpoints and deletes the WAL itself; with others still open
-    // (processes sharing the file), the destroyed keys' old pages are copied over and cut off here.
-    this.truncateWal();
+    // (processes sharing the file), the destroyed keys' old pages are copied over and cut off here
+    // (not on a file that cannot be written: the next start's checkpoint does it).
+    if (!cannotWrite) this.truncateWal();
     this.db.close();
     // A sync in progress still uses the WAL's descriptor: it is closed when that sync is done.
     this.spare.close();
+    if (failure !== undefined) throw failure;
   }
 }
 

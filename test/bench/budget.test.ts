@@ -46,10 +46,17 @@ t.test('tokengate: stages by script, native calls and Node modules counted for t
   }, 'run → append, stringify → decide, writev via emit → the handler (parse), idle nowhere');
 });
 
-t.test("tokengate's body parser is the parse stage, as Fastify's own parser is the floor's", async (t) => {
-  t.equal(stageOfFrame(frame('parseJsonBody', dist('plugins/errors.js')), TOKENGATE_RULES), 'parse');
+t.test("tokengate's body parsers are the parse stage, as Fastify's own parser is the floor's", async (t) => {
+  t.equal(stageOfFrame(frame('parseJsonBody', dist('plugins/json-body.js')), TOKENGATE_RULES), 'parse');
+  t.equal(stageOfFrame(frame('jsonSyntaxProblem', dist('plugins/json-body.js')), TOKENGATE_RULES), 'parse', 'the whole file');
+  t.equal(stageOfFrame(frame('parse', dist('routes/pay.js')), TOKENGATE_RULES), 'parse', "the pay route's parser");
   t.equal(stageOfFrame(frame('errorBody', dist('plugins/errors.js')), TOKENGATE_RULES), 'other', 'the rest of the file as before');
   t.equal(stageOfFrame(frame('', dist('routes/pay.js')), TOKENGATE_RULES), 'other', "the pay route's handler as before");
+});
+
+t.test('the authentication is the auth stage, in each of its files', async (t) => {
+  for (const file of ['auth', 'auth-credentials', 'auth-failures']) t.equal(stageOfFrame(frame('checkPassword', dist(`plugins/${file}.js`)), TOKENGATE_RULES), 'auth', file);
+  t.equal(stageOfFrame(frame('checkPassword', dist('plugins/authority.js')), TOKENGATE_RULES), 'other', 'not a file of another name');
 });
 
 t.test('a row: µs per response, only the samples inside the window, every thread', async (t) => {

@@ -1,6 +1,6 @@
-// The command-line tool on an order of the order API (versions 50-100), run as a user runs it
-// (node dist/bin/tokengate.js, built by npm test): the order's timeline, as of a revision, and an
-// export imported into an empty store that replays to the same read models.
+// The command-line tool on an order of the order API (versions 1-100 but the deactivated ones), run
+// as a user runs it (node dist/bin/tokengate.js, built by npm test): the order's timeline, as of a
+// revision, and an export imported into an empty store that replays to the same read models.
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

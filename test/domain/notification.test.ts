@@ -1,8 +1,8 @@
-// The notification decider (domain/notification/notification.ts): when an attempt is due, what an
+// The notification decider (domain/notification/notification.ts): scheduling once, when an attempt is due, what an
 // answer records, the doubling delay and its cap, giving up, redelivery, an attempt cut short.
 import t from 'tap';
 import {
-  decideAnswer, decideAttempt, decideInterrupted, delayAfter, evolveNotification, initialNotificationState, INTERRUPTED,
+  decideAnswer, decideAttempt, decideInterrupted, decideSchedule, delayAfter, evolveNotification, initialNotificationState, INTERRUPTED,
   MAX_RETRY_DELAY_MS, type NotificationState, type RetryPolicy,
 } from '../../domain/notification/notification.js';
 import type { NotificationEvent } from '../../domain/notification/events.js';
@@ -17,6 +17,13 @@ const scheduled: NotificationEvent = {
   data: { ...ref, url: 'https://shop.example/hook', cause: { type: 'PaymentRecorded', stream: 'order-M:o-1', revision: '0', position: '1' }, body: '{}', scheduledAt: T0 },
 };
 const given = (...events: NotificationEvent[]): NotificationState => events.reduce(evolveNotification, initialNotificationState());
+
+t.test('scheduled once: a notification that exists is not scheduled again', async (t) => {
+  t.strictSame(decideSchedule(initialNotificationState(), scheduled.data), [scheduled], 'a new notification is scheduled');
+  t.strictSame(decideSchedule(given(scheduled), { ...scheduled.data, scheduledAt: at(5) }), [], 'scheduled already: nothing');
+  const delivered = given(scheduled, ...decideAttempt(given(scheduled), 'SCHEDULED', T0));
+  t.strictSame(decideSchedule(delivered, scheduled.data), [], 'nor once attempted');
+});
 
 t.test('the delay doubles after each failure, at most 4 hours', async (t) => {
   t.strictSame([1, 2, 3, 4].map((n) => delayAfter(policy, n)), [1000, 2000, 4000, 8000]);

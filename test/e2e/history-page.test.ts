@@ -69,7 +69,12 @@ t.test('from the timeline to an UNKNOWN payment’s history, its resolution, as-
   t.teardown(() => browser.close());
   const context = await browser.newContext({ httpCredentials: { username: 'admin', password: PASSWORD }, viewport: { width: 1200, height: 800 } });
   const page = await context.newPage();
-  await page.goto(`${server.url}/admin/timeline`);
+  // The pages work under their Content-Security-Policy: Chromium reports each thing it refuses.
+  const refused: string[] = [];
+  page.on('console', (message) => { if (/Content Security Policy|Refused to/i.test(message.text())) refused.push(message.text()); });
+  const opened = await page.goto(`${server.url}/admin/timeline`);
+  t.match(opened?.headers()['content-security-policy'], /script-src 'sha256-/, 'the page is served with its policy');
+  t.equal(opened?.headers()['x-frame-options'], 'DENY');
   await page.locator('tr.event[data-type="PaymentOutcomeResolved"]').waitFor({ timeout: 30_000 });
   if (SCREENSHOTS) await page.screenshot({ path: join(DOCS, 'timeline.png') });
 
@@ -146,4 +151,5 @@ t.test('from the timeline to an UNKNOWN payment’s history, its resolution, as-
   await page.getByRole('button', { name: 'Find history' }).click();
   await page.waitForFunction(() => document.getElementById('history-title')?.textContent === 'Order 20000000001 of merchant TESTMERCHANT01');
   t.equal(await page.locator('li.step').count(), 2, 'from the timeline by order id');
+  t.same(refused, [], 'nothing refused by the Content-Security-Policy');
 });

@@ -23,7 +23,12 @@ t.test('the timeline page shows new events live', { skip: existsSync(CHROMIUM) ?
   t.teardown(() => browser.close());
   const context = await browser.newContext({ httpCredentials: { username: 'admin', password: 'admin-secret-for-the-test' } });
   const page = await context.newPage();
-  await page.goto(`${server.url}/admin/timeline`);
+  // The pages work under their Content-Security-Policy: Chromium reports each thing it refuses.
+  const refused: string[] = [];
+  page.on('console', (message) => { if (/Content Security Policy|Refused to/i.test(message.text())) refused.push(message.text()); });
+  const opened = await page.goto(`${server.url}/admin/timeline`);
+  t.match(opened?.headers()['content-security-policy'], /script-src 'sha256-/, 'the page is served with its policy');
+  t.equal(opened?.headers()['x-frame-options'], 'DENY');
   await page.waitForFunction(() => document.getElementById('status')?.textContent?.includes('following live'));
   t.equal(await page.locator('tr.event').count(), 0, 'an empty store shows no events');
 
@@ -48,4 +53,5 @@ t.test('the timeline page shows new events live', { skip: existsSync(CHROMIUM) ?
   await page.waitForFunction(() => document.querySelectorAll('tr.event').length === 1);
   t.equal(await page.locator('tr.event').getAttribute('data-type'), 'PaymentRecorded');
   await page.screenshot({ path: join(dir, 'timeline.png') });
+  t.same(refused, [], 'nothing refused by the Content-Security-Policy');
 });

@@ -1,8 +1,9 @@
-// Property-based test of the order API (versions 50-100) through app.inject: random sequences of
-// AUTHORIZE, PAY, CAPTURE, REFUND, VOID and VERIFY on one order, amounts as strings or JSON
-// numbers, some invalid. Every answer: never a 5xx; an error is the gateway's body and appends
-// nothing; after every answer 0 <= refunded <= captured <= authorized and the order's status is
-// the one its totals name; Retrieve Order agrees with the last answer. Bounded (a few seconds).
+// Property-based test of the order API (versions 1-100 but the deactivated ones) through
+// app.inject: random sequences of AUTHORIZE, PAY, CAPTURE, REFUND, VOID and VERIFY on one order,
+// amounts as strings or JSON numbers, some invalid. Every answer: never a 5xx; an error is the
+// gateway's body and appends nothing; after every answer 0 <= refunded <= captured <= authorized
+// and the order's status is the one its totals name; Retrieve Order agrees with the last answer.
+// Bounded (a few seconds).
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import t from 'tap';

@@ -151,8 +151,11 @@ export const payUrl = (merchantId: string, tokenid: string, orderid: string, tra
   `/api/rest/version/3/merchant/${enc(merchantId)}/token/${enc(tokenid)}/order/${enc(orderid)}/transaction/${enc(transactionid)}`;
 
 export const orderIdArb = fc.bigInt({ min: 10n ** 10n, max: 10n ** 16n - 1n }).map(String);
-/** Any characters, 1-40 (but '.' and '..', which every URL parser turns into a dot segment). */
-export const transactionIdArb = codePoints(anyChar, 1, 40).filter((s) => s !== '.' && s !== '..');
+/**
+ * Any characters but NUL (refused in every parameter: PostgreSQL cannot hold one), 1-40 (but '.'
+ * and '..', which every URL parser turns into a dot segment).
+ */
+export const transactionIdArb = codePoints(anyChar, 1, 40).filter((s) => s !== '.' && s !== '..' && !s.includes('\u0000'));
 
 /** A valid pay request of a random merchant, currency and optional fields. */
 export function validPay(world: PayWorld, currencies: readonly string[] = CURRENCIES): fc.Arbitrary<PayRequest> {
@@ -231,8 +234,9 @@ export function urlMutation(world: PayWorld, r: PayRequest): fc.Arbitrary<PayMut
     withBadChar(orderIdArb, urlChar).map((v) => param('orderid', 'bad character', v)),
     fc.constantFrom('1e10', '-10000000000', '10000000000.0', '0x2540BE400', '\u0661\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660', '', ' 10000000000')
       .map((v) => param('orderid', 'not an integer', v)),
-    // transactionid: any characters, 1-40.
+    // transactionid: any characters but NUL, 1-40.
     fc.constant(param('transactionid', 'empty', '')),
+    transactionIdArb.map((v) => param('transactionid', 'a NUL', `${v}\u0000`.slice(-40))),
     codePoints(anyChar, 41, 44).map((v) => param('transactionid', 'too long', v)),
   );
 }

@@ -1,8 +1,9 @@
-// The admin default (config.ts adminAccess): a password generated at start on a loopback HOST,
+// The admin default (admin-access.ts): a password generated at start on a loopback HOST,
 // closed on any other until ADMIN_PASSWORD is set; what the start-up block says in each case; and
 // WORKERS, whose bad values stop the start with one line.
 import t from 'tap';
-import { adminAccess, ConfigError, DEMO_MERCHANTS_FILE, isLoopbackHost, loadConfig } from '../../config.js';
+import { adminAccess, isLoopbackHost } from '../../admin-access.js';
+import { ConfigError, DEMO_MERCHANTS_FILE, loadConfig } from '../../config.js';
 import { parseMerchants } from '../../merchants.js';
 import { generateAdminPassword, startupBlock, type StartupInfo } from '../../startup.js';
 import { basic, buildTestApp, MERCHANTS } from '../helpers/app.js';

@@ -2,7 +2,7 @@
 // address: 429 REQUEST_REJECTED with Retry-After, the correct password too, until the window has
 // passed; other merchants behind the same address are served.
 import t, { type Test } from 'tap';
-import { AuthFailures, type SharedFailure } from '../../plugins/auth.js';
+import { AuthFailures, type SharedFailure } from '../../plugins/auth-failures.js';
 import { basic, buildTestApp, cardBody, createToken, M1, M2, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
 
 type App = Awaited<ReturnType<typeof buildTestApp>>;

@@ -150,3 +150,12 @@ t.test('a store whose append throws the port\'s StoreBusy: 503 SERVER_BUSY, the 
   const source = readFileSync(new URL('../../plugins/errors.ts', import.meta.url), 'utf8');
   t.notMatch(source, /SQLITE|Kurrent|'unavailable'/, 'plugins/errors.ts names no store error code or client');
 });
+
+t.test("SQLite's own error where no adapter translated it: the store's translation, handed to the renderer by the app, makes it 503 SERVER_BUSY", async (t) => {
+  const app = await buildTestApp(t);
+  const raw = Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+  Object.defineProperty(app.gateway.store, 'append', { value: () => Promise.reject(raw), configurable: true });
+  const created = await app.inject({ method: 'POST', url: tokenPath(M1.id), headers: { authorization: tokenAuth(M1) }, payload: cardBody('4508750015741019') });
+  t.equal(created.statusCode, 503, 'not a bare 500');
+  t.equal(created.body, BUSY_BODY);
+});

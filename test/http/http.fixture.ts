@@ -34,7 +34,26 @@ export interface ErrorBody {
 }
 
 /**
- * An INVALID_REQUEST error as the gateway writes it. With `field`, the body must carry exactly
+ * An NVP answer (`error.cause=...&result=ERROR`: a form of pairs, names sorted) as the error body
+ * it carries, for the same checks as a JSON one: a pair other than `result` and `error.<member>`
+ * is a failure.
+ */
+export function nvpErrorBody(t: Test, res: LightMyRequestResponse, what = 'body'): ErrorBody {
+  t.match(String(res.headers['content-type']), /^application\/x-www-form-urlencoded/, `${what}: form content type`);
+  const pairs = [...new URLSearchParams(res.body)];
+  const names = pairs.map(([name]) => name);
+  t.same(names, [...names].sort(), `${what}: pairs sorted by name`);
+  const body: ErrorBody = { error: { cause: '' }, result: '' };
+  for (const [name, value] of pairs) {
+    if (name === 'result') body.result = value;
+    else if (name.startsWith('error.')) (body.error as Record<string, string>)[name.slice('error.'.length)] = value;
+    else t.fail(`${what}: unexpected pair ${name}`);
+  }
+  return body;
+}
+
+/**
+ * An INVALID_REQUEST error as the gateway writes it (an NVP request's: as pairs). With `field`, the body must carry exactly
  * cause, explanation, field and validationType; without, exactly cause and explanation.
  */
 export function expectInvalid(
@@ -50,8 +69,13 @@ export function expectInvalid(
     return { error: { cause: '' }, result: '' };
   }
   t.pass(`${what}: HTTP ${status}`);
-  assertSortedJson(t, res, what);
-  const body = JSON.parse(res.body) as ErrorBody;
+  let body: ErrorBody;
+  if (String(res.raw?.req?.url ?? '').startsWith('/api/nvp/')) {
+    body = nvpErrorBody(t, res, what);
+  } else {
+    assertSortedJson(t, res, what);
+    body = JSON.parse(res.body) as ErrorBody;
+  }
   t.equal(body.result, 'ERROR', `${what}: result ERROR`);
   t.equal(body.error?.cause, 'INVALID_REQUEST', `${what}: cause INVALID_REQUEST`);
   t.type(body.error?.explanation, 'string', `${what}: has an explanation`);

@@ -163,7 +163,7 @@ t.test('a receiver that never answers 2xx: given up after NOTIFICATION_MAX_ATTEM
   t.strictSame(app.gateway.readModels.withPrefix('notifications', '~pending/'), [], 'nothing left for the reactor at its next start');
 });
 
-t.test('order.notificationUrl: an allowed URL is used for the order; another, or a malformed one, is refused with the field', async (t) => {
+t.test('order.notificationUrl: an allowed URL is used for the order; another, a malformed one, or one that could leave its prefix, is refused with the field', async (t) => {
   const receiver = await startReceiver();
   t.teardown(() => receiver.close());
   const { app } = await appWith(t, receiver);
@@ -179,6 +179,14 @@ t.test('order.notificationUrl: an allowed URL is used for the order; another, or
     [`${receiver.origin.replace('127.0.0.1', '127.0.0.1.nip.io')}/hooks/x`, 'a host that only starts like the allowed one'],
     ['not a url', 'not a URL'],
     ['file:///etc/passwd', 'not http'],
+    // Paths a server that decodes them would read as leaving the prefix.
+    [`${receiver.origin}/hooks/..%2fadmin`, "'..' and an encoded '/'"],
+    [`${receiver.origin}/hooks/..%2Fadmin`, "'..' and an encoded '/' (upper case)"],
+    [`${receiver.origin}/hooks/..%5cadmin`, "'..' and an encoded '\\'"],
+    [`${receiver.origin}/hooks/%2e%2e%2fadmin`, "an encoded '../'"],
+    [`${receiver.origin}/hooks/%252e%252e%252fadmin`, "'../' encoded twice"],
+    [`${receiver.origin}/hooks/..;/admin`, "'..;', which some servers take for '..'"],
+    [`${receiver.origin}/hooks/%2e%2e/admin`, "encoded dots, which the URL parser resolves (outside the prefix)"],
   ] as const) {
     const refused = await pay('a-1', url);
     t.equal(refused.statusCode, 400, why);
@@ -243,8 +251,8 @@ t.test('two gateways on one SQLite file: each attempt is made once, by one of th
   const receiver = await startReceiver((n) => (n === 1 ? 500 : 200));
   t.teardown(() => receiver.close());
   const eventStore: EventStoreConfig = { kind: 'sqlite', path: `${t.testdir()}/gateway.db` };
-  const { app: one } = await appWith(t, receiver, {}, eventStore);
-  const { app: two } = await appWith(t, receiver, {}, eventStore);
+  const { app: one, lines: linesOne } = await appWith(t, receiver, {}, eventStore);
+  const { app: two, lines: linesTwo } = await appWith(t, receiver, {}, eventStore);
   const token = await createToken(one, M1, CARD);
   const orders = [newOrderId(), newOrderId(), newOrderId()];
   for (const [i, order] of orders.entries()) t.equal((await payAs(i % 2 ? two : one, M1, token, payBody('2.00'), order)).statusCode, 201);
@@ -256,6 +264,9 @@ t.test('two gateways on one SQLite file: each attempt is made once, by one of th
   const attempts = receiver.received.map((r) => `${r.headers['x-notification-id']}#${r.headers['x-notification-attempt']}`);
   t.equal(new Set(attempts).size, 4, 'each (id, attempt) once');
   t.equal((await notificationEvents(one)).filter((e) => e.type === 'NotificationScheduled').length, 3, 'each scheduled once');
+  // Both notifiers schedule each notification; the one that appends second meets a conflict, which
+  // the command handler resolves by reading the stream: scheduled already, nothing to append.
+  t.strictSame([...linesOne, ...linesTwo].filter((line) => line.includes('scheduling the notification')), [], 'no scheduling failed');
 });
 
 t.test('merchants file: notifications checked at start-up', async (t) => {
@@ -264,6 +275,7 @@ t.test('merchants file: notifications checked at start-up', async (t) => {
   t.throws(() => parseMerchants(file({ url: 'https://shop.example/hook', secret: 'short' }), 'f'), /notifications\/secret/);
   t.throws(() => parseMerchants(file({ url: 'ftp://shop.example/hook', secret: SECRET }), 'f'), /notifications\.url: not an http or https URL/);
   t.throws(() => parseMerchants(file({ secret: SECRET, allowedUrls: ['https://shop.example/hooks'] }), 'f'), /must end with '\/'/);
+  t.throws(() => parseMerchants(file({ secret: SECRET, allowedUrls: ['https://shop.example/hooks/..%2f'] }), 'f'), /allowedUrls\[0\]: a URL whose path has an encoded/);
   t.ok(parseMerchants(file({ url: 'https://shop.example/hook', secret: SECRET }), 'f').get(M1.id)?.notifications);
   try {
     parseMerchants(file({ url: 'https://shop.example/hook', secret: 'a-secret-that-is-too-short' }), 'f');

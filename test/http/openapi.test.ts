@@ -67,7 +67,7 @@ const operationsOf = (doc: Json) => Object.entries(doc.paths as Record<string, J
 t.test('gateway operations first, in the tags\' order; the admin routes last, in their own tag', async (t) => {
   const doc = await documentOf(t);
   const tags = (doc.tags as Array<{ name: string }>).map((tag) => tag.name);
-  t.same(tags, ['token', 'pay', 'order', 'session', 'gateway', 'admin']);
+  t.same(tags, ['token', 'pay', 'order', 'session', 'gateway', 'nvp', 'admin']);
   const ranks = operationsOf(doc).map(({ operation }) => tags.indexOf(operation.tags?.[0]));
   t.notOk(ranks.includes(-1), 'every operation has one of the tags');
   t.same(ranks, [...ranks].sort((a, b) => a - b), 'operations in the order of their tags');
@@ -79,6 +79,9 @@ t.test('gateway operations first, in the tags\' order; the admin routes last, in
     t.ok(operation.summary, `${key}: a summary`);
   }
   t.match(operationsOf(doc)[0]?.key, /^POST \/api\/rest\/version\/\{version\}\/merchant\/\{merchantId\}\/token$/, 'Create or Update Token first');
+  const nvp = operationsOf(doc).filter(({ key }) => key.includes('/api/nvp/'));
+  t.same(nvp.map(({ key }) => key), ['POST /api/nvp/version/{version}', 'GET /api/nvp/version/{version}/information'], 'the NVP routes (POST information: the same, not listed twice)');
+  for (const { key, operation } of nvp) t.same(operation.tags, ['nvp'], `${key}: tag nvp`);
 });
 
 t.test('a current description; no placeholder that markdown would take for an HTML tag', async (t) => {
@@ -88,6 +91,11 @@ t.test('a current description; no placeholder that markdown would take for an HT
     t.match(description, operation, `the description names ${operation}`);
   }
   t.notMatch(description, /version 3 pay and version 100 create token/i);
+  t.match(description, '**NVP**', 'the description names the NVP protocol');
+  const current = [description, ...(doc.tags as Array<{ description: string }>).map((tag) => tag.description)];
+  for (const text of current) t.notMatch(text, /\b50\b/, `no version range of 50-100 left: ${text.slice(0, 60)}`);
+  t.match(description, 'versions 1-100 but the deactivated 2, 5, 6, 22, 25', 'the versions served (docs/operations.md, "Versions")');
+  t.match(doc.tags.find((tag: { name: string }) => tag.name === 'session').description, 'versions 18-100 but the deactivated 22, 25', 'the sessions from version 18');
   const texts: string[] = [];
   const collect = (node: unknown): void => {
     if (Array.isArray(node)) node.forEach(collect);
@@ -113,23 +121,34 @@ function resolved(schema: unknown, doc: Json): unknown {
   return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, resolved(value, doc)]));
 }
 
+const FORM = 'application/x-www-form-urlencoded';
+
+/** The one media type of a body or an answer: JSON, or NVP's form. */
+const contentOf = (holder: Json | undefined): [string, Json] | [] => (holder?.content ? Object.entries(holder.content as Record<string, Json>)[0]! : []);
+
+/** A form example as its fields: an answer is the form text as sent, a request the fields themselves. */
+const fieldsOf = (value: unknown): Record<string, string> => (typeof value === 'string' ? Object.fromEntries(new URLSearchParams(value)) : value as Record<string, string>);
+
 t.test('every gateway operation has examples of its body and of every answer, valid against its schemas', async (t) => {
   const doc = await documentOf(t);
   const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
   const currencies = new Set(currencyCodes.codes());
-  const check = (where: string, content: Json | undefined) => {
+  const check = (where: string, [type, content]: [string, Json] | []) => {
+    t.ok(type === 'application/json' || type === FORM, `${where}: JSON or a form (${type})`);
     const examples = content?.examples as Record<string, Example> | undefined;
     t.ok(examples && Object.keys(examples).length > 0, `${where}: examples`);
     const validate = ajv.compile(resolved(content?.schema, doc) as object);
     for (const [name, example] of Object.entries(examples ?? {})) {
       t.ok(example.summary, `${where} ${name}: a summary`);
-      t.ok(validate(example.value), `${where} ${name}: valid against the schema ${JSON.stringify(validate.errors ?? [])}`);
-      for (const [, currency] of JSON.stringify(example.value).matchAll(/"currency":"([^"]*)"/g)) t.ok(currencies.has(currency!), `${where} ${name}: currency ${currency} is ISO 4217`);
+      const value = type === FORM ? fieldsOf(example.value) : example.value;
+      if (type === FORM) t.ok(Object.values(value).every((v) => typeof v === 'string'), `${where} ${name}: a form of fields`);
+      t.ok(validate(value), `${where} ${name}: valid against the schema ${JSON.stringify(validate.errors ?? [])}`);
+      for (const [, currency] of JSON.stringify(value).matchAll(/"(?:[\w.[\]]*\.)?currency":"([^"]*)"/g)) t.ok(currencies.has(currency!), `${where} ${name}: currency ${currency} is ISO 4217`);
     }
   };
   for (const { key, operation } of operationsOf(doc).filter(({ operation }) => operation.tags?.[0] !== 'admin')) {
-    if (operation.requestBody) check(`${key} body`, operation.requestBody.content['application/json']);
-    for (const [status, response] of Object.entries(operation.responses as Record<string, Json>)) check(`${key} ${status}`, response.content?.['application/json']);
+    if (operation.requestBody) check(`${key} body`, contentOf(operation.requestBody));
+    for (const [status, response] of Object.entries(operation.responses as Record<string, Json>)) check(`${key} ${status}`, contentOf(response));
   }
 });
 
@@ -180,6 +199,62 @@ t.test('the examples are what tokengate answers: each request sent gets the answ
   const refused = await send('PUT', '/api/rest/version/100/merchant/TESTMERCHANT01/order/order-1002/transaction/refund-9', merchant, { apiOperation: 'REFUND', transaction: { amount: '99.00', currency: 'USD' } });
   t.same(refused.body, answers(TXN, '400').overRefund!.value, 'the over-refund: the error body shown');
 });
+
+/** Values that differ from one run to the next (times, the dates of the acquirer's batch, request ids): compared as present. */
+const VARYING = /(^|\.)(creationTime|lastUpdatedTime|timeOfRecord|batch|date|settlementDate|supportCode|gatewayVersion)$/;
+const normalised = (fields: Record<string, string>) => Object.fromEntries(Object.entries(fields).map(([name, value]) => [name, VARYING.test(name) && value !== '' ? '(varies)' : value]));
+
+t.test('the NVP examples are what tokengate answers: each form sent gets the answer of its name', async (t) => {
+  const app = await buildApp({ eventStore: { kind: 'memory' }, merchants: loadMerchants(DEMO_MERCHANTS_FILE), limits: { authFailureLimit: 1 } });
+  t.teardown(() => app.close());
+  const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json() as Json;
+  const operation = doc.paths['/api/nvp/version/{version}'].post as Json;
+  const forms = operation.requestBody.content[FORM].examples as Record<string, Example>;
+  const shown = Object.entries(operation.responses as Record<string, Json>)
+    .flatMap(([status, response]) => Object.entries(response.content[FORM].examples as Record<string, Example>).map(([name, example]) => ({ status, name, fields: fieldsOf(example.value) })));
+  const send = async (fields: Record<string, string>) => {
+    const res = await app.inject({ method: 'POST', url: '/api/nvp/version/100', headers: { 'content-type': FORM }, payload: new URLSearchParams(fields).toString() });
+    t.match(res.headers['content-type'], /^application\/x-www-form-urlencoded/, 'a form answer');
+    return { status: String(res.statusCode), fields: fieldsOf(res.body) };
+  };
+  t.same(Object.keys(forms), ['pay', 'retrieveOrder', 'unknownToken'], 'a PAY, its order, an error');
+  for (const [name, form] of Object.entries(forms)) {
+    const answer = shown.find((example) => example.name === name);
+    if (!answer) {
+      t.fail(`${name}: an answer of the same name`);
+      continue;
+    }
+    const got = await send(form.value);
+    t.equal(got.status, answer.status, `${name}: HTTP ${answer.status}`);
+    t.same(normalised(got.fields), normalised(answer.fields), `${name}: the answer shown, pair by pair`);
+  }
+  // The refusals: a wrong password, then the credential locked (a limit of one failure here).
+  const wrong = { ...forms.retrieveOrder!.value, apiPassword: 'not-the-api-password-0123456789ab' };
+  for (const [status, name] of [['401', 'credentials'], ['429', 'locked']] as const) {
+    const got = await send(wrong);
+    t.equal(got.status, status, `${name}: HTTP ${status}`);
+    t.same(normalised(got.fields), normalised(shown.find((example) => example.name === name)!.fields), `${name}: the answer shown`);
+  }
+  // What no request here provokes: the REST error bodies of the same status, as pairs.
+  const rest = doc.paths['/api/rest/version/{version}/information'].get.responses as Json;
+  for (const [status, name] of [['500', 'failed'], ['503', 'busy']] as const) {
+    t.same(shown.find((example) => example.name === name)!.fields, pairsOf(rest[status].content['application/json'].examples[name].value), `${status} ${name}: REST's error body as pairs`);
+  }
+  const information = doc.paths['/api/nvp/version/{version}/information'].get.responses as Json;
+  for (const [url, status, name] of [['/api/nvp/version/100/information', '200', 'operating'], ['/api/nvp/version/101/information', '400', 'version']] as const) {
+    const res = await app.inject({ method: 'GET', url });
+    t.equal(String(res.statusCode), status, `Check Gateway in NVP: HTTP ${status}`);
+    t.same(normalised(fieldsOf(res.body)), normalised(fieldsOf(information[status].content[FORM].examples[name].value)), `Check Gateway in NVP: ${name} as shown`);
+  }
+});
+
+/** A JSON body as the pairs NVP gives for it (an independent flattening). */
+function pairsOf(value: unknown, prefix = '', out: Record<string, string> = {}): Record<string, string> {
+  if (Array.isArray(value)) value.forEach((v, i) => pairsOf(v, `${prefix}[${i}]`, out));
+  else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) pairsOf(v, prefix ? `${prefix}.${k}` : k, out);
+  else if (value !== undefined && value !== null) out[prefix] = String(value);
+  return out;
+}
 
 t.test('the reference page shows no framework logo', async (t) => {
   const app = await buildTestApp(t);

@@ -1,7 +1,8 @@
 // Issue 15 item 5: a merchant's own rules (docs/triggers.md, "Merchant rules") on the order API of
-// versions 50-100 as on version 3: latency holds the order (another transaction meanwhile is
-// LOCK_FAILURE, not recorded; an identical repeat waits and answers the record), SERVER_BUSY is a
-// 503 that records nothing, SERVER_FAILED records and loses only the first answer.
+// versions 1-100 but the deactivated ones as on version 3: latency holds the order (another
+// transaction meanwhile is LOCK_FAILURE, not recorded; an identical repeat waits and answers the
+// record), SERVER_BUSY is a 503 that records nothing, SERVER_FAILED records and loses only the
+// first answer.
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import { streams } from '../../domain/events.js';

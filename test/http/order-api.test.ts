@@ -1,7 +1,8 @@
-// Issue 15: the order API of versions 50-100, driven as a shop's client library drives it:
-// PUT .../version/{50-100}/merchant/{id}/order/{uuid}/transaction/{id} with apiOperation AUTHORIZE,
-// CAPTURE, REFUND, VOID, PAY, VERIFY and a token of the merchant's repository; Retrieve
-// Transaction and Retrieve Order; retries; the refusals; a version 3 order seen on this path.
+// Issue 15: the order API of versions 1-100 but the deactivated ones, driven as a shop's client
+// library drives it: PUT .../version/{version}/merchant/{id}/order/{uuid}/transaction/{id} with
+// apiOperation AUTHORIZE, CAPTURE, REFUND, VOID, PAY, VERIFY and a token of the merchant's
+// repository; Retrieve Transaction and Retrieve Order; retries; the refusals; a version 3 order
+// seen on this path.
 import { randomUUID } from 'node:crypto';
 import t, { type Test } from 'tap';
 import { createToken, M1, M2, payAuth, payPath, tokenAuth } from '../helpers/app.js';

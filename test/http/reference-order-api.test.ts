@@ -1,6 +1,7 @@
-// Issue 15: Create Token with referenceOrderId naming an order of the order API (versions 50-100):
-// its latest successful PAY or AUTHORIZE paid with a token or a session gives the card; a card sent
-// in the request was never stored, so that order is refused with the reason.
+// Issue 15: Create Token with referenceOrderId naming an order of the order API (versions 1-100 but
+// the deactivated ones): its latest successful PAY or AUTHORIZE paid with a token or a session
+// gives the card; a card sent in the request was never stored, so that order is refused with the
+// reason.
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import { buildTestApp, createToken, M1, M2, tokenAuth, tokenPath } from '../helpers/app.js';

@@ -1,5 +1,5 @@
 // Issue 15 item 8: Tokenize (Create or Update Token with the token id in the path,
-// PUT /api/rest/version/{50-100}/merchant/{merchantId}/token/{tokenid}), which a MERCHANT_SUPPLIED
+// PUT /api/rest/version/{version}/merchant/{merchantId}/token/{tokenid}), which a MERCHANT_SUPPLIED
 // repository uses to create its tokens: create, update, retries, retrieve, pay on both paths,
 // delete, sessions, refusals, unique-card repositories (also two connections on one file).
 import { join } from 'node:path';
@@ -7,7 +7,8 @@ import fc from 'fast-check';
 import t from 'tap';
 import { buildTestApp, cardBody, M1, M2, MERCHANTS, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
 import { assertSortedJson, expectInvalid, type App } from './http.fixture.js';
-import { commands, formatHistory } from '../../bin/commands.js';
+import { formatHistory } from '../../bin/command-kit.js';
+import { commands } from '../../bin/commands.js';
 import { tokenHistory } from '../../services/queries/history.js';
 import { ach, wallet } from './token-api.fixture.js';
 

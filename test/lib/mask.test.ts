@@ -2,7 +2,7 @@
 // scan must see the runs the expression sees, so the result is always the expression's.
 import fc from 'fast-check';
 import t from 'tap';
-import { maskCardNumbers, maskCardNumbersByRegex } from '../../lib/mask.js';
+import { holdsCardNumber, maskCardNumbers, maskCardNumbersByRegex } from '../../lib/mask.js';
 
 /** Texts made of what runs of digits are made of (digits, the separators, '%20' and its parts) and other characters. */
 const piece = fc.constantFrom('0', '1', '2', '3', '4', '5', '8', '9', ' ', '-', '%20', '%2', '%', '20', '/', 'a', '  ', '--', '5123450000000008', '9123456789012345', '4508 7500 1574 1019', '3782-822463-10005');
@@ -35,4 +35,31 @@ t.test('cases written out', async (t) => {
   t.equal(maskCardNumbers('4508%207500%201574%201019'), '450875xxxxxx1019', 'percent-encoded groups');
   t.equal(maskCardNumbers('12345678901'), '12345678901', 'eleven digits: no run');
   t.equal(maskCardNumbers('5123450000000009'), '5123450000000009', 'fails the Luhn check: not masked');
+});
+
+t.test('holdsCardNumber: a card number anywhere in a text, written together or in groups', async (t) => {
+  const found = [
+    '6011000990139424', 'ref 6011000990139424', 'INV6011000990139424X', '6011 0009 9013 9424', '6011-0009-9013-9424',
+    'card: 3782 822463 10005 (amex)', '4222222222222', '4000000000000000006', 'order 12 6011 0009 9013 9424 2030',
+    '6011000990139424 123', 'x5123450000000008', 'a,4508750015741019,b',
+  ];
+  for (const text of found) t.ok(holdsCardNumber(text), `found in '${text}'`);
+  const none = [
+    '', 'cart-1', '12345678901', '5123450000000009', '9630794108026268', '60110009901394240000', '2026-11-25 12:30:45',
+    '192.168.100.200', '1000000000000.00', '6011.0009.9013.9424', '6011  0009  9013  9424', '6011000990139424'.slice(0, 12),
+  ];
+  for (const text of none) t.notOk(holdsCardNumber(text), `none in '${text}'`);
+});
+
+t.test('holdsCardNumber: any Luhn-valid number of 13 to 19 digits between other characters is found', async (t) => {
+  const number = fc.array(fc.integer({ min: 0, max: 9 }), { minLength: 12, maxLength: 18 })
+    .map((digits) => [...digits, luhnDigit(digits)].join(''))
+    .filter((n) => !(n.length === 16 && n.startsWith('9')));
+  const around = fc.string({ maxLength: 10 }).map((s) => s.replace(/[0-9]/g, 'x'));
+  const separator = fc.constantFrom('', ' ', '-');
+  fc.assert(fc.property(around, number, separator, around, (before, n, sep, after) => {
+    const grouped = n.replace(/(\d{4})(?=\d)/g, `$1${sep}`);
+    return holdsCardNumber(`${before}${grouped}${after}`);
+  }), { numRuns: 5_000 });
+  t.pass('5,000 numbers');
 });

@@ -125,6 +125,7 @@ t.test('what a compiled serializer could not write like JSON.stringify is refuse
   const write = documentSerializer<{ n: number; s?: string }>(Type.Object({ n: Type.Integer(), s: Type.Optional(Type.String()) }));
   t.equal(write({ n: 1.5 }), '{"n":1.5}');
   t.equal(write({ n: Number.NaN, s: 'x' }), JSON.stringify({ n: Number.NaN, s: 'x' }), 'a value the compiled serializer refuses: JSON.stringify');
-  // The order API (versions 50-100) adds AUTHORIZATION, CAPTURE, REFUND, VERIFICATION and VOID_* to PAYMENT: a string.
+  // The order API (versions 1-100 but the deactivated ones) adds AUTHORIZATION, CAPTURE, REFUND,
+  // VERIFICATION and VOID_* to PAYMENT: a string.
   t.equal(OrderDocSchema.properties.transactions.items.properties.type.type, 'string');
 });

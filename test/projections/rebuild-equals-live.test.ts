@@ -28,8 +28,9 @@ t.test('rebuild after a mixed workload equals the live read models', async (t) =
   const updated = (await unique('2')).json().token as string;
   await app.inject({ method: 'DELETE', url: `/api/rest/version/100/merchant/${UNIQUE.id}/token/${updated}`, headers: { authorization: tokenAuth(UNIQUE) } });
 
-  // The order API of versions 50-100: authorize → capture → refund → void of the refund, a PAY
-  // from a session (its amount too), a card in the request, and an UNKNOWN (05/37) resolved later.
+  // The order API of versions 1-100 but the deactivated ones: authorize → capture → refund → void
+  // of the refund, a PAY from a session (its amount too), a card in the request, and an UNKNOWN
+  // (05/37) resolved later.
   const modern = (order: string, txn: string, payload: Record<string, unknown>) => app.inject({
     method: 'PUT', url: `/api/rest/version/90/merchant/${M1.id}/order/${order}/transaction/${txn}`, headers: { authorization: tokenAuth(M1) }, payload,
   });

@@ -1,0 +1,160 @@
+// Checks of every request's values that no route schema can make, before the schemas and the
+// handler see them (an open body, the order API's, takes members no schema lists):
+//   - objects and arrays nested more than MAX_NESTING levels deep are refused: the services walk
+//     bodies recursively (the request fingerprint, the copies kept of a payment), and a body of a
+//     few KB nested thousands deep would overflow the stack (a 500);
+//   - a NUL character (U+0000) in a path or query parameter, or in a body member that names a
+//     stream (session.id, ...), is refused: PostgreSQL cannot hold one in text (error 22021).
+//     Free text may hold any character (the gateway's rule for its strings), a NUL too: it is
+//     stored escaped, in JSON.
+//   - a card number in any string of the body other than the fields meant for one is refused
+//     (docs/guarantees.md, "Card numbers in other fields"): free text is stored and shown as sent
+//     (events, export, timeline, notifications, CLI), where a card number must never be.
+// Each is a 400 INVALID_REQUEST naming the field, in the gateway's shape (plugins/errors.ts).
+// NVP's form (routes/nvp.ts) is checked once decoded: its dotted names become the REST body's
+// members (and path parameters), which these rules then see as they see REST's.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { InvalidRequest } from '../domain/errors.js';
+import { holdsCardNumber } from '../lib/mask.js';
+import { SENSITIVE_FIELD } from '../schemas/common.js';
+
+/** The deepest nesting of objects and arrays a body may have (the body itself is level 1). */
+export const MAX_NESTING = 32;
+
+const NUL = 'Value is invalid. The NUL character (\\u0000) is not allowed';
+const TOO_DEEP = `Value is invalid. Objects and arrays nest more than ${MAX_NESTING} levels deep (the gateway accepts at most ${MAX_NESTING})`;
+const CARD_NUMBER = 'Value is invalid. The field must not hold a card number (13 to 19 digits passing the Luhn check)';
+
+/**
+ * Whether a string is not scanned for card numbers: one of the members meant for card and bank
+ * account numbers (never stored in the clear: sealed or masked), or a telephone number in
+ * international notation (+ and digits only: an international number of 13-15 digits would pass
+ * Luhn one time in ten). A telephone member holding anything else is scanned like any text. An
+ * amount is no free text either: its own rule (digits and '.', at most 14 characters, at most
+ * 1000000000000) refuses every card number, with the same answer whether it came as a string or a
+ * JSON number.
+ */
+export const notFreeText = (name: string, value: string) =>
+  SENSITIVE_FIELD.test(name) || name === 'amount' || ((name === 'phone' || name === 'mobilePhone') && value.startsWith('+'));
+
+/** Body members (group, member) whose value names a stream that is read: ids, as a path's are. */
+const STREAM_IDS: ReadonlyArray<readonly [string | undefined, string]> = [['session', 'id'], [undefined, 'referenceOrderId'], ['sourceOfFunds', 'token']];
+
+/** What the walk needs of a JSON schema: the type, the members and items it describes. */
+interface Described { type?: unknown; properties?: Record<string, Described>; additionalProperties?: unknown; items?: Described }
+
+/**
+ * A value nested too deep, or a string holding a card number: the path to it (innermost first,
+ * pushed while the walk unwinds), and the index in it of the outermost step the route's schema
+ * does not describe (a member it does not list, or a member whose schema takes any value).
+ */
+interface Found { kind: 'nesting' | 'card'; path: Array<string | number>; undescribed: number | undefined }
+
+/**
+ * The walk looks only where the route's schema lets a value through: a member a closed group does
+ * not list, or a group where the schema wants a string (or a group of the other kind), the schema
+ * refuses without looking inside (UNSUPPORTED, or INVALID naming that member). `name`: the member
+ * holding the value (an array's items are its member's).
+ */
+function problemIn(value: unknown, level: number, schema: Described | undefined, name: string): Found | undefined {
+  if (typeof value === 'string') {
+    return holdsCardNumber(value) && !notFreeText(name, value) ? { kind: 'card', path: [], undescribed: undefined } : undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (typeof schema?.type === 'string' && schema.type !== (Array.isArray(value) ? 'array' : 'object')) return undefined;
+  if (level > MAX_NESTING) return { kind: 'nesting', path: [], undescribed: undefined };
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = problemIn(value[i], level + 1, schema?.items, name);
+      if (found) return step(found, i, schema?.items !== undefined);
+    }
+    return undefined;
+  }
+  const closed = schema?.additionalProperties === false;
+  const listed = schema?.properties;
+  // for...in: no array of the names made (a body parsed from JSON inherits no members; were some
+  // added to Object.prototype, they would only be looked at too).
+  for (const member in value) {
+    // (Own members only: 'constructor' is no member a schema lists.)
+    const described = listed !== undefined && Object.hasOwn(listed, member) ? listed[member] : undefined;
+    if (described === undefined && closed) continue;
+    const found = problemIn((value as Record<string, unknown>)[member], level + 1, described, member);
+    // A member whose schema takes any value (no members, no items listed) is the field itself.
+    if (found) return step(found, member, described !== undefined && (described.properties !== undefined || described.items !== undefined));
+  }
+  return undefined;
+}
+
+function step(found: Found, name: string | number, described: boolean): Found {
+  found.path.push(name);
+  if (!described) found.undescribed = found.path.length - 1;
+  return found;
+}
+
+/**
+ * The field named: a string's path in full. A nest's, the path down to the first member the
+ * route's schema does not list (the member holding the nest: `order.description` of the order
+ * API's open group `order`), as the schema would name an unexpected member; an array by its
+ * member (`order.description`, not `order.description[0][0]...`). Items on the way are written as
+ * the gateway writes them (`order.item[0].name`).
+ */
+function fieldName({ kind, path, undescribed }: Found): string {
+  const steps = [...path].reverse();
+  if (kind === 'nesting') {
+    if (undescribed !== undefined) steps.length = path.length - undescribed;
+    while (steps.length > 1 && typeof steps.at(-1) === 'number') steps.pop();
+  }
+  return steps.map((s, i) => (typeof s === 'number' ? `[${s}]` : i === 0 ? s : `.${s}`)).join('');
+}
+
+/** The first problem of a request body (a parsed JSON value), as the 400 it is answered with. */
+export function bodyProblem(body: unknown, schema?: Described): InvalidRequest | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const found = problemIn(body, 1, schema, '');
+  if (found) return new InvalidRequest(found.kind === 'nesting' ? TOO_DEEP : CARD_NUMBER, fieldName(found));
+  for (const [group, member] of STREAM_IDS) {
+    const holder: unknown = group === undefined ? body : (body as Record<string, unknown>)[group];
+    const id = typeof holder === 'object' && holder !== null ? (holder as Record<string, unknown>)[member] : undefined;
+    if (typeof id === 'string' && id.includes('\u0000')) return new InvalidRequest(NUL, group === undefined ? member : `${group}.${member}`);
+  }
+  return undefined;
+}
+
+/** A NUL in a path parameter or a query parameter (a repeated one is an array). */
+function parameterProblem(values: unknown): InvalidRequest | undefined {
+  if (typeof values !== 'object' || values === null) return undefined;
+  for (const name in values) {
+    const value: unknown = (values as Record<string, unknown>)[name];
+    const nul = typeof value === 'string' ? value.includes('\u0000') : Array.isArray(value) && value.some((v) => typeof v === 'string' && v.includes('\u0000'));
+    if (nul) return new InvalidRequest(NUL, name);
+  }
+  return undefined;
+}
+
+/**
+ * Every check of a request's values, on its parameters and its body as the route's schema
+ * describes it. The hook applies it to what Fastify parsed; a route that decodes its body itself
+ * (NVP's form of dotted names: config.decodesBody) applies it to the parameters and body it
+ * decodes, so that the same rules see the same members under the same names.
+ */
+export function valuesProblem(params: unknown, query: unknown, body: unknown, schema?: unknown): InvalidRequest | undefined {
+  return parameterProblem(params) ?? parameterProblem(query) ?? bodyProblem(body, schema as Described | undefined);
+}
+
+async function requestValues(app: FastifyInstance) {
+  // After the body is parsed, before the route's schemas (they come after every preValidation).
+  app.addHook('preValidation', (request: FastifyRequest, _reply, done) => {
+    const decodedLater = request.routeOptions.config.decodesBody === true;
+    done(valuesProblem(request.params, request.query, decodedLater ? undefined : request.body, request.routeOptions.schema?.body));
+  });
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route decodes its body itself and applies valuesProblem to what it decodes. */
+    decodesBody?: boolean;
+  }
+}
+
+export default fp(requestValues, { name: 'request-values', fastify: '5.x' });

@@ -1,0 +1,66 @@
+// The history page's search (routes/admin.ts): the streams an id names, whatever kind of id it is.
+import { streams as streamNames } from '../../domain/events.js';
+import type { Merchants } from '../../merchants.js';
+import { transactionLookupKey, type LookupDoc } from '../../projections/lookup.js';
+import type { Maybe } from '../../projections/read-models.js';
+import type { EventStore, RecordedEvent } from '../../store/event-store.js';
+import { recordedAt } from './history.js';
+import { categoryOf, masked } from './stream-display.js';
+import { PAGE, RELATED_SCAN } from './stream-history.js';
+
+export interface SearchResult { stream: string; kind: string; matchedBy: string; events: number; lastRecordedAt: string }
+
+/**
+ * Streams an id names: an order, token or session id of any merchant (the admin sees them all), a
+ * transaction id (the lookup read model), a stream name; else a correlation (or request) id,
+ * searched newest first in at most RELATED_SCAN events of the log.
+ */
+export async function searchStreams(store: EventStore, merchants: Merchants, lookup: (key: string) => Maybe<LookupDoc | undefined>, query: string): Promise<SearchResult[]> {
+  const results = new Map<string, SearchResult>();
+  const add = async (stream: string, matchedBy: string) => {
+    if (results.has(stream)) return;
+    const events = await store.readStream(stream);
+    if (events.length === 0) return;
+    results.set(stream, { stream, kind: categoryOf(stream), matchedBy, events: events.length, lastRecordedAt: recordedAt(events.at(-1)!) });
+  };
+  if (/^[a-z]+-[^:]*:./.test(query) || /^merchant-/.test(query)) await add(query, 'stream');
+  const repositories = new Set(merchants.list.map((m) => m.repository.id));
+  for (const m of merchants.list) {
+    await add(streamNames.order(m.id, query), 'order id');
+    await add(streamNames.session(m.id, query), 'session id');
+  }
+  for (const repositoryId of repositories) await add(streamNames.token(repositoryId, query), 'token');
+  for (const stream of (await lookup(transactionLookupKey(query)))?.streams ?? []) await add(stream, 'transaction id');
+  // A scan of the log: only when the id named nothing else (an order id is no correlation id).
+  if (results.size === 0) for (const stream of await streamsOfCorrelation(store, query)) await add(stream, 'correlation id');
+  return masked([...results.values()]) as SearchResult[];
+}
+
+/**
+ * Streams with an event of this correlation (or request) id, newest first: windows of positions
+ * read back from the head, each twice as wide while it holds few events (KurrentDB's positions
+ * are byte offsets, not counts), until RELATED_SCAN events are read or the log's start.
+ */
+async function streamsOfCorrelation(store: EventStore, correlationId: string): Promise<string[]> {
+  const found: string[] = [];
+  let until = await store.headPosition();
+  let width = BigInt(PAGE);
+  let read = 0;
+  for (let windows = 0; until > 0n && read < RELATED_SCAN && windows < 200; windows++) {
+    const from = until > width ? until - width : 0n;
+    const window: RecordedEvent[] = [];
+    for (let at = from; read < RELATED_SCAN;) {
+      const page = (await store.readAll({ fromPosition: at, maxCount: PAGE })).filter((e) => e.position <= until);
+      window.push(...page);
+      read += page.length;
+      if (page.length < PAGE) break;
+      at = page.at(-1)!.position;
+    }
+    for (const e of window.reverse()) {
+      if ((e.metadata.correlationId === correlationId || e.metadata.requestId === correlationId) && !found.includes(e.stream)) found.push(e.stream);
+    }
+    if (window.length < PAGE / 2) width *= 2n;
+    until = from;
+  }
+  return found;
+}

@@ -1,0 +1,211 @@
+// The gateway's operations as its own OpenAPI document lists them (every route with a schema: the
+// API and the admin API), with their path and query parameters and every string field of their
+// body schemas, so that a test over "every parameter" or "every free-text field" covers a route or
+// field added later without being told. The NVP route, one form for every apiOperation, is listed
+// once per apiOperation of its form: the fields of the REST operation of that name, sent dotted.
+// Named *.fixture.ts so tap does not run it as a test file.
+import type { Test } from 'tap';
+import type { LightMyRequestResponse } from 'fastify';
+import { expectInvalid, type App } from './http.fixture.js';
+import { M1, payAuth, tokenAuth } from '../helpers/app.js';
+
+export const ADMIN_PASSWORD = 'admin-password-for-request-values-0123';
+
+interface JsonSchema {
+  type?: string; properties?: Record<string, JsonSchema>; items?: JsonSchema; enum?: unknown[]; pattern?: string; anyOf?: JsonSchema[]; additionalProperties?: unknown;
+}
+
+export interface Operation {
+  method: string;
+  /** The path with {param} placeholders. */
+  path: string;
+  pathParams: string[];
+  queryParams: string[];
+  /** The dotted paths of every string member of the body schema (none without a body). */
+  bodyStrings: string[];
+  /** The body takes members its schema does not list (the order API's transactions). */
+  openBody: boolean;
+  /** One operation of the NVP route: its apiOperation, and its fields that are REST's path parameters (order.id, token...). */
+  nvp?: { apiOperation: string; idFields: string[]; rest: Operation };
+}
+
+/** Dotted paths of the string members of a JSON schema (enumerations included). */
+export function stringFields(schema: JsonSchema | undefined, prefix = ''): string[] {
+  if (schema === undefined) return [];
+  if (schema.anyOf) return [...new Set(schema.anyOf.flatMap((s) => stringFields(s, prefix)))];
+  if (schema.type === 'string') return [prefix];
+  if (schema.type === 'array') return stringFields(schema.items, `${prefix}[0]`);
+  return Object.entries(schema.properties ?? {}).flatMap(([name, member]) => stringFields(member, prefix === '' ? name : `${prefix}.${name}`));
+}
+
+type DocumentedOperation = { parameters?: Array<{ in: string; name: string }>; requestBody?: { content: Record<string, { schema: JsonSchema }> } };
+
+const API = '/api/rest/version/{version}/merchant/{merchantId}';
+const TRANSACTION = `PUT ${API}/order/{orderId}/transaction/{transactionId}`;
+/**
+ * Each apiOperation of NVP and the REST operation of the same name, as the reference pairs them
+ * (TOKENIZE is Tokenize with a `token`, Create or Update Token without): an apiOperation of the
+ * form missing here fails the sweeps.
+ */
+const NVP_AS_REST: ReadonlyArray<readonly [string, string]> = [
+  ...['PAY', 'AUTHORIZE', 'CAPTURE', 'REFUND', 'VOID', 'VERIFY'].map((name) => [name, TRANSACTION] as const),
+  ['RETRIEVE_TRANSACTION', `GET ${API}/order/{orderId}/transaction/{transactionId}`], ['RETRIEVE_ORDER', `GET ${API}/order/{orderId}`],
+  ['CREATE_SESSION', `POST ${API}/session`], ['UPDATE_SESSION', `PUT ${API}/session/{sessionId}`], ['RETRIEVE_SESSION', `GET ${API}/session/{sessionId}`],
+  ['TOKENIZE', `PUT ${API}/token/{tokenid}`], ['TOKENIZE', `POST ${API}/token`], ['RETRIEVE_TOKEN', `GET ${API}/token/{tokenid}`], ['DELETE_TOKEN', `DELETE ${API}/token/{tokenid}`],
+];
+/** REST's path parameters as NVP's fields. */
+const NVP_FIELD: Record<string, string> = { orderId: 'order.id', transactionId: 'transaction.id', sessionId: 'session.id', tokenid: 'token' };
+
+/** The NVP route's operations: each apiOperation of its form, with the fields of the REST operation of that name. */
+function nvpOperations(method: string, path: string, form: JsonSchema, rest: Operation[]): Operation[] {
+  const names = (form.properties?.apiOperation?.enum ?? []).map(String);
+  const missing = names.filter((name) => !NVP_AS_REST.some(([known]) => known === name));
+  if (missing.length > 0) throw new Error(`NVP's ${missing.join(', ')}: which REST operation? (NVP_AS_REST)`);
+  return NVP_AS_REST.filter(([name]) => names.includes(name)).map(([name, restOperation]) => {
+    const same = rest.find((op) => `${op.method} ${op.path}` === restOperation);
+    if (same === undefined) throw new Error(`${restOperation} is not in the document`);
+    return {
+      method, path, pathParams: [], queryParams: [],
+      // apiOperation, kept in a transaction's body, is the form's own field: it chooses the operation.
+      bodyStrings: same.bodyStrings.filter((field) => field !== 'apiOperation'),
+      openBody: same.openBody,
+      nvp: { apiOperation: name, idFields: same.pathParams.filter((p) => p !== 'version' && p !== 'merchantId').map((p) => NVP_FIELD[p] ?? p), rest: same },
+    };
+  });
+}
+
+export async function operations(app: App): Promise<Operation[]> {
+  const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, DocumentedOperation>> };
+  const found: Operation[] = [];
+  const forms: Array<[string, string, JsonSchema]> = [];
+  for (const [path, methods] of Object.entries(doc.paths)) {
+    for (const [method, op] of Object.entries(methods)) {
+      const params = op.parameters ?? [];
+      const body = op.requestBody?.content['application/json']?.schema;
+      found.push({
+        method: method.toUpperCase(), path,
+        pathParams: params.filter((p) => p.in === 'path').map((p) => p.name),
+        queryParams: params.filter((p) => p.in === 'query').map((p) => p.name),
+        bodyStrings: stringFields(body),
+        openBody: body !== undefined && body.additionalProperties !== false,
+      });
+      const form = op.requestBody?.content['application/x-www-form-urlencoded']?.schema;
+      if (form) forms.push([method.toUpperCase(), path, form]);
+    }
+  }
+  return [...found, ...forms.flatMap(([method, path, form]) => nvpOperations(method, path, form, found))];
+}
+
+/** The credentials each operation takes (version 3: the blank user id; the admin API: admin). */
+export function authFor(path: string): string {
+  if (path.startsWith('/admin')) return `Basic ${Buffer.from(`admin:${ADMIN_PASSWORD}`).toString('base64')}`;
+  return path.includes('/version/3/') ? payAuth(M1) : tokenAuth(M1);
+}
+
+/** The path with every parameter filled: `values` first, then a plausible value for its name. */
+export function fill(path: string, values: Record<string, string> = {}): string {
+  return path.replace(/\{([^}]+)\}/g, (_all, name: string) => values[name] ?? (
+    name === 'version' ? '100' : /^merchantid$/i.test(name) ? M1.id : name === 'orderid' ? '10000000001' : name === 'repositoryId' ? 'REPO01' : '1'));
+}
+
+/** `body` with the member at a dotted path (with [i] for array items) set to `value`, the groups on the way made. */
+export function withField(body: Record<string, unknown>, path: string, value: unknown): Record<string, unknown> {
+  const steps = path.split('.').flatMap((step) => step.split(/\[(\d+)\]/).filter((s) => s !== ''));
+  const copy = structuredClone(body);
+  let at: Record<string, unknown> = copy;
+  steps.forEach((step, i) => {
+    if (i === steps.length - 1) {
+      at[step] = value;
+      return;
+    }
+    const next = at[step];
+    at[step] = typeof next === 'object' && next !== null ? next : /^\d+$/.test(steps[i + 1] as string) ? [] : {};
+    at = at[step] as Record<string, unknown>;
+  });
+  return copy;
+}
+
+/** Members an open body (the order API's) accepts and ignores: free text too. */
+export const OPEN_MEMBERS = ['order.description', 'customer.firstName', 'shipping.address.street', 'order.item[0].name', 'airline.passenger[1].lastName'];
+
+/** NVP's credentials, as fields of the form. */
+export const NVP_CREDENTIALS = { merchant: M1.id, apiUsername: `merchant.${M1.id}`, apiPassword: M1.apiPassword };
+
+/** Plausible values of NVP's fields that are REST's path parameters (as fill gives the path's). */
+const NVP_IDS: Record<string, string> = { 'order.id': '10000000001', 'transaction.id': '1', 'session.id': `SESSION${'0'.repeat(24)}`, token: '1' };
+
+/**
+ * The operation requested at `url` with one field set: in a JSON body (`field` a dotted path), or
+ * for an NVP operation as a form field of that (dotted) name, beside its apiOperation, credentials
+ * and ids.
+ */
+export function requestOf(op: Operation, url: string, field?: string, value?: string) {
+  if (op.nvp) {
+    const fields: Record<string, string> = { apiOperation: op.nvp.apiOperation, ...NVP_CREDENTIALS };
+    for (const id of op.nvp.idFields) fields[id] = NVP_IDS[id] ?? '1';
+    if (field !== undefined) fields[field] = value ?? '';
+    return { method: 'POST' as const, url, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams(fields).toString() };
+  }
+  return {
+    method: op.method as 'GET', url, headers: { authorization: authFor(op.path) },
+    ...(op.bodyStrings.length > 0 ? { payload: field === undefined ? {} : withField({}, field, value) } : {}),
+  };
+}
+
+/** The NVP operation's request as REST's: the same ids in the path, the same members in a JSON body. */
+export function restTwin(op: Operation & { nvp: NonNullable<Operation['nvp']> }, field: string, value: string) {
+  const { rest, apiOperation } = op.nvp;
+  const ids = Object.fromEntries(Object.entries(NVP_FIELD).map(([param, name]) => [param, NVP_IDS[name] as string]));
+  const body = rest.bodyStrings.includes('apiOperation') ? { apiOperation } : {};
+  return { method: rest.method as 'PUT', url: fill(rest.path, ids), headers: { authorization: authFor(rest.path) }, payload: withField(body, field, value) };
+}
+
+/** Body members that name a stream: a NUL there is refused as in a parameter. */
+export const STREAM_ID_FIELDS = ['session.id', 'referenceOrderId', 'sourceOfFunds.token'];
+
+/**
+ * A NUL character in each path parameter and each query parameter of every operation: a 400
+ * naming it, whatever the store (PostgreSQL cannot hold one in text); in each string of a body:
+ * a 400 naming it where the member names a stream, and never a 5xx anywhere. NVP's fields that
+ * are REST's path parameters (order.id, transaction.id, session.id, token) are refused as those
+ * are; its `merchant` and `apiOperation` are refused on themselves.
+ */
+export async function expectNulRefusedEverywhere(t: Test, app: App): Promise<number> {
+  let cases = 0;
+  // An answer within 10 s, or a failure: a live stream (the admin's events/live) that accepted
+  // the value would never end.
+  const send = async (op: Operation, url: string, field?: string, value?: string): Promise<LightMyRequestResponse> => {
+    let timer: NodeJS.Timeout | undefined;
+    const answer = app.inject(requestOf(op, url, field, value));
+    const late = new Promise<LightMyRequestResponse>((resolve) => {
+      timer = setTimeout(() => resolve({ statusCode: 0, body: 'no answer within 10 s', headers: {} } as LightMyRequestResponse), 10_000);
+    });
+    try { return await Promise.race([answer, late]); } finally { clearTimeout(timer); }
+  };
+  for (const op of await operations(app)) {
+    const name = `${op.method} ${op.path}${op.nvp ? ` ${op.nvp.apiOperation}` : ''}`;
+    for (const param of op.pathParams) {
+      expectInvalid(t, await send(op, fill(op.path, { [param]: `a%00${param}` })), { field: param }, `${name}: NUL in {${param}}`);
+      cases++;
+    }
+    for (const param of op.queryParams) {
+      expectInvalid(t, await send(op, `${fill(op.path)}?${param}=a%00b`), { field: param, explanation: /NUL/ }, `${name}: NUL in ?${param}`);
+      cases++;
+    }
+    for (const field of op.nvp?.idFields ?? []) {
+      expectInvalid(t, await send(op, fill(op.path), field, `a\u0000${field}`), { field, explanation: /NUL/ }, `${name}: NUL in ${field}`);
+      cases++;
+    }
+    for (const field of op.nvp ? ['merchant', 'apiOperation'] : []) {
+      expectInvalid(t, await send(op, fill(op.path), field, `a\u0000${field}`), { field }, `${name}: NUL in ${field}`);
+      cases++;
+    }
+    for (const field of op.bodyStrings) {
+      const res = await send(op, fill(op.path), field, 'a\u0000b');
+      if (STREAM_ID_FIELDS.includes(field)) expectInvalid(t, res, { field, explanation: /NUL/ }, `${name}: NUL in ${field}`);
+      else t.ok(res.statusCode > 0 && res.statusCode < 500, `${name}: NUL in ${field}: no failure (${res.statusCode})`);
+      cases++;
+    }
+  }
+  return cases;
+}
