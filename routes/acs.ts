@@ -20,7 +20,7 @@ import { ModernId } from '../schemas/transaction.js';
 const PROMPT = '/acs/mastercard/v2/prompt/:merchantId/:orderId/:transactionId';
 const Params = Strict({ merchantId: Str(1, 40, 'the merchant id'), orderId: ModernId('order id'), transactionId: ModernId('transaction id') });
 const Form = Type.Object({
-  creq: Opt(Str(1, 4096)), threeDSServerTransID: Opt(Str(1, 64)), selectAuthResult: Opt(Str(1, 64)), otp: Opt(Str(0, 12)), cancel: Opt(Str(0, 8)),
+  creq: Opt(Str(1, 4096)), selectAuthResult: Opt(Str(1, 64)), otp: Opt(Str(0, 12)), cancel: Opt(Str(0, 8)),
 }, { additionalProperties: true });
 
 /** The scheme's name for its 3-D Secure program, as the bank's page shows it. */
@@ -37,7 +37,7 @@ const acs: FastifyPluginAsyncTypebox = async (app) => {
   const template = readFileSync(join(PROJECT_ROOT, 'web', 'acs-challenge.html'), 'utf8');
   const page = (view: ChallengeView, action: string) => template.replace(/\{\{(\w+)\}\}/g, (_, name: string) => escapeHtml(({
     scheme: PROGRAMS[view.brand] ?? '3-D Secure', merchant: view.merchantId, amount: view.amount, currency: view.currency,
-    brand: view.brand.replace(/_/g, ' '), last4: view.cardLast4, action, threeDSServerTransID: view.threeDSServerTransactionId, code: CHALLENGE_CODE,
+    brand: view.brand.replace(/_/g, ' '), last4: view.cardLast4, action, creq: view.creq, code: CHALLENGE_CODE,
   } as Record<string, string>)[name] ?? ''));
 
   // The browser posts forms; a field given twice counts once (its last value).

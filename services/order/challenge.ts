@@ -33,7 +33,9 @@ export function creqTransactionId(creq: string | undefined): string | undefined 
 
 /** What the challenge page shows: the purchase the payer is asked to confirm. */
 export interface ChallengeView {
-  merchantId: string; amount: string; currency: string; cardLast4: string; brand: string; threeDSServerTransactionId: string;
+  merchantId: string; amount: string; currency: string; cardLast4: string; brand: string;
+  /** The challenge request, which the page's form posts again with the answer (it names the challenge). */
+  creq: string;
   /** The challenge was answered already: the page that posts its result back instead. */
   answered?: string;
 }
@@ -55,13 +57,16 @@ export async function challengeView(gateway: Gateway, params: ChallengeParams, c
   const { payer, initiated } = a;
   return {
     merchantId: params.merchantId, amount: formatAmount(payer.amount, minorUnits(payer.currency) ?? 2),
-    currency: payer.currency, cardLast4: initiated.source.card.number.slice(-4), brand: initiated.source.card.brand, threeDSServerTransactionId: id,
+    currency: payer.currency, cardLast4: initiated.source.card.number.slice(-4), brand: initiated.source.card.brand, creq: creq ?? '',
     ...(a.challenge ? { answered: returnPageOf(a) } : {}),
   };
 }
 
-/** The challenge page's form, as posted. */
-export interface ChallengeForm { threeDSServerTransID?: string; selectAuthResult?: string; otp?: string; cancel?: string }
+/**
+ * The challenge page's form, as posted: the creq again (not the 3DS server transaction id alone:
+ * its digit groups may read as a card number, which no request field may hold), and the answer.
+ */
+export interface ChallengeForm { creq?: string; selectAuthResult?: string; otp?: string; cancel?: string }
 
 /** The outcome a form asks for: cancel, a typed code (the right one authenticates), else the option picked. */
 function answerOf(form: ChallengeForm): { answer: ChallengeOption; byCode?: boolean } {
@@ -76,7 +81,7 @@ function answerOf(form: ChallengeForm): { answer: ChallengeOption; byCode?: bool
 /** The payer's answer: recorded (ChallengeAnswered), answered with the page that posts the result back to the merchant. */
 export async function answerChallenge(gateway: Gateway, params: ChallengeParams, form: ChallengeForm, meta: RequestMeta): Promise<string> {
   const { answer, byCode } = answerOf(form);
-  const threeDSServerTransactionId = form.threeDSServerTransID ?? '';
+  const threeDSServerTransactionId = creqTransactionId(form.creq) ?? '';
   return handleCommand(gateway, streams.order(params.merchantId, params.orderId), orderAggregate,
     (state: OrderState, { now }): Decision<OrderState, OrderEvent, string> => {
       const decision = decide({ type: 'AnswerChallenge', ...params, threeDSServerTransactionId, answer, ...(byCode ? { byCode } : {}), now }, state);

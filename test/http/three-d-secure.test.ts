@@ -78,6 +78,9 @@ t.test('a challenge: PENDING, the page answers, the merchant is posted the resul
     t.equal(page.statusCode, 200, `${what}: the challenge page`);
     t.match(page.body, /id="selectAuthResult"/);
     t.match(page.body, /12\.50 USD/, `${what}: the page shows the amount`);
+    // The form carries the creq, not the 3DS server transaction id: a UUID's digit groups may read
+    // as a card number, which the gateway refuses in any request field (a random 400 for the payer).
+    t.strictSame(Object.keys(formFields(page.body)), ['creq'], `${what}: the page's form names the challenge by its creq`);
     t.equal(answered.statusCode, 200, `${what}: answered`);
     t.equal(backTo, RETURN_URL, `${what}: posted back to the merchant's redirectResponseUrl`);
     t.strictSame(back, { 'order.id': f.orderId, 'transaction.id': 'a1', 'response.gatewayRecommendation': recommendation, result }, `${what}: the fields posted back`);
@@ -99,7 +102,7 @@ t.test('identical repeats answer the same; a second answer on the challenge page
   t.equal(again.payer.body, payer.body, 'Authenticate Payer repeated: the same answer');
   const first = await answerChallenge(app, payer.json().authentication.redirect.html, { selectAuthResult: 'UNAUTHENTICATED' });
   t.equal(first.back.result, 'FAILURE');
-  const twice = await submitChallenge(app, first.action ?? '', { threeDSServerTransID: formFields(first.page.body).threeDSServerTransID ?? '', selectAuthResult: 'AUTHENTICATED' });
+  const twice = await submitChallenge(app, first.action ?? '', { creq: formFields(first.page.body).creq ?? '', selectAuthResult: 'AUTHENTICATED' });
   t.strictSame(formFields(twice.body), first.back, 'the form posted again: the first answer stands');
   const reopened = await answerChallenge(app, payer.json().authentication.redirect.html, { selectAuthResult: 'AUTHENTICATED' });
   t.strictSame(reopened.back, first.back, 'the page opened again posts the first answer back');
