@@ -62,7 +62,9 @@ const acs: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   app.post(`${PROMPT}/result`, { schema: { hide: true, params: Params, body: Form } }, async (request, reply) => {
-    const answer = await answerChallenge(app.gateway, request.params, request.body as ChallengeForm, request.meta());
+    // No merchant credentials here: the event is the merchant's whose order the creq opened.
+    const meta = { ...request.meta(), merchantId: request.params.merchantId };
+    const answer = await answerChallenge(app.gateway, request.params, request.body as ChallengeForm, meta);
     return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(answer);
   });
 };

@@ -114,6 +114,24 @@ t.test('identical repeats answer the same; a second answer on the challenge page
   t.equal(other.statusCode, 400, 'Authenticate Payer with another body on the same transaction: refused');
   const events = await app.gateway.store.readStream(streams.order(M1.id, f.orderId));
   t.strictSame(events.map((e) => e.type), ['AuthenticationInitiated', 'PayerAuthenticationStarted', 'ChallengeAnswered', 'OrderTransactionRecorded']);
+  t.strictSame(events.map((e) => e.metadata.merchantId), [M1.id, M1.id, M1.id, M1.id], 'the challenge\'s answer is the merchant\'s event too');
+});
+
+t.test('NVP: the same operations as name-value pairs', async (t) => {
+  const app = await buildTestApp(t);
+  const nvp = (fields: Record<string, string>) => app.inject({
+    method: 'POST', url: '/api/nvp/version/100', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({ merchant: M1.id, apiUsername: `merchant.${M1.id}`, apiPassword: M1.apiPassword, 'order.id': 'nvp-3ds', 'transaction.id': 'a1', ...fields }).toString(),
+  });
+  const initiated = new URLSearchParams((await nvp({
+    apiOperation: 'INITIATE_AUTHENTICATION', 'authentication.channel': 'PAYER_BROWSER', 'order.currency': 'USD',
+    'sourceOfFunds.provided.card.number': FRICTIONLESS, 'sourceOfFunds.provided.card.expiry.month': '1', 'sourceOfFunds.provided.card.expiry.year': '39',
+  })).body);
+  t.strictSame([initiated.get('result'), initiated.get('authentication.version'), initiated.get('transaction.authenticationStatus')], ['SUCCESS', '3DS2', 'AUTHENTICATION_AVAILABLE']);
+  const payer = new URLSearchParams((await nvp({
+    apiOperation: 'AUTHENTICATE_PAYER', 'authentication.redirectResponseUrl': RETURN_URL, 'order.amount': '12.50', 'order.currency': 'USD',
+  })).body);
+  t.strictSame([payer.get('result'), payer.get('authentication.3ds2.transactionStatus'), payer.get('authentication.3ds.acsEci')], ['SUCCESS', 'Y', '05']);
 });
 
 t.test('a PAY naming an unknown authentication, or another card\'s, is refused; a card without 3-D Secure', async (t) => {
