@@ -1,7 +1,8 @@
 // An authentication of the order as its events leave it: the Initiate Authentication record, the
 // Authenticate Payer record and the challenge's answer, and where it stands (its latest outcome).
 import type {
-  AuthenticationEvent, AuthenticationInitiated, AuthenticationOutcome, ChallengeAnswered, PayerAuthenticated, PayerAuthenticationStarted,
+  AuthenticationEvent, AuthenticationInitiated, AuthenticationOutcome, AuthenticationStatus, ChallengeAnswered, PayerAuthenticated,
+  PayerAuthenticationStarted,
 } from './authentication-events.js';
 
 export interface Authentication {
@@ -49,3 +50,22 @@ export const authenticationSucceeded = (outcome: AuthenticationOutcome): boolean
 /** The payer's authentication moved the chargeback liability to the issuer: a full or an attempted one. */
 export const liabilityShifted = (outcome: AuthenticationOutcome): boolean =>
   outcome.transactionStatus === 'Y' || outcome.transactionStatus === 'A';
+
+interface StatusAnswer { result: 'SUCCESS' | 'PENDING' | 'FAILURE'; gatewayCode: string; gatewayRecommendation: string }
+
+const proceed = (gatewayCode: string): StatusAnswer => ({ result: 'SUCCESS', gatewayCode, gatewayRecommendation: 'PROCEED' });
+const doNotProceed: StatusAnswer = { result: 'FAILURE', gatewayCode: 'DECLINED', gatewayRecommendation: 'DO_NOT_PROCEED' };
+
+/** How each authentication status answers: result, response.gatewayCode, response.gatewayRecommendation. */
+export const STATUS_ANSWERS: Readonly<Record<AuthenticationStatus, StatusAnswer>> = {
+  AUTHENTICATION_AVAILABLE: proceed('AUTHENTICATION_IN_PROGRESS'),
+  // No 3-D Secure for the card: the merchant may pay without naming the authentication.
+  AUTHENTICATION_NOT_SUPPORTED: proceed('NOT_ENROLLED_3D_SECURE'),
+  AUTHENTICATION_PENDING: { result: 'PENDING', gatewayCode: 'PENDING', gatewayRecommendation: 'PROCEED' },
+  AUTHENTICATION_SUCCESSFUL: proceed('APPROVED'),
+  AUTHENTICATION_ATTEMPTED: proceed('APPROVED'),
+  AUTHENTICATION_EXEMPT: proceed('APPROVED'),
+  AUTHENTICATION_FAILED: doNotProceed,
+  AUTHENTICATION_REJECTED: doNotProceed,
+  AUTHENTICATION_UNAVAILABLE: doNotProceed,
+};

@@ -7,13 +7,13 @@
 // authentication.redirect.customizedHtml.3ds2 (docs/operations.md, "3-D Secure").
 import type { AuthenticationStep, OrderState } from '../../domain/order/order.js';
 import { optional } from '../../domain/order/order.js';
-import type { Authentication } from '../../domain/order/authentication-state.js';
+import { STATUS_ANSWERS, type Authentication } from '../../domain/order/authentication-state.js';
 import type { CardNumberMasking } from '../../domain/token/accounts.js';
 import { maskCardNumber } from '../../domain/token/accounts.js';
 import {
   acsUrls, challengeHtml, challengeRequest, frictionlessHtml, methodHtml, methodPostData, NO_METHOD_HTML,
 } from './authentication-html.js';
-import { directoryServerOf, PROTOCOL_VERSION, STATUS_ANSWERS, threeDsView } from './authentication-view.js';
+import { directoryServerOf, PROTOCOL_VERSION, threeDsView } from './authentication-view.js';
 import { cardSourceOfFunds, decimal, totalsAsOf } from './responses.js';
 
 type ExistingOrder = Extract<OrderState, { exists: true }>;

@@ -1,32 +1,12 @@
-// The 3-D Secure blocks of the gateway's answers, from recorded facts: what an authentication's
-// status reads as (result, response.gatewayCode and gatewayRecommendation), authentication.3ds and
+// The 3-D Secure blocks of the gateway's answers, from recorded facts: authentication.3ds and
 // .3ds2 (ECI, authentication token, transStatus and the ids), and what a payment that used an
 // authentication shows of it (with the liability shift, as the MERCHANT_3D_SECURE risk rule).
 import type { Brand } from '../../domain/card.js';
-import type { AuthenticationOutcome, AuthenticationStatus, PaymentAuthentication } from '../../domain/events.js';
+import type { AuthenticationOutcome, PaymentAuthentication } from '../../domain/events.js';
 import { optional } from '../../domain/order/order.js';
 
 /** The EMV 3-D Secure protocol version the emulator speaks. */
 export const PROTOCOL_VERSION = '2.2.0';
-
-interface StatusAnswer { result: 'SUCCESS' | 'PENDING' | 'FAILURE'; gatewayCode: string; gatewayRecommendation: string }
-
-const proceed = (gatewayCode: string): StatusAnswer => ({ result: 'SUCCESS', gatewayCode, gatewayRecommendation: 'PROCEED' });
-const doNotProceed: StatusAnswer = { result: 'FAILURE', gatewayCode: 'DECLINED', gatewayRecommendation: 'DO_NOT_PROCEED' };
-
-/** How each authentication status answers: result, response.gatewayCode, response.gatewayRecommendation. */
-export const STATUS_ANSWERS: Readonly<Record<AuthenticationStatus, StatusAnswer>> = {
-  AUTHENTICATION_AVAILABLE: proceed('AUTHENTICATION_IN_PROGRESS'),
-  // No 3-D Secure for the card: the merchant may pay without naming the authentication.
-  AUTHENTICATION_NOT_SUPPORTED: proceed('NOT_ENROLLED_3D_SECURE'),
-  AUTHENTICATION_PENDING: { result: 'PENDING', gatewayCode: 'PENDING', gatewayRecommendation: 'PROCEED' },
-  AUTHENTICATION_SUCCESSFUL: proceed('APPROVED'),
-  AUTHENTICATION_ATTEMPTED: proceed('APPROVED'),
-  AUTHENTICATION_EXEMPT: proceed('APPROVED'),
-  AUTHENTICATION_FAILED: doNotProceed,
-  AUTHENTICATION_REJECTED: doNotProceed,
-  AUTHENTICATION_UNAVAILABLE: doNotProceed,
-};
 
 /** The directory server of each scheme (authentication.3ds2.directoryServerId). */
 const DIRECTORY_SERVERS: Partial<Record<Brand, string>> = {

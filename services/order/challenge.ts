@@ -14,7 +14,7 @@ import { handleCommand, type Decision } from '../command-handler.js';
 import type { RequestMeta } from '../context.js';
 import type { Gateway } from '../gateway.js';
 import { returnPage } from './authentication-html.js';
-import { STATUS_ANSWERS } from './authentication-view.js';
+import { STATUS_ANSWERS } from '../../domain/order/authentication-state.js';
 
 /** The challenge a page is about (the path of the ACS URL). */
 export interface ChallengeParams { merchantId: string; orderId: string; transactionId: string }

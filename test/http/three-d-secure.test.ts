@@ -6,6 +6,7 @@
 import t from 'tap';
 import { buildTestApp, M1, tokenAuth } from '../helpers/app.js';
 import { streams } from '../../domain/events.js';
+import { orderKey, type OrderDoc } from '../../projections/orders.js';
 import {
   answerChallenge, authenticate, authenticateBody, cardSource, formAction, formFields, initiateBody, newFlow, payBody, put, RETURN_URL, submitChallenge,
   transactionUrl,
@@ -14,8 +15,10 @@ import {
 const CHALLENGE = '5123450000000008';
 const FRICTIONLESS = '4440000042200014';
 
+const ADMIN = 'admin-password-for-the-3ds-tests-0123456789';
+
 t.test('a frictionless card: Initiate, Authenticate Payer answers Y at once, the PAY carries the result and is approved', async (t) => {
-  const app = await buildTestApp(t);
+  const app = await buildTestApp(t, { adminPassword: ADMIN });
   const f = newFlow(app);
   const { initiated, payer } = await authenticate(f, FRICTIONLESS);
   t.equal(initiated.statusCode, 201, initiated.body);
@@ -55,6 +58,15 @@ t.test('a frictionless card: Initiate, Authenticate Payer answers Y at once, the
   const events = await app.gateway.store.readStream(streams.order(M1.id, f.orderId));
   t.strictSame(events.map((e) => e.type), ['AuthenticationInitiated', 'PayerAuthenticated', 'OrderTransactionRecorded']);
   t.notMatch(JSON.stringify(events.map((e) => e.data)), /4440000042200014/, 'no card number in the events');
+  // The orders read model (the order's history page folds its evolve): the authentication and the payment that used it.
+  const doc = await app.gateway.readModels.get<OrderDoc>('orders', orderKey(M1.id, f.orderId));
+  t.strictSame(doc?.transactions.map((x) => [x.id, x.type, x.result, x.authenticationStatus, x.authenticationTransactionId]), [
+    ['a1', 'AUTHENTICATION', 'SUCCESS', 'AUTHENTICATION_SUCCESSFUL', undefined],
+    ['p1', 'PAYMENT', 'SUCCESS', 'AUTHENTICATION_SUCCESSFUL', 'a1'],
+  ]);
+  t.strictSame([doc?.status, doc?.totalCapturedAmount, doc?.transactions[0]?.amount], ['CAPTURED', 1250, 1250]);
+  const search = await app.inject({ method: 'GET', url: '/admin/api/search?q=a1', headers: { authorization: `Basic ${Buffer.from(`admin:${ADMIN}`).toString('base64')}` } });
+  t.match(search.body, f.orderId, 'the admin search finds the order by the authentication\'s transaction id');
 });
 
 t.test('a challenge: PENDING, the page answers, the merchant is posted the result; PAY approved only after a passed challenge', async (t) => {
