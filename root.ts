@@ -8,12 +8,12 @@ import { ConfigError, loadGatewaySettings, loadStoreFiles, type EventStoreConfig
 import type { Merchants } from './merchants.js';
 import type { EventStore } from './store/event-store.js';
 import { MemoryEventStore } from './store/memory.js';
-import { SqliteEventStore, openDatabase } from './store/sqlite.js';
+import { SqliteEventStore, SqliteReadModelTables, openDatabase } from './store/sqlite.js';
 import { KurrentDbEventStore } from './store/kurrentdb.js';
 import { PostgresEventStore } from './store/postgres/event-store.js';
 import { redactUrl } from './store/postgres/errors.js';
 import { PostgresKeyStore } from './store/postgres/key-store.js';
-import { PostgresReadModels } from './store/postgres/read-models.js';
+import { PostgresReadModelTables } from './store/postgres/read-model-tables.js';
 import { Sealer } from './store/sealing.js';
 import { MemoryKeyStore, type KeyStore } from './store/keys/key-store.js';
 import { SqliteKeyStore } from './store/keys/sqlite-key-store.js';
@@ -95,26 +95,8 @@ export function openStores(config: EventStoreConfig, files: Files = loadStoreFil
 
 function openStoresOf(config: EventStoreConfig, files: Files): Opened {
   switch (config.kind) {
-    case 'sqlite': {
-      if (config.path !== ':memory:') makeDirectories(dirname(config.path));
-      // New keys are written in batches, always before the events that reference them.
-      let flushKeys: (() => void) | undefined;
-      const store = new SqliteEventStore(config.path, {
-        ...(config.durability ? { durability: config.durability } : {}),
-        beforeCommit: () => flushKeys?.(),
-      });
-      const guarded = guardKeys(config.path === ':memory:' ? new MemoryKeyStore() : new SqliteKeyStore(`${config.path}.keys`, true));
-      const keys = guarded.keys;
-      if (keys.flush) flushKeys = keys.flush;
-      // Read models live in the same file as the events (one connection, one WAL), read through
-      // the store's own speed-ups (projections/feed.ts) and, once started, applied in its commits.
-      const readModels = new ReadModels(store.db, store, PROJECTIONS, { feed: store });
-      return {
-        store, keys, readModels, keyFault: guarded.fault,
-        projectInline: () => store.setCommitListener(readModels.commitListener()),
-        close: () => closeAll(() => store.close(), () => keys.close()),
-      };
-    }
+    case 'sqlite':
+      return openSqlite(config.path, config.durability);
     case 'memory':
       return withOwnReadModels(new MemoryEventStore(), new MemoryKeyStore(), ':memory:');
     case 'kurrentdb': {
@@ -133,28 +115,57 @@ function openStoresOf(config: EventStoreConfig, files: Files): Opened {
       const keys = files.keysStore === undefined ? new SqliteKeyStore(files.keysFile) : new PostgresKeyStore(files.keysStore);
       return withOwnReadModels(store, keys, files.readModelsFile);
     }
-    case 'postgres': {
-      // Everything in the one database, shared by every instance on it, no local file: the events
-      // (connects on first use, creating or upgrading its tables), the keys (their own tables; the
-      // key store connects now), the read models and their checkpoints (docs/stores.md). They
-      // share what they find of the server's reachability (Check Gateway: SHUTDOWN while it is away).
-      const store = new PostgresEventStore(config.url);
-      let keys: PostgresKeyStore;
-      try {
-        keys = new PostgresKeyStore(config.url, { health: store.health });
-      } catch (error) {
-        void store.close().catch(() => undefined);
-        throw error;
-      }
-      const guarded = guardKeys(keys);
-      const readModels = new PostgresReadModels(config.url, store, PROJECTIONS, { health: store.health });
-      return {
-        store, keys: guarded.keys, readModels, keyFault: guarded.fault,
-        projectInline: () => undefined,
-        close: () => closeAll(() => readModels.close(), () => store.close(), () => guarded.keys.close()),
-      };
-    }
+    case 'postgres':
+      return openPostgres(config.url);
   }
+}
+
+/** The events, the read models (in the events' file, on the store's connection) and the keys beside it. */
+function openSqlite(path: string, durability: 'group' | 'commit' | undefined): Opened {
+  if (path !== ':memory:') makeDirectories(dirname(path));
+  // New keys are written in batches, always before the events that reference them.
+  let flushKeys: (() => void) | undefined;
+  const store = new SqliteEventStore(path, {
+    ...(durability ? { durability } : {}),
+    beforeCommit: () => flushKeys?.(),
+  });
+  const guarded = guardKeys(path === ':memory:' ? new MemoryKeyStore() : new SqliteKeyStore(`${path}.keys`, true));
+  const keys = guarded.keys;
+  if (keys.flush) flushKeys = keys.flush;
+  // Read models live in the same file as the events (one connection, one WAL), read through
+  // the store's own speed-ups (store/projection-feed.ts) and, once started, applied in its commits.
+  const readModels = new ReadModels(new SqliteReadModelTables(store.db), store, PROJECTIONS, { feed: store });
+  return {
+    store, keys, readModels, keyFault: guarded.fault,
+    projectInline: () => store.setCommitListener(readModels.commitListener()),
+    close: () => closeAll(() => store.close(), () => keys.close()),
+  };
+}
+
+/**
+ * Everything in the one database, shared by every instance on it, no local file: the events
+ * (connects on first use, creating or upgrading its tables), the keys (their own tables; the key
+ * store connects now), the read models and their checkpoints (docs/stores.md). They share what
+ * they find of the server's reachability (Check Gateway: SHUTDOWN while it is away).
+ */
+function openPostgres(url: string): Opened {
+  const store = new PostgresEventStore(url);
+  let keys: PostgresKeyStore;
+  try {
+    keys = new PostgresKeyStore(url, { health: store.health });
+  } catch (error) {
+    void store.close().catch(() => undefined);
+    throw error;
+  }
+  const guarded = guardKeys(keys);
+  // Told of the appends without reading them (the store as the feed), they catch up after the reply.
+  const tables = new PostgresReadModelTables(url, { health: store.health });
+  const readModels = new ReadModels(tables, store, PROJECTIONS, { feed: store });
+  return {
+    store, keys: guarded.keys, readModels, keyFault: guarded.fault,
+    projectInline: () => undefined,
+    close: () => closeAll(() => tables.close(), () => store.close(), () => guarded.keys.close()),
+  };
 }
 
 /** Close each in turn, every one even when an earlier one fails; then throw the first failure. */
@@ -174,7 +185,7 @@ function withOwnReadModels(store: EventStore, rawKeys: KeyStore, readModelsFile:
   // most a catch-up, redone from the events).
   db.pragma('synchronous = NORMAL');
   return {
-    store, keys: guarded.keys, readModels: new ReadModels(db, store, PROJECTIONS), keyFault: guarded.fault,
+    store, keys: guarded.keys, readModels: new ReadModels(new SqliteReadModelTables(db), store, PROJECTIONS), keyFault: guarded.fault,
     projectInline: () => undefined,
     close: () => closeAll(() => store.close(), () => { if (db.open) db.close(); }, () => guarded.keys.close()),
   };

@@ -8,7 +8,7 @@
 // in rebuild mode { ordersMs, ordersPosition, ordersRssMB, ordersHwmMB } (after the orders read).
 // Usage: node bench/rebuild.mjs rebuild|reset <path of the SQLite file>
 import { readFileSync } from 'node:fs';
-import { SqliteEventStore } from '../dist/store/sqlite.js';
+import { SqliteEventStore, SqliteReadModelTables } from '../dist/store/sqlite.js';
 import { ReadModels } from '../dist/projections/read-models.js';
 import { PROJECTIONS } from '../dist/root.js';
 
@@ -26,7 +26,7 @@ const memory = () => {
 
 const store = new SqliteEventStore(path);
 // As root.ts opens them: the store's own speed-ups (read ahead, projection reads) as the feed.
-const readModels = new ReadModels(store.db, store, PROJECTIONS, { feed: store });
+const readModels = new ReadModels(new SqliteReadModelTables(store.db), store, PROJECTIONS, { feed: store });
 for (const projection of PROJECTIONS) readModels.reset(projection);
 let ms = 0;
 if (mode === 'rebuild') {

@@ -1,7 +1,6 @@
 // A read-model document's text, written by a serializer compiled from the document's schema
 // (fast-json-stringify) instead of JSON.stringify: about half the time for an order document
-// (0.9 against 1.7 µs, bench/README.md "Fifth round"), on every payment and for each of the
-// 800,000 order documents of a 1,000,000-event rebuild.
+// (bench/README.md, "What was tried"), on every payment and for each order document of a rebuild.
 //
 // It writes exactly what JSON.stringify writes for a document of the schema whose objects hold
 // their properties in the schema's order (the projection builds them so): the compiled schema has

@@ -32,7 +32,7 @@ export const lookupProjection: Projection<LookupDoc> = {
   },
   evolve(doc, event) {
     // The stream moved (or added) to the end, the oldest beyond LOOKUP_STREAMS dropped: one array
-    // made (every pay evolves one, issue 17).
+    // made (every pay evolves one).
     const before = doc?.streams ?? [];
     const streams: string[] = [];
     let drop = before.length + (before.includes(event.stream) ? 0 : 1) - LOOKUP_STREAMS;

@@ -22,7 +22,7 @@ export const ordersProjection: Projection<OrderDoc> = {
   // No answer of the API reads it (Retrieve Order and Transaction fold the order's stream; the
   // histories fold the events with this evolve): only the CLI's hash and exports and the tests
   // read it. So it is not written while the gateway serves (a document per order was the
-  // largest write of a pay), but when read, from the log (issue 17).
+  // largest write of a pay), but when read, from the log.
   apply: 'onRead',
   handles: new Set(['PaymentRecorded', 'PaymentOutcomeResolved', 'OrderTransactionRecorded', ...AUTHENTICATION_EVENT_TYPES]),
   keysOf(event) {

@@ -27,7 +27,7 @@ export interface Projection<Doc = unknown> {
    * Optional, for replays: by event type, every member of the event's data that keysOf, isNew and
    * evolve read (dotted paths into nested objects: 'outcome.result'); a type not listed is read
    * whole. A replay from the log (a rebuild, a start far behind) may hand this projection only
-   * these members (ReadModels.dataShape): a member left out reads as absent there and not live,
+   * these members (dataShape, projections/page.ts): a member left out reads as absent there and not live,
    * and the rebuilt model differs (test/projections/rebuild-equals-live.test.ts catches it). A
    * member holding JSON null may arrive absent.
    */

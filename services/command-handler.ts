@@ -26,12 +26,11 @@ import { Busy } from '../domain/errors.js';
 
 export interface HandlerDeps {
   readonly store: EventStore;
-  /** Given: caught up to the append before the answer (read-your-writes); absent: not caught up here. */
-  readonly readModels?: {
-    catchUp(position?: bigint): Promise<void>;
-    /** Whether the models already cover `position` (no catch-up to wait for); absent: ask catchUp. */
-    covers?(position: bigint): boolean;
-  };
+  /**
+   * Given: caught up to the append before the answer (read-your-writes); absent: not caught up
+   * here. catchUp answers undefined when the answer has nothing to wait for.
+   */
+  readonly readModels?: { catchUp(position?: bigint): Promise<void> | undefined };
 }
 
 /** What decide is told besides the state: the attempt's time, the events read, the stream's name. */
@@ -129,7 +128,9 @@ export async function handleCommand<State, Event extends Typed, Result>(
       await sleep(decision.again);
       continue;
     }
-    if (position !== undefined && deps.readModels && deps.readModels.covers?.(position) !== true) await deps.readModels.catchUp(position);
+    // (Most appends are covered already: no turn of the microtask queue for them.)
+    const caughtUp = position === undefined ? undefined : deps.readModels?.catchUp(position);
+    if (caughtUp) await caughtUp;
     return decision.answer(decision.events.reduce(aggregate.evolve, state), position);
   }
   if (options.exhausted) return options.exhausted();

@@ -26,85 +26,93 @@ export interface SubscribeToAllParams {
 const RETRY_DELAYS_MS = [100, 250, 500, 1000, 2000, 5000];
 
 export function subscribeToAll(params: SubscribeToAllParams, handlers: SubscriptionHandlers): Subscription {
-  const delays = params.retryDelaysMs ?? RETRY_DELAYS_MS;
-  let position = params.fromPosition;
-  let closed = false;
-  let current: AllStreamSubscription | undefined;
-  let wake: (() => void) | undefined; // ends a wait before resubscribing
-  let isCaughtUp = false;
-  let resolveCaughtUp!: () => void;
-  const caughtUp = new Promise<void>((resolve) => { resolveCaughtUp = resolve; });
-  const markCaughtUp = () => {
-    if (isCaughtUp || closed) return;
-    isCaughtUp = true;
-    handlers.onCaughtUp?.();
-    resolveCaughtUp();
-  };
+  return new KurrentSubscription(params, handlers);
+}
+
+class KurrentSubscription implements Subscription {
+  readonly caughtUp: Promise<void>;
+  private resolveCaughtUp!: () => void;
+  private isCaughtUp = false;
+  private position: bigint;
+  private closed = false;
+  private current: AllStreamSubscription | undefined;
+  /** Ends a wait before resubscribing. */
+  private wake: (() => void) | undefined;
+  private readonly running: Promise<void>;
+
+  constructor(private readonly params: SubscribeToAllParams, private readonly handlers: SubscriptionHandlers) {
+    this.position = params.fromPosition;
+    this.caughtUp = new Promise<void>((resolve) => { this.resolveCaughtUp = resolve; });
+    this.running = this.run().catch((error: unknown) => {
+      this.closed = true;
+      this.resolveCaughtUp();
+      handlers.onError?.(error);
+    });
+  }
+
+  private markCaughtUp(): void {
+    if (this.isCaughtUp || this.closed) return;
+    this.isCaughtUp = true;
+    this.handlers.onCaughtUp?.();
+    this.resolveCaughtUp();
+  }
 
   /** Deliver from `position` until closed (resolves) or the stream fails (rejects). */
-  const consume = async (head: bigint): Promise<void> => {
-    if (closed) return;
-    const subscription = params.client.subscribeToAll({ fromPosition: toReadPosition(position), filter: params.filter });
-    current = subscription;
+  private async consume(head: bigint): Promise<void> {
+    if (this.closed) return;
+    const subscription = this.params.client.subscribeToAll({ fromPosition: toReadPosition(this.position), filter: this.params.filter });
+    this.current = subscription;
     let serverCaughtUp = false;
     let idle = true; // waiting for the next event, none in hand
     subscription.on('caughtUp', () => {
       serverCaughtUp = true;
-      if (idle && subscription.readableLength === 0) markCaughtUp();
+      if (idle && subscription.readableLength === 0) this.markCaughtUp();
     });
     const events: AsyncIterator<AllStreamResolvedEvent> = subscription[Symbol.asyncIterator]();
     for (;;) {
       idle = true;
-      if (position >= head || (serverCaughtUp && subscription.readableLength === 0)) markCaughtUp();
+      if (this.position >= head || (serverCaughtUp && subscription.readableLength === 0)) this.markCaughtUp();
       const next = await events.next();
       idle = false;
-      if (closed) return;
+      if (this.closed) return;
       if (next.done) throw Object.assign(new Error('the KurrentDB subscription ended'), { type: 'unavailable' });
-      const event = fromResolvedEvent(next.value, params.streamPrefix);
-      if (!event || event.position <= position) continue;
-      await handlers.onEvent(event);
-      position = event.position;
+      const event = fromResolvedEvent(next.value, this.params.streamPrefix);
+      if (!event || event.position <= this.position) continue;
+      await this.handlers.onEvent(event);
+      this.position = event.position;
     }
-  };
+  }
 
-  const run = async (): Promise<void> => {
+  private async run(): Promise<void> {
+    const delays = this.params.retryDelaysMs ?? RETRY_DELAYS_MS;
     let failures = 0;
-    while (!closed) {
-      const before = position;
+    while (!this.closed) {
+      const before = this.position;
       try {
-        await consume(await params.headPosition());
+        await this.consume(await this.params.headPosition());
         return;
       } catch (error) {
-        if (closed) return;
+        if (this.closed) return;
         if (!isTransient(error)) throw error;
-        if (position > before) failures = 0;
+        if (this.position > before) failures = 0;
         const delay = delays[Math.min(failures++, delays.length - 1)] ?? 1000;
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, delay);
-          wake = () => { clearTimeout(timer); resolve(); };
+          this.wake = () => { clearTimeout(timer); resolve(); };
         });
-        wake = undefined;
+        this.wake = undefined;
       }
     }
-  };
+  }
 
-  const running = run().catch((error: unknown) => {
-    closed = true;
-    resolveCaughtUp();
-    handlers.onError?.(error);
-  });
-
-  return {
-    caughtUp,
-    async close() {
-      closed = true;
-      wake?.();
-      const subscription = current;
-      if (subscription) {
-        try { await subscription.unsubscribe(); } catch { /* never connected */ }
-        subscription.destroy();
-      }
-      await running;
-    },
-  };
+  async close(): Promise<void> {
+    this.closed = true;
+    this.wake?.();
+    const subscription = this.current;
+    if (subscription) {
+      try { await subscription.unsubscribe(); } catch { /* never connected */ }
+      subscription.destroy();
+    }
+    await this.running;
+  }
 }

@@ -2,5 +2,5 @@
 // composition root, the key store and tests use of it.
 export { SqliteEventStore } from './sqlite/event-store.js';
 export type { PagesAheadOptions, SqliteStoreOptions } from './sqlite/options.js';
-export type { CommitListener } from './sqlite/commit-listener.js';
-export { databaseFile, enableWal, openDatabase, relaxedSync } from './sqlite/database.js';
+export { SqliteReadModelTables } from './sqlite/read-model-tables.js';
+export { databaseFile, enableWal, openDatabase } from './sqlite/database.js';

@@ -24,59 +24,73 @@ export function pullSubscription(
   handlers: SubscriptionHandlers,
   pollIntervalMs: number | undefined,
 ): Subscription {
-  let position = options.fromPosition ?? 0n;
-  let closed = false;
-  let wake: (() => void) | undefined;
-  let pending = false; // a notification arrived while pulling
-  let resolveCaughtUp!: () => void;
-  const caughtUp = new Promise<void>((resolve) => { resolveCaughtUp = resolve; });
-  let isCaughtUp = false;
+  return new PullSubscription(readAll, notifier, options.fromPosition ?? 0n, handlers, pollIntervalMs);
+}
 
-  const stopListening = notifier.on(() => {
-    pending = true;
-    wake?.();
-  });
-  const timer = pollIntervalMs ? setInterval(() => { pending = true; wake?.(); }, pollIntervalMs) : undefined;
-  timer?.unref();
+class PullSubscription implements Subscription {
+  readonly caughtUp: Promise<void>;
+  private resolveCaughtUp!: () => void;
+  private isCaughtUp = false;
+  private closed = false;
+  private wake: (() => void) | undefined;
+  /** A notification arrived while pulling. */
+  private pending = false;
+  private readonly stopListening: () => void;
+  private readonly timer: NodeJS.Timeout | undefined;
+  private readonly running: Promise<void>;
 
-  const loop = async (): Promise<void> => {
-    while (!closed) {
-      pending = false;
+  constructor(
+    private readonly readAll: EventStore['readAll'],
+    notifier: Notifier,
+    private position: bigint,
+    private readonly handlers: SubscriptionHandlers,
+    pollIntervalMs: number | undefined,
+  ) {
+    this.caughtUp = new Promise<void>((resolve) => { this.resolveCaughtUp = resolve; });
+    const poke = () => {
+      this.pending = true;
+      this.wake?.();
+    };
+    this.stopListening = notifier.on(poke);
+    this.timer = pollIntervalMs ? setInterval(poke, pollIntervalMs) : undefined;
+    this.timer?.unref();
+    this.running = this.loop().catch((error: unknown) => {
+      this.closed = true;
+      this.resolveCaughtUp();
+      if (handlers.onError) handlers.onError(error);
+    });
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.closed) {
+      this.pending = false;
       let batch: RecordedEvent[];
       do {
-        batch = await readAll({ fromPosition: position, maxCount: PAGE });
+        batch = await this.readAll({ fromPosition: this.position, maxCount: PAGE });
         for (const event of batch) {
-          if (closed) return;
+          if (this.closed) return;
           // A handler that returns no promise is not awaited: no turn of the microtask queue per
           // event (the reactors' dispatch returns none).
-          const handled = handlers.onEvent(event);
+          const handled = this.handlers.onEvent(event);
           if (handled !== undefined) await handled;
-          position = event.position;
+          this.position = event.position;
         }
-      } while (batch.length === PAGE && !closed);
-      if (!isCaughtUp) {
-        isCaughtUp = true;
-        handlers.onCaughtUp?.();
-        resolveCaughtUp();
+      } while (batch.length === PAGE && !this.closed);
+      if (!this.isCaughtUp) {
+        this.isCaughtUp = true;
+        this.handlers.onCaughtUp?.();
+        this.resolveCaughtUp();
       }
-      if (!pending && !closed) await new Promise<void>((resolve) => { wake = resolve; });
-      wake = undefined;
+      if (!this.pending && !this.closed) await new Promise<void>((resolve) => { this.wake = resolve; });
+      this.wake = undefined;
     }
-  };
-  const running = loop().catch((error: unknown) => {
-    closed = true;
-    resolveCaughtUp();
-    if (handlers.onError) handlers.onError(error);
-  });
+  }
 
-  return {
-    caughtUp,
-    async close() {
-      closed = true;
-      stopListening();
-      if (timer) clearInterval(timer);
-      wake?.();
-      await running;
-    },
-  };
+  async close(): Promise<void> {
+    this.closed = true;
+    this.stopListening();
+    if (this.timer) clearInterval(this.timer);
+    this.wake?.();
+    await this.running;
+  }
 }

@@ -4,7 +4,7 @@ import type { NewKey } from './key-store.js';
 
 /**
  * Random bytes for keys and IVs, drawn from a buffer filled 4 KiB at a time from the CSPRNG (one
- * call into OpenSSL per 4 KiB instead of one per key and IV, ≈ 2 µs each). Every value is a copy
+ * call into OpenSSL per 4 KiB instead of one per key and IV, each dear). Every value is a copy
  * in memory of its own (not Node's shared pool of small buffers, which allocUnsafe hands out
  * uninitialized), and the bytes handed out are zeroed in the buffer, so it never holds a key in use.
  */

@@ -2,7 +2,7 @@
 // positions are seen in commit order, and what each failure does: store/postgres/README.md.
 //
 // Appends requested in one event-loop turn, or while the previous batch commits, are written in
-// one transaction (group commit): BEGIN and the append lock; one query reads the head, the
+// one transaction (group commit, append-commit.ts): BEGIN and the append lock; one query reads the head, the
 // streams' revisions and the event ids already taken; each append is decided, in order, as if
 // alone (append-batch.ts; its conflict fails it alone); one INSERT writes every accepted event; COMMIT. The lock
 // (a transaction-scoped advisory lock held until COMMIT) is what keeps positions in commit order.
@@ -11,13 +11,15 @@ import type {
   AppendResult, EventData, EventStore, ExpectedRevision, ReadAllOptions,
   ReadStreamOptions, RecordedEvent, SubscribeOptions, Subscription, SubscriptionHandlers,
 } from '../event-store.js';
-import { decideBatch, type BatchResult, type BatchState, type PendingAppend } from './append-batch.js';
+import type { BatchResult, PendingAppend } from './append-batch.js';
+import { commitBatch } from './append-commit.js';
 import type { StorageFault } from '../../domain/errors.js';
 import { Notifier, pullSubscription } from '../subscription.js';
-import { isConnectionError, isTransient, redactUrl, translatePgError } from './errors.js';
+import { isTransient, redactUrl, translatePgError } from './errors.js';
 import { guardPool, PostgresHealth } from './health.js';
 import { CommitListener } from './listener.js';
-import { APPEND_LOCK, CHANNEL, migrate } from './schema.js';
+import { COLUMNS, toRecorded, type Row } from './rows.js';
+import { migrate } from './schema.js';
 
 export interface PostgresStoreOptions {
   /** Connections of the pool (default 10). */
@@ -31,24 +33,6 @@ export interface PostgresStoreOptions {
   /** Whether the server can be reached, shared with the read models and key store on it (default: its own). */
   health?: PostgresHealth;
 }
-
-interface Row {
-  position: string;
-  id: string;
-  stream: string;
-  revision: string;
-  type: string;
-  data: unknown;
-  metadata: RecordedEvent['metadata'];
-  created: Date;
-}
-
-const COLUMNS = 'position, id, stream, revision, type, data, metadata, created';
-
-const toRecorded = (row: Row): RecordedEvent => ({
-  id: row.id, type: row.type, data: row.data, metadata: row.metadata, stream: row.stream,
-  revision: BigInt(row.revision), position: BigInt(row.position), created: row.created.toISOString(),
-});
 
 /** How long a statement may run, a transaction stay idle, the append lock be waited for (ms). */
 const STATEMENT_TIMEOUT = 15_000;
@@ -167,7 +151,7 @@ export class PostgresEventStore implements EventStore {
     }
     let results: BatchResult[];
     try {
-      results = await this.commitBatch(batch);
+      results = await commitBatch(this.pool, batch);
       this.health.succeeded(ticket);
     } catch (error) {
       this.health.failed(error);
@@ -176,7 +160,7 @@ export class PostgresEventStore implements EventStore {
         // INSERT): each append alone, so only the one at fault fails.
         for (const item of batch) {
           try {
-            const [result] = await this.commitBatch([item]);
+            const [result] = await commitBatch(this.pool, [item]);
             settle(item, result);
           } catch (single) {
             item.reject(this.noteFault(single));
@@ -201,47 +185,6 @@ export class PostgresEventStore implements EventStore {
       this.storageFault = translated as StorageFault;
     }
     return translated;
-  }
-
-  /** One transaction for the batch: each append's result or its own error, in order. */
-  private async commitBatch(batch: readonly PendingAppend[]): Promise<BatchResult[]> {
-    const client = await this.pool.connect();
-    let broken: unknown;
-    try {
-      // The lock is held until COMMIT: the next batch (of any process) reads the head after this
-      // one's events are visible, so positions become visible in increasing order.
-      await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${APPEND_LOCK.toString()})`);
-      const streams = [...new Set(batch.map((item) => item.stream))];
-      const ids = [...new Set(batch.flatMap((item) => item.events.map((e) => e.id)))];
-      const { rows: [state] } = await client.query<BatchState>(
-        `SELECT (SELECT coalesce(max(position), 0)::text FROM tokengate_events) AS head,
-                (SELECT coalesce(json_agg(json_build_array(stream, revision::text)), '[]')
-                   FROM (SELECT stream, max(revision) AS revision FROM tokengate_events WHERE stream = ANY($1) GROUP BY stream) s) AS streams,
-                (SELECT coalesce(json_agg(json_build_array(id, stream, position::text)), '[]')
-                   FROM tokengate_events WHERE id = ANY($2)) AS ids,
-                pg_notify('${CHANNEL}', '')`,
-        [streams, ids]);
-      if (state === undefined) throw new Error('the event store read no head');
-      const created = new Date();
-      const { results, rows } = decideBatch(batch, state);
-      if (rows.position.length > 0) {
-        await client.query(
-          `INSERT INTO tokengate_events (${COLUMNS})
-           SELECT p, i, s, r, t, d, m, $8 FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::json[], $7::json[]) AS u(p, i, s, r, t, d, m)`,
-          [rows.position, rows.id, rows.stream, rows.revision, rows.type, rows.data, rows.metadata, created]);
-      }
-      await client.query('COMMIT');
-      return results;
-    } catch (error) {
-      broken = isConnectionError(error) ? error : undefined;
-      if (broken === undefined) {
-        await client.query('ROLLBACK').catch((rollback: unknown) => { broken = rollback; });
-      }
-      throw error;
-    } finally {
-      // A connection whose state is unknown is destroyed, never handed out again.
-      client.release(broken === undefined ? undefined : true);
-    }
   }
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
@@ -311,7 +254,7 @@ export class PostgresEventStore implements EventStore {
   /**
    * Calls `listener` after each commit of this process's appends and at each notification of
    * another process's (LISTEN), without reading any event: for a follower that reads the log its
-   * own way (the read models' catch-up, store/postgres/read-models.ts). Returns what stops it.
+   * own way (the read models' catch-up: store/projection-feed.ts). Returns what stops it.
    */
   onAppended(listener: () => void): () => void {
     this.listener.start();

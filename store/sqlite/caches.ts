@@ -11,7 +11,7 @@ export class RecentEvents {
    * Whole streams, oldest first (a Map iterates in insertion order), evicted by second chance: a
    * stream asked for since it was put in (`used`) is put back at the end instead of going out.
    * Not moved to the end at each use: a Map's delete and set of one key near its capacity cost
-   * V8 µs (2.5 µs at 2,000 entries, measured), more than the use itself (issue 17).
+   * more than the use itself (bench/README.md, "What was tried").
    */
   private readonly streams = new Map<string, RecordedEvent[]>();
   private readonly used = new Set<string>();
@@ -30,11 +30,11 @@ export class RecentEvents {
   /**
    * Drop what is cached when another connection has written to the file since the last look
    * (our own commits do not change our connection's data_version). The look is a statement (a
-   * read transaction, locks: µs): reads look at most once per millisecond of the clock, so a read
+   * read transaction, locks): reads look at most once per millisecond of the clock, so a read
    * may miss another connection's commit made in the same millisecond as the last look; a write
    * transaction always looks (`force`), since it decides on the cached revisions. (Once per
-   * event-loop iteration, as before, was once per pay or two under load: iterations are short
-   * while the WAL's sync runs, and the look cost ≈ 4 µs per pay; issue 17.)
+   * event-loop iteration was once per pay or two under load: iterations are short while the
+   * WAL's sync runs.)
    */
   check(force = false): void {
     const now = Date.now();

@@ -3,17 +3,7 @@
 // catch-up after the append finds nothing left to read.
 import type Database from 'better-sqlite3';
 import type { RecordedEvent } from '../event-store.js';
-
-/** Told of every batch this store commits (the read models, applied in the same transaction). */
-export interface CommitListener {
-  /**
-   * Inside the batch's transaction, after its writes, with every event it wrote in log order. It
-   * runs in a savepoint of its own: if it throws, what it wrote is undone, the events still commit.
-   */
-  written(events: readonly RecordedEvent[]): void;
-  /** What written() wrote did not commit (the listener threw, or the whole transaction failed). */
-  rolledBack(): void;
-}
+import type { CommitListener } from '../projection-feed.js';
 
 /**
  * A teller of `db`'s commits: tells a listener of a batch's events, in a savepoint. A listener

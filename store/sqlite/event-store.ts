@@ -6,8 +6,8 @@
 // share the file: every write transaction is BEGIN IMMEDIATE, and subscriptions poll for the
 // other processes' events. The port's readStreamSoon and knownRevision answer from that memory;
 // beyond the port, its own speed-ups for the read models on its connection
-// (readAllForProjections, readPagesAhead, durable, relaxedSync, setCommitListener), which the
-// composition root wires.
+// (store/projection-feed.ts: readAllForProjections, readPagesAhead, readForProjectionsNow, durable;
+// setCommitListener; their tables: sqlite/read-model-tables.ts), which the composition root wires.
 import { fdatasync, fdatasyncSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import type {
@@ -20,8 +20,9 @@ import { Notifier, pullSubscription } from '../subscription.js';
 import { writeBatch, type Outcome, type PendingAppend } from './appends.js';
 import { RecentEvents } from './caches.js';
 import { Checkpointer } from './checkpointer.js';
-import { listenerTeller, type CommitListener } from './commit-listener.js';
-import { databaseFile, openDatabase, relaxedSync } from './database.js';
+import type { CommitListener } from '../projection-feed.js';
+import { listenerTeller } from './commit-listener.js';
+import { databaseFile, openDatabase } from './database.js';
 import { WriteFaults } from './faults.js';
 import { GroupSync } from './group-sync.js';
 import type { PagesAheadOptions, SqliteStoreOptions } from './options.js';
@@ -261,15 +262,6 @@ export class SqliteEventStore implements EventStore {
     for await (const rows of readLogAhead(this.file, { from: options.fromPosition, until: options.untilPosition, page: options.pageSize, dataColumn: data.column })) {
       yield projected(rows, data.parse);
     }
-  }
-
-  /**
-   * Run `work` (a transaction of derived data on this connection: the read models, checkpointed
-   * with their documents) without an fsync of its own: a power cut loses at most what is redone
-   * from the events. Under group durability the connection already commits so.
-   */
-  relaxedSync<T>(work: () => T): T {
-    return relaxedSync(this.db, work);
   }
 
   subscribeAll(options: SubscribeOptions, handlers: SubscriptionHandlers): Subscription {

@@ -1,19 +1,18 @@
 // Reading a long stretch of the log on a worker thread, for replays (a rebuild of the read models,
 // a first start on a large store): the worker's own read-only connection reads the next pages
 // while the caller folds the current one. The caller still parses each event's JSON: a
-// structured clone of parsed events would cost the receiving thread more than the parse (≈ 13
-// against 4 µs for a payment's 1 KB). What it parses is cut: given the members of each event
-// type's data the replay reads (`dataReader`, from a DataShape), SQLite's JSON functions on the
-// worker's thread pick them (a payment's 1 KB becomes ≈ 90 B), and an event of a type no one reads
-// arrives with `{}`. On 1,000,000 events the caller's parse and the text's copy between the threads
-// went from ≈ 7 to ≈ 1 µs per payment, and the rebuild from 75–90k to 135–148k events/s.
+// structured clone of parsed events would cost the receiving thread more than the parse. What it
+// parses is cut: given the members of each event type's data the replay reads (`dataReader`, from
+// a DataShape), SQLite's JSON functions on the worker's thread pick them (a payment's 1 KB becomes
+// ≈ 90 B), and an event of a type no one reads arrives with `{}`: the caller's parse and the text's
+// copy between the threads shrink with it (the figures: bench/README.md, "What was tried").
 //
 // When the caller finishes, stops early or the read fails, the worker closes its connection and
 // ends before the iteration does: a replay leaves no thread or connection behind.
 import { createRequire } from 'node:module';
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
-import type { DataShape } from '../../projections/feed.js';
+import type { DataShape } from '../projection-feed.js';
 
 /** position, stream, revision, type, data (JSON text), created. */
 export type LogRow = [number, string, number, string, string, string];
@@ -127,8 +126,8 @@ const jsonPath = (path: readonly string[]) => `'$.${path.join('.')}'`;
 /**
  * SQL of a cut type's data: `[[leaf values...], type of each branch...]`: the leaves' JSON as
  * stored (null where not there), each branch's json_type (decodeCut makes it an object only when
- * it is one). SQLite parses the 1 KB once per row for all of them (≈ 3.6 against 1.9 µs for the
- * text alone; the same object built by json_object and json_patch cost 7.2).
+ * it is one). SQLite parses the text once per row for all of them (building the same object with
+ * json_object and json_patch cost twice as much: bench/README.md, "What was tried").
  */
 function cutColumn(cut: Cut): string {
   const leaves = cut.leaves.length === 1 ? `json_array(data->${jsonPath(cut.leaves[0]!)})` : `json_extract(data, ${cut.leaves.map(jsonPath).join(', ')})`;

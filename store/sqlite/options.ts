@@ -28,4 +28,4 @@ export interface SqliteStoreOptions {
   beforeCommit?: () => void;
 }
 
-export type { PagesAheadOptions } from '../../projections/feed.js';
+export type { PagesAheadOptions } from '../projection-feed.js';

@@ -13,7 +13,7 @@ import { call, startServer, type RunningServer } from '../helpers/server.js';
 import { streams } from '../../domain/events.js';
 import { ReadModels } from '../../projections/read-models.js';
 import { PROJECTIONS } from '../../root.js';
-import { SqliteEventStore } from '../../store/sqlite.js';
+import { SqliteEventStore, SqliteReadModelTables } from '../../store/sqlite.js';
 
 interface OrderDoc { transactions: Array<{ id: string }>; totalCapturedAmount: number }
 
@@ -37,7 +37,7 @@ function inspect(file: string, stream: string, orderKey: string) {
 async function ordersAfterStop(file: string, keys: string[]) {
   const store = new SqliteEventStore(file);
   try {
-    const readModels = new ReadModels(store.db, store, PROJECTIONS, { feed: store });
+    const readModels = new ReadModels(new SqliteReadModelTables(store.db), store, PROJECTIONS, { feed: store });
     return keys.map((key) => readModels.get<OrderDoc>('orders', key));
   } finally {
     await store.close();

@@ -4,7 +4,7 @@
 // two gateways on one store resolve once; replaying the store reproduces the final state.
 import { join } from 'node:path';
 import t from 'tap';
-import { openDatabase } from '../../store/sqlite.js';
+import { openDatabase, SqliteReadModelTables } from '../../store/sqlite.js';
 import { ReadModels } from '../../projections/read-models.js';
 import { PROJECTIONS } from '../../root.js';
 import { buildTestApp, M1 } from '../helpers/app.js';
@@ -95,7 +95,7 @@ t.test('pending resolutions resume after a restart; two gateways on one file res
   await until('the read model', async () => (await orderDoc(one!, orders[1]!))?.status === 'CAPTURED');
 
   // Replay: a fresh read model built from the whole store equals the live one.
-  const replayed = new ReadModels(openDatabase(':memory:'), one!.gateway.store, PROJECTIONS);
+  const replayed = new ReadModels(new SqliteReadModelTables(openDatabase(':memory:')), one!.gateway.store, PROJECTIONS);
   await replayed.catchUp();
   t.strictSame(replayed.all('orders'), one!.gateway.readModels.all('orders'), 'replaying the store reproduces the final state');
 });

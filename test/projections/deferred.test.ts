@@ -11,7 +11,7 @@ import type { Projection } from '../../projections/projection.js';
 import { ReadModels } from '../../projections/read-models.js';
 import { tokenKey, tokensProjection, type TokenDoc } from '../../projections/tokens.js';
 import type { EventData } from '../../store/event-store.js';
-import { SqliteEventStore } from '../../store/sqlite.js';
+import { SqliteEventStore, SqliteReadModelTables } from '../../store/sqlite.js';
 import { PROJECTIONS as GATEWAY_PROJECTIONS } from '../../root.js';
 
 const MERCHANT = 'TESTMERCHANT01';
@@ -48,7 +48,7 @@ const paymentRecorded = (orderId: string, transactionId: string, amount: number)
 
 function open(t: Test, path: string, projections: readonly Projection[], deferMs: number, page?: number) {
   const store = new SqliteEventStore(path, { pollIntervalMs: 20 });
-  const readModels = new ReadModels(store.db, store, projections, { feed: store, deferMs, ...(page === undefined ? {} : { page }) });
+  const readModels = new ReadModels(new SqliteReadModelTables(store.db), store, projections, { feed: store, deferMs, ...(page === undefined ? {} : { page }) });
   // What is in the file, read past ReadModels (its reads would write what is held first).
   const raw = store.db.prepare<[string, string], { doc: string }>('SELECT doc FROM read_models WHERE projection = ? AND key = ?');
   const rawCheckpoint = store.db.prepare<[string], { position: number }>('SELECT position FROM projection_checkpoints WHERE name = ?');
@@ -167,7 +167,7 @@ const onReadOrders = () => {
 };
 const pay = (store: SqliteEventStore, order: number, transaction: string, revision: bigint | 'no_stream') =>
   store.append(streams.order(MERCHANT, String(order)), [paymentRecorded(String(order), transaction, 100 * order)], { expectedRevision: revision });
-const transactionsOf = (readModels: ReadModels, order: number) => readModels.get<OrderDoc>('orders', orderKey(MERCHANT, String(order)))?.transactions.map((x) => x.id);
+const transactionsOf = (readModels: ReadModels<SqliteReadModelTables>, order: number) => readModels.get<OrderDoc>('orders', orderKey(MERCHANT, String(order)))?.transactions.map((x) => x.id);
 
 t.test("an 'onRead' projection is written by its reads only, in pages, and equals a replay", async (t) => {
   const orders = onReadOrders();
@@ -249,7 +249,7 @@ t.test("without a synchronous feed (KurrentDB, memory) an 'onRead' projection is
   const file = new SqliteEventStore(newPath());
   t.teardown(() => file.close());
   const orders = onReadOrders();
-  const readModels = new ReadModels(file.db, store, [orders.projection]);
+  const readModels = new ReadModels(new SqliteReadModelTables(file.db), store, [orders.projection]);
   await readModels.start();
   await store.append(streams.order(MERCHANT, '1'), [paymentRecorded('1', '1', 100)], { expectedRevision: 'no_stream' });
   await readModels.catchUp();

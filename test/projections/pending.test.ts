@@ -10,7 +10,7 @@ import type { Projection } from '../../projections/projection.js';
 import { ReadModels } from '../../projections/read-models.js';
 import { tokensProjection } from '../../projections/tokens.js';
 import type { ProjectedEvent } from '../../store/event-store.js';
-import { SqliteEventStore } from '../../store/sqlite.js';
+import { SqliteEventStore, SqliteReadModelTables } from '../../store/sqlite.js';
 
 let position = 0n;
 const event = (stream: string, type: string, data: Record<string, unknown>): ProjectedEvent =>
@@ -70,12 +70,12 @@ t.test('a store written before the pending model existed gets it at start-up', a
   const data = (e: ProjectedEvent) => ({ id: crypto.randomUUID(), type: e.type, data: e.data, metadata: { correlationId: 'c', recordedAt: e.created } });
   await store.append(ORDER, [data(payment('t1', 'UNKNOWN'))]);
   await store.append(TOKEN, [data(event(TOKEN, 'TokenCreated', { merchantId: 'M1', repositoryId: 'REPO01', token: '9123456789012345', sourceOfFunds: { type: 'CARD', card: { number: '512345xxxxxx0008', brand: 'MASTERCARD', scheme: 'MASTERCARD', fundingMethod: 'CREDIT', expiry: { month: 1, year: 39 } } }, schemeToken: schemeToken('2026-03-01T10:00:02.000Z'), createdAt: '2026-03-01T10:00:00.000Z', status: 'VALID' }))]);
-  const before = new ReadModels(store.db, store, [tokensProjection as Projection, ordersProjection as Projection]);
+  const before = new ReadModels(new SqliteReadModelTables(store.db), store, [tokensProjection as Projection, ordersProjection as Projection]);
   await before.start();
   await before.stop();
   t.same(before.all('pending'), [], 'the older set of models: no pending documents');
 
-  const after = new ReadModels(store.db, store, [tokensProjection as Projection, ordersProjection as Projection, pendingProjection as Projection]);
+  const after = new ReadModels(new SqliteReadModelTables(store.db), store, [tokensProjection as Projection, ordersProjection as Projection, pendingProjection as Projection]);
   await after.start();
   t.teardown(() => after.stop());
   t.same(after.withPrefix('pending', PENDING_PAYMENT).map((r) => r.key), [pendingPaymentKey(ORDER, 't1')], 'the UNKNOWN payment');

@@ -1,4 +1,4 @@
-// The PostgreSQL read models are written after the reply (store/postgres/read-models.ts): a pay
+// The PostgreSQL read models are written after the reply (projections/read-models.ts over store/postgres/read-model-tables.ts): a pay
 // and a create are answered while the read models cannot be written at all (another session holds
 // their checkpoint rows), and a read of them waits until they can: then it sees every write
 // answered before it, made by its own instance or by another one on the same database.

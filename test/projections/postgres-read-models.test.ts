@@ -1,4 +1,4 @@
-// The read models in PostgreSQL (store/postgres/read-models.ts), against a real server: after a
+// The read models in PostgreSQL (the runner over store/postgres/read-model-tables.ts), against a real server: after a
 // mixed workload they hold byte for byte what the SQLite read models hold (same hash), a rebuild
 // equals the live models, two instances sharing the tables apply each event once (catching up at
 // the same time), and one instance sees the other's writes (polled, within a generous bound).
@@ -7,7 +7,8 @@ import { postgresForFile } from '../helpers/postgres.js';
 import { buildTestApp, cardBody, createToken, M1, payAuth, payPath, tokenAuth, tokenPath, UNIQUE } from '../helpers/app.js';
 import { ALL_MERCHANTS } from '../http/token-api.fixture.js';
 import { PROJECTIONS } from '../../root.js';
-import { PostgresReadModels } from '../../store/postgres/read-models.js';
+import { ReadModels } from '../../projections/read-models.js';
+import { PostgresReadModelTables } from '../../store/postgres/read-model-tables.js';
 
 const server = postgresForFile(t);
 
@@ -21,9 +22,11 @@ if (server) {
     const store = app.gateway.store;
     const url = await server.get().createDatabase('read_models');
     // Small pages: catch-ups of several pages, and two instances interleaving them.
-    const a = new PostgresReadModels(url, store, PROJECTIONS, { page: 7 });
-    const b = new PostgresReadModels(url, store, PROJECTIONS, { page: 5 });
-    t.teardown(async () => { await a.stop(); await b.stop(); await a.close(); await b.close(); });
+    const tablesA = new PostgresReadModelTables(url);
+    const tablesB = new PostgresReadModelTables(url);
+    const a = new ReadModels(tablesA, store, PROJECTIONS, { page: 7 });
+    const b = new ReadModels(tablesB, store, PROJECTIONS, { page: 5 });
+    t.teardown(async () => { await a.stop(); await b.stop(); await tablesA.close(); await tablesB.close(); });
 
     const pay = (token: string, orderId: string, amount: string) => app.inject({
       method: 'PUT', url: payPath(M1.id, token, orderId, '1'), headers: { authorization: payAuth(M1) },

@@ -8,13 +8,13 @@ import { streams } from '../../domain/events.js';
 import type { OrderDoc } from '../../projections/orders.js';
 import { orderKey, ordersProjection } from '../../projections/orders.js';
 import type { Projection } from '../../projections/projection.js';
-import type { ProjectionFeed } from '../../projections/feed.js';
+import type { ProjectionFeed } from '../../store/projection-feed.js';
 import { ReadModels } from '../../projections/read-models.js';
 import type { TokenDoc } from '../../projections/tokens.js';
 import { tokenKey, tokensProjection } from '../../projections/tokens.js';
 import type { EventData, EventStore, RecordedEvent } from '../../store/event-store.js';
 import { MemoryEventStore } from '../../store/memory.js';
-import { openDatabase, SqliteEventStore } from '../../store/sqlite.js';
+import { openDatabase, SqliteEventStore, SqliteReadModelTables } from '../../store/sqlite.js';
 
 const MERCHANT = 'TESTMERCHANT01';
 const REPO = 'REPO01';
@@ -166,7 +166,7 @@ function counting<Doc>(projection: Projection<Doc>, overrides: Partial<Projectio
 /** An event store and read models on one SQLite file, as root.ts wires them. */
 function openGatewayLike(t: Test, path: string, projections: readonly Projection[], pollIntervalMs = 20) {
   const store = new SqliteEventStore(path, { pollIntervalMs });
-  const readModels = new ReadModels(store.db, store, projections, { feed: store });
+  const readModels = new ReadModels(new SqliteReadModelTables(store.db), store, projections, { feed: store });
   const close = async () => {
     await readModels.stop();
     await store.close();
@@ -180,19 +180,18 @@ function openGatewayLike(t: Test, path: string, projections: readonly Projection
 const deferredOrders: Projection = { ...(ordersProjection as Projection), apply: 'deferred' };
 const PROJECTIONS = [tokensProjection as Projection, deferredOrders];
 
-/** The projection feed of a SQLite store (projections/feed.ts), bound, as a plain object a test can change. */
+/** The projection feed of a SQLite store (store/projection-feed.ts), bound, as a plain object a test can change. */
 const feedOf = (store: SqliteEventStore): ProjectionFeed => ({
   readAllForProjections: store.readAllForProjections.bind(store),
   readPagesAhead: store.readPagesAhead,
   durable: () => store.durable(),
-  relaxedSync: (work) => store.relaxedSync(work),
 });
 
 t.test('catchUp folds tokens and orders into their documents', async (t) => {
   const store = new MemoryEventStore();
   const db = openDatabase(':memory:');
   t.teardown(() => db.close());
-  const readModels = new ReadModels(db, store, PROJECTIONS);
+  const readModels = new ReadModels(new SqliteReadModelTables(db), store, PROJECTIONS);
   await appendHistory(store);
   await readModels.catchUp();
 
@@ -264,12 +263,12 @@ t.test("an order's first event does not look its document up; a later event of t
   const store = new MemoryEventStore();
   const db = openDatabase(':memory:');
   t.teardown(() => db.close());
-  const readModels = new ReadModels(db, store, [deferredOrders]);
+  const tables = new SqliteReadModelTables(db);
+  const readModels = new ReadModels(tables, store, [deferredOrders]);
   const lookups: string[] = [];
-  // The documents' table is where a projection's fold looks a document up (projections/tables.ts).
-  const tables = (readModels as unknown as { tables: { get<Doc>(projection: string, key: string): Doc | undefined } }).tables;
+  // The tables are where a page's fold looks a document up (store/sqlite/read-model-tables.ts).
   const get = tables.get.bind(tables);
-  tables.get = <Doc>(projection: string, key: string): Doc | undefined => { lookups.push(`${projection} ${key}`); return get<Doc>(projection, key); };
+  tables.get = (projection: string, key: string): string | undefined => { lookups.push(`${projection} ${key}`); return get(projection, key); };
 
   t.equal(ordersProjection.isNew?.({ type: 'PaymentRecorded', data: {}, stream: 's', revision: 0n, position: 1n, created: '' }, 'k'), true, 'revision 0: new');
   t.equal(ordersProjection.isNew?.({ type: 'PaymentRecorded', data: {}, stream: 's', revision: 1n, position: 2n, created: '' }, 'k'), false, 'revision 1: not new');
@@ -296,7 +295,7 @@ t.test('a payment for a token without a TokenCreated leaves no token document', 
   const store = new MemoryEventStore();
   const db = openDatabase(':memory:');
   t.teardown(() => db.close());
-  const readModels = new ReadModels(db, store, PROJECTIONS);
+  const readModels = new ReadModels(new SqliteReadModelTables(db), store, PROJECTIONS);
   await store.append(streams.order(MERCHANT, ORDER_1), [paymentRecorded({
     token: TOKEN_A, orderId: ORDER_1, transactionId: 'txn-1', amount: 100, totalAfter: 100, timeOfRecord: '2026-03-01T11:00:00.000Z',
   })]);
@@ -500,7 +499,7 @@ t.test('far behind the head, start() and rebuild() read the log ahead on a worke
     })]);
   }
   // Page by page (no reading ahead): the reference.
-  const reference = new ReadModels(store.db, store, PROJECTIONS, { page: 2, feed: { ...feedOf(store), readPagesAhead: undefined } });
+  const reference = new ReadModels(new SqliteReadModelTables(store.db), store, PROJECTIONS, { page: 2, feed: { ...feedOf(store), readPagesAhead: undefined } });
   await reference.catchUp();
   const tokens = reference.all('tokens');
   const orders = reference.all('orders');
@@ -509,7 +508,7 @@ t.test('far behind the head, start() and rebuild() read the log ahead on a worke
   let aheadCalls = 0;
   const counted: ProjectionFeed = { ...feedOf(store), readPagesAhead: (o) => { aheadCalls += 1; return store.readPagesAhead!(o); } };
   for (const p of PROJECTIONS) reference.reset(p);
-  const readModels = new ReadModels(store.db, store, PROJECTIONS, { page: 2, feed: counted });
+  const readModels = new ReadModels(new SqliteReadModelTables(store.db), store, PROJECTIONS, { page: 2, feed: counted });
   await readModels.start();
   t.equal(aheadCalls, 1, '37 events behind, pages of 2: start() read ahead');
   t.strictSame(readModels.all('tokens'), tokens, 'tokens: same keys, same JSON text');
@@ -524,7 +523,7 @@ t.test('far behind the head, start() and rebuild() read the log ahead on a worke
   await readModels.rebuild();
   t.strictSame(readModels.all('orders'), orders, 'a whole rebuild: the same documents');
 
-  const restarted = new ReadModels(store.db, store, PROJECTIONS, { page: 2, feed: counted });
+  const restarted = new ReadModels(new SqliteReadModelTables(store.db), store, PROJECTIONS, { page: 2, feed: counted });
   await store.append(streams.order(MERCHANT, '9300000000'), [paymentRecorded({
     token: TOKEN_A, orderId: '9300000000', transactionId: 'txn-1', amount: 1, totalAfter: 1, timeOfRecord: '2026-03-04T10:00:00.000Z',
   })]);
@@ -582,7 +581,7 @@ t.test("a catch-up leaves the connection's synchronous setting as it found it (N
   t.equal(store.db.pragma('synchronous', { simple: true }), 1, 'NORMAL after');
   const full = new SqliteEventStore(newPath(), { durability: 'commit' });
   t.teardown(() => full.close());
-  const models = new ReadModels(full.db, full, PROJECTIONS, { page: 2 });
+  const models = new ReadModels(new SqliteReadModelTables(full.db), full, PROJECTIONS, { page: 2 });
   await appendHistory(full);
   await models.catchUp();
   t.equal(full.db.pragma('synchronous', { simple: true }), 2, 'FULL stays FULL');

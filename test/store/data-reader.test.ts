@@ -5,10 +5,10 @@
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import t from 'tap';
-import { dataShape } from '../../projections/read-models.js';
+import { dataShape } from '../../projections/page.js';
 import type { Projection } from '../../projections/projection.js';
 import { dataReader } from '../../store/sqlite/log-reader.js';
-import type { DataShape } from '../../projections/feed.js';
+import type { DataShape } from '../../store/projection-feed.js';
 
 const db = new Database(':memory:');
 t.teardown(() => db.close());

@@ -1,7 +1,9 @@
-// What the read models may use of a store beyond the port, where a store offers it: the
-// composition root (root.ts) passes the SQLite adapter here; without a feed, the read models use
-// the port alone (readAll), as they do on KurrentDB and in memory.
-import type { ProjectedEvent, ReadAllOptions } from '../store/event-store.js';
+// What the read models may use of a store beyond the port, where the store offers it: the
+// composition root (root.ts) passes the store itself. SQLite offers reads for the read models on
+// its own connection, which the read models' tables share, and its commit listener; PostgreSQL
+// tells of its appends without reading them. Without a feed the read models use the port alone
+// (readAll, subscribeAll), as they do on KurrentDB and in memory.
+import type { ProjectedEvent, ReadAllOptions } from './event-store.js';
 
 /**
  * What a replay reads of each event's data, by event type: the members named (dotted paths into
@@ -16,7 +18,7 @@ export interface PagesAheadOptions { fromPosition: bigint; untilPosition: bigint
 
 export interface ProjectionFeed {
   /** readAll for folding read models, reading less (no ids, metadata not parsed). */
-  readAllForProjections(options?: ReadAllOptions): Promise<ProjectedEvent[]>;
+  readAllForProjections?(options?: ReadAllOptions): Promise<ProjectedEvent[]>;
   /** The same in pages up to `untilPosition`, the next pages read while one is folded (long replays); undefined where it cannot. */
   readonly readPagesAhead?: ((options: PagesAheadOptions) => AsyncIterable<ProjectedEvent[]>) | undefined;
   /**
@@ -26,13 +28,22 @@ export interface ProjectionFeed {
    */
   readonly readForProjectionsNow?: ((fromPosition: bigint, maxCount: number) => ProjectedEvent[]) | undefined;
   /** Resolves when everything this process committed (events and read models) is on disk. */
-  durable(): Promise<void>;
-  /** Run a transaction of the read models (derived, checkpointed with them) without an fsync of its own. */
-  relaxedSync<T>(work: () => T): T;
+  durable?(): Promise<void>;
+  /**
+   * Calls `listener` after each append committed (by this process or, told by the server,
+   * another), without reading the events; returns what stops it. The read models then read the
+   * log their own way, in pages.
+   */
+  onAppended?(listener: () => void): () => void;
 }
 
 /** Told of every batch of events inside the store's own commit (store/sqlite/commit-listener.ts). */
-export interface InlineProjection {
+export interface CommitListener {
+  /**
+   * Inside the batch's transaction, after its writes, with every event it wrote in log order. It
+   * runs in a savepoint of its own: if it throws, what it wrote is undone, the events still commit.
+   */
   written(events: readonly ProjectedEvent[]): void;
+  /** What written() wrote did not commit (the listener threw, or the whole transaction failed). */
   rolledBack(): void;
 }

@@ -1,0 +1,24 @@
+// How the read models hear of appends after start (each notice may start a catch-up): told by the
+// store without reading the events where it can (PostgreSQL: its commits and LISTEN), with a poll
+// beside it for a notice lost while LISTEN reconnects; else through a subscription to the log,
+// which also brings the events other processes append.
+import type { EventStore, RecordedEvent } from '../store/event-store.js';
+import type { ProjectionFeed } from '../store/projection-feed.js';
+
+/** How often the read models look at the log without being told of an append (ms). */
+const FOLLOW_POLL_MS = 1_000;
+
+/** Follow the log from `fromPosition`; returns what stops it. */
+export function followLog(store: EventStore, feed: ProjectionFeed | undefined, fromPosition: bigint, onAppended: (event?: RecordedEvent) => void): () => Promise<void> {
+  if (feed?.onAppended) {
+    const unfollow = feed.onAppended(() => onAppended());
+    const poll = setInterval(() => onAppended(), FOLLOW_POLL_MS);
+    poll.unref();
+    return async () => {
+      unfollow();
+      clearInterval(poll);
+    };
+  }
+  const subscription = store.subscribeAll({ fromPosition }, { onEvent: (event) => onAppended(event) });
+  return () => subscription.close();
+}
