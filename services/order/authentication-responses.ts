@@ -7,13 +7,13 @@
 // authentication.redirect.customizedHtml.3ds2 (docs/operations.md, "3-D Secure").
 import type { AuthenticationStep, OrderState } from '../../domain/order/order.js';
 import { optional } from '../../domain/order/order.js';
-import { STATUS_ANSWERS, type Authentication } from '../../domain/order/authentication-state.js';
+import type { Authentication } from '../../domain/order/authentication-state.js';
 import type { CardNumberMasking } from '../../domain/token/accounts.js';
 import { maskCardNumber } from '../../domain/token/accounts.js';
 import {
   acsUrls, challengeHtml, challengeRequest, frictionlessHtml, methodHtml, methodPostData, NO_METHOD_HTML,
 } from './authentication-html.js';
-import { directoryServerOf, PROTOCOL_VERSION, threeDsView } from './authentication-view.js';
+import { directoryServerOf, PROTOCOL_VERSION, statusAnswer, threeDsView } from './authentication-view.js';
 import { cardSourceOfFunds, decimal, totalsAsOf } from './responses.js';
 
 type ExistingOrder = Extract<OrderState, { exists: true }>;
@@ -37,7 +37,7 @@ function stepOf(a: Authentication, shown: Shown) {
 interface Redirect { html: string; customized?: Record<string, string>; domainName?: string }
 
 /** The HTML of a step's answer and the data it carries for merchants who write their own. */
-function redirectOf(a: Authentication, step: AuthenticationStep['step'], origin: string): Redirect | undefined {
+function redirectOf(a: Authentication, step: AuthenticationStep['step'], origin: string, version: number): Redirect | undefined {
   const { initiated, payer } = a;
   const urls = acsUrls(origin, initiated.merchantId, initiated.orderId, initiated.transactionId);
   if (step === 'initiate') {
@@ -50,7 +50,7 @@ function redirectOf(a: Authentication, step: AuthenticationStep['step'], origin:
     const cReq = challengeRequest(initiated.threeDSServerTransactionId, payer.acsTransactionId);
     return { html: challengeHtml(urls.acsUrl, cReq), customized: { acsUrl: urls.acsUrl, cReq }, domainName: new URL(origin).host };
   }
-  const { result, gatewayRecommendation } = STATUS_ANSWERS[payer.outcome.authenticationStatus];
+  const { result, gatewayRecommendation } = statusAnswer(payer.outcome.authenticationStatus, version);
   return { html: frictionlessHtml(payer.redirectResponseUrl, { orderId: initiated.orderId, transactionId: initiated.transactionId, result, gatewayRecommendation }) };
 }
 
@@ -81,7 +81,7 @@ function authenticationGroup(a: Authentication, shown: Shown, version: number, o
     statusReasonCode: outcome.statusReasonCode,
     transactionStatus: outcome.transactionStatus,
   });
-  const { redirect, redirectHtml } = redirectMembers(shown === 'latest' ? undefined : redirectOf(a, step, origin), domainName, version);
+  const { redirect, redirectHtml } = redirectMembers(shown === 'latest' ? undefined : redirectOf(a, step, origin, version), domainName, version);
   const withPayer = step !== 'initiate' && payer !== undefined;
   return optional({
     '3ds': threeDsView(outcome, dsTransactionId),
@@ -116,7 +116,7 @@ export function authenticationResponse(a: Authentication, shown: Shown, x: Authe
   const withPayer = step !== 'initiate' && payer !== undefined;
   const amount = withPayer ? decimal(payer.amount, currency) : decimal(0, currency);
   const totals = totalsAsOf(x.order, time);
-  const answer = STATUS_ANSWERS[outcome.authenticationStatus];
+  const answer = statusAnswer(outcome.authenticationStatus, Number(x.version));
   const card = initiated.source.card;
   return optional({
     authentication: authenticationGroup(a, shown, Number(x.version), x.origin),

@@ -2,8 +2,25 @@
 // .3ds2 (ECI, authentication token, transStatus and the ids), and what a payment that used an
 // authentication shows of it (with the liability shift, as the MERCHANT_3D_SECURE risk rule).
 import type { Brand } from '../../domain/card.js';
-import type { AuthenticationOutcome, PaymentAuthentication } from '../../domain/events.js';
+import type { AuthenticationOutcome, AuthenticationStatus, PaymentAuthentication } from '../../domain/events.js';
+import { STATUS_ANSWERS } from '../../domain/order/authentication-state.js';
 import { optional } from '../../domain/order/order.js';
+
+/**
+ * The first version whose gatewayRecommendation is PROCEED where older ones said what to proceed
+ * with: PROCEED_WITH_AUTHENTICATION (Initiate Authentication, a challenge), PROCEED_WITH_PAYMENT (a
+ * finished authentication). A version 52 client's tests and the reference's version 51 examples
+ * show the older values; the test environment's version 57 answers show PROCEED.
+ */
+export const PLAIN_PROCEED_FROM = 57;
+
+/** result, response.gatewayCode and response.gatewayRecommendation of an authentication's status, in the version's words. */
+export function statusAnswer(status: AuthenticationStatus, version: number) {
+  const answer = STATUS_ANSWERS[status];
+  if (version >= PLAIN_PROCEED_FROM || answer.gatewayRecommendation !== 'PROCEED') return answer;
+  const further = status === 'AUTHENTICATION_AVAILABLE' || status === 'AUTHENTICATION_PENDING';
+  return { ...answer, gatewayRecommendation: further ? 'PROCEED_WITH_AUTHENTICATION' : 'PROCEED_WITH_PAYMENT' };
+}
 
 /** The EMV 3-D Secure protocol version the emulator speaks. */
 export const PROTOCOL_VERSION = '2.2.0';

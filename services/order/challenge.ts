@@ -12,9 +12,10 @@ import { formatAmount, minorUnits } from '../../domain/money.js';
 import { foldOrder, orderAggregate, readOwnStream } from '../aggregates.js';
 import { handleCommand, type Decision } from '../command-handler.js';
 import type { RequestMeta } from '../context.js';
+import type { RecordedEvent } from '../../store/event-store.js';
 import type { Gateway } from '../gateway.js';
 import { returnPage } from './authentication-html.js';
-import { STATUS_ANSWERS } from '../../domain/order/authentication-state.js';
+import { statusAnswer } from './authentication-view.js';
 
 /** The challenge a page is about (the path of the ACS URL). */
 export interface ChallengeParams { merchantId: string; orderId: string; transactionId: string }
@@ -42,23 +43,31 @@ export interface ChallengeView {
 
 const NOT_OPEN = () => new InvalidRequest('Value is invalid. No challenge is open for this request', 'creq');
 
-function returnPageOf(a: Authentication): string {
+/** The API version of the authentication's Initiate Authentication (its answers' words): kept in its event's metadata. */
+function versionOf(history: readonly RecordedEvent[], transactionId: string): number {
+  const initiated = history.find((e) => e.type === 'AuthenticationInitiated' && (e.data as { transactionId: string }).transactionId === transactionId);
+  const version = initiated?.metadata.apiVersion;
+  return typeof version === 'number' ? version : 100;
+}
+
+function returnPageOf(a: Authentication, version: number): string {
   const { initiated, payer, outcome } = a;
-  const { result, gatewayRecommendation } = STATUS_ANSWERS[outcome.authenticationStatus];
+  const { result, gatewayRecommendation } = statusAnswer(outcome.authenticationStatus, version);
   return returnPage(payer?.redirectResponseUrl ?? '', { orderId: initiated.orderId, transactionId: initiated.transactionId, result, gatewayRecommendation });
 }
 
 /** The challenge the creq opens: only one Authenticate Payer sent to the challenge page, named by its creq. */
 export async function challengeView(gateway: Gateway, params: ChallengeParams, creq: string | undefined): Promise<ChallengeView> {
   const id = creqTransactionId(creq);
-  const state = foldOrder(await readOwnStream(gateway.store, streams.order(params.merchantId, params.orderId)));
+  const history = await readOwnStream(gateway.store, streams.order(params.merchantId, params.orderId));
+  const state = foldOrder(history);
   const a = state.exists ? state.modern?.authentications?.get(params.transactionId) : undefined;
   if (!a?.challenged || !a.payer || id === undefined || a.initiated.threeDSServerTransactionId !== id) throw NOT_OPEN();
   const { payer, initiated } = a;
   return {
     merchantId: params.merchantId, amount: formatAmount(payer.amount, minorUnits(payer.currency) ?? 2),
     currency: payer.currency, cardLast4: initiated.source.card.number.slice(-4), brand: initiated.source.card.brand, creq: creq ?? '',
-    ...(a.challenge ? { answered: returnPageOf(a) } : {}),
+    ...(a.challenge ? { answered: returnPageOf(a, versionOf(history, params.transactionId)) } : {}),
   };
 }
 
@@ -83,9 +92,9 @@ export async function answerChallenge(gateway: Gateway, params: ChallengeParams,
   const { answer, byCode } = answerOf(form);
   const threeDSServerTransactionId = creqTransactionId(form.creq) ?? '';
   return handleCommand(gateway, streams.order(params.merchantId, params.orderId), orderAggregate,
-    (state: OrderState, { now }): Decision<OrderState, OrderEvent, string> => {
+    (state: OrderState, { now, history }): Decision<OrderState, OrderEvent, string> => {
       const decision = decide({ type: 'AnswerChallenge', ...params, threeDSServerTransactionId, answer, ...(byCode ? { byCode } : {}), now }, state);
-      const page = (step: AuthenticationStep) => returnPageOf(step.authentication);
+      const page = (step: AuthenticationStep) => returnPageOf(step.authentication, versionOf(history, params.transactionId));
       switch (decision.kind) {
         case 'recorded':
           return { events: decision.events, answer: () => page(decision.transaction) };

@@ -171,7 +171,7 @@ t.test('a PAY naming an unknown authentication, or another card\'s, is refused; 
   t.equal(without.response.gatewayCode, 'APPROVED', 'a PAY without it goes on');
 });
 
-t.test('versions: before 63 the HTML is authentication.redirectHtml; before 50 there is no 3-D Secure', async (t) => {
+t.test('versions: before 63 the HTML is authentication.redirectHtml, before 57 the recommendations name what to proceed with; before 50 there is no 3-D Secure', async (t) => {
   const app = await buildTestApp(t);
   const old = newFlow(app, 57);
   const { initiated, payer } = await authenticate(old, CHALLENGE);
@@ -184,6 +184,16 @@ t.test('versions: before 63 the HTML is authentication.redirectHtml; before 50 t
   t.match(modern.authentication.redirect.html, /threedsChallengeRedirect/);
   t.ok(modern.authentication.redirect.customizedHtml['3ds2'].acsUrl);
   t.notOk('redirectHtml' in modern.authentication);
+  const v52 = newFlow(app, 52);
+  const older = await authenticate(v52, FRICTIONLESS);
+  t.equal(older.initiated.json().response.gatewayRecommendation, 'PROCEED_WITH_AUTHENTICATION', 'version 52: Initiate recommends proceeding with authentication');
+  t.equal(older.payer.json().response.gatewayRecommendation, 'PROCEED_WITH_PAYMENT', 'version 52: a successful authentication, with payment');
+  t.equal(formFields(older.payer.json().authentication.redirectHtml)['response.gatewayRecommendation'], 'PROCEED_WITH_PAYMENT', 'and so says the post back');
+  const challenged52 = (await authenticate(newFlow(app, 56), CHALLENGE)).payer.json();
+  t.equal(challenged52.response.gatewayRecommendation, 'PROCEED_WITH_AUTHENTICATION', 'version 56: a challenge');
+  const { back } = await answerChallenge(app, challenged52.authentication.redirectHtml, { selectAuthResult: 'AUTHENTICATED' });
+  t.equal(back['response.gatewayRecommendation'], 'PROCEED_WITH_PAYMENT', 'the challenge page posts back in the version of the authentication');
+  t.equal(initiated.json().response.gatewayRecommendation, 'PROCEED', 'version 57: PROCEED');
   const before = await put(newFlow(app, 49), 'a1', initiateBody(cardSource(CHALLENGE)));
   t.equal(before.statusCode, 400);
   t.strictSame([before.json().error.field, before.json().error.explanation], ['apiOperation', "Value 'INITIATE_AUTHENTICATION' is invalid. INITIATE_AUTHENTICATION is available from version 50"]);
