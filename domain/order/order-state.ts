@@ -76,7 +76,7 @@ type ExistingOrder = Extract<OrderState, { exists: true }>;
 function unreferencedAfter(state: OrderState, reference: string | undefined): ReadonlySet<string> | undefined {
   if (!state.exists) return undefined;
   if (state.reference !== undefined || reference === undefined) return state.unreferenced;
-  return new Set([...state.transactions.keys(), ...(state.modern?.operations.keys() ?? [])]);
+  return new Set([...state.transactions.keys(), ...(state.modern?.operations.keys() ?? []), ...(state.modern?.authentications?.keys() ?? [])]);
 }
 
 /** The order's reference as it stood right after transaction `transactionId` (what its answers show). */
@@ -201,7 +201,14 @@ function evolveAuthentication(state: OrderState, event: AuthenticationEvent): Or
   if (!authentication) return state;
   const authentications = new Map(before?.authentications ?? []).set(d.transactionId, authentication);
   const modern: ModernOrderFacts = { ...(before ?? { operations: new Map(), voided: new Set() }), authentications };
-  if (state.exists) return { ...state, status: d.orderStatus, lastUpdatedTime: d.timeOfRecord, reference: state.reference ?? authentication.initiated.orderReference, modern };
+  if (state.exists) {
+    const reference = event.type === 'AuthenticationInitiated' ? event.data.orderReference : undefined;
+    const unreferenced = unreferencedAfter(state, reference);
+    return {
+      ...state, status: d.orderStatus, lastUpdatedTime: d.timeOfRecord, reference: state.reference ?? reference, modern,
+      ...(unreferenced ? { unreferenced } : {}),
+    };
+  }
   const { initiated } = authentication;
   return {
     exists: true, merchantId: d.merchantId, orderId: d.orderId, currency: initiated.currency, reference: initiated.orderReference,

@@ -6,6 +6,7 @@
 // authentication.redirect.customized.3DS; later ones in authentication.redirect.html and
 // authentication.redirect.customizedHtml.3ds2 (docs/operations.md, "3-D Secure").
 import type { AuthenticationStep, OrderState } from '../../domain/order/order.js';
+import { referenceAsOf } from '../../domain/order/order-state.js';
 import { optional } from '../../domain/order/order.js';
 import type { Authentication } from '../../domain/order/authentication-state.js';
 import type { CardNumberMasking } from '../../domain/token/accounts.js';
@@ -131,7 +132,7 @@ export function authenticationResponse(a: Authentication, shown: Shown, x: Authe
       currency,
       id: initiated.orderId,
       lastUpdatedTime: time,
-      reference: x.order.reference,
+      reference: referenceAsOf(x.order, initiated.transactionId),
       status: orderStatus,
       totalAuthorizedAmount: decimal(totals.authorized, currency),
       totalCapturedAmount: decimal(totals.captured, currency),

@@ -119,8 +119,10 @@ t.test('identical repeats answer the same; a second answer on the challenge page
   const reopened = await answerChallenge(app, payer.json().authentication.redirect.html, { selectAuthResult: 'AUTHENTICATED' });
   t.strictSame(reopened.back, first.back, 'the page opened again posts the first answer back');
   t.equal((await authenticate(f, CHALLENGE)).payer.body, payer.body, 'Authenticate Payer repeated after the challenge: its own answer');
-  const pay = payBody('a1', cardSource(CHALLENGE));
+  const pay = { ...payBody('a1', cardSource(CHALLENGE)), order: { amount: '12.50', currency: 'USD', reference: 'cart-42' } };
   const paid = await put(f, 'p1', pay);
+  t.equal(paid.json().order.reference, 'cart-42');
+  t.equal((await authenticate(f, CHALLENGE)).initiated.body, initiated.body, 'Initiate repeated after a PAY gave the order its reference: the order as Initiate left it');
   t.equal((await put(f, 'p1', pay)).body, paid.body, 'the PAY repeated: the same answer');
   const other = await put(f, 'a1', authenticateBody('99.00'));
   t.equal(other.statusCode, 400, 'Authenticate Payer with another body on the same transaction: refused');
