@@ -18,6 +18,7 @@ import hostedSession from './routes/hosted-session.js';
 import orders from './routes/orders.js';
 import transactions from './routes/transactions.js';
 import nvp from './routes/nvp.js';
+import acs from './routes/acs.js';
 import information from './routes/information.js';
 import admin from './routes/admin.js';
 import openapi from './plugins/openapi.js';
@@ -167,6 +168,7 @@ async function registerPlugins(app: FastifyInstance, options: AppOptions, limits
   await app.register(orders);
   await app.register(transactions);
   await app.register(nvp);
+  await app.register(acs);
   await app.register(information);
   await app.register(admin, { password: options.adminPassword, hosts: options.adminHosts, testControl: options.testControl === true });
 }

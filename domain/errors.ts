@@ -230,3 +230,23 @@ export class Refusal extends GatewayError {
     return { cause: this.gatewayCause, status: this.statusCode, field: this.field };
   }
 }
+
+/**
+ * A test card of the 3-D Secure emulator whose authentication step fails ("Generic Error
+ * Response" in the test environment's table): 500 SERVER_FAILED with a supportCode, nothing recorded.
+ */
+export class EmulatedAuthenticationError extends GatewayError {
+  override name = 'EmulatedAuthenticationError';
+  readonly gatewayCause = 'SERVER_FAILED';
+  readonly statusCode = 500;
+  readonly logMessage = '3-D Secure emulator: the test card fails this step';
+  constructor(readonly step: 'INITIATE_AUTHENTICATION' | 'AUTHENTICATE_PAYER') {
+    super(`The 3-D Secure test card fails ${step}`);
+  }
+  members(request: RequestFacts): ErrorMembers {
+    return { supportCode: request.id };
+  }
+  override logFields(): Record<string, unknown> {
+    return { cause: this.gatewayCause, step: this.step };
+  }
+}

@@ -49,7 +49,7 @@ const TRANSACTION = `PUT ${API}/order/{orderId}/transaction/{transactionId}`;
  * form missing here fails the sweeps.
  */
 const NVP_AS_REST: ReadonlyArray<readonly [string, string]> = [
-  ...['PAY', 'AUTHORIZE', 'CAPTURE', 'REFUND', 'VOID', 'VERIFY'].map((name) => [name, TRANSACTION] as const),
+  ...['PAY', 'AUTHORIZE', 'CAPTURE', 'REFUND', 'VOID', 'VERIFY', 'INITIATE_AUTHENTICATION', 'AUTHENTICATE_PAYER'].map((name) => [name, TRANSACTION] as const),
   ['RETRIEVE_TRANSACTION', `GET ${API}/order/{orderId}/transaction/{transactionId}`], ['RETRIEVE_ORDER', `GET ${API}/order/{orderId}`],
   ['CREATE_SESSION', `POST ${API}/session`], ['UPDATE_SESSION', `PUT ${API}/session/{sessionId}`], ['RETRIEVE_SESSION', `GET ${API}/session/{sessionId}`],
   ['TOKENIZE', `PUT ${API}/token/{tokenid}`], ['TOKENIZE', `POST ${API}/token`], ['RETRIEVE_TOKEN', `GET ${API}/token/{tokenid}`], ['DELETE_TOKEN', `DELETE ${API}/token/{tokenid}`],
