@@ -2,17 +2,18 @@
 // positions are seen in commit order, and what each failure does: store/postgres/README.md.
 //
 // Appends requested in one event-loop turn, or while the previous batch commits, are written in
-// one transaction (group commit, append-commit.ts): BEGIN and the append lock; one query reads the head, the
-// streams' revisions and the event ids already taken; each append is decided, in order, as if
-// alone (append-batch.ts; its conflict fails it alone); one INSERT writes every accepted event; COMMIT. The lock
-// (a transaction-scoped advisory lock held until COMMIT) is what keeps positions in commit order.
+// one transaction (group commit, append-commit.ts): one statement when none of them conflicts
+// (the lock, the head, the checks, one INSERT of the events sent as one JSON parameter, COMMIT);
+// else BEGIN and the lock, one read of the head, the streams' revisions and the ids taken, each
+// append decided as if alone (append-batch.ts; its conflict fails it alone), one INSERT, COMMIT.
+// The lock (a transaction-scoped advisory lock held until COMMIT) keeps positions in commit order.
 import pg from 'pg';
 import type {
   AppendResult, EventData, EventStore, ExpectedRevision, ReadAllOptions,
   ReadStreamOptions, RecordedEvent, SubscribeOptions, Subscription, SubscriptionHandlers,
 } from '../event-store.js';
 import type { BatchResult, PendingAppend } from './append-batch.js';
-import { commitBatch } from './append-commit.js';
+import { commitAtOnce, commitBatch } from './append-commit.js';
 import type { StorageFault } from '../../domain/errors.js';
 import { Notifier, pullSubscription } from '../subscription.js';
 import { isTransient, redactUrl, translatePgError } from './errors.js';
@@ -151,7 +152,7 @@ export class PostgresEventStore implements EventStore {
     }
     let results: BatchResult[];
     try {
-      results = await commitBatch(this.pool, batch);
+      results = await commit(this.pool, batch);
       this.health.succeeded(ticket);
     } catch (error) {
       this.health.failed(error);
@@ -160,7 +161,7 @@ export class PostgresEventStore implements EventStore {
         // INSERT): each append alone, so only the one at fault fails.
         for (const item of batch) {
           try {
-            const [result] = await commitBatch(this.pool, [item]);
+            const [result] = await commit(this.pool, [item]);
             settle(item, result);
           } catch (single) {
             item.reject(this.noteFault(single));
@@ -275,6 +276,15 @@ export class PostgresEventStore implements EventStore {
     await this.listener.close();
     await this.pool.end().catch(() => undefined);
   }
+}
+
+/** The batch in one statement when nothing in it needs deciding (the usual batch); else decided append by append. */
+async function commit(pool: pg.Pool, batch: readonly PendingAppend[]): Promise<BatchResult[]> {
+  if (batch.every((item) => item.events.length > 0)) {
+    const results = await commitAtOnce(pool, batch);
+    if (results !== undefined) return results;
+  }
+  return commitBatch(pool, batch);
 }
 
 function settle(item: PendingAppend, result: BatchResult | undefined): void {

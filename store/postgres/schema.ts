@@ -14,8 +14,54 @@ export const CHANNEL = 'tokengate_events';
 
 export const COMPONENT = 'events';
 
+/**
+ * tokengate_append(batch json, created timestamptz): the batch is an array of events in order,
+ * `{n: append index, o: index within the append, s: stream, x: expected revision ('any',
+ * 'no_stream', 'stream_exists' or digits), i: id, t: type, d: data, m: metadata}`. When no two
+ * appends share a stream or an id, no id is taken and every expected revision matches, it writes
+ * every event (positions from the head, in batch order) and returns {head, each append's stream
+ * revision before it (-1: none)}; otherwise NULL, nothing written. Commits with the statement's
+ * transaction; NOTIFY's payload is the batch's last position.
+ */
+const APPEND_FUNCTION = `
+CREATE OR REPLACE FUNCTION tokengate_append(batch json, created timestamptz) RETURNS bigint[]
+LANGUAGE plpgsql AS $fn$
+DECLARE
+  result bigint[];
+  last bigint;
+BEGIN
+  PERFORM pg_advisory_xact_lock(${APPEND_LOCK.toString()});
+  WITH e AS MATERIALIZED (
+    SELECT * FROM json_to_recordset(batch) AS r(n int, o int, s text, x text, i text, t text, d json, m json)
+  ), streams AS MATERIALIZED (
+    SELECT u.s, (SELECT max(v.revision) FROM tokengate_events v WHERE v.stream = u.s) AS rev FROM (SELECT DISTINCT e.s FROM e) u
+  ), head AS MATERIALIZED (
+    SELECT coalesce(max(position), 0) AS head FROM tokengate_events
+  ), checked AS MATERIALIZED (
+    SELECT (SELECT count(DISTINCT e.i) = count(*) AND count(DISTINCT e.s) = count(DISTINCT e.n) FROM e)
+       AND NOT EXISTS (SELECT 1 FROM tokengate_events v WHERE v.id IN (SELECT e.i FROM e))
+       AND (SELECT bool_and(CASE e.x WHEN 'any' THEN true WHEN 'no_stream' THEN c.rev IS NULL
+                                     WHEN 'stream_exists' THEN c.rev IS NOT NULL ELSE c.rev = e.x::bigint END)
+              FROM e JOIN streams c ON c.s = e.s WHERE e.o = 0) AS ok
+  ), written AS (
+    INSERT INTO tokengate_events (position, id, stream, revision, type, data, metadata, created)
+    SELECT h.head + row_number() OVER (ORDER BY e.n, e.o), e.i, e.s, coalesce(c.rev, -1) + 1 + e.o, e.t, e.d, e.m, created
+      FROM e JOIN streams c ON c.s = e.s CROSS JOIN head h CROSS JOIN checked k WHERE k.ok
+    RETURNING position
+  )
+  SELECT CASE WHEN k.ok THEN array_prepend(h.head, ARRAY(
+           SELECT coalesce(c.rev, -1) FROM e JOIN streams c ON c.s = e.s WHERE e.o = 0 ORDER BY e.n)) END,
+         (SELECT max(w.position) FROM written w)
+    INTO result, last FROM checked k CROSS JOIN head h;
+  IF last IS NOT NULL THEN
+    PERFORM pg_notify('${CHANNEL}', last::text);
+  END IF;
+  RETURN result;
+END
+$fn$`;
+
 /** Each entry upgrades the schema from its index to the next version; never edit a released one. */
-const MIGRATIONS: readonly string[] = [
+export const MIGRATIONS: readonly string[] = [
   // 1: the log. position is the global order ($all), assigned under APPEND_LOCK (see README.md);
   // id is unique across streams (a repeated id in another stream is a conflict).
   `CREATE TABLE IF NOT EXISTS tokengate_events (
@@ -29,6 +75,10 @@ const MIGRATIONS: readonly string[] = [
      created   timestamptz NOT NULL,
      UNIQUE (stream, revision)
    )`,
+  // 2: a batch of appends that conflict with nothing in one statement (append-commit.ts): the lock,
+  // then (a new snapshot, taken once the lock is held) the head, the checks and one INSERT; NULL and
+  // nothing written when any append would need deciding one by one. Events as one JSON parameter.
+  APPEND_FUNCTION,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -12,6 +12,7 @@ import { parseMerchants } from '../../merchants.js';
 import { MERCHANTS } from '../helpers/app.js';
 import type { RecordedEvent } from '../../store/event-store.js';
 import { PostgresEventStore } from '../../store/postgres/event-store.js';
+import { SCHEMA_VERSION } from '../../store/postgres/schema.js';
 import { eventStoreContract, events, expectWrongRevision, sleep, waitFor } from './contract.js';
 import { postgresForFile } from '../helpers/postgres.js';
 
@@ -128,7 +129,7 @@ if (server) {
     await client.connect();
     t.teardown(() => client.end());
     const { rows } = await client.query("SELECT component, version FROM tokengate_schema WHERE component = 'events'");
-    t.same(rows, [{ component: 'events', version: 1 }], 'one version row');
+    t.same(rows, [{ component: 'events', version: SCHEMA_VERSION }], 'one version row');
   });
 
   t.test("two adapters on one database: each sees the other's appends through subscribeAll (woken by NOTIFY) and its revisions", async (t) => {
