@@ -168,8 +168,8 @@ function openPostgres(url: string): Opened {
   const readModels = new ReadModels(tables, store, PROJECTIONS, { feed: store });
   return {
     store, keys: guarded.keys, readModels, keyFault: guarded.fault,
-    cachedRevision: undefined,
-    cachedStream: undefined,
+    cachedRevision: (stream) => store.cachedRevision(stream),
+    cachedStream: (stream) => store.cachedStream(stream),
     projectInline: () => undefined,
     close: () => closeAll(() => tables.close(), () => store.close(), () => guarded.keys.close()),
   };

@@ -12,10 +12,10 @@ import type { AppendResult } from '../event-store.js';
 import { decideBatch, type BatchResult, type BatchState, type PendingAppend } from './append-batch.js';
 import { isConnectionError } from './errors.js';
 import { COLUMNS } from './rows.js';
-import { APPEND_LOCK, CHANNEL } from './schema.js';
+import { APPEND_LOCK, CHANNEL, notifyPayload } from './schema.js';
 
 const UNREADABLE_ESCAPE = /\\u(?:0000|d[89a-f])/i;
-const APPEND_AT_ONCE = { name: 'tokengate-append', text: 'SELECT tokengate_append($1, $2) AS r' };
+const APPEND_AT_ONCE = { name: 'tokengate-append', text: 'SELECT tokengate_append($1, $2, $3) AS r' };
 
 /** The batch as tokengate_append's JSON: data and metadata are JSON text already (made at the append). */
 export function batchJson(batch: readonly PendingAppend[]): string {
@@ -35,12 +35,12 @@ export function batchJson(batch: readonly PendingAppend[]): string {
  * The batch in one statement: each append's result, or undefined when it wrote nothing (some append
  * needs deciding: commitBatch). Every append must have events.
  */
-export async function commitAtOnce(pool: pg.Pool, batch: readonly PendingAppend[]): Promise<AppendResult[] | undefined> {
+export async function commitAtOnce(pool: pg.Pool, batch: readonly PendingAppend[], created: Date, writer: string): Promise<AppendResult[] | undefined> {
   const json = batchJson(batch);
   // PostgreSQL's JSON functions refuse \u0000 and lone surrogates in any string they read (the
   // json type stores them as written): such a batch goes the decided way, which stores them.
   if (UNREADABLE_ESCAPE.test(json)) return undefined;
-  const { rows: [row] } = await pool.query<{ r: string[] | null }>({ ...APPEND_AT_ONCE, values: [json, new Date()] });
+  const { rows: [row] } = await pool.query<{ r: string[] | null }>({ ...APPEND_AT_ONCE, values: [json, created, writer] });
   const answer = row?.r;
   if (answer === undefined || answer === null) return undefined;
   let position = BigInt(answer[0] as string);
@@ -50,8 +50,11 @@ export async function commitAtOnce(pool: pg.Pool, batch: readonly PendingAppend[
   });
 }
 
-/** One transaction for the batch: each append's result or its own error, in order. */
-export async function commitBatch(pool: pg.Pool, batch: readonly PendingAppend[]): Promise<BatchResult[]> {
+/** What a decided batch did: each append's result or its own error, in order; the positions it wrote, if any. */
+export interface Decided { results: BatchResult[]; written: { first: bigint; last: bigint } | undefined }
+
+/** One transaction for the batch, each append decided as if alone. */
+export async function commitBatch(pool: pg.Pool, batch: readonly PendingAppend[], created: Date, writer: string): Promise<Decided> {
   const client = await pool.connect();
   let broken: unknown;
   try {
@@ -68,19 +71,20 @@ export async function commitBatch(pool: pg.Pool, batch: readonly PendingAppend[]
                  FROM tokengate_events WHERE id = ANY($2)) AS ids`,
       [streams, ids]);
     if (state === undefined) throw new Error('the event store read no head');
-    const created = new Date();
     const { results, rows } = decideBatch(batch, state);
+    let written: Decided['written'];
     if (rows.position.length > 0) {
+      written = { first: BigInt(rows.position[0] as string), last: BigInt(rows.position.at(-1) as string) };
+      // The NOTIFY is delivered at COMMIT.
       await client.query(
-        `INSERT INTO tokengate_events (${COLUMNS})
-         SELECT p, i, s, r, t, d, m, $8 FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::json[], $7::json[]) AS u(p, i, s, r, t, d, m)`,
-        [rows.position, rows.id, rows.stream, rows.revision, rows.type, rows.data, rows.metadata, created]);
-      // Delivered at COMMIT; the payload is the last position (a number: nothing to quote).
-      await client.query(`SELECT pg_notify('${CHANNEL}', '${rows.position.at(-1) ?? ''}'); COMMIT`);
-    } else {
-      await client.query('COMMIT');
+        `WITH w AS (INSERT INTO tokengate_events (${COLUMNS})
+           SELECT p, i, s, r, t, d, m, $8 FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::json[], $7::json[]) AS u(p, i, s, r, t, d, m))
+         SELECT pg_notify('${CHANNEL}', $9)`,
+        [rows.position, rows.id, rows.stream, rows.revision, rows.type, rows.data, rows.metadata, created,
+          notifyPayload(written.first, written.last, writer, [...new Set(rows.stream)])]);
     }
-    return results;
+    await client.query('COMMIT');
+    return { results, written };
   } catch (error) {
     broken = isConnectionError(error) ? error : undefined;
     if (broken === undefined) {
