@@ -1,5 +1,4 @@
 // The application is itself a plugin tree: errors, the gateway's stores, one plugin per operation.
-import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { EventStoreConfig, GatewaySettings } from './config.js';
@@ -24,20 +23,12 @@ import openapi from './plugins/openapi.js';
 import limits from './plugins/limits.js';
 import encoding from './plugins/encoding.js';
 import observe, { RequestLogController } from './plugins/observe.js';
+import journal, { type JournalPluginOptions } from './plugins/journal.js';
 import requestValues from './plugins/request-values.js';
 import { maskCardNumbers } from './lib/mask.js';
+import { nextRequestId } from './lib/request-ids.js';
 import pino from 'pino';
 import { DEFAULT_LIMITS, type Limits } from './config.js';
-
-/**
- * Request ids (the x-request-id header, a 500's support code, the events' requestId and default
- * correlation id): a random prefix drawn once per process, then a counter. Unique across processes
- * and restarts as a UUID is, at a string's cost: a UUID per request, with its entropy refills,
- * showed in the pay benchmark's profile.
- */
-const REQUEST_ID_PREFIX = randomBytes(12).toString('base64url');
-let requestCount = 0;
-const nextRequestId = () => `${REQUEST_ID_PREFIX}-${(++requestCount).toString(36)}`;
 
 export interface AppOptions {
   eventStore: EventStoreConfig;
@@ -50,6 +41,8 @@ export interface AppOptions {
   /** Host names the admin pages answer besides IP addresses and localhost (HOST when a name, ADMIN_HOSTS). */
   adminHosts?: readonly string[] | undefined;
   limits?: Partial<Limits>;
+  /** The request journal: JOURNAL_SIZE (0: off) and JOURNAL_MAX_AGE_MS; default 10,000 entries, an hour. */
+  journal?: JournalPluginOptions | undefined;
   /** Serve HTTPS; with `clientCa`, accept client certificates signed by it (certificate authentication). */
   tls?: { cert: Buffer; key: Buffer; clientCa?: Buffer | undefined } | undefined;
 }
@@ -163,6 +156,7 @@ async function registerPlugins(app: FastifyInstance, options: AppOptions, limits
   await app.register(openapi);
   await app.register(gateway, { gateway: await openGateway(options.eventStore, options.merchants, options.settings, app.log) });
   await app.register(observe);
+  await app.register(journal, options.journal ?? {});
   await app.register(pay);
   await app.register(token);
   await app.register(session);

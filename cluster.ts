@@ -16,12 +16,14 @@
 // worker asks the primary for its counts and locks and takes them; from then on it tells the
 // primary of each wrong password and the primary tells the other workers. So N workers allow the
 // guesses one process does, and a lock holds in all of them, a worker started later included.
-// MAX_IN_FLIGHT is per worker.
+// MAX_IN_FLIGHT is per worker. Each worker journals the requests it answers; a journal query is
+// put to all of them through the primary (journal-cluster.ts).
 import cluster, { type Worker } from 'node:cluster';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { loggerOptions } from './app.js';
 import { AUTH_FAILURE_WINDOW_MS, AuthFailures, type FailureState, type SharedFailure } from './plugins/auth-failures.js';
+import { JournalRelay } from './journal-cluster.js';
 
 /** Wrong passwords (a worker's to the primary, the primary's relay to the others). */
 const FAILURES = 'tokengate:auth-failures';
@@ -104,6 +106,8 @@ class Primary {
   /** Workers told of the others' wrong passwords: each from its hello on (the counts so far sent then). */
   private readonly sharing = new Set<Worker>();
   private readonly authFailures: AuthFailures;
+  /** Journal queries put to every worker (journal-cluster.ts). */
+  private readonly journal = new JournalRelay();
   private readonly restarts = new Set<NodeJS.Timeout>();
   private ready = false;
   private listening = 0;
@@ -138,8 +142,9 @@ class Primary {
     worker.on('exit', (code, signal) => this.exited(worker, started.listenedAt, code, signal));
   }
 
-  /** A worker's hello (it gets the counts so far) or its wrong passwords (the others get them). */
+  /** A journal query, a worker's hello (it gets the counts so far) or its wrong passwords (the others get them). */
   private message(worker: Worker, message: unknown): void {
+    if (this.journal.handle(worker, message, this.live)) return;
     if (itemsOf(message, HELLO, isRecord) !== undefined) {
       if (worker.isConnected()) worker.send({ type: STATE, items: this.authFailures.snapshot() }, undefined, () => undefined);
       this.sharing.add(worker);

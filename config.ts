@@ -6,6 +6,7 @@ import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hostNames } from './lib/host-names.js';
 import { adminPasswordProblem } from './admin-access.js';
+import { DEFAULT_JOURNAL, type JournalSettings } from './services/journal/journal.js';
 
 
 export type EventStoreConfig =
@@ -61,6 +62,8 @@ export interface Config extends GatewaySettings {
   limits: Limits;
   /** TLS_CERT_FILE, TLS_KEY_FILE (serve HTTPS) and TLS_CLIENT_CA_FILE (ask for client certificates). */
   tls: TlsFiles | undefined;
+  /** JOURNAL_SIZE (0: no journal) and JOURNAL_MAX_AGE_MS: the request journal (services/journal/journal.ts). */
+  journal: JournalSettings;
 }
 
 export interface TlsFiles { certFile: string; keyFile: string; clientCaFile: string | undefined }
@@ -185,8 +188,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     tls: tlsFiles(env),
     workers: workersFromEnv(env),
+    journal: journalFromEnv(env),
     ...settings,
   };
+}
+
+/** At most a million entries (memory grows with it: bodies up to 16 KB are kept, a payment's entry holds ≈ 2 KB). */
+const MAX_JOURNAL_SIZE = 1_000_000;
+
+/** JOURNAL_SIZE: 0 to MAX_JOURNAL_SIZE entries; JOURNAL_MAX_AGE_MS: 1 ms to a day. */
+function journalFromEnv(env: NodeJS.ProcessEnv): JournalSettings {
+  const size = positiveInteger(env, 'JOURNAL_SIZE', DEFAULT_JOURNAL.size, true);
+  if (size > MAX_JOURNAL_SIZE) throw new ConfigError(`JOURNAL_SIZE '${size}' is not a whole number from 0 to ${MAX_JOURNAL_SIZE}`);
+  const maxAgeMs = delayFromEnv(env, 'JOURNAL_MAX_AGE_MS', DEFAULT_JOURNAL.maxAgeMs);
+  if (maxAgeMs === 0) throw new ConfigError("JOURNAL_MAX_AGE_MS '0' is not a number of milliseconds from 1 to 86400000 (JOURNAL_SIZE=0 turns the journal off)");
+  return { size, maxAgeMs };
 }
 
 /** More would only queue on the same cores and the same store: a typo (`640`), not a plan. */

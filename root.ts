@@ -6,7 +6,7 @@ import { dirname } from 'node:path';
 import { makeDirectories } from './lib/directories.js';
 import { ConfigError, loadGatewaySettings, loadStoreFiles, type EventStoreConfig, type GatewaySettings } from './config.js';
 import type { Merchants } from './merchants.js';
-import type { EventStore, RecordedEvent } from './store/event-store.js';
+import type { EventStore } from './store/event-store.js';
 import { MemoryEventStore } from './store/memory.js';
 import { SqliteEventStore, SqliteReadModelTables, openDatabase } from './store/sqlite.js';
 import { KurrentDbEventStore } from './store/kurrentdb.js';
@@ -49,9 +49,6 @@ export interface Opened {
   /** The key store, its writes' storage faults noted (keyFault). */
   readonly keys: KeyStore;
   readonly readModels: ReadModelsPort;
-  /** See Gateway.cachedRevision and cachedStream. */
-  readonly cachedRevision: ((stream: string) => bigint | undefined) | undefined;
-  readonly cachedStream: ((stream: string) => readonly RecordedEvent[] | undefined) | undefined;
   /** From now on the read models commit with the events, where they share the store's connection (after start()). */
   projectInline(): void;
   keyFault(): StorageFault | undefined;
@@ -140,8 +137,6 @@ function openSqlite(path: string, durability: 'group' | 'commit' | undefined): O
   const readModels = new ReadModels(new SqliteReadModelTables(store.db), store, PROJECTIONS, { feed: store });
   return {
     store, keys, readModels, keyFault: guarded.fault,
-    cachedRevision: (stream) => store.cachedRevision(stream),
-    cachedStream: (stream) => store.cachedStream(stream),
     projectInline: () => store.setCommitListener(readModels.commitListener()),
     close: () => closeAll(() => store.close(), () => keys.close()),
   };
@@ -168,8 +163,6 @@ function openPostgres(url: string): Opened {
   const readModels = new ReadModels(tables, store, PROJECTIONS, { feed: store });
   return {
     store, keys: guarded.keys, readModels, keyFault: guarded.fault,
-    cachedRevision: (stream) => store.cachedRevision(stream),
-    cachedStream: (stream) => store.cachedStream(stream),
     projectInline: () => undefined,
     close: () => closeAll(() => tables.close(), () => store.close(), () => guarded.keys.close()),
   };
@@ -193,8 +186,6 @@ function withOwnReadModels(store: EventStore, rawKeys: KeyStore, readModelsFile:
   db.pragma('synchronous = NORMAL');
   return {
     store, keys: guarded.keys, readModels: new ReadModels(new SqliteReadModelTables(db), store, PROJECTIONS), keyFault: guarded.fault,
-    cachedRevision: undefined,
-    cachedStream: undefined,
     projectInline: () => undefined,
     close: () => closeAll(() => store.close(), () => { if (db.open) db.close(); }, () => guarded.keys.close()),
   };
@@ -238,8 +229,6 @@ export async function openGateway(eventStore: EventStoreConfig, merchants: Merch
   let closing = false;
   return {
     merchants, store, sealer, readModels, schemeTokens, sessionExpiry, tokenShredder,
-    cachedRevision: opened.cachedRevision,
-    cachedStream: opened.cachedStream,
     status: () => (closing || store.failure !== undefined || store.unreachable !== undefined || opened.keyFault() !== undefined ? 'SHUTDOWN' : 'OPERATING'),
     fault: () => store.failure ?? opened.keyFault(),
     observeLog: (listener) => reactors.observe(listener),

@@ -10,6 +10,7 @@ import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, loggerOptions } from './app.js';
 import { runPrimary, shareAuthFailures } from './cluster.js';
+import { shareJournal } from './journal-cluster.js';
 import { adminAccess } from './admin-access.js';
 import { loadConfig, type Config } from './config.js';
 import { exitWithError, knownProblem } from './exit.js';
@@ -57,14 +58,17 @@ async function startGateway(config: Config, merchants: Merchants, adminPassword:
   const stream = await terminalLogStream();
   // The admin pages answer a Host naming HOST too, when it is a name (routes/admin-guard.ts).
   const adminHosts = [...config.adminHosts, ...(isIP(config.host) === 0 ? [config.host.toLowerCase()] : [])];
-  const app = await buildApp({ eventStore: config.eventStore, settings: config, merchants, logger: { ...loggerOptions(config.logLevel), ...(stream ? { stream } : {}) }, adminPassword, adminHosts, limits: config.limits,
+  const app = await buildApp({ eventStore: config.eventStore, settings: config, merchants, logger: { ...loggerOptions(config.logLevel), ...(stream ? { stream } : {}) }, adminPassword, adminHosts, limits: config.limits, journal: config.journal,
     tls: config.tls && {
       cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile),
       clientCa: config.tls.clientCaFile ? readFileSync(config.tls.clientCaFile) : undefined,
     },
   });
   // The workers count wrong passwords together (cluster.ts): the others' counts taken before it listens.
-  if (cluster.isWorker) await shareAuthFailures(app.authFailures);
+  if (cluster.isWorker) {
+    await shareAuthFailures(app.authFailures);
+    shareJournal(app.journal);
+  }
   // A worker closes on SIGTERM from its primary (cluster.ts), which forwards SIGTERM and SIGINT.
   // It may get the same signal twice: Ctrl-C in a terminal, `timeout` and systemd signal the whole
   // process group, the primary included. Close-with-grace would exit at once on a second signal,

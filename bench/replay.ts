@@ -6,7 +6,7 @@
 //   - the server's start-up on that store (spawn → "Server listening"), read models current;
 //   - the start-up when the read models must be built first (cold: after a projection reset);
 //   - the file size per event (events only, then with the read models), and the memory of each.
-// Events come from the real deciders (decideToken, decidePay) and services/context toEventData,
+// Events come from the real deciders (decideToken, the order's decide) and services/context toEventData,
 // so their shape follows the domain's: 1 TokenCreated : 9 PaymentRecorded (8 orders per token,
 // the first with two transactions), a few cards, brands and outcomes.
 import { randomFillSync, randomUUID } from 'node:crypto';
@@ -15,7 +15,7 @@ import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { detectBrand, fundingMethodOf, mask64, schemeOf } from '../domain/card.js';
 import { streams, type StoredCard } from '../domain/events.js';
-import { decidePay, evolveOrder, initialOrderState, type OrderState } from '../domain/order/order.js';
+import { decide, evolveOrder, initialOrderState, type OrderState } from '../domain/order/order.js';
 import { decideToken, initialTokenState } from '../domain/token/token.js';
 import { toEventData } from '../services/context.js';
 import type { EventData } from '../store/event-store.js';
@@ -114,7 +114,7 @@ function tokenHistory(index: number, budget: number, clock: { t: number }): Arra
     const events: EventData[] = [];
     for (let t = 1; t <= (o === 0 ? 2 : 1) && left > 0; t++, left--) {
       now = tick();
-      const decision = decidePay(state, {
+      const decision = decide({
         type: 'PayWithToken', merchantId: MERCHANT_ID, orderId, transactionId: String(t),
         requestFingerprint: randomText(32), repositoryId: REPOSITORY_ID, token, card: payCard,
         amount: 1250 + (index % 100) * 100, currency: 'USD', securityCode: '100', billingStreet: undefined,
@@ -126,7 +126,7 @@ function tokenHistory(index: number, budget: number, clock: { t: number }): Arra
           batch: Number(now.slice(0, 10).replace(/-/g, '')),
         },
         now,
-      });
+      }, state);
       if (decision.kind !== 'recorded') throw new Error('bench: a fresh transaction must be recorded');
       state = decision.events.reduce(evolveOrder, state);
       events.push(...toEventData(decision.events, meta(), now));

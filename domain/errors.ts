@@ -178,8 +178,13 @@ export class StorageFault extends ServerBusy {
 export class StoreUnreachable extends ServerBusy {
   override name = 'StoreUnreachable';
   readonly explanation = 'The gateway cannot reach its event store. The request may not have been recorded; repeat the identical request later';
-  override readonly logLevel = 'error';
+  // A warning without a stack: while the store is away every write is refused, and a stack per
+  // request would bury the one line that matters (what the store answered) under identical traces.
+  override readonly logLevel = 'warn';
   readonly logMessage = 'the event store cannot be reached: request refused';
+  override logFields(): Record<string, unknown> {
+    return { cause: this.gatewayCause, store: this.message };
+  }
 }
 
 /**

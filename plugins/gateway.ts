@@ -1,6 +1,6 @@
 // Decorates the app with the gateway (opened by the composition root, root.ts) and closes it when
 // the app closes; request metadata for the events.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Gateway } from '../services/gateway.js';
 import type { RequestMeta } from '../services/context.js';
@@ -24,23 +24,27 @@ const CORRELATION_ID = /^[\x21-\x7e]{1,100}$/;
 const SESSION_ID = /^SESSION[0-9]{24}$/;
 
 /** A request's path for its events: no query string, card numbers masked (a segment at a time: '/' ends a run of digits), session ids kept. */
-function maskedPath(url: string): string {
+export function maskedPath(url: string): string {
   const query = url.indexOf('?');
   const path = query < 0 ? url : url.slice(0, query);
   const masked = path.includes('SESSION') ? path.split('/').map((s) => (SESSION_ID.test(s) ? s : maskCardNumbers(s))).join('/') : maskCardNumbers(path);
   return masked.length > 300 ? masked.slice(0, 300) : masked;
 }
 
+/** The X-Correlation-Id header (a card number in it masked), else the request id. */
+export function correlationIdOf(request: FastifyRequest): string {
+  const header = request.headers['x-correlation-id'];
+  return typeof header === 'string' && CORRELATION_ID.test(header) ? maskCardNumbers(header) : String(request.id);
+}
+
 async function gatewayPlugin(app: FastifyInstance, options: GatewayPluginOptions) {
   const { gateway } = options;
   app.decorate('gateway', gateway);
   app.decorateRequest('meta', function meta() {
-    const header = this.headers['x-correlation-id'];
-    const requestId = String(this.id);
     return {
-      requestId,
+      requestId: String(this.id),
       // A card number sent as a correlation id is stored masked, as everywhere else.
-      correlationId: typeof header === 'string' && CORRELATION_ID.test(header) ? maskCardNumbers(header) : requestId,
+      correlationId: correlationIdOf(this),
       merchantId: this.merchant?.id ?? '',
       method: this.method,
       // The path only (a query string may hold anything), each segment masked where it could be a

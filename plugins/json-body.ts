@@ -1,20 +1,12 @@
 // Request bodies: JSON whatever the Content-Type says (curl -d sends a form type), with the parse
-// error in the gateway's words (a position, never a quote: a body may hold a card number). The
-// text is kept on the request (`bodyText`): an identical repeat of a payment is recognised by it
-// (services/order/payments.ts). Routes with bodies of their own replace these parsers in their
-// scope: NVP's forms (routes/nvp.ts), the pay route's repeats (routes/pay.ts).
+// error in the gateway's words (a position, never a quote: a body may hold a card number). Routes
+// with bodies of their own replace these parsers in their scope: NVP's forms (routes/nvp.ts), the
+// pay route's repeats (routes/pay.ts, which keeps the text an identical repeat is recognised by).
 import type { FastifyBodyParser, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { InvalidRequest } from '../domain/errors.js';
 import { keepNumberLiterals } from '../lib/json-literals.js';
 import { jsonSyntaxProblem } from '../lib/json-syntax.js';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The request's body as received ('' without one). */
-    bodyText: string;
-  }
-}
 
 /** The parse problem and its position, never a quote of the body (it may hold a card number). */
 function jsonParseExplanation(body: string): string {
@@ -27,12 +19,11 @@ function jsonParseExplanation(body: string): string {
 /** Members whose number text is checked as the client wrote it (amounts: services/order/pay-request.ts). */
 const CHECKED_AS_WRITTEN: ReadonlySet<string> = new Set(['amount']);
 
-/** Every body's parser: JSON, or the gateway's 400 in its words; the text kept on the request. */
+/** Every body's parser: JSON, or the gateway's 400 in its words. */
 export const parseJsonBody: FastifyBodyParser<string> = (request, text, done) => {
   // A path that names no operation is a 404 whatever its body: nothing there reads it.
   if (request.is404) return done(null, undefined);
   const body = String(text);
-  request.bodyText = body;
   // (A blank body is rare: the trim, a copy of the body, only when it could be one.)
   if (body.length === 0 || (/^\s/.test(body) && body.trim() === '')) return done(null, undefined);
   let parsed: unknown;
@@ -47,7 +38,6 @@ export const parseJsonBody: FastifyBodyParser<string> = (request, text, done) =>
 
 async function jsonBody(app: FastifyInstance) {
   app.removeAllContentTypeParsers();
-  app.decorateRequest('bodyText', '');
   // application/json too, by name: Fastify remembers the parser of a Content-Type it found by
   // name, while the catch-all is looked for again, its header parsed, on every request.
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);

@@ -27,7 +27,7 @@ function operationOf(route: Pick<RouteOptions, 'method' | 'url' | 'schema'>): st
 const UNKNOWN_PATH = 'unknown path';
 
 /** The merchant the request authenticated as, else the one its path names (a refused request's; anything may be there: masked). */
-function merchantOf(request: FastifyRequest): string | undefined {
+export function namedMerchantOf(request: FastifyRequest): string | undefined {
   if (request.merchant) return request.merchant.id;
   const params = request.params as Record<string, unknown> | undefined;
   const named = params?.merchantId ?? params?.merchantid;
@@ -38,7 +38,7 @@ function logAnswered(log: FastifyBaseLogger, request: FastifyRequest, status: nu
   const meta = request.meta();
   log.info({
     reqId: request.id,
-    merchant: merchantOf(request),
+    merchant: namedMerchantOf(request),
     correlationId: meta.correlationId,
     operation,
     method: request.method,

@@ -25,6 +25,7 @@ import { refuseIfLocked } from '../plugins/auth-failures.js';
 import { errorBody } from '../plugins/errors.js';
 import { metricsRoute } from '../plugins/metrics.js';
 import { adminHeaders, guardAdmin } from './admin-guard.js';
+import adminRequests from './admin-requests.js';
 
 export interface AdminOptions {
   password: string | undefined;
@@ -196,6 +197,8 @@ const admin: FastifyPluginAsyncTypebox<AdminOptions> = async (app, options) => {
   historyRoutes(app);
   eventRoutes(app, headers);
   asOfRoutes(app);
+  // The request journal (routes/admin-requests.ts), behind the same guard and credentials.
+  await app.register(adminRequests);
 };
 
 export default admin;

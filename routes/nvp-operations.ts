@@ -6,7 +6,8 @@ import type { TSchema } from '@sinclair/typebox';
 import type { MerchantProfile } from '../merchants.js';
 import type { RequestMeta } from '../services/context.js';
 import type { Gateway } from '../services/gateway.js';
-import { orderTransaction, retrieveOrderApi, retrieveOrderTransaction } from '../services/order/order-transactions.js';
+import { orderApiRequest, retrieveOrderApi, retrieveOrderTransaction } from '../services/order/order-api.js';
+import { handleOrderCommand } from '../services/order/order-service.js';
 import { retrieveToken } from '../services/queries/retrieval.js';
 import { createSession, retrieveSession, updateSession } from '../services/session/sessions.js';
 import { createToken, deleteToken, tokenize, type AuthMethod } from '../services/token/tokens.js';
@@ -43,9 +44,10 @@ const TOKEN = { token: 'tokenid' } as const;
 
 const transaction = (name: string): NvpOperation => ({
   params: TRANSACTION, paramsSchema: TransactionApiParams, bodySchema: TransactionBody, keepsApiOperation: true, versionRule: name, status: 201,
-  run: ({ gateway, merchant, params, body, meta }) => {
+  run: async ({ gateway, merchant, params, body, meta }) => {
     const fields = body as TransactionBody;
-    return orderTransaction(gateway, merchant, params as TransactionApiParams, fields, transactionMeta(merchant, meta, params.version ?? '100', fields));
+    const transaction = transactionMeta(merchant, meta, params.version ?? '100', fields);
+    return handleOrderCommand(gateway, await orderApiRequest(gateway, merchant, params as TransactionApiParams, fields), transaction);
   },
 });
 

@@ -1,13 +1,14 @@
 // The order API (versions 1-100, schemas/versions.ts): PUT .../order/{orderId}/transaction/{transactionId}
 // with apiOperation PAY, AUTHORIZE, CAPTURE, REFUND, VOID or VERIFY; Retrieve Transaction; Retrieve
 // Order. Basic `merchant.<merchantId>` with the API password (on version 1 a blank user id too), or
-// a client certificate. Thin: schema → service → reply. The version 3 paths of Pay with token
-// (routes/pay.ts, routes/orders.ts) are apart.
+// a client certificate. Thin: schema → the order's command or a retrieval (services/order) →
+// reply. The version 3 paths of Pay with token (routes/pay.ts, routes/orders.ts) are apart.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { documented, errorResponses } from '../schemas/responses.js';
 import { OrderApiParams, TransactionApiParams, TransactionBody } from '../schemas/transaction.js';
-import { orderTransaction, retrieveOrderApi, retrieveOrderTransaction } from '../services/order/order-transactions.js';
+import { orderApiRequest, retrieveOrderApi, retrieveOrderTransaction } from '../services/order/order-api.js';
+import { handleOrderCommand } from '../services/order/order-service.js';
 import { merchantOf, requireMerchant } from '../plugins/auth.js';
 import { requestedNotificationUrl } from '../services/notification/body.js';
 import { checkVersion, RETRIEVE_ORDER } from '../schemas/versions.js';
@@ -33,7 +34,7 @@ const transactions: FastifyPluginAsyncTypebox = async (app) => {
     const merchant = merchantOf(request);
     checkVersion(request.params.version, request.body.apiOperation);
     const meta = transactionMeta(merchant, request.meta(), request.params.version, request.body);
-    const response = await orderTransaction(app.gateway, merchant, request.params, request.body, meta);
+    const response = await handleOrderCommand(app.gateway, await orderApiRequest(app.gateway, merchant, request.params, request.body), meta);
     return reply.code(201).send(response);
   });
 

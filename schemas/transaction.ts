@@ -3,7 +3,7 @@
 // transaction.id (any characters, 1 to 40). The body is open: the fields a shop's client library
 // sends beside those tokengate uses (customer, device, order.description, ...) are accepted and
 // ignored; the fields used are typed here, and amounts (strings or JSON numbers) and what each
-// apiOperation requires are checked in services/order/order-transactions.ts.
+// apiOperation requires are checked in services/order/order-api.ts.
 import { Type, type Static } from '@sinclair/typebox';
 import { Alpha3, Opt, Pattern, Str, Strict, StringEnum } from './common.js';
 import { MerchantIdParam, VersionParam } from './pay.js';

@@ -79,11 +79,8 @@ function owned<T extends readonly RecordedEvent[]>(stream: string, events: T): T
   return events;
 }
 
-/**
- * readOwnStream without a promise where the store's memory holds the stream (`cached`:
- * Gateway.cachedStream): a pay reads its token this way (no turn of the microtask queue).
- */
-export function readOwnStreamSoon(store: EventStore, cached: ((stream: string) => readonly RecordedEvent[] | undefined) | undefined, stream: string): readonly RecordedEvent[] | Promise<readonly RecordedEvent[]> {
-  const events = cached?.(stream);
-  return events === undefined ? readOwnStream(store, stream) : owned(stream, events);
+/** readOwnStream without a promise where the store can answer at once (its readStreamSoon). */
+export function readOwnStreamSoon(store: EventStore, stream: string): readonly RecordedEvent[] | Promise<readonly RecordedEvent[]> {
+  const events = store.readStreamSoon(stream);
+  return events instanceof Promise ? events.then((read) => owned(stream, read)) : owned(stream, events);
 }

@@ -19,19 +19,6 @@ export interface Gateway {
   readonly store: EventStore;
   readonly sealer: Sealer;
   readonly readModels: ReadModelsPort;
-  /**
-   * Where the store can tell it at no cost: a stream's revision when the store holds the whole
-   * stream in memory (valid: no other writer since), undefined when reading it would cost a read of
-   * the store. A command expecting a new stream then skips the read and lets the append's expected
-   * revision (`no_stream`) check the guess; an identical repeat of a payment is answered from the
-   * recent answers while its order's revision is unchanged. Absent: the store cannot tell.
-   */
-  readonly cachedRevision?: ((stream: string) => bigint | undefined) | undefined;
-  /**
-   * A stream as the store's readStream would give it, without waiting, where the store holds it
-   * whole in memory and on disk (see cachedRevision); else undefined (read it). Absent: never.
-   */
-  readonly cachedStream?: ((stream: string) => readonly RecordedEvent[] | undefined) | undefined;
   /** Finishes scheme tokens after the request (SCHEME_TOKEN_DELAY_MS); its delayMs is the requests' too. */
   readonly schemeTokens: RunningReactor & { readonly delayMs: number };
   /** Expires sessions (SESSION_LIFETIME_MS, its lifetimeMs) and destroys their keys. */

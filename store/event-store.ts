@@ -24,9 +24,13 @@
 //     this process or any other, until closed; a slow handler delays, never loses or repeats.
 //  6. What an adapter hands out or is handed is not shared: changing it afterwards changes
 //     nothing stored. `failure`, when set, says why every append is refused until a restart.
+//  7. readStreamSoon gives what readStream would, at once (no promise) where the adapter can;
+//     knownRevision tells a stream's last revision only when no read is needed to be sure of it.
+//     Both may always take the slow way (a read; undefined): callers stay correct either way.
 //
-// Speed-ups are an adapter's own business (its options and methods, e.g. store/sqlite/README.md),
-// wired by the composition root (root.ts), never asked for through this port.
+// How an adapter is fast is its own business (its options and methods, e.g.
+// store/sqlite/README.md, wired by the composition root, root.ts): callers ask for what they need
+// (promise 7), never whether a cache exists.
 
 export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | bigint;
 
@@ -110,6 +114,19 @@ export interface EventStore {
   append(stream: string, events: readonly EventData[], options?: { expectedRevision?: ExpectedRevision }): Promise<AppendResult>;
   /** Promise 3: events of a stream in revision order; an empty array for a stream that does not exist. */
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  /**
+   * Promise 7: the whole stream as readStream gives it, without a promise where the adapter holds
+   * it in memory (as durable as readStream's answer would be), else readStream's promise. The
+   * events are not to be changed (they may be the adapter's own, frozen).
+   */
+  readStreamSoon(stream: string): readonly RecordedEvent[] | Promise<readonly RecordedEvent[]>;
+  /**
+   * Promise 7: the stream's last revision ('no_stream': it has none) when the adapter knows it
+   * without asking its storage and no writer, in this process or another, can have changed it
+   * since; undefined when only a read can tell. A caller may skip a read on it (e.g. take a
+   * stream for new and let the append's expected revision check that).
+   */
+  knownRevision(stream: string): bigint | 'no_stream' | undefined;
   /** Promise 4. */
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
   /** Promise 5: catch up from a position, then receive events as they are appended (by any process). */

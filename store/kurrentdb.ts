@@ -109,6 +109,15 @@ export class KurrentDbEventStore implements EventStore {
 
   /** Reads pages of $all (filtered on the server) after `fromPosition`. KurrentDB starts a read
    *  at the position itself, so one more event than needed is asked for and the first dropped. */
+  readStreamSoon(stream: string): Promise<readonly RecordedEvent[]> {
+    return this.readStream(stream);
+  }
+
+  /** Other instances write to the same server: only a read can tell. */
+  knownRevision(): undefined {
+    return undefined;
+  }
+
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
     try {
       return await this.readAllPages(options);

@@ -50,6 +50,16 @@ export class MemoryEventStore implements EventStore {
       e.revision >= from && (until === undefined || e.revision <= until) && (untilTime === undefined || e.created <= untilTime)));
   }
 
+  readStreamSoon(stream: string): Promise<readonly RecordedEvent[]> {
+    return this.readStream(stream);
+  }
+
+  /** Every stream is in memory, and no other process writes it. */
+  knownRevision(stream: string): bigint | 'no_stream' {
+    const events = this.streams.get(stream);
+    return events === undefined ? 'no_stream' : BigInt(events.length - 1);
+  }
+
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
     const from = Number(options.fromPosition ?? 0n);
     const to = options.maxCount === undefined ? undefined : from + options.maxCount;

@@ -1,24 +1,18 @@
-// The decider of ResolveUnknownPayment: a payment answered UNKNOWN gets its final outcome, chosen
-// by a documented deterministic rule (triggers.ts, unknownResolution). Run by the reactor of
-// services/order/unknown-resolver.ts; pure like every decider (time and the authorization code arrive
-// in the command).
+// ResolveUnknownPayment on the order aggregate: a payment answered UNKNOWN gets its final
+// outcome, chosen by a documented deterministic rule (triggers.ts, unknownResolution). Sent by the
+// reactor of services/order/unknown-resolver.ts; pure like every decider (time and the
+// authorization code arrive in the command).
 import type { PaymentOutcomeResolved } from '../events.js';
+import type { ResolveUnknownPayment } from './commands.js';
 import { orderStatus, type OrderState } from './order-state.js';
 import { statusOfTotals } from './totals.js';
 import { CODE_ANSWERS, unknownResolution } from './triggers.js';
 
-export interface ResolveUnknownPayment {
-  type: 'ResolveUnknownPayment';
-  transactionId: string;
-  authorizationCode: string;
-  now: string;
-}
-
 /** No events when the transaction is unknown to the order or no longer UNKNOWN (already resolved). */
-export function decideResolveUnknown(state: OrderState, command: ResolveUnknownPayment): PaymentOutcomeResolved[] {
-  const payment = state.exists ? state.transactions.get(command.transactionId) : undefined;
-  if (state.exists && !payment) return decideResolveModern(state, command);
-  if (!state.exists || !payment) return [];
+export function decideResolveUnknown(command: ResolveUnknownPayment, state: OrderState): PaymentOutcomeResolved[] {
+  if (!state.exists) return [];
+  const payment = state.transactions.get(command.transactionId);
+  if (!payment) return decideResolveModern(state, command);
   if (payment.outcome.result !== 'UNKNOWN') return [];
   const { gatewayCode, rule } = unknownResolution(payment.amount);
   const approved = gatewayCode === 'APPROVED';

@@ -93,8 +93,8 @@ export function evolveOrder(state: OrderState, event: OrderEvent): OrderState {
       const transactions: Map<string, Recorded> = state.exists ? new Map(state.transactions) : new Map();
       transactions.set(d.transactionId, d);
       const lock = state.inProgress?.transactionId === d.transactionId ? undefined : state.inProgress;
-      // Member by member, in the order the spreads of an earlier version wrote (every pay folds
-      // one: issue 17).
+      // Member by member, in the order the stored states have always had (every pay folds one:
+      // no copies for the optional parts).
       const next: OrderState = {
         exists: true,
         merchantId: d.merchantId,

@@ -66,8 +66,8 @@ function gatewayOnly(request: OutcomeRequest, gatewayCode: GatewayCode, gathered
 
 /** The acquirer's answer: its code and message, CSC, AVS, references, an authorization code on approval. */
 function acquirerAnswer(request: OutcomeRequest, answer: { gatewayCode: string; result: PaymentOutcome['result']; acquirerCode: string; acquirerMessage: string }, gathered: Gathered): PaymentOutcome {
-  // Member by member, in this order (what the spreads of an earlier version wrote): one shape
-  // per path, no copies of optional parts (issue 17).
+  // Member by member, in the order the stored events have always had: one object shape per path,
+  // no copies for the optional parts (every pay makes one).
   const avs = avsResponse(request.billingStreet);
   const outcome: PaymentOutcome = {
     gatewayCode: answer.gatewayCode, result: answer.result, acquirerCode: answer.acquirerCode, acquirerMessage: answer.acquirerMessage,
@@ -93,7 +93,7 @@ function merchantRiskDecision(request: OutcomeRequest, marker: ReturnType<typeof
 export function decideOutcome(request: OutcomeRequest, rule: RuleAnswer | undefined): DecidedOutcome {
   const threeDSecureCode = threeDSecureMarker(request.holderLastName);
   // What the outcome gathers before the acquirer, member by member (risk, then 3-D Secure): no
-  // spreads of optional parts (issue 17).
+  // copies for the optional parts.
   const gathered: Gathered = {};
   const marker = riskMarker(request.orderReference);
   if (marker === 'SYSTEM_REJECT') {

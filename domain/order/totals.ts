@@ -16,6 +16,13 @@ export function statusOfTotals(totals: OrderTotals, otherwise: string): string {
   return otherwise;
 }
 
+/** A transaction in another currency than the order's is refused (400 on `field`); an order not yet recorded takes any. */
+export function checkCurrency(state: OrderState, currency: string | undefined, field: string): void {
+  if (state.exists && currency !== undefined && state.currency !== currency) {
+    throw new InvalidRequest(`Value '${currency}' is invalid. The order's currency is ${state.currency}`, field);
+  }
+}
+
 /**
  * Amounts of the order's payments and authorizations answered UNKNOWN and not yet resolved: an
  * approval adds them to the totals later (domain/order/order-resolution.ts).

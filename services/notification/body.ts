@@ -7,9 +7,8 @@
 // notifications.url, and only if the merchants file allows it.
 import { foldOrder } from '../aggregates.js';
 import { orderView } from '../order/order-stream.js';
-import { payResponse } from '../order/responses.js';
-import { transactionResponse } from '../order/transaction-responses.js';
-import { transactionOf } from '../../domain/order/transactions.js';
+import { maskingOf, payResponse, transactionResponse } from '../order/responses.js';
+import { transactionOf } from '../../domain/order/order-views.js';
 import { notificationUrlAllowed, notificationUrlOf, type MerchantProfile } from '../../merchants.js';
 import { InvalidRequest } from '../../domain/errors.js';
 import type { RecordedEvent } from '../../store/event-store.js';
@@ -47,7 +46,7 @@ export function notificationContent(merchant: MerchantProfile, cause: RecordedEv
   if (url === undefined || !notificationUrlAllowed(merchant, url)) return undefined;
   const state = foldOrder(upToCause);
   if (!state.exists) return undefined;
-  const masking = merchant.repository.cardNumberMasking ?? '6.4';
+  const masking = maskingOf(merchant);
   const origin = upToCause.find((e) => (e.type === 'PaymentRecorded' || e.type === 'OrderTransactionRecorded') && (e.data as { transactionId: string }).transactionId === transactionId);
   let body: Record<string, unknown> | undefined;
   if (origin?.type === 'PaymentRecorded') {

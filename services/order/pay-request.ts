@@ -1,6 +1,7 @@
-// Pay with token, before any decision: the checks the schema cannot make (currency and its minor
-// units, amounts, country codes), the token looked up in the merchant's own repository only, and
-// the command's facts. Every refusal is a 400 naming the field.
+// Version 3's Pay with token as a transaction of the order: the checks the schema cannot make
+// (currency and its minor units, amounts, country codes), the token looked up in the merchant's
+// own repository only, the command's facts and how its answer is written. Every refusal is a 400
+// naming the field.
 import { isCountryAlpha3 } from '../../domain/countries.js';
 import { InvalidRequest } from '../../domain/errors.js';
 import { streams } from '../../domain/events.js';
@@ -12,6 +13,9 @@ import type { PayBody, PayParams } from '../../schemas/pay.js';
 import { foldToken, readOwnStreamSoon } from '../aggregates.js';
 import type { RecordedEvent } from '../../store/event-store.js';
 import type { Gateway } from '../gateway.js';
+import { orderView } from './order-stream.js';
+import type { CommandFacts, OrderRequest } from './order-service.js';
+import { maskingOf, payResponse, type PayResponse } from './responses.js';
 
 export function amountExplanation(text: string, problem: AmountProblem, currency: string): string {
   switch (problem.kind) {
@@ -48,9 +52,6 @@ export function amountOf(value: unknown, currency: string, field: string, writte
   return parsed.minor;
 }
 
-/** The command without what each attempt draws anew (time, acquirer references). */
-export type PayFacts = Omit<PayWithToken, 'now' | 'ids'>;
-
 function checkAmounts(body: PayBody): { amount: number; taxAmount: number | undefined } {
   const { transaction } = body;
   const digits = minorUnits(transaction.currency);
@@ -76,25 +77,13 @@ function checkCountry(body: PayBody): void {
   }
 }
 
-type PayableCard = { token: string; card: PayWithToken['card']; revision: bigint };
-
 /**
- * The payable card of a token's history, by the history's last event: the store's memory hands out
- * the same (frozen) event objects for as long as the stream is unchanged, so the token is folded
- * and its card copied once, not on every pay with it (issue 17). A later event is another key.
- */
-const PAYABLE = new WeakMap<RecordedEvent, PayableCard>();
-
-/**
- * The token, from the merchant's own repository only. An unknown token, a token of another
+ * The token's card, from the merchant's own repository only. An unknown token, a token of another
  * repository and a token that cannot pay get one and the same answer, so the answer says nothing
  * of other repositories. A token of this repository holding a bank account or wallet (not yet
  * stored by this release) is refused as UNSUPPORTED: pay with token moves funds from cards only.
  */
-function payableCard(history: readonly RecordedEvent[], tokenid: string): PayableCard {
-  const last = history.at(-1);
-  const known = last === undefined ? undefined : PAYABLE.get(last);
-  if (known !== undefined) return known;
+function payableCard(history: readonly RecordedEvent[], tokenid: string): { token: string; card: PayWithToken['card'] } {
   const token = foldToken(history);
   const created = history.find((e) => e.type === 'TokenCreated')?.data as { sourceOfFunds?: { type?: unknown } } | undefined;
   const sourceType = created?.sourceOfFunds?.type;
@@ -105,48 +94,42 @@ function payableCard(history: readonly RecordedEvent[], tokenid: string): Payabl
     throw new InvalidRequest(`Value '${tokenid}' is invalid. No such token in the merchant's token repository`, 'tokenid');
   }
   const { numberSealed: _sealed, ...card } = token.card;
-  const payable: PayableCard = Object.freeze({ token: token.token, card: Object.freeze(card), revision: BigInt(history.length - 1) });
-  // Only an event the store keeps (frozen) is a key: a copy would never be asked for again.
-  if (last !== undefined && Object.isFrozen(last)) PAYABLE.set(last, payable);
-  return payable;
+  return { token: token.token, card };
 }
 
-type Facts = { facts: PayFacts; tokenRevision: bigint };
+/** The request, and the revision of the token's stream it read. */
+export type PayRequest = OrderRequest<PayWithToken, PayResponse> & { tokenRevision: bigint };
 
 /**
- * The facts, and the revision of the token's stream they were read at; without a promise when the
- * store's memory holds the token (most pays).
+ * Pay with token as a transaction of the order (order-service.ts): the checks, the token read (from
+ * the store's memory where it can), the command's facts; the answer written with the merchant's
+ * masking and the request's correlationId.
  */
-export function payFacts(gateway: Gateway, merchant: MerchantProfile, params: PayParams, body: PayBody): Facts | Promise<Facts> {
-  const amounts = checkAmounts(body);
+export async function payRequest(gateway: Gateway, merchant: MerchantProfile, params: PayParams, body: PayBody): Promise<PayRequest> {
+  const { amount, taxAmount } = checkAmounts(body);
   checkCountry(body);
-  const history = readOwnStreamSoon(gateway.store, gateway.cachedStream, streams.token(merchant.repository.id, params.tokenid));
-  return history instanceof Promise ? history.then((h) => factsOf(gateway, merchant, params, body, amounts, h)) : factsOf(gateway, merchant, params, body, amounts, history);
-}
-
-function factsOf(gateway: Gateway, merchant: MerchantProfile, params: PayParams, body: PayBody, { amount, taxAmount }: ReturnType<typeof checkAmounts>, history: readonly RecordedEvent[]): Facts {
   const { transaction } = body;
-  const repositoryId = merchant.repository.id;
-  const { token, card, revision } = payableCard(history, params.tokenid);
-  const { correlationId: _notFingerprinted, ...fingerprinted } = body;
+  const history = await readOwnStreamSoon(gateway.store, streams.token(merchant.repository.id, params.tokenid));
+  const { token, card } = payableCard(history, params.tokenid);
+  const { correlationId, ...fingerprinted } = body;
   // The fingerprint is kept in the order's events and keyed by a secret of the key file: a security
   // code in it could be found again from a copy of the files in at most 10,000 tries. It counts as
   // present or not, of its length; an identical repeat with another code is the same request.
   const securityCode = body.card?.securityCode;
   if (securityCode !== undefined && fingerprinted.card) fingerprinted.card = { ...fingerprinted.card, securityCode: 'x'.repeat(securityCode.length) };
-  const facts: PayFacts = {
+  const facts: CommandFacts<PayWithToken> = {
     type: 'PayWithToken',
     merchantId: merchant.id,
     orderId: params.orderid,
     transactionId: params.transactionid,
     // (Members written in sorted order: sortedJson has nothing to sort in this object.)
     requestFingerprint: gateway.sealer.fingerprint(sortedJson({ body: fingerprinted, tokenid: params.tokenid })),
-    repositoryId,
+    repositoryId: merchant.repository.id,
     token,
     card,
     amount,
     currency: transaction.currency,
-    securityCode: body.card?.securityCode,
+    securityCode,
     billingStreet: body.billing?.address?.street,
     orderReference: body.order?.reference,
     transactionReference: transaction.reference,
@@ -159,5 +142,11 @@ function factsOf(gateway: Gateway, merchant: MerchantProfile, params: PayParams,
     bypassMerchantRiskRules: body.action?.bypassMerchantRiskRules === 'ALL',
     acquirerMerchantId: merchant.id,
   };
-  return { facts, tokenRevision: revision };
+  const masking = maskingOf(merchant);
+  return {
+    facts,
+    tokenRevision: history.at(-1)?.revision ?? -1n,
+    uniqueReference: transaction.reference,
+    answer: (payment, state, now) => payResponse(payment, orderView(state, now, payment.transactionId), correlationId, masking),
+  };
 }

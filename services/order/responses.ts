@@ -1,28 +1,33 @@
-// Response bodies built from recorded facts, so a repeated request, a replay and a retrieval
-// answer exactly what the first request answered. The recorded card number is masked 6.4 (never
-// more is stored); the merchant's stricter masking (cardNumberMasking 0.4) is applied here, when
-// answering, to every answer alike: the first, an identical repeat, Retrieve Order and Retrieve
-// Transaction.
+// The answers of both order paths, built from recorded facts, so the first answer, an identical
+// repeat, a replay and a retrieval say exactly the same: version 3's Pay with token (payResponse)
+// and the order API's transactions and orders (transactionResponse, orderResponse: the order's
+// fields in a transaction's answer are the order as that transaction left it, whatever was
+// recorded after it). The recorded card number is masked 6.4 (never more is stored); the
+// merchant's stricter masking (cardNumberMasking 0.4) is applied here, when answering, to every
+// answer alike.
 import type { PaymentRecorded } from '../../domain/events.js';
 import { minorUnits, toDecimal } from '../../domain/money.js';
 import { optional } from '../../domain/order/order.js';
+import { currentOrderAmount, referenceAsOf, type OrderState, type OrderTransaction } from '../../domain/order/order-state.js';
 import { maskCardNumber, type CardNumberMasking } from '../../domain/token/accounts.js';
+import type { MerchantProfile } from '../../merchants.js';
 
 type Payment = PaymentRecorded['data'];
+type Outcome = Payment['outcome'];
+type ExistingOrder = Extract<OrderState, { exists: true }>;
 
-const amount = (minor: number, currency: string) => toDecimal(minor, minorUnits(currency) ?? 2);
+/** How the merchant's answers mask card numbers. */
+export const maskingOf = (merchant: MerchantProfile): CardNumberMasking => merchant.repository.cardNumberMasking ?? '6.4';
 
-type Outcome = PaymentRecorded['data']['outcome'];
+const decimal = (minor: number, currency: string) => toDecimal(minor, minorUnits(currency) ?? 2);
+
 type ResponseView = Partial<{
   '3dsecure': Outcome['threeDSecure']; acquirerCode: Outcome['acquirerCode']; acquirerMessage: Outcome['acquirerMessage'];
   avs: Outcome['avs']; cardSecurityCode: Outcome['cardSecurityCode']; gatewayCode: Outcome['gatewayCode']; risk: Outcome['risk'];
 }>;
 
-/**
- * `response` of a transaction's answer (both paths): the outcome's codes, in the gateway's names,
- * sorted, the members without a value left out (member by member: one object, issue 17).
- */
-export function responseView(outcome: Outcome): ResponseView {
+/** `response` of a transaction's answer: the outcome's codes, in the gateway's names, sorted, the members without a value left out. */
+function responseView(outcome: Outcome): ResponseView {
   const view: ResponseView = {};
   if (outcome.threeDSecure !== undefined) view['3dsecure'] = outcome.threeDSecure;
   if (outcome.acquirerCode !== undefined) view.acquirerCode = outcome.acquirerCode;
@@ -34,21 +39,30 @@ export function responseView(outcome: Outcome): ResponseView {
   return view;
 }
 
+const expiryView = (expiry: { month: number; year: number }) => ({ month: String(expiry.month), year: String(expiry.year).padStart(2, '0') });
+
+/** `sourceOfFunds` of an answer: the card (number already masked) and the token it was paid with. */
+function cardSourceOfFunds(card: Payment['card'], number: string, token: string | undefined) {
+  return {
+    provided: { card: { brand: card.brand, expiry: expiryView(card.expiry), fundingMethod: card.fundingMethod, number, scheme: card.scheme } },
+    token,
+    type: 'CARD' as const,
+  };
+}
+
 /**
- * A member without a value is `undefined` here, not left out: every writer of the answer leaves it
- * out (the route's compiled serializer, sortedJson), and a copy without it per object cost µs on
- * every pay (issue 17).
+ * A version 3 payment's answer. A member without a value is `undefined` here, not left out: every
+ * writer of the answer leaves it out (the route's compiled serializer, sortedJson).
  */
 export function payResponse(payment: Payment, order: { creationTime: string; reference: string | undefined }, correlationId: string | undefined, masking: CardNumberMasking) {
   const { outcome, card, currency } = payment;
   const number = maskCardNumber(card.number, masking);
-  const paid = amount(payment.amount, currency);
-  const expiry = { month: String(card.expiry.month), year: String(card.expiry.year).padStart(2, '0') };
+  const paid = decimal(payment.amount, currency);
   const taxLocal = payment.taxLocal
-    ? { local: optional({ ...payment.taxLocal, amount: payment.taxLocal.amount === undefined ? undefined : amount(payment.taxLocal.amount, currency) }) }
+    ? { local: optional({ ...payment.taxLocal, amount: payment.taxLocal.amount === undefined ? undefined : decimal(payment.taxLocal.amount, currency) }) }
     : undefined;
   return {
-    card: { expiry, holder: payment.holder, number, token: payment.token, type: card.type },
+    card: { expiry: expiryView(card.expiry), holder: payment.holder, number, token: payment.token, type: card.type },
     correlationId,
     merchant: payment.merchantId,
     order: {
@@ -59,17 +73,13 @@ export function payResponse(payment: Payment, order: { creationTime: string; ref
       lastUpdatedTime: payment.timeOfRecord,
       reference: order.reference,
       status: payment.orderStatus,
-      totalAuthorizedAmount: amount(payment.totalsAfter.authorized, currency),
-      totalCapturedAmount: amount(payment.totalsAfter.captured, currency),
-      totalRefundedAmount: amount(payment.totalsAfter.refunded, currency),
+      totalAuthorizedAmount: decimal(payment.totalsAfter.authorized, currency),
+      totalCapturedAmount: decimal(payment.totalsAfter.captured, currency),
+      totalRefundedAmount: decimal(payment.totalsAfter.refunded, currency),
     },
     response: responseView(outcome),
     result: outcome.result,
-    sourceOfFunds: {
-      provided: { card: { brand: card.brand, expiry, fundingMethod: card.fundingMethod, number, scheme: card.scheme } },
-      token: payment.token,
-      type: 'CARD' as const,
-    },
+    sourceOfFunds: cardSourceOfFunds(card, number, payment.token),
     timeOfRecord: payment.timeOfRecord,
     transaction: {
       acquirer: outcome.acquirer,
@@ -89,4 +99,81 @@ export function payResponse(payment: Payment, order: { creationTime: string; ref
       type: 'PAYMENT' as const,
     },
   };
+}
+
+export type PayResponse = ReturnType<typeof payResponse>;
+
+/**
+ * order.amount right after transaction `t`: its own (a PAY or AUTHORIZE), else as the fold kept it
+ * for that transaction, else (a version 3 payment seen here, or an answer never recorded:
+ * LOCK_FAILURE) the order's amount as it stands.
+ */
+const amountAfter = (t: OrderTransaction, order: ExistingOrder): number =>
+  t.orderAmount ?? order.modern?.amountsAfter?.get(t.transactionId) ?? currentOrderAmount(order);
+
+const sourceOfFunds = (t: OrderTransaction, masking: CardNumberMasking) =>
+  t.source ? cardSourceOfFunds(t.source.card, maskCardNumber(t.source.card.number, masking), t.source.token) : undefined;
+
+/** An order API transaction's answer (the first, a repeat, Retrieve Transaction, a notification). */
+export function transactionResponse(t: OrderTransaction, order: ExistingOrder, version: string, masking: CardNumberMasking, correlationId?: string) {
+  const { outcome, currency } = t;
+  return optional({
+    correlationId,
+    gatewayEntryPoint: 'WEB_SERVICES_API',
+    merchant: t.merchantId,
+    order: optional({
+      amount: decimal(amountAfter(t, order), currency),
+      creationTime: order.creationTime,
+      currency,
+      id: t.orderId,
+      lastUpdatedTime: t.timeOfRecord,
+      reference: referenceAsOf(order, t.transactionId),
+      status: t.orderStatus,
+      totalAuthorizedAmount: decimal(t.totalsAfter.authorized, currency),
+      totalCapturedAmount: decimal(t.totalsAfter.captured, currency),
+      totalRefundedAmount: decimal(t.totalsAfter.refunded, currency),
+    }),
+    response: responseView(outcome),
+    result: outcome.result,
+    sourceOfFunds: sourceOfFunds(t, masking),
+    timeOfRecord: t.timeOfRecord,
+    transaction: optional({
+      acquirer: outcome.acquirer,
+      amount: decimal(t.amount, currency),
+      authorizationCode: outcome.authorizationCode,
+      currency,
+      id: t.transactionId,
+      receipt: outcome.receipt,
+      reference: t.transactionReference,
+      source: 'INTERNET',
+      stan: outcome.stan,
+      targetTransactionId: t.targetTransactionId,
+      terminal: outcome.terminal,
+      type: t.transactionType,
+    }),
+    version,
+  });
+}
+
+/** Retrieve Order: the order, its totals, and each transaction as Retrieve Transaction answers it (oldest first). */
+export function orderResponse(order: ExistingOrder, transactions: readonly OrderTransaction[], version: string, masking: CardNumberMasking) {
+  const { currency } = order;
+  const latest = transactions[transactions.length - 1];
+  return optional({
+    amount: decimal(currentOrderAmount(order), currency),
+    creationTime: order.creationTime,
+    currency,
+    id: order.orderId,
+    lastUpdatedTime: order.lastUpdatedTime,
+    merchant: order.merchantId,
+    reference: order.reference,
+    result: 'SUCCESS',
+    sourceOfFunds: latest ? sourceOfFunds(latest, masking) : undefined,
+    status: order.status,
+    totalAuthorizedAmount: decimal(order.totals.authorized, currency),
+    totalCapturedAmount: decimal(order.totals.captured, currency),
+    totalRefundedAmount: decimal(order.totals.refunded, currency),
+    transaction: transactions.map((t) => transactionResponse(t, order, version, masking)),
+    version,
+  });
 }

@@ -6,7 +6,7 @@
 // may race: the loser re-reads, finds the payment resolved, and appends nothing.
 import type { OrderTransactionRecorded, PaymentRecorded } from '../../domain/events.js';
 import { PENDING_PAYMENT } from '../../projections/pending.js';
-import { decideResolveUnknown } from '../../domain/order/order-resolution.js';
+import { decide } from '../../domain/order/order.js';
 import type { RecordedEvent } from '../../store/event-store.js';
 import { orderAggregate } from '../aggregates.js';
 import { handleCommand } from '../command-handler.js';
@@ -49,7 +49,7 @@ export class UnknownResolver extends Reactor {
     // The authorization code the acquirer gives an approval of this transaction (acquirer-ids.ts).
     const { authorizationCode } = transactionReferences(merchantId, orderId, transactionId);
     await handleCommand(this.deps, cause.stream, orderAggregate, (order, { now }) => ({
-      events: decideResolveUnknown(order, { type: 'ResolveUnknownPayment', transactionId, authorizationCode, now }),
+      events: decide({ type: 'ResolveUnknownPayment', transactionId, authorizationCode, now }, order),
       answer: () => undefined,
     }), {
       meta: (e, { now }) => ({ correlationId: cause.metadata.correlationId, causationId: cause.id, merchantId: e.data.merchantId, recordedAt: now, reactor: this.name }),

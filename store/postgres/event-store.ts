@@ -8,7 +8,7 @@
 // ids taken, each append decided as if alone (append-batch.ts; its conflict fails it alone), one
 // INSERT, COMMIT. The lock (a transaction-scoped advisory lock held until COMMIT) keeps positions in
 // commit order. Whole streams and the log's tail are answered from memory where LISTEN says nobody
-// else wrote them (memory.ts: the race that leaves); cachedStream and cachedRevision tell it.
+// else wrote them (memory.ts: the race that leaves): the port's readStreamSoon and knownRevision too.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { frozenJsonCopy } from '../../lib/json.js';
@@ -192,6 +192,19 @@ export class PostgresEventStore implements EventStore {
   cachedRevision(stream: string): bigint | undefined {
     const events = this.cachedStream(stream);
     return events === undefined ? undefined : BigInt(events.length - 1);
+  }
+
+  /** Promise 7: from memory when it holds the stream, else readStream's promise. */
+  readStreamSoon(stream: string): readonly RecordedEvent[] | Promise<readonly RecordedEvent[]> {
+    return this.cachedStream(stream) ?? this.readStream(stream);
+  }
+
+  /**
+   * Promise 7: the revision of a stream memory holds. Another instance's write is known once its
+   * notification arrived (or a higher position showed): memory.ts says what the moment before allows.
+   */
+  knownRevision(stream: string): bigint | undefined {
+    return this.cachedRevision(stream);
   }
 
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {

@@ -4,11 +4,10 @@
 // with 'group' durability one fdatasync of the WAL off the event loop covers them (group-sync.ts);
 // reads answer from the recent events in memory where they can (../recent-events.ts). Several processes may
 // share the file: every write transaction is BEGIN IMMEDIATE, and subscriptions poll for the
-// other processes' events. Beyond the port, its own speed-ups for the read models on its
-// connection (store/projection-feed.ts: readAllForProjections, readPagesAhead,
-// readForProjectionsNow, durable; setCommitListener; their tables: sqlite/read-model-tables.ts)
-// and for a caller guessing a new stream or checking a stream unchanged (cachedRevision), which
-// the composition root wires.
+// other processes' events. The port's readStreamSoon and knownRevision answer from that memory;
+// beyond the port, its own speed-ups for the read models on its connection
+// (store/projection-feed.ts: readAllForProjections, readPagesAhead, readForProjectionsNow, durable;
+// setCommitListener; their tables: sqlite/read-model-tables.ts), which the composition root wires.
 import { fdatasync, fdatasyncSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import type {
@@ -193,6 +192,16 @@ export class SqliteEventStore implements EventStore {
 
   private noteFault(error: unknown, what = 'the event store'): StorageFault | undefined {
     return this.faults.note(error, what, this.sync.failure !== undefined);
+  }
+
+  /** Promise 7: from the recent events in memory when they hold the stream and it is on disk. */
+  readStreamSoon(stream: string): readonly RecordedEvent[] | Promise<readonly RecordedEvent[]> {
+    return this.cachedStream(stream) ?? this.readStream(stream);
+  }
+
+  /** Promise 7: the revision of a stream the recent events hold (a stream not held may exist on disk). */
+  knownRevision(stream: string): bigint | undefined {
+    return this.cachedRevision(stream);
   }
 
   /**

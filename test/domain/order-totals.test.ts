@@ -7,10 +7,8 @@ import fc from 'fast-check';
 import t from 'tap';
 import { InvalidRequest } from '../../domain/errors.js';
 import type { OrderEvent, OrderTotals } from '../../domain/events.js';
-import { decidePay, evolveOrder, initialOrderState, type OrderState, type PayWithToken } from '../../domain/order/order.js';
-import { decideResolveUnknown } from '../../domain/order/order-resolution.js';
+import { decide, evolveOrder, initialOrderState, type OrderApiCommand, type OrderState, type PayWithToken } from '../../domain/order/order.js';
 import { checkTotalWithin, statusOfTotals } from '../../domain/order/totals.js';
-import { decideOrderTransaction, type OrderTransactionCommand } from '../../domain/order/transactions.js';
 
 const MAX = 10n ** 15n;
 const NOW = '2026-11-21T12:34:56.789Z';
@@ -27,10 +25,9 @@ const v3Pay = (id: string, amount: number, unknown: boolean): PayWithToken => ({
   taxLocal: undefined, acquirerMerchantId: 'M', ids, now: NOW,
 });
 
-const apiCommand = (id: string, apiOperation: OrderTransactionCommand['apiOperation'], rest: Partial<OrderTransactionCommand>): OrderTransactionCommand => ({
-  type: 'OrderTransaction', merchantId: 'M', orderId: 'O', transactionId: id, requestFingerprint: `fp-${id}`, apiOperation,
-  acquirerMerchantId: 'M', ids, now: NOW, ...rest,
-});
+const apiCommand = (id: string, type: OrderApiCommand['type'], rest: Record<string, unknown>): OrderApiCommand => ({
+  type, merchantId: 'M', orderId: 'O', transactionId: id, requestFingerprint: `fp-${id}`, acquirerMerchantId: 'M', ids, now: NOW, rules: [], ...rest,
+} as unknown as OrderApiCommand);
 
 type Step =
   | { op: 'V3' | 'PAY' | 'AUTHORIZE'; amount: number; unknown: boolean }
@@ -84,22 +81,22 @@ function expected(m: Model, s: Step, done: readonly Done[]): ((result: string | 
   }
 }
 
-function decide(state: OrderState, s: Step, id: string, done: readonly Done[]): { events: OrderEvent[]; result?: string; type?: string } {
+function decideStep(state: OrderState, s: Step, id: string, done: readonly Done[]): { events: OrderEvent[]; result?: string; type?: string } {
   switch (s.op) {
     case 'V3': {
-      const d = decidePay(state, v3Pay(id, s.amount, s.unknown));
+      const d = decide(v3Pay(id, s.amount, s.unknown), state);
       if (d.kind !== 'recorded') throw new Error(`v3 ${d.kind}`);
-      return { events: d.events, result: d.payment.outcome.result, type: 'PAYMENT' };
+      return { events: d.events, result: d.transaction.outcome.result, type: 'PAYMENT' };
     }
     case 'RESOLVE': {
       const target = done[s.target];
-      return { events: target ? decideResolveUnknown(state, { type: 'ResolveUnknownPayment', transactionId: target.id, authorizationCode: '111111', now: NOW }) : [] };
+      return { events: target ? decide({ type: 'ResolveUnknownPayment', transactionId: target.id, authorizationCode: '111111', now: NOW }, state) : [] };
     }
     default: {
-      const rest: Partial<OrderTransactionCommand> = s.op === 'VOID' ? { targetTransactionId: done[s.target]?.id ?? 'none' }
+      const rest: Record<string, unknown> = s.op === 'VOID' ? { targetTransactionId: done[s.target]?.id ?? 'none' }
         : s.op === 'PAY' || s.op === 'AUTHORIZE' ? { amount: s.amount, currency: 'BHD', source: { repositoryId: 'R', token: 'T', card: { ...card(s.unknown), type: 'MASTERCARD' } } }
           : { amount: 'amount' in s ? s.amount : 0, currency: 'BHD' };
-      const d = decideOrderTransaction(state, apiCommand(id, s.op, rest));
+      const d = decide(apiCommand(id, s.op, rest), state);
       if (d.kind !== 'recorded') throw new Error(`${s.op} ${d.kind}`);
       return { events: d.events, result: d.transaction.outcome.result, type: d.transaction.transactionType };
     }
@@ -118,9 +115,9 @@ t.test('property: totals equal a bigint model, exactly, under random transaction
     for (const [i, s] of steps.entries()) {
       const id = `t${i}`;
       const apply = expected(model, s, done);
-      let decided: ReturnType<typeof decide>;
+      let decided: ReturnType<typeof decideStep>;
       try {
-        decided = decide(state, s, id, done);
+        decided = decideStep(state, s, id, done);
       } catch (error) {
         if (!(error instanceof InvalidRequest)) throw error;
         if (apply) throw new Error(`step ${i} ${show(s)} refused (${error.message}); model ${show(model)}`);
@@ -163,7 +160,7 @@ t.test('checkTotalWithin: the maximum is 1000000000000 in every currency, counte
 });
 
 function decidePayData(authorized: number, currency: string) {
-  const d = decidePay(initialOrderState(), { ...v3Pay('x', authorized, false), currency });
+  const d = decide({ ...v3Pay('x', authorized, false), currency }, initialOrderState());
   if (d.kind !== 'recorded') throw new Error(d.kind);
-  return d.payment;
+  return d.transaction;
 }

@@ -2,11 +2,11 @@ import t, { type Test } from 'tap';
 import { InvalidRequest } from '../../domain/errors.js';
 import type { PaymentRecorded } from '../../domain/events.js';
 import {
-  decidePay, evolveOrder, initialOrderState, optional, orderStatus, type OrderState, type PayDecision, type PayWithToken,
+  decide, evolveOrder, initialOrderState, optional, orderStatus, type OrderDecision, type OrderState, type PayWithToken,
 } from '../../domain/order/order.js';
 import { deciderSpec } from '../helpers/decider.js';
 
-const spec = deciderSpec({ decide: decidePay, evolve: evolveOrder, initialState: initialOrderState });
+const spec = deciderSpec({ decide: (state: OrderState, command: PayWithToken) => decide(command, state), evolve: evolveOrder, initialState: initialOrderState });
 
 const NOW = '2026-11-21T12:34:56.789Z';
 
@@ -45,20 +45,20 @@ const expiry = (month: number, year: number) => ({ ...pay().card, expiry: { mont
 
 /** The payment of a decision that must be 'recorded' (throws otherwise, failing the test). */
 function recordPay(command: PayWithToken, state: OrderState = initialOrderState()): PaymentRecorded['data'] {
-  const decision = decidePay(state, command);
+  const decision = decide(command, state);
   if (decision.kind !== 'recorded') throw new Error(`expected a recorded decision, got ${decision.kind}`);
-  return decision.payment;
+  return decision.transaction;
 }
 
 /** The events of a recorded decision (fails the test if the decision is not 'recorded'). */
-function recordedEvents(t: Test, decision: PayDecision): PaymentRecorded[] {
+function recordedEvents(t: Test, decision: OrderDecision<PaymentRecorded['data']>): PaymentRecorded[] {
   if (decision.kind !== 'recorded') {
     t.fail(`expected a recorded decision, got ${decision.kind}`);
     return [];
   }
   t.equal(decision.events.length, 1, 'exactly one event');
-  t.strictSame(decision.payment, decision.events[0]?.data, 'payment is the event data');
-  return decision.events;
+  t.strictSame(decision.transaction, decision.events[0]?.data, 'payment is the event data');
+  return decision.events as PaymentRecorded[];
 }
 
 t.test('first payment, approved (expiry 01/39): the whole event', async (t) => {
@@ -102,7 +102,7 @@ t.test('first payment, approved (expiry 01/39): the whole event', async (t) => {
     totalsAfter: { authorized: 10000, captured: 10000, refunded: 0 },
     timeOfRecord: NOW,
   };
-  spec(t).given([]).when(command).then({ kind: 'recorded', events: [{ type: 'PaymentRecorded', data: payment }], payment });
+  spec(t).given([]).when(command).then({ kind: 'recorded', events: [{ type: 'PaymentRecorded', data: payment }], transaction: payment });
 });
 
 t.test('first payment, approved: the decisions that matter', async (t) => {
@@ -131,13 +131,13 @@ t.test('first payment, declined (expiry 05/39)', async (t) => {
 t.test('every failing row of the expiry table gives FAILED, no authorizationCode, zero totals', async (t) => {
   for (const [month, year, code] of [[5, 39, 'DECLINED'], [4, 27, 'EXPIRED_CARD'], [8, 28, 'TIMED_OUT'],
     [1, 37, 'ACQUIRER_SYSTEM_ERROR'], [2, 37, 'UNSPECIFIED_FAILURE'], [10, 26, 'EXPIRED_CARD']] as const) {
-    const decision = decidePay(initialOrderState(), pay({ card: expiry(month, year) }));
+    const decision = decide(pay({ card: expiry(month, year) }), initialOrderState());
     t.equal(decision.kind, 'recorded');
     if (decision.kind !== 'recorded') continue;
-    t.equal(decision.payment.outcome.gatewayCode, code, `${month}/${year}`);
-    t.equal(decision.payment.orderStatus, 'FAILED');
-    t.equal(decision.payment.outcome.authorizationCode, undefined);
-    t.strictSame(decision.payment.totalsAfter, { authorized: 0, captured: 0, refunded: 0 });
+    t.equal(decision.transaction.outcome.gatewayCode, code, `${month}/${year}`);
+    t.equal(decision.transaction.orderStatus, 'FAILED');
+    t.equal(decision.transaction.outcome.authorizationCode, undefined);
+    t.strictSame(decision.transaction.totalsAfter, { authorized: 0, captured: 0, refunded: 0 });
   }
 });
 
@@ -153,7 +153,7 @@ t.test('first payment, UNKNOWN (expiry 05/37): order INITIATED', async (t) => {
 });
 
 t.test('a second transaction after a decline on the same order', async (t) => {
-  const declined = decidePay(initialOrderState(), pay({ card: expiry(5, 39), amount: 2500 }));
+  const declined = decide(pay({ card: expiry(5, 39), amount: 2500 }), initialOrderState());
   if (declined.kind !== 'recorded') throw new Error('setup: expected recorded');
   const decision = spec(t).given(declined.events)
     .when(pay({ transactionId: 'tx-2', requestFingerprint: 'fp-2', amount: 2500 })).result();
@@ -175,9 +175,9 @@ t.test('totals add up over several transactions', async (t) => {
   ];
   for (const [transactionId, month, year, amount] of steps) {
     const state = events.reduce(evolveOrder, initialOrderState());
-    const decision = decidePay(state, pay({ transactionId, requestFingerprint: `fp-${transactionId}`, card: expiry(month, year), amount }));
+    const decision = decide(pay({ transactionId, requestFingerprint: `fp-${transactionId}`, card: expiry(month, year), amount }), state);
     if (decision.kind !== 'recorded') throw new Error('expected recorded');
-    events.push(...decision.events);
+    events.push(...(decision.events as PaymentRecorded[]));
   }
   t.strictSame(events.map((e) => e.data.totalsAfter), [
     { authorized: 1000, captured: 1000, refunded: 0 },
@@ -195,7 +195,7 @@ t.test('totals add up over several transactions', async (t) => {
 });
 
 t.test('an identical repeat is replayed: the recorded payment, no events', async (t) => {
-  const first = decidePay(initialOrderState(), pay({ securityCode: '102' }));
+  const first = decide(pay({ securityCode: '102' }), initialOrderState());
   if (first.kind !== 'recorded') throw new Error('setup: expected recorded');
   // the repeat happens later, when the acquirer would answer otherwise: the record wins
   const repeat = pay({
@@ -203,19 +203,19 @@ t.test('an identical repeat is replayed: the recorded payment, no events', async
     now: '2027-03-01T00:00:00.000Z',
     ids: { authorizationCode: '999999', receipt: '999999999999', stan: '999999', acquirerTransactionId: 'ATX-9', batch: 1 },
   });
-  spec(t).given(first.events).when(repeat).then({ kind: 'replayed', payment: first.payment });
-  const decision = decidePay(first.events.reduce(evolveOrder, initialOrderState()), repeat);
+  spec(t).given(first.events).when(repeat).then({ kind: 'replayed', transaction: first.transaction });
+  const decision = decide(repeat, first.events.reduce(evolveOrder, initialOrderState()));
   t.notOk('events' in decision, 'no events');
 });
 
 t.test('an identical repeat of a declined transaction is replayed too', async (t) => {
-  const first = decidePay(initialOrderState(), pay({ card: expiry(5, 39) }));
+  const first = decide(pay({ card: expiry(5, 39) }), initialOrderState());
   if (first.kind !== 'recorded') throw new Error('setup: expected recorded');
-  spec(t).given(first.events).when(pay({ card: expiry(5, 39) })).then({ kind: 'replayed', payment: first.payment });
+  spec(t).given(first.events).when(pay({ card: expiry(5, 39) })).then({ kind: 'replayed', transaction: first.transaction });
 });
 
 t.test('the same transactionId with a different fingerprint is refused', async (t) => {
-  const first = decidePay(initialOrderState(), pay());
+  const first = decide(pay(), initialOrderState());
   if (first.kind !== 'recorded') throw new Error('setup: expected recorded');
   spec(t).given(first.events).when(pay({ requestFingerprint: 'fp-other', amount: 20000 }))
     .thenThrows(InvalidRequest, (error) => {
@@ -225,7 +225,7 @@ t.test('the same transactionId with a different fingerprint is refused', async (
 });
 
 t.test('a second transaction in another currency is refused on transaction.currency', async (t) => {
-  const first = decidePay(initialOrderState(), pay());
+  const first = decide(pay(), initialOrderState());
   if (first.kind !== 'recorded') throw new Error('setup: expected recorded');
   spec(t).given(first.events).when(pay({ transactionId: 'tx-2', requestFingerprint: 'fp-2', currency: 'EUR' }))
     .thenThrows(InvalidRequest, (error) => {
@@ -236,7 +236,7 @@ t.test('a second transaction in another currency is refused on transaction.curre
 });
 
 t.test('after a decline the currency of the order is still fixed', async (t) => {
-  const first = decidePay(initialOrderState(), pay({ card: expiry(5, 39) }));
+  const first = decide(pay({ card: expiry(5, 39) }), initialOrderState());
   if (first.kind !== 'recorded') throw new Error('setup: expected recorded');
   spec(t).given(first.events).when(pay({ transactionId: 'tx-2', requestFingerprint: 'fp-2', currency: 'JPY' }))
     .thenThrows(InvalidRequest, (error) => t.equal(error.field, 'transaction.currency'));
@@ -249,10 +249,10 @@ t.test('the security code is never recorded', async (t) => {
     ['5791', 'UATP', 'NOT_SUPPORTED'],
   ] as const) {
     const card = { ...pay().card, brand, scheme: brand };
-    const decision = decidePay(initialOrderState(), pay({ securityCode, card }));
+    const decision = decide(pay({ securityCode, card }), initialOrderState());
     if (decision.kind !== 'recorded') throw new Error('expected recorded');
     const json = JSON.stringify(decision.events);
-    t.equal(decision.payment.outcome.cardSecurityCode?.gatewayCode, expected, `${brand} ${securityCode}`);
+    t.equal(decision.transaction.outcome.cardSecurityCode?.gatewayCode, expected, `${brand} ${securityCode}`);
     t.notOk(json.includes(securityCode), `${securityCode} is not in the event`);
     t.notMatch(json, /securityCode/, 'no securityCode member');
   }
@@ -303,12 +303,12 @@ t.test('card.type follows brand and funding', async (t) => {
 });
 
 t.test('evolve: the order keeps its first creation time and reference', async (t) => {
-  const first = decidePay(initialOrderState(), pay({ orderReference: 'first-ref', card: expiry(5, 39) }));
+  const first = decide(pay({ orderReference: 'first-ref', card: expiry(5, 39) }), initialOrderState());
   if (first.kind !== 'recorded') throw new Error('setup');
   const afterFirst = first.events.reduce(evolveOrder, initialOrderState());
-  const second = decidePay(afterFirst, pay({
+  const second = decide(pay({
     transactionId: 'tx-2', requestFingerprint: 'fp-2', orderReference: 'second-ref', now: '2026-11-22T08:00:00.000Z',
-  }));
+  }), afterFirst);
   if (second.kind !== 'recorded') throw new Error('setup');
   const state = spec(t).given([...first.events, ...second.events]).state;
   t.ok(state.exists);

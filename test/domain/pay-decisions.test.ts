@@ -3,8 +3,7 @@
 import t from 'tap';
 import { InvalidRequest } from '../../domain/errors.js';
 import type { OrderEvent } from '../../domain/events.js';
-import { decidePay, evolveOrder, initialOrderState, type PayWithToken } from '../../domain/order/order.js';
-import { decideResolveUnknown } from '../../domain/order/order-resolution.js';
+import { decide, evolveOrder, initialOrderState, type PayWithToken } from '../../domain/order/order.js';
 import type { MerchantRule } from '../../domain/merchant-rules.js';
 
 const NOW = '2026-11-21T12:00:00.000Z';
@@ -27,33 +26,33 @@ const slow: MerchantRule[] = [{ match: { reference: 'slow' }, answer: { latencyM
 
 t.test('a rule with latency: started first, then recorded by the same attempt', async (t) => {
   const command = pay({ rules: slow, orderReference: 'slow' });
-  const start = decidePay(initialOrderState(), command);
+  const start = decide(command, initialOrderState());
   if (start.kind !== 'started') throw new Error(`expected started, got ${start.kind}`);
   t.equal(start.latencyMs, 500);
   t.equal(start.events[0]?.data.lockExpiresAt, '2026-11-21T12:00:10.500Z', 'latency plus the 10 s margin');
   const state = fold(start.events);
-  const record = decidePay(state, { ...command, now: '2026-11-21T12:00:00.600Z' });
+  const record = decide({ ...command, now: '2026-11-21T12:00:00.600Z' }, state);
   t.equal(record.kind, 'recorded');
   if (record.kind !== 'recorded') return;
-  t.equal(record.payment.latencyMs, 500);
-  t.equal(record.payment.rule, 0);
+  t.equal(record.transaction.latencyMs, 500);
+  t.equal(record.transaction.rule, 0);
   t.notOk(fold([...start.events, ...record.events]).inProgress, 'the record frees the order');
 
   t.test('meanwhile: an identical repeat waits, another body is refused, another transaction is LOCK_FAILURE', async (t) => {
-    t.strictSame(decidePay(state, { ...command, attemptId: 'a-2', now: LATER }), { kind: 'inFlight', until: '2026-11-21T12:00:10.500Z' });
-    t.throws(() => decidePay(state, { ...command, attemptId: 'a-2', requestFingerprint: 'fp-x', now: LATER }), InvalidRequest);
-    const locked = decidePay(state, pay({ transactionId: 'tx-2', requestFingerprint: 'fp-2', attemptId: 'a-3', now: LATER }));
+    t.strictSame(decide({ ...command, attemptId: 'a-2', now: LATER }, state), { kind: 'inFlight', until: '2026-11-21T12:00:10.500Z' });
+    t.throws(() => decide({ ...command, attemptId: 'a-2', requestFingerprint: 'fp-x', now: LATER }, state), InvalidRequest);
+    const locked = decide(pay({ transactionId: 'tx-2', requestFingerprint: 'fp-2', attemptId: 'a-3', now: LATER }), state);
     t.equal(locked.kind, 'locked');
     if (locked.kind !== 'locked') return;
-    t.equal(locked.payment.outcome.gatewayCode, 'LOCK_FAILURE');
-    t.equal(locked.payment.outcome.result, 'FAILURE');
-    t.notOk('acquirerCode' in locked.payment.outcome);
+    t.equal(locked.transaction.outcome.gatewayCode, 'LOCK_FAILURE');
+    t.equal(locked.transaction.outcome.result, 'FAILURE');
+    t.notOk('acquirerCode' in locked.transaction.outcome);
   });
 
   t.test('after the lock expired: another transaction goes ahead; the abandoned one may start again', async (t) => {
     const expired = '2026-11-21T12:00:11.000Z';
-    t.equal(decidePay(state, pay({ transactionId: 'tx-2', requestFingerprint: 'fp-2', attemptId: 'a-3', now: expired })).kind, 'recorded');
-    t.equal(decidePay(state, { ...command, attemptId: 'a-4', now: expired }).kind, 'started');
+    t.equal(decide(pay({ transactionId: 'tx-2', requestFingerprint: 'fp-2', attemptId: 'a-3', now: expired }), state).kind, 'recorded');
+    t.equal(decide({ ...command, attemptId: 'a-4', now: expired }, state).kind, 'started');
   });
 });
 
@@ -64,21 +63,21 @@ t.test('rules: gatewayCode, SERVER_BUSY, SERVER_FAILED, the first match wins', a
     { match: { card: 'VISA' }, answer: { fault: 'SERVER_BUSY', latencyMs: 5 } },
     { match: { reference: 'lost' }, answer: { fault: 'SERVER_FAILED' } },
   ];
-  const first = decidePay(initialOrderState(), pay({ rules }));
-  t.equal(first.kind === 'recorded' && first.payment.outcome.gatewayCode, 'INSUFFICIENT_FUNDS');
-  const second = decidePay(initialOrderState(), pay({ rules, amount: 1001 }));
-  t.equal(second.kind === 'recorded' && second.payment.outcome.gatewayCode, 'REFERRED');
+  const first = decide(pay({ rules }), initialOrderState());
+  t.equal(first.kind === 'recorded' && first.transaction.outcome.gatewayCode, 'INSUFFICIENT_FUNDS');
+  const second = decide(pay({ rules, amount: 1001 }), initialOrderState());
+  t.equal(second.kind === 'recorded' && second.transaction.outcome.gatewayCode, 'REFERRED');
   const visa = { ...pay().card, brand: 'VISA' as const, scheme: 'VISA' as const };
-  t.strictSame(decidePay(initialOrderState(), pay({ rules, amount: 5, card: visa })), { kind: 'busy', latencyMs: 5 });
-  const lost = decidePay(initialOrderState(), pay({ rules, amount: 5, orderReference: 'lost' }));
-  t.equal(lost.kind === 'recorded' && lost.payment.fault, 'SERVER_FAILED');
+  t.strictSame(decide(pay({ rules, amount: 5, card: visa }), initialOrderState()), { kind: 'busy', latencyMs: 5 });
+  const lost = decide(pay({ rules, amount: 5, orderReference: 'lost' }), initialOrderState());
+  t.equal(lost.kind === 'recorded' && lost.transaction.fault, 'SERVER_FAILED');
 });
 
 t.test('risk: reject before authorization, reversal after it, bypass, system rules', async (t) => {
   const outcome = (overrides: Partial<PayWithToken>) => {
-    const decision = decidePay(initialOrderState(), pay(overrides));
+    const decision = decide(pay(overrides), initialOrderState());
     if (decision.kind !== 'recorded') throw new Error('expected recorded');
-    return decision.payment;
+    return decision.transaction;
   };
   const rejected = outcome({ orderReference: 'RISK_REJECT' });
   t.strictSame(rejected.outcome.risk, { gatewayCode: 'REJECT', reversalTransactionResult: 'NOT_APPLICABLE' });
@@ -104,9 +103,9 @@ t.test('risk: reject before authorization, reversal after it, bypass, system rul
 
 t.test('3-D Secure markers', async (t) => {
   const outcome = (lastName: string) => {
-    const decision = decidePay(initialOrderState(), pay({ holder: { lastName } }));
+    const decision = decide(pay({ holder: { lastName } }), initialOrderState());
     if (decision.kind !== 'recorded') throw new Error('expected recorded');
-    return decision.payment.outcome;
+    return decision.transaction.outcome;
   };
   t.strictSame(outcome('Smith 3DS_AUTHENTICATED').threeDSecure, { gatewayCode: 'AUTHENTICATED' });
   t.equal(outcome('Smith 3DS_AUTHENTICATED').gatewayCode, 'APPROVED');
@@ -120,18 +119,18 @@ t.test('3-D Secure markers', async (t) => {
 t.test('ResolveUnknownPayment: by amount parity, once', async (t) => {
   const unknownCard = { ...pay().card, expiry: { month: 5, year: 37 } };
   for (const [amount, gatewayCode, captured] of [[1250, 'APPROVED', 1250], [1251, 'DECLINED', 0]] as const) {
-    const recorded = decidePay(initialOrderState(), pay({ card: unknownCard, amount }));
+    const recorded = decide(pay({ card: unknownCard, amount }), initialOrderState());
     if (recorded.kind !== 'recorded') throw new Error('expected recorded');
-    t.equal(recorded.payment.orderStatus, 'INITIATED');
+    t.equal(recorded.transaction.orderStatus, 'INITIATED');
     const state = fold(recorded.events);
-    const events = decideResolveUnknown(state, { type: 'ResolveUnknownPayment', transactionId: 'tx-1', authorizationCode: '654321', now: LATER });
+    const events = decide({ type: 'ResolveUnknownPayment', transactionId: 'tx-1', authorizationCode: '654321', now: LATER }, state);
     t.equal(events.length, 1);
     t.equal(events[0]?.data.gatewayCode, gatewayCode);
     t.equal(events[0]?.data.totalsAfter.captured, captured);
     const after = fold([...recorded.events, ...events]);
     t.equal(after.exists && after.transactions.get('tx-1')?.outcome.gatewayCode, gatewayCode);
     t.equal(after.exists && after.status, captured ? 'CAPTURED' : 'FAILED');
-    t.strictSame(decideResolveUnknown(after, { type: 'ResolveUnknownPayment', transactionId: 'tx-1', authorizationCode: '1', now: LATER }), [], 'resolved once');
+    t.strictSame(decide({ type: 'ResolveUnknownPayment', transactionId: 'tx-1', authorizationCode: '1', now: LATER }, after), [], 'resolved once');
   }
-  t.strictSame(decideResolveUnknown(initialOrderState(), { type: 'ResolveUnknownPayment', transactionId: 'tx-1', authorizationCode: '1', now: LATER }), []);
+  t.strictSame(decide({ type: 'ResolveUnknownPayment', transactionId: 'tx-1', authorizationCode: '1', now: LATER }, initialOrderState()), []);
 });

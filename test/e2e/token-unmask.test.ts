@@ -35,6 +35,20 @@ function post(url: string, ca: Buffer, identity: { cert: Buffer; key: Buffer } |
   });
 }
 
+const ADMIN_PASSWORD = 'admin-password-for-the-unmask-test';
+
+function get(url: string, ca: Buffer, path: string, authorization: string) {
+  return new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const req = request(url + path, { method: 'GET', ca, headers: { authorization } }, (res) => {
+      let text = '';
+      res.on('data', (c) => { text += String(c); });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 t.test('UNMASK: the clear number with a client certificate, masked with Basic authentication', async (t) => {
   const dir = t.testdir();
   const keys = pki(dir);
@@ -44,6 +58,7 @@ t.test('UNMASK: the clear number with a client certificate, masked with Basic au
   const server = await startServer({
     EVENT_STORE: 'memory:', MERCHANTS_FILE: join(dir, 'merchants.json'),
     TLS_CERT_FILE: join(dir, 'server.crt'), TLS_KEY_FILE: join(dir, 'server.key'), TLS_CLIENT_CA_FILE: join(dir, 'ca.crt'),
+    ADMIN_PASSWORD,
   });
   t.teardown(() => server.stop('SIGKILL'));
   const unmask = { responseControls: { sensitiveData: 'UNMASK' } };
@@ -60,4 +75,13 @@ t.test('UNMASK: the clear number with a client certificate, masked with Basic au
   const basic = await post(server.url, keys.ca, undefined, cardBody, tokenAuth(M1));
   t.equal(basic.status, 201);
   t.equal(basic.json.sourceOfFunds.provided.card.number, '512345xxxxxx0008', 'Basic + UNMASK: masked');
+
+  // The request journal keeps the unmasked answers masked.
+  const journal = await get(server.url, keys.ca, '/admin/api/requests', `Basic ${Buffer.from(`admin:${ADMIN_PASSWORD}`).toString('base64')}`);
+  t.equal(journal.status, 200);
+  t.notOk(journal.text.includes('5123450000000008') || journal.text.includes('123456789'), 'no clear number in the journal');
+  const requests = (JSON.parse(journal.text) as { requests: Array<Record<string, any>> }).requests;
+  t.equal(requests.length, 4);
+  t.equal(requests[3]!.response.sourceOfFunds.provided.card.number, '512345xxxxxx0008', 'the unmasked answer, masked in the journal');
+  t.equal(requests[2]!.response.sourceOfFunds.provided.ach.bankAccountNumber, 'xxxxx6789', 'its bank account number too');
 });

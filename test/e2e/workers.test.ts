@@ -27,6 +27,19 @@ function onNewConnection(url: string, authorization: string, merchantId = M2.id)
     req.end(JSON.stringify(cardBody('5123450000000008', '1', '39')));
   });
 }
+/** A GET on a connection of its own (so the primary hands it to the next worker): its status, body and the pid that answered (X-Request-Id names no pid: the log line does). */
+function getOnNewConnection(url: string, path: string, authorization: string): Promise<{ status: number; body: string; requestId: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url + path, { method: 'GET', agent: false, headers: { authorization, connection: 'close' } }, (res) => {
+      let body = '';
+      res.on('data', (chunk) => { body += String(chunk); });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, requestId: String(res.headers['x-request-id']) }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+const ADMIN_PASSWORD = 'admin-password-for-the-workers-test';
 const WRONG = tokenAuth({ id: M2.id, apiPassword: 'not-the-password-of-merchant-two-00000' });
 /** The pids that answered `status` (each request's 'request' line; a line may come after its answer). */
 const answeredWith = (g: GatewayProcess, status: number) =>
@@ -47,7 +60,7 @@ t.test('WORKERS=2 on one SQLite file', async (t) => {
   const file = join(dir, 'data', 'gateway.db');
   const gateway = await startGateway([SERVER], {
     WORKERS: '2', EVENT_STORE: `sqlite:${file}`, MERCHANTS_FILE: join(dir, 'merchants.json'), UNKNOWN_RESOLUTION_DELAY_MS: '300',
-    AUTH_FAILURE_LIMIT: '6',
+    AUTH_FAILURE_LIMIT: '6', ADMIN_PASSWORD,
   });
   t.teardown(() => gateway.stop('SIGKILL'));
   const { url } = gateway;
@@ -81,6 +94,21 @@ t.test('WORKERS=2 on one SQLite file', async (t) => {
     const answeredBy = () => new Set(gateway.logs().filter((l) => l.msg === 'request').map((l) => l.pid as number));
     await gateway.until(() => answeredBy().size >= 2, 'request lines from both workers', 20_000).catch(() => undefined);
     t.same([...answeredBy()].sort(), [...pids].sort(), 'both workers answered requests');
+  });
+
+  await t.test("the request journal answers with both workers' requests, whichever worker takes the query", async (t) => {
+    const answeredBy = new Set<number>();
+    for (let i = 0; i < 4; i++) {
+      const res = await getOnNewConnection(url, '/admin/api/requests?operation=PAY&order=10000000001&limit=1000', `Basic ${Buffer.from(`admin:${ADMIN_PASSWORD}`).toString('base64')}`);
+      t.equal(res.status, 200, `query ${i + 1}: 200`);
+      const requests = (JSON.parse(res.body) as { requests: Array<{ id: string; at: string; status: number }> }).requests;
+      t.equal(new Set(requests.map((r) => r.id)).size, 50, `query ${i + 1}: the 50 pays, answered by either worker`);
+      t.same(requests.map((r) => r.at), requests.map((r) => r.at).sort().reverse(), 'newest first');
+      const line = () => gateway.logs().find((l) => l.msg === 'request' && l.reqId === res.requestId);
+      await gateway.until(() => line() !== undefined, "the query's log line");
+      answeredBy.add(line()!.pid as number);
+    }
+    t.equal(answeredBy.size, 2, 'both workers answered queries');
   });
 
   await t.test('an UNKNOWN payment is resolved once, though both workers schedule it', async (t) => {

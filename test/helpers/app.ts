@@ -2,6 +2,7 @@
 import type { Test } from 'tap';
 import { buildApp } from '../../app.js';
 import type { EventStoreConfig, Limits } from '../../config.js';
+import type { JournalPluginOptions } from '../../plugins/journal.js';
 import { parseMerchants } from '../../merchants.js';
 
 export const MERCHANTS = {
@@ -54,12 +55,13 @@ export const cardBody = (number = '5123450000000008', month = '1', year = '39', 
  * An app on a fresh store. Tests send many refused credentials on purpose, so the limit of failed
  * authentications per client is high unless a test sets it (test/http/auth-limits.test.ts does).
  */
-export async function buildTestApp(t: Test, options: { eventStore?: EventStoreConfig; merchants?: unknown; adminPassword?: string; limits?: Partial<Limits> } = {}) {
+export async function buildTestApp(t: Test, options: { eventStore?: EventStoreConfig; merchants?: unknown; adminPassword?: string; limits?: Partial<Limits>; journal?: JournalPluginOptions } = {}) {
   const app = await buildApp({
     eventStore: options.eventStore ?? { kind: 'memory' },
     merchants: parseMerchants(options.merchants ?? MERCHANTS, 'test merchants'),
     adminPassword: options.adminPassword,
     limits: { authFailureLimit: 1_000_000, ...options.limits },
+    journal: options.journal,
   });
   t.teardown(() => app.close());
   return app;

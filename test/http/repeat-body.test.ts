@@ -1,5 +1,5 @@
-// An identical repeat answered from the recent answers: its body text is not parsed again (the
-// body parsed at its first repeat is used, routes/pay.ts), and nothing else changes: any other
+// An identical repeat answered from the recent answers (services/order/recent-answers.ts): its body
+// text is not parsed again (the body parsed at its first repeat is used), and nothing else changes: any other
 // text at the same order and transaction is parsed and validated as always, whatever its
 // Content-Type, and the repeat's answer is the recorded one.
 import { join } from 'node:path';

@@ -15,7 +15,8 @@ import { responseSerializer, serializerDecisions, sortedSchema, type Serializer 
 import { PayBody } from '../../schemas/pay.js';
 import { documented, ErrorBody, PayResponse, TokenResponse } from '../../schemas/responses.js';
 import { TokenBody } from '../../schemas/token.js';
-import { payWithToken } from '../../services/order/payments.js';
+import { handleOrderCommand } from '../../services/order/order-service.js';
+import { payRequest } from '../../services/order/pay-request.js';
 import { retrieveOrder, retrieveToken, retrieveTransaction } from '../../services/queries/retrieval.js';
 import { createToken } from '../../services/token/tokens.js';
 import { buildTestApp, createToken as createStoredToken, M1, M2, UNIQUE, payAuth, tokenAuth } from '../helpers/app.js';
@@ -64,7 +65,7 @@ async function pay(t: Test, app: App, samples: Samples, what: string, merchant: 
     return res;
   }
   const params = { merchantid: merchant.id, tokenid: token, orderid: order, transactionid: '1' };
-  const object = await payWithToken(app.gateway, profileOf(app, merchant.id), params, body as PayBody, meta(merchant.id));
+  const object = await handleOrderCommand(app.gateway, await payRequest(app.gateway, profileOf(app, merchant.id), params, body as PayBody), meta(merchant.id));
   t.equal(res.body, sortedJson(object), `${what}: the HTTP body is sortedJson of the response object`);
   samples.pay.push([what, object]);
   const retrieved = await retrieveTransaction(app.gateway, profileOf(app, merchant.id), order, '1');

@@ -126,3 +126,19 @@ t.test('an event store that cannot be reached (KurrentDB unavailable): 503 SERVE
   t.match(res.json().error.explanation, /cannot reach its event store/);
   t.notMatch(res.body, /127\.0\.0\.1/, 'the body does not name the node');
 });
+
+t.test('while the event store cannot be reached, each refused request logs one warning naming the store, without a stack', async (t) => {
+  const { app, lines } = await sqliteApp(t);
+  const token = (await createToken(app)).json().token as string;
+  const { PostgresUnavailableError } = await import('../../store/postgres/errors.js');
+  const down = new PostgresUnavailableError('postgres://db.internal:5432/gateway', Object.assign(new Error('connect ECONNREFUSED 10.0.0.9:5432'), { code: 'ECONNREFUSED' }));
+  Object.defineProperty(app.gateway.store, 'append', { value: () => Promise.reject(down), configurable: true });
+  for (const order of ['60000000001', '60000000002']) t.equal((await pay(app, token, order)).statusCode, 503);
+  const refused = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.msg === 'the event store cannot be reached: request refused');
+  t.equal(refused.length, 2, 'one line per refused request');
+  for (const line of refused) {
+    t.equal(line.level, 40, 'a warning, not an error');
+    t.equal(line.err, undefined, 'no error object, so no stack');
+    t.match(line.store, /PostgreSQL at postgres:\/\/db\.internal:5432\/gateway is unavailable: connect ECONNREFUSED/, 'what the store answered');
+  }
+});

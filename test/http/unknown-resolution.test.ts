@@ -26,8 +26,7 @@ async function until(what: string, check: () => Promise<boolean> | boolean, ms =
 
 const orderDoc = (app: App, order: string) => app.gateway.readModels.get<{ status: string; totalCapturedAmount: number; transactions: Array<{ gatewayCode: string }> }>('orders', `${M1.id}/${order}`);
 
-// On SQLite too: there an identical repeat may be answered from the recent answers, which must
-// not outlive the resolution (services/order/payments.ts).
+// On SQLite too: there the order is read from the store's memory, which must follow the resolution.
 for (const [storeName, eventStore] of [['memory', { kind: 'memory' }], ['sqlite', { kind: 'sqlite', path: ':memory:' }]] as const) t.test(`an even amount resolves APPROVED: totals, status, read model and repeats follow (${storeName})`, async (t) => {
   const app = await buildTestApp(t, { merchants: MERCHANTS_WITH_RULES, eventStore });
   const token = await storedCard(app, M1, 5, 37);
@@ -35,7 +34,7 @@ for (const [storeName, eventStore] of [['memory', { kind: 'memory' }], ['sqlite'
   const first = await payAs(app, M1, token, payBody('12.50'), order, 'tx-1');
   t.equal(first.json().response.gatewayCode, 'UNKNOWN');
   t.equal(first.json().order.status, 'INITIATED');
-  // A repeat before the resolution (100 ms later): on SQLite its answer is kept in the recent answers.
+  // A repeat before the resolution (100 ms later).
   const early = (await payAs(app, M1, token, payBody('12.50'), order, 'tx-1')).json();
   t.ok(['UNKNOWN', 'APPROVED'].includes(early.response.gatewayCode), `a repeat before or after the resolution (${early.response.gatewayCode})`);
   await until('the resolution', async () => (await typesOf(app, order)).includes('PaymentOutcomeResolved'));

@@ -272,6 +272,25 @@ export function eventStoreContract(t: Test, makeStore: () => Promise<StoreHarnes
     t.same(await store.readStream('nope', { fromRevision: 0n, untilRevision: 10n, untilTime: new Date() }), []);
   });
 
+  t.test('readStreamSoon gives what readStream gives; knownRevision, when it tells, tells the truth', async (t) => {
+    const { store } = await open(t);
+    const known = (stream: string, actual: bigint | 'no_stream', what: string) => {
+      const told = store.knownRevision(stream);
+      t.ok(told === undefined || told === actual, `${what}: knownRevision ${String(told)} is unknown or ${String(actual)}`);
+    };
+    known('soon-1', 'no_stream', 'a stream never written');
+    t.same(await store.readStreamSoon('soon-1'), [], 'a stream never written reads empty');
+    await store.append('soon-1', events(3), { expectedRevision: 'no_stream' });
+    await store.append('soon-2', events(1));
+    t.same(await store.readStreamSoon('soon-1'), await store.readStream('soon-1'), 'after appends: the same events as readStream');
+    known('soon-1', 2n, 'after three events');
+    await store.readStream('soon-1');
+    known('soon-1', 2n, 'after a read');
+    await store.append('soon-1', events(1), { expectedRevision: 2n });
+    known('soon-1', 3n, 'after one more');
+    t.same((await store.readStreamSoon('soon-1')).map((e) => e.revision), [0n, 1n, 2n, 3n], 'the event just appended too');
+  });
+
   t.test('readStream fromRevision and untilRevision are inclusive bounds', async (t) => {
     const { store } = await open(t);
     await store.append('range-1', events(5));

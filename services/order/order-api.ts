@@ -1,34 +1,26 @@
-// The order API (schemas/versions.ts): PUT .../order/{orderId}/transaction/{transactionId} (PAY,
-// AUTHORIZE, CAPTURE, REFUND, VOID, VERIFY), Retrieve Transaction and Retrieve Order. One command
-// handler loop over the order's stream (services/command-handler.ts), the same stream as version
-// 3's Pay with token (streams.order): a version 3 order and an order of this API with the same id
-// are one order. The decision is domain/order/transactions.ts; here: the request's checks the
+// The order API (schemas/versions.ts): Retrieve Transaction, Retrieve Order, and PUT .../order/{orderId}/transaction/{transactionId}
+// with apiOperation PAY, AUTHORIZE, CAPTURE, REFUND, VOID or VERIFY, as a transaction of the order
+// (order-service.ts: the same stream and path as version 3's Pay with token, so a version 3 order
+// and an order of this API with the same id are one order). Here: the request's checks the
 // schema cannot make (what each apiOperation requires, amounts as strings or JSON numbers), the
 // token looked up in the merchant's own repository, the fingerprint of the request, the answer.
-import { randomUUID } from 'node:crypto';
-import { detectBrand, fundingMethodOf, luhnValid, mask64, schemeOf } from '../../domain/card.js';
-import { InvalidRequest, SimulatedFault } from '../../domain/errors.js';
-import { streams, type ApiOperation, type OrderSource } from '../../domain/events.js';
+import { detectBrand, fundingMethodOf, luhnValid, mask64, schemeOf, cardTypeOf } from '../../domain/card.js';
+import { InvalidRequest } from '../../domain/errors.js';
+import { streams, type OrderSource } from '../../domain/events.js';
 import { minorUnits } from '../../domain/money.js';
-import { cardTypeOf } from '../../domain/card.js';
-import type { OrderState, OrderTransaction } from '../../domain/order/order-state.js';
-import { decideOrderTransaction, transactionOf, type OrderTransactionCommand } from '../../domain/order/transactions.js';
+import type { OrderApiCommand, OrderState } from '../../domain/order/order.js';
+import type { OrderTransaction } from '../../domain/order/order-state.js';
+import { transactionOf } from '../../domain/order/order-views.js';
 import { sortedJson } from '../../lib/json.js';
 import { numberLiteral } from '../../lib/json-literals.js';
 import type { MerchantProfile } from '../../merchants.js';
 import type { OrderApiParams, TransactionApiParams, TransactionBody } from '../../schemas/transaction.js';
-import { foldOrder, foldToken, orderAggregate, readOwnStream } from '../aggregates.js';
+import { foldOrder, foldToken, readOwnStream } from '../aggregates.js';
 import { withSession, type HeldSession } from '../session/session-request.js';
-import { handleCommand } from '../command-handler.js';
-import { acquirerIds, transactionReferences } from './acquirer-ids.js';
-import type { RequestMeta } from '../context.js';
 import type { Gateway } from '../gateway.js';
 import { amountOf } from './pay-request.js';
-import { orderResponse, transactionResponse } from './transaction-responses.js';
-import { busyAfter, POLL_MS } from './holds.js';
-
-const MAX_CONFLICTS = 20;
-
+import type { CommandFacts, OrderRequest } from './order-service.js';
+import { maskingOf, orderResponse, transactionResponse } from './responses.js';
 
 /** An id that is a card number (13 to 19 digits passing Luhn) would put it in a stream name and in events. */
 function checkNotCardNumber(value: string, field: string): void {
@@ -68,8 +60,6 @@ function providedSource(card: NonNullable<NonNullable<TransactionBody['sourceOfF
   };
 }
 
-type Facts = Omit<OrderTransactionCommand, 'ids' | 'now'>;
-
 /**
  * The request as sent, without correlationId, as version 3 does: a security code counts by its
  * length only and a card number by its 6.4 mask (the fingerprint is stored, its key is in the key
@@ -102,9 +92,7 @@ function fingerprintOf(gateway: Gateway, body: TransactionBody): string {
  * the amount and currency, and what the outcome rules read. `body` is the request with the
  * session's fields merged in; `sent` what the client sent.
  */
-async function initiatingFacts(
-  gateway: Gateway, merchant: MerchantProfile, apiOperation: 'PAY' | 'AUTHORIZE' | 'VERIFY', sent: TransactionBody, body: TransactionBody, session: HeldSession | undefined,
-) {
+async function initiatingFacts(gateway: Gateway, merchant: MerchantProfile, sent: TransactionBody, body: TransactionBody, session: HeldSession | undefined) {
   const card = body.sourceOfFunds?.provided?.card;
   const inRequest = providedSource(card);
   // The session gave the card: its id is recorded (referenceOrderId reads the card from it).
@@ -112,8 +100,8 @@ async function initiatingFacts(
   const currency = body.order?.currency;
   if (currency === undefined) throw missing('order.currency');
   // The literal is the client's own text (a session's amount is already text): the request's own wins.
-  const amount = apiOperation === 'VERIFY' ? undefined : amountOf(body.order?.amount, currency, 'order.amount', numberLiteral(sent.order, 'amount'));
-  if (apiOperation === 'VERIFY' && minorUnits(currency) === undefined) {
+  const amount = sent.apiOperation === 'VERIFY' ? 0 : amountOf(body.order?.amount, currency, 'order.amount', numberLiteral(sent.order, 'amount'));
+  if (sent.apiOperation === 'VERIFY' && minorUnits(currency) === undefined) {
     throw new InvalidRequest(`Value '${currency}' is invalid. Currency is not supported`, 'order.currency', 'UNSUPPORTED');
   }
   const token = body.sourceOfFunds?.token;
@@ -122,91 +110,59 @@ async function initiatingFacts(
     throw missing('sourceOfFunds.token');
   }
   const source = inRequest ?? await tokenSource(gateway, merchant, token as string);
-  const extra = {
+  return {
+    amount, currency, source, rules: merchant.rules ?? [],
     securityCode: card?.securityCode, billingStreet: body.billing?.address?.street, orderReference: body.order?.reference,
     transactionReference: body.transaction?.reference,
     // The card holder's name carries the 3-D Secure marker, as card.holder.lastName does in version 3.
     holderLastName: card?.nameOnCard,
   };
-  return {
-    currency, source, rules: merchant.rules ?? [],
-    ...(amount !== undefined ? { amount } : {}),
-    ...Object.fromEntries(Object.entries(extra).filter(([, v]) => v !== undefined)),
-  };
 }
 
-async function commandFacts(gateway: Gateway, merchant: MerchantProfile, params: TransactionApiParams, sent: TransactionBody): Promise<Facts> {
+/** The command's facts for the request's apiOperation (the session it names merged in first). */
+async function commandFacts(gateway: Gateway, merchant: MerchantProfile, params: TransactionApiParams, sent: TransactionBody): Promise<CommandFacts<OrderApiCommand>> {
   checkNotCardNumber(params.orderId, 'orderId');
   checkNotCardNumber(params.transactionId, 'transactionId');
-  const apiOperation = sent.apiOperation as ApiOperation;
   const base = {
-    type: 'OrderTransaction' as const,
-    merchantId: merchant.id,
-    orderId: params.orderId,
-    transactionId: params.transactionId,
-    requestFingerprint: fingerprintOf(gateway, sent),
-    apiOperation,
-    acquirerMerchantId: merchant.id,
+    merchantId: merchant.id, orderId: params.orderId, transactionId: params.transactionId,
+    requestFingerprint: fingerprintOf(gateway, sent), acquirerMerchantId: merchant.id,
   };
   // The request as the gateway forms it: the fields of the session it names under its own.
   const { request: body, session } = await withSession(gateway, merchant, sent);
-  switch (apiOperation) {
+  const type = sent.apiOperation;
+  switch (type) {
     case 'PAY':
     case 'AUTHORIZE':
     case 'VERIFY':
-      return { ...base, ...await initiatingFacts(gateway, merchant, apiOperation, sent, body, session) };
+      return { type, ...base, ...await initiatingFacts(gateway, merchant, sent, body, session) };
     case 'CAPTURE':
     case 'REFUND': {
       const currency = body.transaction?.currency;
       if (currency === undefined) throw missing('transaction.currency');
       const amount = amountOf(body.transaction?.amount, currency, 'transaction.amount', numberLiteral(body.transaction, 'amount'));
-      const reference = body.transaction?.reference;
-      return { ...base, currency, amount, ...(reference !== undefined ? { transactionReference: reference } : {}) };
+      return { type, ...base, currency, amount, transactionReference: body.transaction?.reference };
     }
     case 'VOID': {
       const target = body.transaction?.targetTransactionId;
       if (target === undefined) throw missing('transaction.targetTransactionId');
-      const reference = body.transaction?.reference;
-      return { ...base, targetTransactionId: target, ...(reference !== undefined ? { transactionReference: reference } : {}) };
+      return { type, ...base, targetTransactionId: target, transactionReference: body.transaction?.reference };
     }
   }
 }
 
-const maskingOf = (merchant: MerchantProfile) => merchant.repository.cardNumberMasking ?? '6.4';
-
-export async function orderTransaction(gateway: Gateway, merchant: MerchantProfile, params: TransactionApiParams, body: TransactionBody, meta: RequestMeta) {
+/**
+ * A transaction of the order API as a transaction of the order (order-service.ts): its facts, and
+ * its answer in the request's version with the merchant's masking. transaction.reference is
+ * echoed, never held: on this API a client may send the same one on many transactions.
+ */
+export async function orderApiRequest(gateway: Gateway, merchant: MerchantProfile, params: TransactionApiParams, body: TransactionBody): Promise<OrderRequest<OrderApiCommand, object>> {
   const facts = await commandFacts(gateway, merchant, params, body);
   const masking = maskingOf(merchant);
-  const { correlationId } = body;
-  const attemptId = randomUUID();
-  const references = transactionReferences(merchant.id, params.orderId, params.transactionId);
-  // transaction.reference is echoed, never claimed: on this API a client may send the same one on
-  // many transactions (only version 3's Pay with token holds it unique: transaction-references.ts).
-  return handleCommand(gateway, streams.order(merchant.id, params.orderId), orderAggregate, (state, { now }) => {
-    const decision = decideOrderTransaction(state, { ...facts, attemptId, ids: acquirerIds(references, now), now });
-    switch (decision.kind) {
-      case 'replayed':
-        return { events: [], answer: () => transactionResponse(decision.transaction, existing(state), params.version, masking, correlationId) };
-      case 'locked':
-        // LOCK_FAILURE (another transaction holds the order): answered, never recorded.
-        return { events: [], answer: () => transactionResponse(decision.transaction, asOrder(state, decision.transaction), params.version, masking, correlationId) };
-      case 'inFlight':
-        return { events: [], again: POLL_MS };
-      case 'busy':
-        return { events: [], answer: busyAfter(decision.latencyMs) };
-      case 'started':
-        return { events: decision.events, again: decision.latencyMs };
-      case 'recorded':
-        return {
-          events: decision.events,
-          answer: (after) => {
-            // Recorded; a merchant rule makes this first answer a lost one (500): a repeat reads it.
-            if (decision.fault === 'SERVER_FAILED') throw new SimulatedFault('SERVER_FAILED');
-            return transactionResponse(decision.transaction, existing(after), params.version, masking, correlationId);
-          },
-        };
-    }
-  }, { meta, ownStream: true, attempts: MAX_CONFLICTS, busy: `Order '${params.orderId}' is being changed by too many requests at once` });
+  return {
+    facts,
+    uniqueReference: undefined,
+    answer: (transaction, state) => transactionResponse(transaction, asOrder(state, transaction), params.version, masking, body.correlationId),
+  };
 }
 
 /** The order as a LOCK_FAILURE answer shows it: as it stands, or (none recorded yet) as the refused transaction would have opened it. */
@@ -216,11 +172,6 @@ function asOrder(state: OrderState, t: OrderTransaction): Extract<OrderState, { 
     exists: true, merchantId: t.merchantId, orderId: t.orderId, currency: t.currency, reference: t.orderReference,
     creationTime: t.timeOfRecord, lastUpdatedTime: t.timeOfRecord, status: t.orderStatus, totals: t.totalsAfter, transactions: new Map(),
   } as Extract<OrderState, { exists: true }>;
-}
-
-function existing<S extends { exists: boolean }>(state: S): Extract<S, { exists: true }> {
-  if (!state.exists) throw new Error('order expected to exist');
-  return state as Extract<S, { exists: true }>;
 }
 
 async function orderOf(gateway: Gateway, merchant: MerchantProfile, orderId: string) {

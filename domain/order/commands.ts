@@ -1,0 +1,125 @@
+// The commands of the order aggregate (one order stream: version 3's Pay with token and the order
+// API's transactions share it) and what deciding a transaction gives (order.ts decide). Pure
+// data: the acquirer's references and the time are in each command.
+import type { ApiOperation, CardHolder, OrderEvent, OrderSource, PaymentRecorded, PaymentStarted, StoredCard } from '../events.js';
+import type { MerchantRule } from '../merchant-rules.js';
+import type { OrderTransaction } from './order-state.js';
+
+/**
+ * References the acquirer would assign, made by the caller so decide stays pure (from the
+ * transaction's ids: services/order/acquirer-ids.ts; every third character a letter).
+ */
+export interface AcquirerIds {
+  authorizationCode: string; // 6 characters
+  receipt: string; // 12 characters
+  stan: string; // 6 characters
+  acquirerTransactionId: string; // 20 hexadecimal digits
+  batch: number;
+}
+
+/** What every command that may record a transaction says of itself (both paths). */
+interface TransactionFields {
+  merchantId: string;
+  orderId: string;
+  transactionId: string;
+  requestFingerprint: string;
+  /** Identifies this request among repeats of it: the one whose PaymentStarted holds the order records. */
+  attemptId?: string | undefined;
+  acquirerMerchantId: string;
+  ids: AcquirerIds;
+  now: string;
+}
+
+/** Version 3's Pay with token: one PAYMENT with the token's card. */
+export interface PayWithToken extends TransactionFields {
+  type: 'PayWithToken';
+  repositoryId: string;
+  token: string;
+  card: Omit<StoredCard, 'numberSealed'>;
+  amount: number;
+  currency: string;
+  /** Only used to choose the CSC response; never recorded. */
+  securityCode: string | undefined;
+  billingStreet: string | undefined;
+  orderReference: string | undefined;
+  transactionReference: string | undefined;
+  source: string | undefined;
+  frequency: string | undefined;
+  cashAdvance: boolean | undefined;
+  taxLocal: { amount?: number; exempt?: boolean; reference?: string } | undefined;
+  holder?: CardHolder | undefined;
+  /** The merchant's own rules (merchants file). */
+  rules?: readonly MerchantRule[];
+  /** action.bypassMerchantRiskRules ALL. */
+  bypassMerchantRiskRules?: boolean;
+}
+
+/** A transaction of the order API (PUT .../order/{orderId}/transaction/{transactionId}); `type` is its apiOperation. */
+interface ApiTransaction<Type extends ApiOperation> extends TransactionFields {
+  type: Type;
+  transactionReference?: string | undefined;
+}
+
+/** PAY, AUTHORIZE, VERIFY: the acquirer decides on the card (payment-outcome.ts). */
+export interface Initiating<Type extends 'PAY' | 'AUTHORIZE' | 'VERIFY' = 'PAY' | 'AUTHORIZE' | 'VERIFY'> extends ApiTransaction<Type> {
+  /** order.amount in minor units (VERIFY: 0). */
+  amount: number;
+  currency: string;
+  /** The card: sent, held by a session, or the token's. */
+  source: OrderSource;
+  /** Only used to choose the CSC response; never recorded. */
+  securityCode?: string | undefined;
+  billingStreet?: string | undefined;
+  orderReference?: string | undefined;
+  /** Where the 3-D Secure marker is read (the card holder's name). */
+  holderLastName?: string | undefined;
+  rules: readonly MerchantRule[];
+  bypassMerchantRiskRules?: boolean;
+}
+
+/** CAPTURE, REFUND: transaction.amount of the order's authorized (captured) amount. */
+export interface FollowOn<Type extends 'CAPTURE' | 'REFUND' = 'CAPTURE' | 'REFUND'> extends ApiTransaction<Type> {
+  amount: number;
+  currency: string;
+}
+
+/** VOID: undoes the transaction it names. */
+export interface Void extends ApiTransaction<'VOID'> {
+  targetTransactionId: string;
+}
+
+export type OrderApiCommand = Initiating<'PAY'> | Initiating<'AUTHORIZE'> | Initiating<'VERIFY'> | FollowOn<'CAPTURE'> | FollowOn<'REFUND'> | Void;
+
+/** A payment answered UNKNOWN gets its final outcome (services/order/unknown-resolver.ts). */
+export interface ResolveUnknownPayment {
+  type: 'ResolveUnknownPayment';
+  transactionId: string;
+  authorizationCode: string;
+  now: string;
+}
+
+/** A command that records a transaction (answered to a client). */
+export type TransactionCommand = PayWithToken | OrderApiCommand;
+export type OrderCommand = TransactionCommand | ResolveUnknownPayment;
+
+/** The recorded transaction of a command: version 3's PaymentRecorded, the order API's OrderTransactionRecorded. */
+export type RecordOf<C extends TransactionCommand> = C extends PayWithToken ? PaymentRecorded['data'] : OrderTransaction;
+
+/**
+ * What a transaction's command decides, `transaction` being the recorded one (or, LOCK_FAILURE,
+ * the one that would read so). A merchant rule's latency holds the order (PaymentStarted) while
+ * the acquirer "thinks"; meanwhile another transaction on the order is answered LOCK_FAILURE (not
+ * recorded) and an identical repeat waits for the record. A rule's SERVER_BUSY answers 503 and
+ * records nothing; SERVER_FAILED records, and the first answer is a 500.
+ */
+export type OrderDecision<T> =
+  | { kind: 'recorded'; events: OrderEvent[]; transaction: T; fault?: 'SERVER_FAILED' }
+  | { kind: 'replayed'; transaction: T }
+  /** Hold the order, wait `latencyMs`, then decide again. */
+  | { kind: 'started'; events: PaymentStarted[]; latencyMs: number }
+  /** The identical request is in progress elsewhere: wait for its record (or for its lock to expire). */
+  | { kind: 'inFlight'; until: string }
+  /** Another transaction holds the order: LOCK_FAILURE, answered but not recorded. */
+  | { kind: 'locked'; transaction: T }
+  /** A merchant rule's simulated SERVER_BUSY, after `latencyMs`: nothing is recorded. */
+  | { kind: 'busy'; latencyMs: number };

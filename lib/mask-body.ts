@@ -1,0 +1,71 @@
+// A request or response body as the request journal keeps it (services/journal/): a copy with
+// every secret masked the way the rest of tokengate masks it, made before anything is kept.
+//   - a card number (a member `number`, as in sourceOfFunds.provided.card.number): 6.4, as the
+//     events keep it (mask64), whether the gateway accepted it or not (a refused number may be a
+//     real one with a typo);
+//   - a security code (`securityCode`): every character 'x', as a payment's fingerprint keeps it;
+//   - a bank account number (`bankAccountNumber`): all but the last 4 'x', as answers show it;
+//   - NVP's `apiPassword`: "[redacted]", as the log's censor writes it;
+//   - every other string (and a number of 12 digits or more): card-number-like runs masked
+//     (lib/mask.ts), as in a log line; a session id drawn by the gateway stays readable.
+// NVP's fields are flat and dotted (`sourceOfFunds.provided.card.number`): a member is known by
+// its last name. Deeper than MAX_DEPTH (a refused body may nest thousands deep) is cut.
+import { mask64 } from '../domain/card.js';
+import { maskBankAccount } from '../domain/token/accounts.js';
+import { maskCardNumbers } from './mask.js';
+
+const SESSION_ID = /^SESSION[0-9]{24}$/;
+const SESSION_ID_LENGTH = 31;
+/** Levels below the body kept: as deep as the gateway accepts (MAX_NESTING of plugins/request-values.ts). */
+const MAX_DEPTH = 32;
+export const TOO_DEEP = '[too deep]';
+
+/** A secret member's value masked; undefined when the member holds no secret. */
+function maskedSecret(key: string, text: string): string | undefined {
+  const dot = key.lastIndexOf('.');
+  switch (dot < 0 ? key : key.slice(dot + 1)) {
+    case 'number': return mask64(text);
+    case 'securityCode': return 'x'.repeat(text.length);
+    case 'bankAccountNumber': return maskBankAccount(text);
+    case 'apiPassword': return '[redacted]';
+    default: return undefined;
+  }
+}
+
+/** A copy of `value` (parsed JSON, or NVP's fields) with every secret masked. */
+export function maskedBody(value: unknown, key = '', depth = 0): unknown {
+  switch (typeof value) {
+    case 'string': {
+      const secret = maskedSecret(key, value);
+      if (secret !== undefined) return secret;
+      // Shorter than a card number's 12 digits (most strings of a body): nothing to mask.
+      if (value.length < 12) return value;
+      return value.length === SESSION_ID_LENGTH && SESSION_ID.test(value) ? value : maskCardNumbers(value);
+    }
+    case 'number': {
+      const secret = maskedSecret(key, String(value));
+      if (secret !== undefined) return secret;
+      if (Math.abs(value) < 1e11) return value;
+      const text = String(value);
+      const masked = maskCardNumbers(text);
+      return masked === text ? value : masked;
+    }
+    case 'object':
+      if (value === null) return null;
+      if (depth >= MAX_DEPTH) return TOO_DEEP;
+      return Array.isArray(value) ? value.map((item) => maskedBody(item, key, depth + 1)) : maskedObject(value as Record<string, unknown>, depth);
+    default:
+      return value;
+  }
+}
+
+function maskedObject(value: Record<string, unknown>, depth: number): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const name of Object.keys(value)) {
+    const masked = maskedBody(value[name], name, depth + 1);
+    // A member named __proto__ (JSON.parse makes it an own member) stays a member, not a prototype.
+    if (name === '__proto__') Object.defineProperty(out, name, { value: masked, enumerable: true, writable: true, configurable: true });
+    else out[name] = masked;
+  }
+  return out;
+}

@@ -1,0 +1,185 @@
+// Records every answered API request in the request journal (services/journal/journal.ts):
+// accepted or refused (401, 400, 404, 409, 413, 415, 503...), REST and NVP, with the operation,
+// the merchant (the one its path or form names when it did not authenticate), the correlation id,
+// the order, transaction and token it names, its masked body and its answer. Not recorded: the
+// admin pages and API, /metrics and the API reference (the tools' own traffic), and what Node
+// refuses before Fastify sees a request (a malformed request line or header, a request timeout:
+// http-server.ts). With JOURNAL_SIZE=0 nothing is recorded and no hook is added.
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import fp from 'fastify-plugin';
+import { maskCardNumbers } from '../lib/mask.js';
+import { maskedBody } from '../lib/mask-body.js';
+import { isOwnRequestId } from '../lib/request-ids.js';
+import { DEFAULT_JOURNAL, Journal, type JournalEntry, type JournalSettings } from '../services/journal/journal.js';
+import { maskedAnswer } from '../services/journal/views.js';
+import { correlationIdOf, maskedPath } from './gateway.js';
+import { namedMerchantOf } from './observe.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    journal: Journal;
+  }
+  interface FastifyContextConfig {
+    /** The route's operation in the journal (routeOperation). */
+    journalOperation?: RouteOperation;
+  }
+}
+
+export interface JournalPluginOptions extends Partial<JournalSettings> {
+  /** The journal's clock (tests move it to see entries age); default Date.now. */
+  now?: (() => number) | undefined;
+}
+
+/** A route's operation: a name, or the body's apiOperation (`name` when it has none). */
+interface RouteOperation { name: string | null; fromBody: boolean; nvp: boolean }
+
+const BODY: Omit<RouteOperation, 'name'> = { fromBody: true, nvp: false };
+const NAMED: Omit<RouteOperation, 'name'> = { fromBody: false, nvp: false };
+
+/** By method and the path's last resource (`/id`: followed by a parameter). */
+const OPERATIONS: Readonly<Record<string, RouteOperation>> = {
+  'GET information': { name: 'CHECK_GATEWAY', ...NAMED },
+  'POST information': { name: 'CHECK_GATEWAY', ...NAMED },
+  'PUT transaction/id': { name: null, ...BODY },
+  'GET transaction/id': { name: 'RETRIEVE_TRANSACTION', ...NAMED },
+  'GET order/id': { name: 'RETRIEVE_ORDER', ...NAMED },
+  'POST token': { name: 'CREATE_TOKEN', ...NAMED },
+  'PUT token/id': { name: 'TOKENIZE', ...NAMED },
+  'GET token/id': { name: 'RETRIEVE_TOKEN', ...NAMED },
+  'DELETE token/id': { name: 'DELETE_TOKEN', ...NAMED },
+  'POST session': { name: 'CREATE_SESSION', ...NAMED },
+  'PUT session/id': { name: 'UPDATE_SESSION', ...NAMED },
+  'GET session/id': { name: 'RETRIEVE_SESSION', ...NAMED },
+};
+
+const NVP_PATH = '/api/nvp/version/:version';
+const LAST_RESOURCE = /\/([A-Za-z]+)(\/:[A-Za-z]+)?\/?$/;
+
+/** The operation of a route of the gateway's API (undefined: not one). */
+function routeOperation(method: string, url: string): RouteOperation | undefined {
+  if (!url.startsWith('/api/')) return undefined;
+  if (url === NVP_PATH && method === 'POST') return { name: null, fromBody: true, nvp: true };
+  const last = LAST_RESOURCE.exec(url);
+  const found = last ? OPERATIONS[`${method} ${last[1] as string}${last[2] ? '/id' : ''}`] : undefined;
+  // Pay with token (version 3) is a PAY whatever its body says.
+  if (found?.fromBody && url.includes('/token/')) return { ...found, name: 'PAY' };
+  return found ?? { name: null, ...NAMED };
+}
+
+/** Bodies and answers larger than this are not kept (their size is). */
+const BODY_MAX = 16_384;
+const OPERATION_NAME = /^[A-Z_]{1,40}$/;
+
+const idOf = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? maskCardNumbers(value).slice(0, 100) : null);
+const omitted = (what: string, bytes: number) => `[${what} of ${bytes} bytes: not kept]`;
+
+type Fields = Record<string, unknown>;
+const fieldsOf = (value: unknown): Fields | undefined => (value !== null && typeof value === 'object' ? value as Fields : undefined);
+
+/** The request's body, masked (lib/mask-body.ts). */
+function requestBody(request: FastifyRequest): unknown {
+  const body = request.body;
+  if (body === undefined || body === null) return null;
+  // The size as sent (compressed, if it was): a chunked body has none, and is bounded by the body limit.
+  const size = Number(request.headers['content-length'] ?? 0);
+  return size > BODY_MAX ? omitted('a body', size) : maskedBody(body);
+}
+
+/**
+ * The answer as sent: its text, kept as it is (the gateway's answers mask card numbers and bank
+ * accounts themselves, so a reference costs nothing), but for an answer asked unmasked
+ * (responseControls.sensitiveData), masked now: the journal keeps no clear number.
+ */
+function answerOf(payload: unknown, nvp: boolean, unmasked: boolean): JournalEntry['response'] {
+  if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return null;
+  if (payload.length > BODY_MAX) return omitted('an answer', payload.length);
+  return unmasked ? maskedAnswer(String(payload), nvp) as object : payload;
+}
+
+/** The ids an NVP form names, and its operation. */
+function fromForm(entry: JournalEntry, fields: Fields): void {
+  entry.merchant ??= idOf(fields.merchant);
+  entry.order = idOf(fields['order.id']);
+  entry.transaction = idOf(fields['transaction.id']);
+  entry.token = idOf(fields.token) ?? idOf(fields['sourceOfFunds.token']);
+  const name = fields.apiOperation;
+  if (typeof name === 'string' && OPERATION_NAME.test(name)) entry.operation = name === 'TOKENIZE' && fields.token === undefined ? 'CREATE_TOKEN' : name;
+}
+
+/** The ids a REST path (and an order API body) names. */
+function fromPath(entry: JournalEntry, params: Fields | undefined, body: Fields | undefined): void {
+  if (params) {
+    entry.order = idOf(params.orderId ?? params.orderid);
+    entry.transaction = idOf(params.transactionId ?? params.transactionid);
+    entry.token = idOf(params.tokenid);
+  }
+  entry.token ??= idOf(fieldsOf(body?.sourceOfFunds)?.token);
+}
+
+/** A created token's id, from its answer. */
+function createdToken(payload: JournalEntry['response'], nvp: boolean): string | null {
+  if (typeof payload !== 'string') return null;
+  const found = nvp ? /(?:^|&)token=([0-9A-Za-z]{1,40})(?:&|$)/.exec(payload) : /"token":"([0-9A-Za-z]{1,40})"/.exec(payload);
+  return found ? found[1] as string : null;
+}
+
+function entryOf(request: FastifyRequest, reply: FastifyReply, payload: unknown, rule: RouteOperation | undefined, now: number): JournalEntry {
+  const nvp = rule?.nvp === true;
+  const body = fieldsOf(request.body);
+  const unmasked = body !== undefined && (nvp ? body['responseControls.sensitiveData'] : body.responseControls) !== undefined;
+  const elapsed = reply.elapsedTime;
+  const entry: JournalEntry = {
+    id: String(request.id), atMs: now - elapsed, method: request.method, path: maskedPath(request.url),
+    operation: rule?.name ?? null, status: reply.statusCode, durationMs: elapsed,
+    merchant: namedMerchantOf(request) ?? null, correlationId: correlationIdOf(request),
+    order: null, transaction: null, token: null,
+    request: requestBody(request), response: answerOf(payload, nvp, unmasked), nvp, events: [],
+  };
+  if (nvp) {
+    if (body) fromForm(entry, body);
+  } else {
+    fromPath(entry, fieldsOf(request.params), body);
+    const name = rule?.fromBody ? body?.apiOperation : undefined;
+    if (typeof name === 'string' && OPERATION_NAME.test(name)) entry.operation = name;
+  }
+  if (entry.operation === 'CREATE_TOKEN' && entry.token === null && reply.statusCode < 300) entry.token = createdToken(entry.response, nvp);
+  return entry;
+}
+
+/** The tools' own paths: not journaled when no route matched them either. */
+const TOOLS = /^\/(?:admin|documentation|metrics|openapi)/;
+
+async function journalPlugin(app: FastifyInstance, options: JournalPluginOptions) {
+  const settings = { size: options.size ?? DEFAULT_JOURNAL.size, maxAgeMs: options.maxAgeMs ?? DEFAULT_JOURNAL.maxAgeMs };
+  const now = options.now ?? Date.now;
+  const journal = new Journal(settings, isOwnRequestId, now);
+  app.decorate('journal', journal);
+  if (!journal.enabled) return;
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const operation = routeOperation([route.method].flat()[0] as string, route.url);
+    if (operation) route.config = { ...route.config, journalOperation: operation };
+  });
+  // With `done` rather than async (it runs on every request): no promise per request.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const route = request.routeOptions;
+    const rule = route.config.journalOperation;
+    if (rule !== undefined || (route.url === undefined && !TOOLS.test(request.url))) {
+      try {
+        journal.record(entryOf(request, reply, payload, rule, now()));
+      } catch (error) {
+        // The journal is for debugging: a request it cannot record is answered all the same.
+        request.log.warn({ err: error }, 'request journal: the request could not be recorded');
+      }
+    }
+    done(null, payload);
+  });
+  const stop = app.gateway.observeLog((event) => journal.eventAppended(event));
+  const timer = setInterval(() => journal.prune(), Math.min(settings.maxAgeMs, 60_000));
+  timer.unref();
+  app.addHook('onClose', async () => {
+    clearInterval(timer);
+    stop();
+  });
+}
+
+export default fp(journalPlugin, { name: 'journal', fastify: '5.x', dependencies: ['gateway'] });
