@@ -182,68 +182,190 @@ const encodeEvent = (data) => JSON.stringify(data);
 const newToken = () => `9${String(randomInt(1e9)).padStart(9, '0')}${String(randomInt(1e6)).padStart(6, '0')}`;
 
 // -------------------------------------------------------------------------------------- append
-const db = new Database(dbPath);
-db.pragma('busy_timeout = 5000');
-db.pragma('journal_mode = WAL');
-db.pragma('synchronous = NORMAL'); // tokengate's 'group' durability: the WAL is synced below, after the commit
-db.pragma('wal_autocheckpoint = 0'); // checkpoints on a worker thread, as tokengate's
-db.exec(`CREATE TABLE IF NOT EXISTS events (
-  position   INTEGER PRIMARY KEY AUTOINCREMENT,
-  event_id   TEXT    NOT NULL UNIQUE,
-  stream     TEXT    NOT NULL,
-  revision   INTEGER NOT NULL,
-  type       TEXT    NOT NULL,
-  data       TEXT    NOT NULL,
-  metadata   TEXT    NOT NULL,
-  created    TEXT    NOT NULL,
-  UNIQUE (stream, revision)
-)`);
-const insert = db.prepare(`INSERT INTO events (event_id, stream, revision, type, data, metadata, created)
-  VALUES (?, ?, 0, ?, ?, ?, ?) ON CONFLICT (stream, revision) DO NOTHING`);
-const lookup = db.prepare('SELECT position, data FROM events WHERE stream = ? AND revision = 0');
-const walPath = `${dbPath}-wal`;
+/**
+ * The SQLite append (the default): { append, durableTo, close, failed }. With FLOOR_PG_URL the
+ * append goes to PostgreSQL instead (bench/floor-postgres.mjs), naive or with group commit
+ * (FLOOR_PG_MODE).
+ */
+function sqliteAppender(dbPath) {
+  const db = new Database(dbPath);
+  db.pragma('busy_timeout = 5000');
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL'); // tokengate's 'group' durability: the WAL is synced below, after the commit
+  db.pragma('wal_autocheckpoint = 0'); // checkpoints on a worker thread, as tokengate's
+  db.exec(`CREATE TABLE IF NOT EXISTS events (
+    position   INTEGER PRIMARY KEY AUTOINCREMENT,
+    event_id   TEXT    NOT NULL UNIQUE,
+    stream     TEXT    NOT NULL,
+    revision   INTEGER NOT NULL,
+    type       TEXT    NOT NULL,
+    data       TEXT    NOT NULL,
+    metadata   TEXT    NOT NULL,
+    created    TEXT    NOT NULL,
+    UNIQUE (stream, revision)
+  )`);
+  const insert = db.prepare(`INSERT INTO events (event_id, stream, revision, type, data, metadata, created)
+    VALUES (?, ?, 0, ?, ?, ?, ?) ON CONFLICT (stream, revision) DO NOTHING`);
+  const lookup = db.prepare('SELECT position, data FROM events WHERE stream = ? AND revision = 0');
+  const walPath = `${dbPath}-wal`;
 
-let queue = [];
-let flushScheduled = false;
-let committed = 0;
-let durablePosition = 0;
-let syncing = false;
-let walFd;
-let failure;
-let waiters = [];
-let eventIds = 0;
-// What an earlier process committed may not have been synced: one sync now, and the whole file is
-// durable (group-sync.ts, syncAtOpen). A fresh file has no WAL yet.
-{
-  try {
-    const fd = openSync(walPath, 'r');
-    fdatasyncSync(fd);
-    closeSync(fd);
-  } catch (error) {
-    if (error.code !== 'ENOENT') throw error;
-  }
-  committed = durablePosition = db.prepare('SELECT COALESCE(MAX(position), 0) AS head FROM events').get().head;
-}
-
-/** Resolves with { position, data }: data null when this append wrote the row, the stored event's data when its key was taken. */
-function append(stream, type, data, metadata, created) {
-  if (failure) return Promise.reject(failure);
-  return new Promise((resolve, reject) => {
-    queue.push({ stream, type, data, metadata, created, resolve, reject });
-    if (!flushScheduled && !syncing) {
-      flushScheduled = true;
-      setImmediate(flush);
+  let queue = [];
+  let flushScheduled = false;
+  let committed = 0;
+  let durablePosition = 0;
+  let syncing = false;
+  let walFd;
+  let failure;
+  let waiters = [];
+  let eventIds = 0;
+  // What an earlier process committed may not have been synced: one sync now, and the whole file is
+  // durable (group-sync.ts, syncAtOpen). A fresh file has no WAL yet.
+  {
+    try {
+      const fd = openSync(walPath, 'r');
+      fdatasyncSync(fd);
+      closeSync(fd);
+    } catch (error) {
+      if (error.code !== 'ENOENT') throw error;
     }
-  });
-}
+    committed = durablePosition = db.prepare('SELECT COALESCE(MAX(position), 0) AS head FROM events').get().head;
+  }
 
-function insertEvent(item) {
-  const result = insert.run(`${process.pid}-${++eventIds}`, item.stream, item.type, item.data, item.metadata, item.created);
-  if (result.changes === 1) return { position: Number(result.lastInsertRowid), data: null };
-  const row = lookup.get(item.stream);
-  return { position: row.position, data: row.data };
+  /** Resolves with { position, data }: data null when this append wrote the row, the stored event's data when its key was taken. */
+  function append(stream, type, data, metadata, created) {
+    if (failure) return Promise.reject(failure);
+    return new Promise((resolve, reject) => {
+      queue.push({ stream, type, data, metadata, created, resolve, reject });
+      if (!flushScheduled && !syncing) {
+        flushScheduled = true;
+        setImmediate(flush);
+      }
+    });
+  }
+
+  function insertEvent(item) {
+    const result = insert.run(`${process.pid}-${++eventIds}`, item.stream, item.type, item.data, item.metadata, item.created);
+    if (result.changes === 1) return { position: Number(result.lastInsertRowid), data: null };
+    const row = lookup.get(item.stream);
+    return { position: row.position, data: row.data };
+  }
+  const writeBatch = db.transaction((batch) => batch.map(insertEvent));
+  function flush() {
+    flushScheduled = false;
+    const batch = queue;
+    queue = [];
+    if (batch.length === 0) return;
+    let outcomes;
+    try {
+      outcomes = writeBatch.immediate(batch);
+    } catch (error) {
+      for (const item of batch) item.reject(error);
+      return;
+    }
+    for (const outcome of outcomes) if (outcome.data === null && outcome.position > committed) committed = outcome.position;
+    checkpointSoon();
+    batch.forEach((item, i) => durableTo(outcomes[i].position).then(() => item.resolve(outcomes[i]), item.reject));
+  }
+
+  /** Resolves once a sync that started after `position` was committed is done (group-sync.ts). */
+  function durableTo(position) {
+    if (failure) return Promise.reject(failure);
+    if (position <= durablePosition) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      waiters.push({ position, resolve, reject });
+      syncSoon();
+    });
+  }
+
+  function syncSoon() {
+    if (syncing || waiters.length === 0) return;
+    try {
+      walFd ??= openSync(walPath, 'r');
+    } catch (error) {
+      failure = new Error(`floor: cannot open the WAL (${error.code})`);
+      for (const waiter of waiters.splice(0)) waiter.reject(failure);
+      return;
+    }
+    syncing = true;
+    const target = committed;
+    fdatasync(walFd, (error) => {
+      syncing = false;
+      const waiting = waiters;
+      waiters = [];
+      if (error) {
+        failure = new Error(`floor: fdatasync of the WAL failed (${error.code})`);
+        for (const waiter of waiting) waiter.reject(failure);
+        return;
+      }
+      if (target > durablePosition) durablePosition = target;
+      for (const waiter of waiting) {
+        if (waiter.position <= durablePosition) waiter.resolve();
+        else waiters.push(waiter);
+      }
+      syncSoon();
+      // Appends that gathered while the sync ran commit now, in one transaction (group commit).
+      if (!syncing && queue.length > 0 && !flushScheduled) {
+        flushScheduled = true;
+        setImmediate(flush);
+      }
+    });
+  }
+
+  // Checkpoints: store/sqlite/checkpointer.ts's policy, its worker, shortened.
+  const CHECKPOINT_WORKER = `
+  const { parentPort, workerData } = require('node:worker_threads');
+  const db = new (require(workerData.module))(workerData.file);
+  db.pragma('busy_timeout = 5000');
+  const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
+  parentPort.on('message', (message) => {
+    if (message === 'close') { db.close(); parentPort.close(); return; }
+    try { checkpoint.all(); parentPort.postMessage(null); } catch (error) { parentPort.postMessage(String(error && error.message || error)); }
+  });`;
+  let checkpointer;
+  let checkpointRunning = false;
+  let checkpointPending = false;
+  let checkpointTimer;
+  let lastCheckpoint = 0;
+  function checkpointSoon() {
+    if (checkpointRunning) { checkpointPending = true; return; }
+    if (checkpointTimer !== undefined) return;
+    if (checkpointer === undefined) {
+      let bytes = 0;
+      try { bytes = statSync(walPath).size; } catch { /* no WAL yet */ }
+      if (bytes <= 4 * 1024 * 1024) return;
+      checkpointer = new Worker(CHECKPOINT_WORKER, { eval: true, workerData: { module: createRequire(import.meta.url).resolve('better-sqlite3'), file: dbPath } });
+      checkpointer.unref();
+      checkpointer.on('message', (error) => {
+        checkpointRunning = false;
+        if (error !== null) failure ??= new Error(`floor: WAL checkpoint failed (${error})`);
+        else if (checkpointPending) { checkpointPending = false; checkpointSoon(); }
+      });
+      checkpointer.on('error', (error) => { failure ??= error; });
+    }
+    const run = () => { checkpointTimer = undefined; lastCheckpoint = performance.now(); checkpointRunning = true; checkpointer.postMessage('run'); };
+    const wait = lastCheckpoint + 100 - performance.now();
+    if (wait <= 0) run();
+    else checkpointTimer = setTimeout(run, wait).unref();
+  }
+
+  async function close() {
+    // The appends in flight end (bounded: a sync that never returns is a failure).
+    const deadline = performance.now() + 10_000;
+    while (queue.length > 0 || flushScheduled || syncing || waiters.length > 0) {
+      if (performance.now() > deadline) throw new Error('floor: appends still waiting after 10 s');
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    if (checkpointer) await new Promise((resolve) => { checkpointer.once('exit', resolve); checkpointer.postMessage('close'); });
+    if (walFd !== undefined) closeSync(walFd);
+    db.close();
+  }
+  return { append, durableTo, close, failed: () => failure !== undefined };
 }
-const writeBatch = db.transaction((batch) => batch.map(insertEvent));
+const store = process.env.FLOOR_PG_URL
+  ? await (await import('./floor-postgres.mjs')).postgresAppender(process.env.FLOOR_PG_URL, process.env.FLOOR_PG_MODE ?? 'group')
+  : sqliteAppender(dbPath);
+const { append, durableTo } = store;
+
 /** Recently recorded payments by (order, transaction) key: { position, answer } (answer: the recorded object, never changed). */
 const recent = new Map();
 const RECENT_MAX = 2_000;
@@ -255,104 +377,6 @@ function remember(stream, position, answer) {
 /** The exactly-once lookup of a pay, in memory (a miss is checked by the INSERT's unique index). */
 function findRecorded(stream) {
   return recent.get(stream);
-}
-
-function flush() {
-  flushScheduled = false;
-  const batch = queue;
-  queue = [];
-  if (batch.length === 0) return;
-  let outcomes;
-  try {
-    outcomes = writeBatch.immediate(batch);
-  } catch (error) {
-    for (const item of batch) item.reject(error);
-    return;
-  }
-  for (const outcome of outcomes) if (outcome.data === null && outcome.position > committed) committed = outcome.position;
-  checkpointSoon();
-  batch.forEach((item, i) => durableTo(outcomes[i].position).then(() => item.resolve(outcomes[i]), item.reject));
-}
-
-/** Resolves once a sync that started after `position` was committed is done (group-sync.ts). */
-function durableTo(position) {
-  if (failure) return Promise.reject(failure);
-  if (position <= durablePosition) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    waiters.push({ position, resolve, reject });
-    syncSoon();
-  });
-}
-
-function syncSoon() {
-  if (syncing || waiters.length === 0) return;
-  try {
-    walFd ??= openSync(walPath, 'r');
-  } catch (error) {
-    failure = new Error(`floor: cannot open the WAL (${error.code})`);
-    for (const waiter of waiters.splice(0)) waiter.reject(failure);
-    return;
-  }
-  syncing = true;
-  const target = committed;
-  fdatasync(walFd, (error) => {
-    syncing = false;
-    const waiting = waiters;
-    waiters = [];
-    if (error) {
-      failure = new Error(`floor: fdatasync of the WAL failed (${error.code})`);
-      for (const waiter of waiting) waiter.reject(failure);
-      return;
-    }
-    if (target > durablePosition) durablePosition = target;
-    for (const waiter of waiting) {
-      if (waiter.position <= durablePosition) waiter.resolve();
-      else waiters.push(waiter);
-    }
-    syncSoon();
-    // Appends that gathered while the sync ran commit now, in one transaction (group commit).
-    if (!syncing && queue.length > 0 && !flushScheduled) {
-      flushScheduled = true;
-      setImmediate(flush);
-    }
-  });
-}
-
-// Checkpoints: store/sqlite/checkpointer.ts's policy, its worker, shortened.
-const CHECKPOINT_WORKER = `
-const { parentPort, workerData } = require('node:worker_threads');
-const db = new (require(workerData.module))(workerData.file);
-db.pragma('busy_timeout = 5000');
-const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
-parentPort.on('message', (message) => {
-  if (message === 'close') { db.close(); parentPort.close(); return; }
-  try { checkpoint.all(); parentPort.postMessage(null); } catch (error) { parentPort.postMessage(String(error && error.message || error)); }
-});`;
-let checkpointer;
-let checkpointRunning = false;
-let checkpointPending = false;
-let checkpointTimer;
-let lastCheckpoint = 0;
-function checkpointSoon() {
-  if (checkpointRunning) { checkpointPending = true; return; }
-  if (checkpointTimer !== undefined) return;
-  if (checkpointer === undefined) {
-    let bytes = 0;
-    try { bytes = statSync(walPath).size; } catch { /* no WAL yet */ }
-    if (bytes <= 4 * 1024 * 1024) return;
-    checkpointer = new Worker(CHECKPOINT_WORKER, { eval: true, workerData: { module: createRequire(import.meta.url).resolve('better-sqlite3'), file: dbPath } });
-    checkpointer.unref();
-    checkpointer.on('message', (error) => {
-      checkpointRunning = false;
-      if (error !== null) failure ??= new Error(`floor: WAL checkpoint failed (${error})`);
-      else if (checkpointPending) { checkpointPending = false; checkpointSoon(); }
-    });
-    checkpointer.on('error', (error) => { failure ??= error; });
-  }
-  const run = () => { checkpointTimer = undefined; lastCheckpoint = performance.now(); checkpointRunning = true; checkpointer.postMessage('run'); };
-  const wait = lastCheckpoint + 100 - performance.now();
-  if (wait <= 0) run();
-  else checkpointTimer = setTimeout(run, wait).unref();
 }
 
 // -------------------------------------------------------------------------------------- routes
@@ -423,17 +447,9 @@ app.post('/api/rest/version/100/merchant/:merchantId/token', {
 // ------------------------------------------------------------------------------------ lifetime
 async function close() {
   await app.close();
-  // The appends in flight end (bounded: a sync that never returns is a failure).
-  const deadline = performance.now() + 10_000;
-  while (queue.length > 0 || flushScheduled || syncing || waiters.length > 0) {
-    if (performance.now() > deadline) throw new Error('floor: appends still waiting after 10 s');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  if (checkpointer) await new Promise((resolve) => { checkpointer.once('exit', resolve); checkpointer.postMessage('close'); });
-  if (walFd !== undefined) closeSync(walFd);
-  db.close();
+  await store.close();
 }
-const stop = () => { close().then(() => process.exit(failure ? 1 : 0), () => process.exit(1)); };
+const stop = () => { close().then(() => process.exit(store.failed() ? 1 : 0), () => process.exit(1)); };
 process.once('SIGTERM', stop);
 process.once('SIGINT', stop);
 

@@ -17,8 +17,9 @@
 //                      (Linux perf when it can record here, else --cpu-prof), CPU µs per response by
 //                      stage (bench/budget.ts, bench/perf.ts)
 //   --sampler perf|cpu-prof  what samples the budget (default perf when usable, else cpu-prof)
-//   --store postgres   the HTTP half compares the stores instead: tokengate alone on SQLite and on a
-//                      throwaway PostgreSQL, 1 and 2 workers each (scenarios pay,create,mixed by default)
+//   --store postgres   the HTTP half compares the stores instead: tokengate on SQLite and on a
+//                      throwaway PostgreSQL, 1 and 2 workers each, and two PostgreSQL floors (naive,
+//                      group commit), side by side (scenarios pay,create,mixed by default)
 //   --quick            a tiny run: 2 s per scenario, 10 connections, 0.5 s warm-up, 20,000 events
 //   --out DIR          where the JSON result goes (default bench/results)
 //   --keep             keep the temporary stores (default: removed)
@@ -183,6 +184,26 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv = proc
 }
 
 /** The issue's targets, each met, not met, or not measured in this run (null). */
+/** Issue 39's targets, measured by --store postgres: PostgreSQL beside SQLite and its floors, in one run. */
+function storeTargets(stores: StoresResult): Target[] {
+  const of = (name: ScenarioName) => stores.comparisons.find((c) => c.name === name);
+  const pgRun = (name: ScenarioName) => stores.configs.find((c) => c.store === 'postgres' && c.workers === 1)?.scenarios.find((s) => s.name === name)?.tokengate;
+  const ratioTarget = (name: string, value: number | undefined, wanted: number, what: string): Target => ({
+    name, target: `≥ ${wanted}× ${what}, same run`, measured: value === undefined ? 'not run' : `${value}×`, met: value === undefined ? null : value >= wanted,
+  });
+  const pay = pgRun('pay');
+  return [
+    ratioTarget('pay on PostgreSQL ÷ on SQLite', of('pay')?.postgresOverSqlite, 0.6, 'tokengate on SQLite'),
+    ratioTarget('pay on PostgreSQL ÷ naive floor', of('pay')?.postgresOverNaiveFloor, 2, 'the naive PostgreSQL floor'),
+    ratioTarget('create on PostgreSQL ÷ on SQLite', of('create')?.postgresOverSqlite, 0.6, 'tokengate on SQLite'),
+    {
+      name: 'pay on PostgreSQL, latency', target: 'p99 ≤ 50 ms at 50 connections',
+      measured: pay ? `p99 ${pay.latencyMs.p99} ms` : 'not run', met: pay ? pay.latencyMs.p99 <= 50 : null,
+    },
+    ratioTarget('pay on PostgreSQL, 2 workers ÷ 1', of('pay')?.twoWorkersOverOne, 1, 'one worker'),
+  ];
+}
+
 export function evaluateTargets(http: HttpResult | undefined, replay: ReplayResult | undefined, stores?: StoresResult): Target[] {
   const scenario = (name: ScenarioName) => http?.scenarios.find((s) => s.name === name);
   const pay = scenario('pay');
@@ -199,6 +220,7 @@ export function evaluateTargets(http: HttpResult | undefined, replay: ReplayResu
     met: s ? s.floorRatio >= wanted : null,
   });
   return [
+    ...(stores ? storeTargets(stores) : []),
     toFloor('pay', pay, 0.6),
     toFloor('create token', create, 0.5),
     toFloor('identical retries', retries, 1.0),
@@ -222,8 +244,12 @@ export function evaluateTargets(http: HttpResult | undefined, replay: ReplayResu
     },
     stores ? {
       name: 'durability', target: 'every acknowledged event in the store after the stop',
-      measured: stores.configs.map((c) => `${c.store} ×${c.workers}: ${c.durability.payments.missing + c.durability.tokens.missing} of ` +
-        `${c.durability.payments.acknowledged + c.durability.tokens.acknowledged} missing`).join('; '),
+      measured: [
+        ...stores.configs.map((c) => `${c.store} ×${c.workers}: ${c.durability.payments.missing + c.durability.tokens.missing} of ` +
+          `${c.durability.payments.acknowledged + c.durability.tokens.acknowledged} missing`),
+        ...stores.floors.map((f) => `floor ${f.mode}: ${f.durability.payments.missing + f.durability.tokens.missing} of ` +
+          `${f.durability.payments.acknowledged + f.durability.tokens.acknowledged} missing`),
+      ].join('; '),
       met: stores.ok,
     } : {
       name: 'durability', target: 'every acknowledged event in the store after the stop',
@@ -250,8 +276,16 @@ function report(result: BenchResult): string {
   const lines: string[] = [];
   const { http, replay, profile, stores } = result;
   if (stores) {
-    lines.push('', `the stores compared: tokengate alone, SQLite and PostgreSQL ${stores.postgres.version} (fsync on), 1 and 2 workers ` +
-      '(req/s of 2xx; latency ms; CPU µs per 2xx response of the gateway\'s processes, and of the PostgreSQL server)', table(storesTable(stores)));
+    lines.push('', `the stores compared: tokengate on SQLite and PostgreSQL ${stores.postgres.version} (fsync on), 1 and 2 workers, and two ` +
+      `PostgreSQL floors, side by side in ${stores.slices} slices each ` +
+      '(req/s of 2xx; latency ms; CPU µs per 2xx response of the target\'s processes, and of the PostgreSQL server)', table(storesTable(stores)));
+    lines.push('', 'side by side (req/s ÷ req/s) and what else the machine did meanwhile', table([
+      ['scenario', 'PostgreSQL ÷ SQLite', 'PostgreSQL ÷ naive floor', 'PostgreSQL ÷ group floor', 'PostgreSQL 2 workers ÷ 1', 'other processes (cores)', 'load average'],
+      ...stores.comparisons.map((c) => {
+        const load = stores.load.find((l) => l.name === c.name);
+        return [c.name, c.postgresOverSqlite, c.postgresOverNaiveFloor, c.postgresOverGroupFloor, c.twoWorkersOverOne, load?.otherCores ?? '?', load?.loadAverage ?? '?'];
+      }),
+    ]));
     for (const c of stores.configs) {
       const d = c.durability;
       lines.push(`${c.store} ×${c.workers}: ready in ${c.startMs} ms, exit ${c.exitCode}; durability ${d.ok ? 'OK' : 'FAILED'} — payments recorded ` +
@@ -424,7 +458,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
     if (options.http && options.store === 'postgres') {
       stores = await runStores({
         root, workDir: join(workDir, 'stores'), duration: options.duration, connections: options.connections,
-        warmup: options.warmup, scenarios: options.scenarios, log,
+        warmup: options.warmup, scenarios: options.scenarios, slices: options.slices, log,
       });
     } else if (options.http) {
       http = await runHttp({

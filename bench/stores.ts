@@ -1,23 +1,30 @@
-// The stores compared (`npm run bench -- --store postgres`): tokengate alone (no ceiling, no floor)
-// on SQLite and on PostgreSQL, each with 1 and 2 worker processes (WORKERS, cluster.ts), the same
-// scenarios on each, one after another in one run. PostgreSQL is a throwaway server from the
-// machine's packages (scripts/postgres-server.ts, as the tests start it: fsync on), one fresh
-// database per configuration, stopped and removed at the end. After each configuration the
-// gateway is stopped and its store checked as the SQLite bench checks its file: every
+// The stores compared (`npm run bench -- --store postgres`): tokengate on SQLite and on PostgreSQL,
+// each with 1 and 2 worker processes (WORKERS, cluster.ts), and two durable floors on PostgreSQL
+// (bench/floor.mjs with bench/floor-postgres.mjs: one transaction per pay, and group commit), all
+// started at once, each in its own process, measured on the same scenarios slice by slice, the
+// targets taking turns (the VM's speed moves within a minute: a ratio is only good between runs
+// made side by side). PostgreSQL is a throwaway server from the machine's packages
+// (scripts/postgres-server.ts, as the tests start it: fsync on), a database per target, stopped and
+// removed at the end. What else ran on the machine meanwhile is measured too (/proc/stat: its CPU
+// outside the bench's processes). After the runs each target is stopped and its store checked: every
 // acknowledged payment and token recorded, the repeated payment once.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { readFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import {
-  call, checkDurability, durabilityOf, fire, Ledger, MERCHANT, PAY_BODY, PAY_HEADERS, payPath, perResponse, POOL_SIZE,
-  TOKEN_BODY, TOKEN_HEADERS, TOKEN_PATH, Workload, type Durability, type RunStats, type ScenarioName,
+  call, checkDurability, durabilityOf, fire, fireSlice, Ledger, mergeSlices, MERCHANT, PAY_BODY, PAY_HEADERS, payPath, perResponse, POOL_SIZE,
+  sliceCount, TOKEN_BODY, TOKEN_HEADERS, TOKEN_PATH, Workload, type Durability, type FloorDurability, type RunStats, type ScenarioName, type Slice,
 } from './http.js';
-import { BenchError, buildDir, sleep, startChild, treeCpuDelta, treeCpuMsOf, type Child } from './lib.js';
+import { BenchError, buildDir, round, sleep, startChild, treeCpuDelta, treeCpuMsOf, waitListening, type Child } from './lib.js';
 import { postgresBinaries, startPostgres, type RunningPostgres } from '../scripts/postgres-server.js';
 
 export const STORES = ['sqlite', 'postgres'] as const;
 export type StoreName = (typeof STORES)[number];
 export const WORKER_COUNTS = [1, 2] as const;
+/** The PostgreSQL floors: one transaction per append, and the appends of a turn in one (bench/floor-postgres.mjs). */
+export const FLOOR_MODES = ['naive', 'group'] as const;
+export type FloorMode = (typeof FLOOR_MODES)[number];
 
 export interface StoresOptions {
   root: string;
@@ -26,11 +33,13 @@ export interface StoresOptions {
   connections: number;
   warmup: number;
   scenarios: readonly ScenarioName[];
+  /** Each scenario's seconds cut into this many slices, the targets taking turns (http.ts sliceCount). */
+  slices?: number;
   log: (line: string) => void;
 }
 
 export interface StoreRun extends RunStats {
-  /** CPU of the gateway's processes (the primary and its workers), µs per 2xx response. */
+  /** CPU of the target's processes (a gateway's primary and workers; a floor), µs per 2xx response. */
   cpuUsPerRequest: number | undefined;
   /** CPU of the PostgreSQL server (postmaster and backends), µs per 2xx response; PostgreSQL only. */
   dbCpuUsPerRequest?: number | undefined;
@@ -46,11 +55,37 @@ export interface StoreConfigResult {
   durability: Durability;
 }
 
+export interface FloorResult {
+  mode: FloorMode;
+  scenarios: Array<{ name: ScenarioName; floor: StoreRun }>;
+  exitCode: number | null;
+  durability: FloorDurability;
+}
+
+/** What else the machine did during a scenario's slices: CPU of processes outside the bench (cores), and the load average after. */
+export interface ScenarioLoad { name: ScenarioName; otherCores: number; loadAverage: number }
+
+/** A scenario's ratios, req/s of 2xx by req/s of 2xx, measured side by side. */
+export interface Comparison {
+  name: ScenarioName;
+  /** tokengate on PostgreSQL (1 worker) ÷ on SQLite (1 worker). */
+  postgresOverSqlite: number;
+  /** tokengate on PostgreSQL (1 worker) ÷ each PostgreSQL floor. */
+  postgresOverNaiveFloor: number;
+  postgresOverGroupFloor: number;
+  /** tokengate on PostgreSQL: 2 workers ÷ 1. */
+  twoWorkersOverOne: number;
+}
+
 export interface StoresResult {
   /** The server's version, its binaries, and its temporary folder (removed at the end). */
   postgres: { version: string; binaries: string; dir: string };
+  slices: number;
   configs: StoreConfigResult[];
-  /** Every configuration's durability check passed. */
+  floors: FloorResult[];
+  load: ScenarioLoad[];
+  comparisons: Comparison[];
+  /** Every target's durability check passed, every one stopped cleanly. */
   ok: boolean;
 }
 
@@ -62,6 +97,9 @@ export function requirePostgres(): string {
   if (bin === undefined) throw new BenchError(NO_POSTGRES);
   return bin;
 }
+
+/** The pause before each slice: one target's work after its last answers is not the next one's slice. */
+const SETTLE_MS = 300;
 
 /** Waits for the start-up block (one process, or a cluster's primary once every worker listens); its port. */
 async function waitReady(child: Child, timeoutMs: number): Promise<{ port: number; ms: number }> {
@@ -77,127 +115,253 @@ async function waitReady(child: Child, timeoutMs: number): Promise<{ port: numbe
   throw new Error(`bench: tokengate was not ready within ${timeoutMs} ms:\n${child.output().slice(-4000)}`);
 }
 
-/** The stream of every event of a type in the PostgreSQL store (its tokengate_events table). */
-async function postgresStreams(url: string): Promise<{ payments: string[]; tokens: string[] }> {
+async function query<R extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<R[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const of = async (type: string) =>
-      (await client.query<{ stream: string }>('SELECT stream FROM tokengate_events WHERE type = $1', [type])).rows.map((r) => r.stream);
-    return { payments: await of('PaymentRecorded'), tokens: await of('TokenCreated') };
+    return (await client.query<R>(text, values)).rows;
   } finally {
     await client.end();
   }
 }
 
-async function runConfig(options: StoresOptions, store: StoreName, workers: number, server: RunningPostgres | undefined): Promise<StoreConfigResult> {
-  const { root, log } = options;
+/** The stream of every event of a type in a PostgreSQL table (tokengate's tokengate_events, a floor's events). */
+const streamsOf = async (url: string, table: string, type: string) =>
+  (await query<{ stream: string }>(url, `SELECT stream FROM ${table} WHERE type = $1`, [type])).map((r) => r.stream);
+
+/** A target: a server measured slice by slice, with its own ledger of what it acknowledged. */
+interface Target {
+  label: string;
+  child: Child;
+  port: number;
+  usesPostgres: boolean;
+  workload: Workload;
+  ledger: Ledger;
+  /** The tokens its pays draw from. */
+  pool: readonly string[];
+  seed: { orderId: string; token: string; body: string };
+  taken: Map<ScenarioName, Array<Slice & { dbCpuMs: number | undefined }>>;
+}
+
+interface Gateway extends Target { store: StoreName; workers: number; startMs: number; url: string | undefined; dbPath: string }
+interface Floor extends Target { mode: FloorMode; url: string }
+
+/** The pool of tokens and the repeated payment, through the API of a started gateway. */
+async function setUp(port: number, what: string): Promise<{ ledger: Ledger; pool: string[]; seed: Target['seed']; tokenText: string }> {
+  const ledger = new Ledger();
+  let tokenText = '';
+  const pool = await Promise.all(Array.from({ length: POOL_SIZE }, async () => {
+    const res = await call(port, 'POST', TOKEN_PATH, TOKEN_HEADERS, TOKEN_BODY);
+    const token = /"token":"([0-9A-Za-z]+)"/.exec(res.text)?.[1];
+    if (res.status !== 201 || !token) throw new Error(`bench: token creation failed on ${what}: ${res.status} ${res.text}`);
+    ledger.tokenIssued++;
+    ledger.tokensAcked.add(token);
+    tokenText = res.text;
+    return token;
+  }));
+  const seed = { orderId: '10000000000', token: pool[0] ?? '', body: '' };
+  const paid = await call(port, 'PUT', payPath(seed.token, seed.orderId), PAY_HEADERS, PAY_BODY);
+  if (paid.status !== 201) throw new Error(`bench: the seed payment failed on ${what}: ${paid.status} ${paid.text}`);
+  seed.body = paid.text;
+  ledger.payIssued++;
+  ledger.paysAcked.add(seed.orderId);
+  return { ledger, pool, seed, tokenText };
+}
+
+async function startGateway(options: StoresOptions, store: StoreName, workers: number, server: RunningPostgres | undefined, merchantsFile: string): Promise<Gateway> {
   const dir = join(options.workDir, `${store}-${workers}`);
   mkdirSync(dir, { recursive: true });
-  const merchantsFile = join(dir, 'merchants.json');
-  writeFileSync(merchantsFile, JSON.stringify({ merchants: [MERCHANT] }));
   const dbPath = join(dir, 'data', 'gateway.db');
-  const url = server ? await server.createDatabase(`bench_${workers}`) : undefined;
-  const child = startChild([join(buildDir(root), 'server.js')], {
+  const url = store === 'postgres' && server ? await server.createDatabase(`bench_${workers}`) : undefined;
+  const child = startChild([join(buildDir(options.root), 'server.js')], {
     HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', MERCHANTS_FILE: merchantsFile, WORKERS: String(workers),
     EVENT_STORE: url ?? `sqlite:${dbPath}`,
   }, dir);
-  try {
-    const ready = await waitReady(child, 60_000);
-    log(`${store}, ${workers} worker(s): tokengate pid ${child.pid} on port ${ready.port}, ready in ${ready.ms} ms`);
-    // Set-up through the API: the pool of tokens (created at once: independent requests), the repeated payment.
-    const ledger = new Ledger();
-    const pool = await Promise.all(Array.from({ length: POOL_SIZE }, async () => {
-      const res = await call(ready.port, 'POST', TOKEN_PATH, TOKEN_HEADERS, TOKEN_BODY);
-      const token = /"token":"([0-9A-Za-z]+)"/.exec(res.text)?.[1];
-      if (res.status !== 201 || !token) throw new Error(`bench: token creation failed on ${store}: ${res.status} ${res.text}`);
-      ledger.tokenIssued++;
-      ledger.tokensAcked.add(token);
-      return token;
-    }));
-    const seed = { orderId: '10000000000', token: pool[0] ?? '', body: '' };
-    const paid = await call(ready.port, 'PUT', payPath(seed.token, seed.orderId), PAY_HEADERS, PAY_BODY);
-    if (paid.status !== 201) throw new Error(`bench: the seed payment failed on ${store}: ${paid.status} ${paid.text}`);
-    seed.body = paid.text;
-    ledger.payIssued++;
-    ledger.paysAcked.add(seed.orderId);
-    const workload = new Workload(pool, seed);
-    if (options.warmup > 0) await fire(ready.port, workload.requests('mixed', ledger), options.warmup, options.connections);
-
-    const scenarios: StoreConfigResult['scenarios'] = [];
-    for (const name of options.scenarios) {
-      const dbPid = server?.serverPid();
-      const gwFrom = treeCpuMsOf(child.pid);
-      const dbFrom = dbPid === undefined ? undefined : treeCpuMsOf(dbPid);
-      const stats = await fire(ready.port, workload.requests(name, ledger), options.duration, options.connections);
-      const gwMs = treeCpuDelta(gwFrom, treeCpuMsOf(child.pid));
-      const dbMs = dbPid === undefined ? undefined : treeCpuDelta(dbFrom, treeCpuMsOf(dbPid));
-      if (child.process.exitCode !== null || child.process.signalCode !== null) {
-        throw new Error(`bench: tokengate exited (${child.process.exitCode ?? child.process.signalCode}) during '${name}' on ${store}:\n${child.output().slice(-4000)}`);
-      }
-      const answered = Math.round(stats.rps * stats.durationSec);
-      const run: StoreRun = {
-        ...stats, cpuUsPerRequest: perResponse(gwMs, answered),
-        ...(server ? { dbCpuUsPerRequest: perResponse(dbMs, answered) } : {}),
-      };
-      log(`  ${name}: ${run.rps} req/s, p99 ${run.latencyMs.p99} ms, ${run.cpuUsPerRequest ?? '?'} µs CPU/resp` +
-        (server ? ` + PostgreSQL ${run.dbCpuUsPerRequest ?? '?'} µs` : ''));
-      scenarios.push({ name, tokengate: run });
-    }
-    const exitCode = await child.stop();
-    let durability: Durability;
-    if (url) {
-      const recorded = await postgresStreams(url);
-      durability = durabilityOf(recorded.payments, recorded.tokens, ledger, seed.orderId);
-    } else {
-      durability = checkDurability(dbPath, ledger, seed.orderId);
-    }
-    log(`  stopped (exit ${exitCode}); durability ${durability.ok ? 'OK' : 'FAILED'}: ${durability.payments.missing + durability.tokens.missing} of ` +
-      `${durability.payments.acknowledged + durability.tokens.acknowledged} acknowledged missing`);
-    return { store, workers, startMs: ready.ms, scenarios, exitCode, durability };
-  } finally {
-    await child.stop(5_000);
+  const ready = await waitReady(child, 60_000);
+  const label = `${store} ×${workers}`;
+  options.log(`${label}: tokengate pid ${child.pid} on port ${ready.port}, ready in ${ready.ms} ms`);
+  const { ledger, pool, seed, tokenText } = await setUp(ready.port, label);
+  if (store === 'sqlite' && workers === 1) {
+    // The floors answer tokengate's bodies' shape (bench/floor.mjs).
+    writeFileSync(join(options.workDir, 'pay-body.json'), seed.body);
+    writeFileSync(join(options.workDir, 'token-body.json'), tokenText);
   }
+  return {
+    label, child, port: ready.port, usesPostgres: url !== undefined, workload: new Workload(pool, seed), ledger, pool, seed, taken: new Map(),
+    store, workers, startMs: ready.ms, url, dbPath,
+  };
 }
 
-/** Every store × worker count in turn: SQLite 1, 2, then PostgreSQL 1, 2 (one server for both, a database each). */
+async function startFloor(options: StoresOptions, mode: FloorMode, server: RunningPostgres, merchantsFile: string, pool: readonly string[]): Promise<Floor> {
+  const dir = join(options.workDir, `floor-${mode}`);
+  mkdirSync(dir, { recursive: true });
+  const url = await server.createDatabase(`floor_${mode}`);
+  const child = startChild([join(options.root, 'bench', 'floor.mjs')], {
+    FLOOR_DB: join(dir, 'floor.db'), FLOOR_MERCHANTS_FILE: merchantsFile, FLOOR_PG_URL: url, FLOOR_PG_MODE: mode,
+    FLOOR_PAY_BODY: join(options.workDir, 'pay-body.json'), FLOOR_TOKEN_BODY: join(options.workDir, 'token-body.json'),
+  }, dir);
+  const { port } = await waitListening(child, 30_000);
+  const ledger = new Ledger();
+  const seed = { orderId: '10000000000', token: pool[0] ?? '', body: '' };
+  const paid = await call(port, 'PUT', payPath(seed.token, seed.orderId), PAY_HEADERS, PAY_BODY);
+  if (paid.status !== 201) throw new Error(`bench: the ${mode} floor's seed payment failed: ${paid.status} ${paid.text}`);
+  seed.body = paid.text;
+  ledger.payIssued++;
+  ledger.paysAcked.add(seed.orderId);
+  const label = `PostgreSQL floor, ${mode}`;
+  options.log(`${label}: pid ${child.pid} on port ${port}`);
+  return { label, child, port, usesPostgres: true, workload: new Workload(pool, seed), ledger, pool, seed, taken: new Map(), mode, url };
+}
+
+/** The machine's busy CPU time so far (every core), in ms, from /proc/stat. */
+function machineBusyMs(): number {
+  const fields = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/).slice(1).map(Number);
+  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = fields;
+  return (user + nice + system + irq + softirq + steal) * 10;
+}
+
+/** One slice of a target: its CPU (process tree) and the server's; returns the CPU the bench's processes used. */
+async function measureSlice(target: Target, name: ScenarioName, seconds: number, connections: number, server: RunningPostgres | undefined): Promise<number> {
+  const dbPid = target.usesPostgres ? server?.serverPid() : undefined;
+  const from = treeCpuMsOf(target.child.pid);
+  const dbFrom = dbPid === undefined ? undefined : treeCpuMsOf(dbPid);
+  const slice = await fireSlice(target.port, target.workload.requests(name, target.ledger), seconds, connections);
+  const ms = treeCpuDelta(from, treeCpuMsOf(target.child.pid));
+  const dbCpuMs = dbPid === undefined ? undefined : treeCpuDelta(dbFrom, treeCpuMsOf(dbPid));
+  if (target.child.process.exitCode !== null || target.child.process.signalCode !== null) {
+    throw new Error(`bench: ${target.label} exited (${target.child.process.exitCode ?? target.child.process.signalCode}) during '${name}':\n${target.child.output().slice(-4000)}`);
+  }
+  const list = target.taken.get(name) ?? [];
+  list.push({ ...slice, serverCpuMs: ms, dbCpuMs });
+  target.taken.set(name, list);
+  return (ms ?? 0) + (dbCpuMs ?? 0) + slice.loadGenUs / 1000;
+}
+
+function runOf(target: Target, name: ScenarioName, connections: number): StoreRun {
+  const slices = target.taken.get(name) ?? [];
+  const { cpuUsPerRequest, ...stats } = mergeSlices(slices, connections);
+  const ok = Math.round(stats.rps * stats.durationSec);
+  const db = slices.every((s) => s.dbCpuMs !== undefined) && target.usesPostgres ? slices.reduce((sum, s) => sum + (s.dbCpuMs ?? 0), 0) : undefined;
+  return { ...stats, cpuUsPerRequest, ...(target.usesPostgres ? { dbCpuUsPerRequest: perResponse(db, ok) } : {}) };
+}
+
+/** Every target started, then each scenario's slices, the targets taking turns (a rotating order). */
 export async function runStores(options: StoresOptions): Promise<StoresResult> {
   const binaries = requirePostgres();
-  const configs: StoreConfigResult[] = [];
+  mkdirSync(options.workDir, { recursive: true });
+  const merchantsFile = join(options.workDir, 'merchants.json');
+  writeFileSync(merchantsFile, JSON.stringify({ merchants: [MERCHANT] }));
+  const gateways: Gateway[] = [];
+  const floors: Floor[] = [];
   let server: RunningPostgres | undefined;
   try {
-    for (const store of STORES) {
-      if (store === 'postgres') {
-        server = await startPostgres();
-        options.log(`PostgreSQL (${binaries}) on port ${server.port}, fsync on`);
-      }
-      for (const workers of WORKER_COUNTS) configs.push(await runConfig(options, store, workers, server));
+    server = await startPostgres();
+    options.log(`PostgreSQL (${binaries}) on port ${server.port}, fsync on`);
+    for (const store of STORES) for (const workers of WORKER_COUNTS) gateways.push(await startGateway(options, store, workers, server, merchantsFile));
+    const pool = gateways[0]?.pool ?? [];
+    for (const mode of FLOOR_MODES) floors.push(await startFloor(options, mode, server, merchantsFile, pool));
+    const targets: Target[] = [...gateways, ...floors];
+    if (options.warmup > 0) {
+      options.log(`warm-up: mixed for ${options.warmup} s on each`);
+      for (const target of targets) await fire(target.port, target.workload.requests('mixed', target.ledger), options.warmup, options.connections);
     }
-    const version = server ? await serverVersion(server.url) : '?';
-    return { postgres: { version, binaries, dir: server?.dir ?? '' }, configs, ok: configs.every((c) => c.durability.ok && c.exitCode === 0) };
+    const slices = sliceCount(options.duration, options.slices ?? 5);
+    const load: ScenarioLoad[] = [];
+    for (const name of options.scenarios) {
+      options.log(`${name}: ${options.duration} s × ${options.connections} connections on each of ${targets.length} targets, in ${slices} slices taking turns`);
+      let ours = 0;
+      let busy = 0;
+      let elapsed = 0;
+      for (let slice = 0; slice < slices; slice++) {
+        for (let i = 0; i < targets.length; i++) {
+          const target = targets[(i + slice) % targets.length] as Target;
+          if (slices > 1) await sleep(SETTLE_MS);
+          const busyFrom = machineBusyMs();
+          const started = performance.now();
+          ours += await measureSlice(target, name, options.duration / slices, options.connections, server);
+          busy += machineBusyMs() - busyFrom;
+          elapsed += performance.now() - started;
+        }
+      }
+      load.push({ name, otherCores: elapsed > 0 ? round(Math.max(0, busy - ours) / elapsed, 2) : 0, loadAverage: round(loadavg()[0] ?? 0, 1) });
+      for (const target of targets) {
+        const run = runOf(target, name, options.connections);
+        options.log(`  ${target.label}: ${run.rps} req/s, p99 ${run.latencyMs.p99} ms, ${run.cpuUsPerRequest ?? '?'} µs CPU/resp` +
+          (target.usesPostgres ? ` + PostgreSQL ${run.dbCpuUsPerRequest ?? '?'} µs` : ''));
+      }
+      options.log(`  the rest of the machine: ${load.at(-1)?.otherCores} cores busy on average, load average ${load.at(-1)?.loadAverage}`);
+    }
+    const configs: StoreConfigResult[] = [];
+    for (const g of gateways) {
+      const exitCode = await g.child.stop();
+      const durability = g.url
+        ? durabilityOf(await streamsOf(g.url, 'tokengate_events', 'PaymentRecorded'), await streamsOf(g.url, 'tokengate_events', 'TokenCreated'), g.ledger, g.seed.orderId)
+        : checkDurability(g.dbPath, g.ledger, g.seed.orderId);
+      options.log(`${g.label}: stopped (exit ${exitCode}); durability ${durability.ok ? 'OK' : 'FAILED'}: ` +
+        `${durability.payments.missing + durability.tokens.missing} of ${durability.payments.acknowledged + durability.tokens.acknowledged} acknowledged missing`);
+      configs.push({
+        store: g.store, workers: g.workers, startMs: g.startMs, exitCode, durability,
+        scenarios: options.scenarios.map((name) => ({ name, tokengate: runOf(g, name, options.connections) })),
+      });
+    }
+    const floorResults: FloorResult[] = [];
+    for (const f of floors) {
+      const exitCode = await f.child.stop();
+      const durability = await floorDurability(f);
+      options.log(`${f.label}: stopped (exit ${exitCode}); durability ${durability.ok ? 'OK' : 'FAILED'}`);
+      floorResults.push({ mode: f.mode, exitCode, durability, scenarios: options.scenarios.map((name) => ({ name, floor: runOf(f, name, options.connections) })) });
+    }
+    const version = (await query<{ server_version: string }>(server.url, 'SHOW server_version'))[0]?.server_version ?? '?';
+    return {
+      postgres: { version, binaries, dir: server.dir }, slices, configs, floors: floorResults, load,
+      comparisons: compare(options.scenarios, configs, floorResults),
+      ok: configs.every((c) => c.durability.ok && c.exitCode === 0) && floorResults.every((f) => f.durability.ok && f.exitCode === 0),
+    };
   } finally {
+    for (const target of [...gateways, ...floors]) await target.child.stop(5_000);
     await server?.stop();
   }
 }
 
-async function serverVersion(url: string): Promise<string> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<{ server_version: string }>('SHOW server_version')).rows[0]?.server_version ?? '?';
-  } finally {
-    await client.end();
-  }
+/** A floor's table after it stopped: every pay and token it acknowledged is a row (floor.mjs's streams). */
+async function floorDurability(floor: Floor): Promise<FloorDurability> {
+  const orders = new Set(await streamsOf(floor.url, 'events', 'PaymentRecorded'));
+  const tokens = new Set(await streamsOf(floor.url, 'events', 'TokenCreated'));
+  const orderStream = (orderId: string) => `order-${MERCHANT.id}-${orderId}/1`;
+  const { ledger } = floor;
+  const payMissing = [...ledger.paysAcked].filter((id) => !orders.has(orderStream(id))).length;
+  const tokenMissing = [...ledger.tokensAcked].filter((token) => !tokens.has(`token-${MERCHANT.repository.id}-${token}`)).length;
+  const seedOrderEvents = orders.has(orderStream(floor.seed.orderId)) ? 1 : 0;
+  return {
+    payments: { acknowledged: ledger.paysAcked.size, recorded: orders.size, missing: payMissing },
+    tokens: { acknowledged: ledger.tokensAcked.size, recorded: tokens.size, missing: tokenMissing },
+    retries: { seedOrderEvents, bodyMismatches: ledger.retryMismatches },
+    ok: payMissing === 0 && tokenMissing === 0 && seedOrderEvents === 1 && ledger.retryMismatches === 0,
+  };
 }
 
-/** The comparison as rows: store, workers, then per scenario req/s, p99 and CPU per response. */
+function compare(scenarios: readonly ScenarioName[], configs: readonly StoreConfigResult[], floors: readonly FloorResult[]): Comparison[] {
+  const rps = (store: StoreName, workers: number, name: ScenarioName) =>
+    configs.find((c) => c.store === store && c.workers === workers)?.scenarios.find((s) => s.name === name)?.tokengate.rps ?? 0;
+  const floorRps = (mode: FloorMode, name: ScenarioName) => floors.find((f) => f.mode === mode)?.scenarios.find((s) => s.name === name)?.floor.rps ?? 0;
+  const ratio = (a: number, b: number) => (b > 0 ? round(a / b, 2) : 0);
+  return scenarios.map((name) => ({
+    name,
+    postgresOverSqlite: ratio(rps('postgres', 1, name), rps('sqlite', 1, name)),
+    postgresOverNaiveFloor: ratio(rps('postgres', 1, name), floorRps('naive', name)),
+    postgresOverGroupFloor: ratio(rps('postgres', 1, name), floorRps('group', name)),
+    twoWorkersOverOne: ratio(rps('postgres', 2, name), rps('postgres', 1, name)),
+  }));
+}
+
+/** The comparison as rows: target, then per scenario req/s, latency and CPU per response. */
 export function storesTable(result: StoresResult): Array<Array<string | number>> {
-  return [
-    ['store', 'workers', 'scenario', 'req/s', 'p50', 'p99', 'errors', 'non2xx', 'CPU µs/req', 'PostgreSQL µs/req', 'durability'],
-    ...result.configs.flatMap((c) => c.scenarios.map((s, i) => [
-      i === 0 ? c.store : '', i === 0 ? c.workers : '', s.name, s.tokengate.rps, s.tokengate.latencyMs.p50, s.tokengate.latencyMs.p99,
-      s.tokengate.errors + s.tokengate.timeouts, s.tokengate.non2xx, s.tokengate.cpuUsPerRequest ?? '?',
-      s.tokengate.dbCpuUsPerRequest ?? '', i === 0 ? (c.durability.ok ? 'OK' : 'FAILED') : '',
-    ])),
-  ];
+  const rows: Array<Array<string | number>> = [['target', 'scenario', 'req/s', 'p50', 'p99', 'errors', 'non2xx', 'CPU µs/req', 'PostgreSQL µs/req', 'durability']];
+  const add = (label: string, runs: ReadonlyArray<{ name: string; run: StoreRun }>, ok: boolean) => runs.forEach(({ name, run }, i) => rows.push([
+    i === 0 ? label : '', name, run.rps, run.latencyMs.p50, run.latencyMs.p99, run.errors + run.timeouts, run.non2xx,
+    run.cpuUsPerRequest ?? '?', run.dbCpuUsPerRequest ?? '', i === 0 ? (ok ? 'OK' : 'FAILED') : '',
+  ]));
+  for (const c of result.configs) add(`tokengate, ${c.store} ×${c.workers}`, c.scenarios.map((s) => ({ name: s.name, run: s.tokengate })), c.durability.ok);
+  for (const f of result.floors) add(`floor, PostgreSQL ${f.mode}`, f.scenarios.map((s) => ({ name: s.name, run: s.floor })), f.durability.ok);
+  return rows;
 }

@@ -176,3 +176,12 @@ function addMember(copy: Record<string, unknown>, name: string, member: unknown)
   if (name === '__proto__') Object.defineProperty(copy, name, { value: member, enumerable: true, writable: true, configurable: true });
   else copy[name] = member;
 }
+
+/** Frozen in place, deeply: events in the stores' caches are shared by every reader, so nobody may change them (a change throws). */
+export function frozen<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const member of Object.values(value)) frozen(member);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -7,7 +7,7 @@ export class HeldEvents {
   private events: ProjectedEvent[] = [];
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly page: number, private readonly deferMs: number, private readonly flush: () => void) {}
+  constructor(private readonly page: number, readonly deferMs: number, private readonly flush: () => void) {}
 
   get length(): number {
     return this.events.length;

@@ -6,8 +6,8 @@
 //  - this process's own (SQLite, answering at once): 'inline' in the events' commit (the store's
 //    commit listener) or by the catch-up the command handler awaits; 'deferred' held in memory and
 //    written DEFER_MS later; 'onRead' brought up from the log by its reads. Reads do not wait.
-//  - shared by every instance (PostgreSQL): every model after the reply, by the catch-up each
-//    append starts; every read catches up first, to the log's head when it began.
+//  - shared by every instance (PostgreSQL): after the reply, by the catch-up the appends of DEFER_MS
+//    start; every read catches up first, to the log's head when it began; 'onRead' by its reads.
 import { allOf, then, type Maybe } from '../lib/maybe.js';
 import type { EventStore, ProjectedEvent } from '../store/event-store.js';
 import type { CommitListener, ProjectionFeed } from '../store/projection-feed.js';
@@ -18,7 +18,7 @@ import { followLog } from './follow.js';
 import { HeldEvents } from './held.js';
 import { pageUpdate } from './page.js';
 import type { Projection } from './projection.js';
-import { readForProjections, replayAhead, replayLog, type ReplayTarget } from './replay.js';
+import { bringUpShared, readForProjections, replayAhead, replayLog, type ReplayTarget } from './replay.js';
 import { hashOf, type Answer, type ReadModelsOptions, type RebuildOptions, type RebuildResult } from './read-models-port.js';
 
 export * from './read-models-port.js';
@@ -66,8 +66,8 @@ export class ReadModels<Tables extends ReadModelTables = ReadModelTables> {
     this.page = options.page ?? PAGE;
     this.feed = options.feed;
     this.held = new HeldEvents(this.page, options.deferMs ?? DEFER_MS, () => this.applyHeldSafely());
-    // 'onRead' needs the log read at once on the tables' connection (the feed); elsewhere deferred.
-    const onRead = !tables.shared && this.feed?.readForProjectionsNow !== undefined;
+    // 'onRead' needs the log read at once on the tables' connection (the feed), or reads that wait (shared tables); elsewhere deferred.
+    const onRead = tables.shared || this.feed?.readForProjectionsNow !== undefined;
     this.onRead = projections.filter((p) => p.apply === 'onRead' && onRead);
     this.inline = projections.filter((p) => p.apply === undefined || p.apply === 'inline');
     this.deferred = projections.filter((p) => p.apply === 'deferred' || (p.apply === 'onRead' && !onRead));
@@ -90,7 +90,7 @@ export class ReadModels<Tables extends ReadModelTables = ReadModelTables> {
     this.unfollow = followLog(this.store, this.feed, await this.minCheckpoint(), (event) => {
       // This process's own events are held or applied already (checked here: no promise per event).
       if (event === undefined || this.covered() < event.position) this.run();
-    });
+    }, this.held.deferMs);
   }
 
   async stop(): Promise<void> {
@@ -153,7 +153,7 @@ export class ReadModels<Tables extends ReadModelTables = ReadModelTables> {
    */
   private beforeRead(projection?: string): Maybe<void> {
     const tables = this.tables;
-    if (tables.shared) return this.pinned ? undefined : this.catchUp();
+    if (tables.shared) return this.pinned ? undefined : then(this.catchUp(), () => bringUpShared(this.replay, tables, this.onRead, projection));
     this.applyHeld();
     if (this.pinned || !tables.open) return;
     for (const p of this.onRead) if (projection === undefined || p.name === projection) this.bringUp(tables, p);

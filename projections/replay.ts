@@ -7,6 +7,7 @@ import type { ProjectionFeed } from '../store/projection-feed.js';
 import { dataShape } from './page.js';
 import type { Projection } from './projection.js';
 import type { RebuildOptions, RebuildResult } from './read-models-port.js';
+import type { SharedTables } from '../store/read-model-tables.js';
 
 /** What a replay reads from and writes to (the runner, projections/read-models.ts). */
 export interface ReplayTarget {
@@ -69,4 +70,28 @@ export async function replayLog(target: ReplayTarget, head: bigint, only: readon
   }
   const seconds = (performance.now() - started) / 1000;
   return { events, position, seconds, eventsPerSecond: seconds > 0 ? events / seconds : events };
+}
+
+/**
+ * 'onRead' models on shared tables (those `projection` names; undefined: all), brought up by a read:
+ * the log after each one's checkpoint up to the head as it is now, a page per transaction (another
+ * instance bringing one up at once: each page's transaction skips what the other applied).
+ */
+export function bringUpShared(target: ReplayTarget, tables: SharedTables, onRead: readonly Projection[], projection?: string): Promise<void> | undefined {
+  const models = onRead.filter((p) => projection === undefined || p.name === projection);
+  return models.length === 0 ? undefined : bringUp(target, tables, models);
+}
+
+async function bringUp(target: ReplayTarget, tables: SharedTables, models: readonly Projection[]): Promise<void> {
+  const head = await target.store.headPosition();
+  for (const model of models) {
+    for (let from = await tables.checkpoint(model.name); from < head;) {
+      const page = await readForProjections(target, { fromPosition: from, maxCount: target.page });
+      const until = page.findIndex((e) => e.position > head);
+      const slice = until < 0 ? page : page.slice(0, until);
+      if (slice.length === 0) break;
+      await target.write(slice, [model]);
+      from = (slice.at(-1) as ProjectedEvent).position;
+    }
+  }
 }

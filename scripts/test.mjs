@@ -45,6 +45,8 @@ const LONG = [
   'test/store/postgres.test.ts',
   'test/store/postgres-keys.test.ts',
   'test/store/postgres-restart.test.ts',
+  'test/store/postgres-memory.test.ts',
+  'test/store/postgres-batches.test.ts',
   'test/store/kurrentdb-keys.test.ts',
   'test/services/postgres-reactors.test.ts',
   'test/services/postgres-shared-keys.test.ts',

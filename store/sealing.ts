@@ -156,6 +156,11 @@ export class Sealer {
     this.keys.setShreddedThrough(position);
   }
 
+  /** See KeyStore.fresh. */
+  get freshKeys(): boolean {
+    return this.keys.fresh === true;
+  }
+
   /** Keyed hash (HMAC-SHA-256, base64url) of a value that must not be stored in plaintext. */
   fingerprint(value: string): string {
     return this.hmac(value);

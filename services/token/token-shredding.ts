@@ -17,7 +17,8 @@
 // shredded itself (destroying a destroyed key, or releasing a released mapping, does nothing). The
 // checkpoint moves past a TokenDeleted only once its token is shredded, so a crash anywhere in
 // between (of this process, or of another one sharing the store) is finished by the next start of
-// any process. A key store without a checkpoint (made by an older version) has the whole log read
+// any process. A key store made by this start takes the log's head as its checkpoint (it holds no
+// key of anything before); one without a checkpoint made by an older version has the whole log read
 // once, in the background: deletions an older version left half done are finished too.
 import { accountKey, type AccountIdentifier } from '../../domain/token/accounts.js';
 import { isTokenEvent, streams, type AccountIdentifierReserved } from '../../domain/events.js';
@@ -116,9 +117,18 @@ export class TokenShredder extends Reactor {
     super(store, readModels, RETRY_MS);
   }
 
-  /** From the key store's checkpoint: every event after it (of any type: the checkpoint follows them all). */
+  /**
+   * From the key store's checkpoint: every event after it (of any type: the checkpoint follows them
+   * all). A key store made by this start has none, and holds no key of a token deleted before it:
+   * the checkpoint is the head, and no event before it is read.
+   */
   protected async prepare(): Promise<bigint> {
-    const from = this.sealer.shreddedThrough() ?? 0n;
+    let from = this.sealer.shreddedThrough();
+    if (from === undefined && this.sealer.freshKeys) {
+      from = await this.store.headPosition();
+      this.sealer.setShreddedThrough(from);
+    }
+    from ??= 0n;
     this.seen = from;
     this.recorded = from;
     return from;

@@ -44,6 +44,7 @@ export function guardKeys(keys: KeyStore): GuardedKeys {
       release: (accountHash, reservationId) => guarded(() => keys.release(accountHash, reservationId)),
       shreddedThrough: () => keys.shreddedThrough(),
       setShreddedThrough: (position) => guarded(() => keys.setShreddedThrough(position)),
+      fresh: keys.fresh,
       get failure() { return keys.failure; },
       close: () => keys.close(),
     },

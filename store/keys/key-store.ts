@@ -38,6 +38,11 @@ export interface KeyStore {
   shreddedThrough(): bigint | undefined;
   /** Record that position (a lower one than recorded is ignored). */
   setShreddedThrough(position: bigint): void;
+  /**
+   * Made by this open (its tables did not exist): it holds no key of any event written before, so
+   * no deletion before now has anything here to shred (undefined: it cannot tell; taken as false).
+   */
+  readonly fresh?: boolean;
   /** Why new keys are refused until a restart (a failed sync), if they are. */
   readonly failure?: Error | undefined;
   close(): void;
@@ -49,6 +54,7 @@ export class MemoryKeyStore implements KeyStore {
   private readonly keys = new Map<string, Buffer>();
   private readonly reservations = new Map<string, string>();
   private shredded: bigint | undefined;
+  readonly fresh = true;
   get(keyId: string) { return this.keys.get(keyId); }
   put(keyId: string, key: Buffer) { this.keys.set(keyId, key); }
   destroy(keyId: string) { this.keys.delete(keyId); }

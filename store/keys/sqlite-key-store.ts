@@ -34,6 +34,8 @@ export class SqliteKeyStore implements KeyStore {
   private flushScheduled = false;
   /** Keys on disk that nothing references yet: `newKey()` hands them out. */
   private readonly spare: SpareKeys;
+  /** See KeyStore.fresh: the file had no keys table when this opened it. */
+  readonly fresh: boolean;
 
   /** Why new keys are refused until a restart (a failed sync); undefined while they are not. */
   get failure(): Error | undefined {
@@ -54,6 +56,7 @@ export class SqliteKeyStore implements KeyStore {
     // read it and open the sealed number in the events. With secure_delete, deleted content is
     // overwritten with zeros (a setting of the connection, so of every connection that deletes).
     this.db.pragma('secure_delete = ON');
+    this.fresh = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'keys'").get() === undefined;
     this.db.exec('CREATE TABLE IF NOT EXISTS keys (key_id TEXT PRIMARY KEY, key BLOB NOT NULL)');
     // Unique-account reservations (KeyStore.reservation): one b-tree (WITHOUT ROWID), so a released
     // mapping's bytes live in one place, zeroed by secure_delete like a destroyed key.

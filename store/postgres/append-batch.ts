@@ -9,9 +9,10 @@ import {
 
 export interface PendingAppend {
   stream: string;
+  /** Copies made at the call, data and metadata frozen: the caller may change its objects afterwards. */
   events: readonly EventData[];
   expected: ExpectedRevision;
-  /** JSON text of data and metadata, made at the call: the caller may change its objects afterwards. */
+  /** JSON text of data and metadata. */
   json: Array<{ data: string; metadata: string }>;
   resolve: (result: AppendResult) => void;
   reject: (error: unknown) => void;

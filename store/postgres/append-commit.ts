@@ -1,14 +1,60 @@
-// One batch of appends in one PostgreSQL transaction (event-store.ts queues them): BEGIN and the
-// append lock; one query reads the head, the streams' revisions and the event ids already taken;
-// each append decided as if alone (append-batch.ts); one INSERT of every accepted event; COMMIT.
+// One batch of appends committed (event-store.ts queues them), in one of two ways:
+//  - at once: one statement, tokengate_append (schema.ts), in its own transaction: the append
+//    lock, the head, the checks and one INSERT of every event, sent as one JSON parameter; the
+//    lock is held for the server's work and the COMMIT only, never across a round trip. It writes
+//    the batch when no append needs deciding (no shared stream or id, no id taken, every expected
+//    revision matching): the usual batch. Otherwise it writes nothing and says so;
+//  - decided: BEGIN and the append lock; one query reads the head, the streams' revisions and the
+//    event ids already taken; each append decided as if alone (append-batch.ts: a conflict fails
+//    only its own append); one INSERT of every accepted event; COMMIT.
 import type pg from 'pg';
+import type { AppendResult } from '../event-store.js';
 import { decideBatch, type BatchResult, type BatchState, type PendingAppend } from './append-batch.js';
 import { isConnectionError } from './errors.js';
 import { COLUMNS } from './rows.js';
-import { APPEND_LOCK, CHANNEL } from './schema.js';
+import { APPEND_LOCK, CHANNEL, notifyPayload } from './schema.js';
 
-/** One transaction for the batch: each append's result or its own error, in order. */
-export async function commitBatch(pool: pg.Pool, batch: readonly PendingAppend[]): Promise<BatchResult[]> {
+const UNREADABLE_ESCAPE = /\\u(?:0000|d[89a-f])/i;
+const APPEND_AT_ONCE = { name: 'tokengate-append', text: 'SELECT tokengate_append($1, $2, $3) AS r' };
+
+/** The batch as tokengate_append's JSON: data and metadata are JSON text already (made at the append). */
+export function batchJson(batch: readonly PendingAppend[]): string {
+  const parts: string[] = [];
+  batch.forEach((item, n) => {
+    const expected = typeof item.expected === 'bigint' ? item.expected.toString() : item.expected;
+    const head = `{"n":${n},"s":${JSON.stringify(item.stream)},"x":"${expected}","o":`;
+    item.events.forEach((e, o) => {
+      const json = item.json[o] as { data: string; metadata: string };
+      parts.push(`${head}${o},"i":${JSON.stringify(e.id)},"t":${JSON.stringify(e.type)},"d":${json.data},"m":${json.metadata}}`);
+    });
+  });
+  return `[${parts.join(',')}]`;
+}
+
+/**
+ * The batch in one statement: each append's result, or undefined when it wrote nothing (some append
+ * needs deciding: commitBatch). Every append must have events.
+ */
+export async function commitAtOnce(pool: pg.Pool, batch: readonly PendingAppend[], created: Date, writer: string): Promise<AppendResult[] | undefined> {
+  const json = batchJson(batch);
+  // PostgreSQL's JSON functions refuse \u0000 and lone surrogates in any string they read (the
+  // json type stores them as written): such a batch goes the decided way, which stores them.
+  if (UNREADABLE_ESCAPE.test(json)) return undefined;
+  const { rows: [row] } = await pool.query<{ r: string[] | null }>({ ...APPEND_AT_ONCE, values: [json, created, writer] });
+  const answer = row?.r;
+  if (answer === undefined || answer === null) return undefined;
+  let position = BigInt(answer[0] as string);
+  return batch.map((item, n) => {
+    position += BigInt(item.events.length);
+    return { nextExpectedRevision: BigInt(answer[n + 1] as string) + BigInt(item.events.length), position };
+  });
+}
+
+/** What a decided batch did: each append's result or its own error, in order; the positions it wrote, if any. */
+export interface Decided { results: BatchResult[]; written: { first: bigint; last: bigint } | undefined }
+
+/** One transaction for the batch, each append decided as if alone. */
+export async function commitBatch(pool: pg.Pool, batch: readonly PendingAppend[], created: Date, writer: string): Promise<Decided> {
   const client = await pool.connect();
   let broken: unknown;
   try {
@@ -22,20 +68,23 @@ export async function commitBatch(pool: pg.Pool, batch: readonly PendingAppend[]
               (SELECT coalesce(json_agg(json_build_array(stream, revision::text)), '[]')
                  FROM (SELECT stream, max(revision) AS revision FROM tokengate_events WHERE stream = ANY($1) GROUP BY stream) s) AS streams,
               (SELECT coalesce(json_agg(json_build_array(id, stream, position::text)), '[]')
-                 FROM tokengate_events WHERE id = ANY($2)) AS ids,
-              pg_notify('${CHANNEL}', '')`,
+                 FROM tokengate_events WHERE id = ANY($2)) AS ids`,
       [streams, ids]);
     if (state === undefined) throw new Error('the event store read no head');
-    const created = new Date();
     const { results, rows } = decideBatch(batch, state);
+    let written: Decided['written'];
     if (rows.position.length > 0) {
+      written = { first: BigInt(rows.position[0] as string), last: BigInt(rows.position.at(-1) as string) };
+      // The NOTIFY is delivered at COMMIT.
       await client.query(
-        `INSERT INTO tokengate_events (${COLUMNS})
-         SELECT p, i, s, r, t, d, m, $8 FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::json[], $7::json[]) AS u(p, i, s, r, t, d, m)`,
-        [rows.position, rows.id, rows.stream, rows.revision, rows.type, rows.data, rows.metadata, created]);
+        `WITH w AS (INSERT INTO tokengate_events (${COLUMNS})
+           SELECT p, i, s, r, t, d, m, $8 FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::json[], $7::json[]) AS u(p, i, s, r, t, d, m))
+         SELECT pg_notify('${CHANNEL}', $9)`,
+        [rows.position, rows.id, rows.stream, rows.revision, rows.type, rows.data, rows.metadata, created,
+          notifyPayload(written.first, written.last, writer, [...new Set(rows.stream)])]);
     }
     await client.query('COMMIT');
-    return results;
+    return { results, written };
   } catch (error) {
     broken = isConnectionError(error) ? error : undefined;
     if (broken === undefined) {

@@ -2,24 +2,28 @@
 // positions are seen in commit order, and what each failure does: store/postgres/README.md.
 //
 // Appends requested in one event-loop turn, or while the previous batch commits, are written in
-// one transaction (group commit, append-commit.ts): BEGIN and the append lock; one query reads the head, the
-// streams' revisions and the event ids already taken; each append is decided, in order, as if
-// alone (append-batch.ts; its conflict fails it alone); one INSERT writes every accepted event; COMMIT. The lock
-// (a transaction-scoped advisory lock held until COMMIT) is what keeps positions in commit order.
+// one transaction (group commit, append-queue.ts and append-commit.ts): one statement when none of
+// them conflicts (the lock, the head, the checks, one INSERT of the events sent as one JSON
+// parameter, COMMIT); else BEGIN and the lock, one read of the head, the streams' revisions and the
+// ids taken, each append decided as if alone (append-batch.ts; its conflict fails it alone), one
+// INSERT, COMMIT. The lock (a transaction-scoped advisory lock held until COMMIT) keeps positions in
+// commit order. Whole streams and the log's tail are answered from memory where LISTEN says nobody
+// else wrote them (memory.ts: the race that leaves): the port's readStreamSoon and knownRevision too.
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { frozenJsonCopy } from '../../lib/json.js';
 import type {
-  AppendResult, EventData, EventStore, ExpectedRevision, ReadAllOptions,
+  AppendResult, EventData, EventMetadata, EventStore, ExpectedRevision, ReadAllOptions,
   ReadStreamOptions, RecordedEvent, SubscribeOptions, Subscription, SubscriptionHandlers,
 } from '../event-store.js';
-import type { BatchResult, PendingAppend } from './append-batch.js';
-import { commitBatch } from './append-commit.js';
-import type { StorageFault } from '../../domain/errors.js';
 import { Notifier, pullSubscription } from '../subscription.js';
+import { AppendQueue } from './append-queue.js';
 import { isTransient, redactUrl, translatePgError } from './errors.js';
 import { guardPool, PostgresHealth } from './health.js';
 import { CommitListener } from './listener.js';
-import { COLUMNS, toRecorded, type Row } from './rows.js';
-import { migrate } from './schema.js';
+import { ServerMemory } from './memory.js';
+import { COLUMNS, frozenRecorded, toRecorded, type Row } from './rows.js';
+import { migrate, readPayload } from './schema.js';
 
 export interface PostgresStoreOptions {
   /** Connections of the pool (default 10). */
@@ -28,6 +32,10 @@ export interface PostgresStoreOptions {
   pollIntervalMs?: number;
   /** The most appends committed in one transaction (default 500). */
   maxBatch?: number;
+  /** Whole streams kept in memory (default 2,000; 0: none). */
+  cachedStreams?: number;
+  /** Events of the log's tail kept in memory (default 1,000; 0: none). */
+  cachedTail?: number;
   /** application_name on the server (default 'tokengate'). */
   applicationName?: string;
   /** Whether the server can be reached, shared with the read models and key store on it (default: its own). */
@@ -38,6 +46,16 @@ export interface PostgresStoreOptions {
 const STATEMENT_TIMEOUT = 15_000;
 const IDLE_IN_TRANSACTION_TIMEOUT = 10_000;
 const LOCK_TIMEOUT = 10_000;
+
+const READ_STREAM = {
+  name: 'tokengate-read-stream',
+  text: `SELECT ${COLUMNS} FROM tokengate_events
+          WHERE stream = $1 AND revision >= $2 AND ($3::bigint IS NULL OR revision <= $3) AND ($4::timestamptz IS NULL OR created <= $4)
+          ORDER BY revision`,
+};
+const READ_ALL = { name: 'tokengate-read-all', text: `SELECT ${COLUMNS} FROM tokengate_events WHERE position > $1 ORDER BY position LIMIT $2` };
+
+const HEAD = { name: 'tokengate-head', text: 'SELECT coalesce(max(position), 0)::text AS head FROM tokengate_events' };
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
@@ -51,13 +69,12 @@ export class PostgresEventStore implements EventStore {
   private readonly notifier = new Notifier();
   private readonly listener: CommitListener;
   private readonly pollIntervalMs: number;
-  private readonly maxBatch: number;
-  private queue: PendingAppend[] = [];
-  private flushing: Promise<void> | undefined;
-  private scheduled = false;
+  private readonly memory: ServerMemory;
+  /** This instance's id in its commits' notifications (its own are not news to it). */
+  private readonly writer = randomBytes(6).toString('hex');
+  private readonly appends: AppendQueue;
   private closing = false;
   private ready: Promise<void> | undefined;
-  private storageFault: StorageFault | undefined;
 
   /** Connects lazily: the first call reaches the server (and creates or upgrades the schema). */
   constructor(url: string, options: PostgresStoreOptions = {}) {
@@ -74,8 +91,17 @@ export class PostgresEventStore implements EventStore {
     this.health = options.health ?? new PostgresHealth();
     guardPool(this.pool, this.health);
     this.pollIntervalMs = options.pollIntervalMs ?? 500;
-    this.maxBatch = options.maxBatch ?? 500;
-    this.listener = new CommitListener({ ...config, application_name: `${config.application_name}-listen` }, () => this.notifier.notify(), this.health);
+    this.memory = new ServerMemory(options.cachedStreams ?? 2_000, options.cachedTail ?? 1_000);
+    this.appends = new AppendQueue({
+      pool: this.pool, health: this.health, memory: this.memory, notifier: this.notifier, writer: this.writer,
+      maxBatch: options.maxBatch ?? 500, target: this.target, ready: () => this.whenReady(),
+    });
+    this.listener = new CommitListener({ ...config, application_name: `${config.application_name}-listen` }, {
+      ready: () => this.whenReady(),
+      listening: (head) => { this.memory.listeningFrom(head); this.notifier.notify(); },
+      notified: (payload) => this.notified(payload),
+      lost: () => this.memory.deaf(),
+    }, this.health);
   }
 
   /** The schema, created or upgraded once per store (again after a failed attempt). */
@@ -96,13 +122,22 @@ export class PostgresEventStore implements EventStore {
     return this.ready;
   }
 
+  /** Another instance's commit forgets what it wrote, and wakes the subscriptions; this instance's own is no news. */
+  private notified(payload: string | undefined): void {
+    const commit = readPayload(payload);
+    if (commit?.writer === this.writer) return;
+    if (commit === undefined) this.memory.forgetAll();
+    else this.memory.notified(commit);
+    this.notifier.notify();
+  }
+
   /** A query on a pooled connection, its errors the port's. */
-  private async query<R extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
+  private async query<R extends pg.QueryResultRow>(statement: { name: string; text: string }, values: unknown[]): Promise<pg.QueryResult<R>> {
     if (this.closing) throw new Error('the event store is not open (closed)');
     const ticket = this.health.ticket();
     try {
       await this.whenReady();
-      const result = await this.pool.query<R>(text, values);
+      const result = await this.pool.query<R>({ ...statement, values });
       this.health.succeeded(ticket);
       return result;
     } catch (error) {
@@ -113,110 +148,82 @@ export class PostgresEventStore implements EventStore {
 
   append(stream: string, events: readonly EventData[], options: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
     if (this.closing) return Promise.reject(new Error('the event store is not open (closed)'));
-    let json: PendingAppend['json'];
+    let own: EventData[];
+    let json: Array<{ data: string; metadata: string }>;
     try {
-      json = events.map((e) => ({ data: JSON.stringify(e.data), metadata: JSON.stringify(e.metadata) }));
+      // Copies now: the caller may change its objects afterwards; memory shares these with every reader.
+      own = events.map((e) => ({ id: e.id, type: e.type, data: frozenJsonCopy(e.data), metadata: frozenJsonCopy(e.metadata) as EventMetadata }));
+      json = own.map((e) => ({ data: JSON.stringify(e.data), metadata: JSON.stringify(e.metadata) }));
     } catch (error) {
       return Promise.reject(error);
     }
     return new Promise<AppendResult>((resolve, reject) => {
-      this.queue.push({ stream, events, expected: options.expectedRevision ?? 'any', json, resolve, reject });
-      this.schedule();
+      this.appends.push({ stream, events: own, expected: options.expectedRevision ?? 'any', json, resolve, reject });
     });
-  }
-
-  /** Flush on the next turn, or when the batch in flight ends (appends gather meanwhile). */
-  private schedule(): void {
-    if (this.scheduled || this.flushing) return;
-    this.scheduled = true;
-    setImmediate(() => {
-      this.scheduled = false;
-      this.flushing = this.flush().finally(() => {
-        this.flushing = undefined;
-        if (this.queue.length > 0) this.schedule();
-      });
-    });
-  }
-
-  private async flush(): Promise<void> {
-    const batch = this.queue.splice(0, this.maxBatch);
-    if (batch.length === 0) return;
-    const ticket = this.health.ticket();
-    try {
-      await this.whenReady();
-    } catch (error) {
-      this.health.failed(error);
-      for (const item of batch) item.reject(error);
-      return;
-    }
-    let results: BatchResult[];
-    try {
-      results = await commitBatch(this.pool, batch);
-      this.health.succeeded(ticket);
-    } catch (error) {
-      this.health.failed(error);
-      if (batch.length > 1 && !isTransient(error)) {
-        // Something in the batch the server refused (not a conflict: those are decided before the
-        // INSERT): each append alone, so only the one at fault fails.
-        for (const item of batch) {
-          try {
-            const [result] = await commitBatch(this.pool, [item]);
-            settle(item, result);
-          } catch (single) {
-            item.reject(this.noteFault(single));
-          }
-        }
-        return;
-      }
-      const translated = this.noteFault(error);
-      for (const item of batch) item.reject(translated);
-      return;
-    }
-    this.storageFault = undefined;
-    batch.forEach((item, i) => settle(item, results[i]));
-    this.notifier.notify();
-  }
-
-  /** The port's error for a failed batch; a storage fault is kept as `failure` until a commit succeeds. */
-  private noteFault(error: unknown): unknown {
-    const translated = translatePgError(error, this.target);
-    if ((translated as StorageFault).name === 'StorageFault') {
-      if (this.storageFault === undefined) process.emitWarning((translated as StorageFault).message);
-      this.storageFault = translated as StorageFault;
-    }
-    return translated;
   }
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
     const { fromRevision, untilRevision, untilTime } = options;
-    const { rows } = await this.query<Row>(
-      `SELECT ${COLUMNS} FROM tokengate_events
-        WHERE stream = $1 AND revision >= $2 AND ($3::bigint IS NULL OR revision <= $3) AND ($4::timestamptz IS NULL OR created <= $4)
-        ORDER BY revision`,
-      [stream, (fromRevision ?? 0n).toString(), untilRevision?.toString() ?? null, untilTime ?? null]);
-    return rows.map(toRecorded);
+    const whole = fromRevision === undefined && untilRevision === undefined && untilTime === undefined;
+    const held = whole ? this.memory.stream(stream) : undefined;
+    if (held !== undefined) return held.slice();
+    const ticket = whole ? this.memory.beginRead(stream) : undefined;
+    let events: RecordedEvent[] | undefined;
+    try {
+      const { rows } = await this.query<Row>(READ_STREAM,
+        [stream, (fromRevision ?? 0n).toString(), untilRevision?.toString() ?? null, untilTime ?? null]);
+      events = whole ? rows.map(frozenRecorded) : rows.map(toRecorded);
+      return whole ? events.slice() : events;
+    } finally {
+      if (ticket !== undefined) this.memory.read(ticket, events);
+    }
   }
 
-  readStreamSoon(stream: string): Promise<readonly RecordedEvent[]> {
-    return this.readStream(stream);
+  /**
+   * The whole stream from memory, without a promise, when this instance holds it and has heard of
+   * every commit (memory.ts: the race that leaves); else undefined (read it). Frozen, shared.
+   */
+  cachedStream(stream: string): readonly RecordedEvent[] | undefined {
+    this.listener.start();
+    return this.memory.stream(stream);
   }
 
-  /** Other instances write to the same database: only a read can tell. */
-  knownRevision(): undefined {
-    return undefined;
+  /** The stream's revision from memory (as cachedStream), else undefined. */
+  cachedRevision(stream: string): bigint | undefined {
+    const events = this.cachedStream(stream);
+    return events === undefined ? undefined : BigInt(events.length - 1);
+  }
+
+  /** Promise 7: from memory when it holds the stream, else readStream's promise. */
+  readStreamSoon(stream: string): readonly RecordedEvent[] | Promise<readonly RecordedEvent[]> {
+    return this.cachedStream(stream) ?? this.readStream(stream);
+  }
+
+  /**
+   * Promise 7: the revision of a stream memory holds. Another instance's write is known once its
+   * notification arrived (or a higher position showed): memory.ts says what the moment before allows.
+   */
+  knownRevision(stream: string): bigint | undefined {
+    return this.cachedRevision(stream);
   }
 
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
     if (options.maxCount !== undefined && options.maxCount <= 0) return [];
-    const { rows } = await this.query<Row>(
-      `SELECT ${COLUMNS} FROM tokengate_events WHERE position > $1 ORDER BY position LIMIT $2`,
-      [(options.fromPosition ?? 0n).toString(), options.maxCount ?? null]);
-    return rows.map(toRecorded);
+    const from = options.fromPosition ?? 0n;
+    const held = this.memory.fromTail(from, options.maxCount ?? -1);
+    if (held !== undefined) return held;
+    const { rows } = await this.query<Row>(READ_ALL, [from.toString(), options.maxCount ?? null]);
+    const events = rows.map(toRecorded);
+    const last = events.at(-1);
+    if (last !== undefined) this.memory.note(last.position);
+    return events;
   }
 
   async headPosition(): Promise<bigint> {
-    const { rows } = await this.query<{ head: string }>('SELECT coalesce(max(position), 0)::text AS head FROM tokengate_events', []);
-    return BigInt(rows[0]?.head ?? '0');
+    const { rows } = await this.query<{ head: string }>(HEAD, []);
+    const head = BigInt(rows[0]?.head ?? '0');
+    this.memory.note(head);
+    return head;
   }
 
   /**
@@ -266,7 +273,7 @@ export class PostgresEventStore implements EventStore {
    * batch commits. Never set for an unreachable server (that is `unreachable`).
    */
   get failure(): Error | undefined {
-    return this.storageFault;
+    return this.appends.failure;
   }
 
   /** While the server cannot be reached (PostgresHealth): the last connection error, as the port's StoreUnreachable. */
@@ -276,18 +283,9 @@ export class PostgresEventStore implements EventStore {
   }
 
   async close(): Promise<void> {
-    if (this.queue.length > 0 && !this.flushing) this.schedule();
-    while (this.flushing || this.scheduled || this.queue.length > 0) {
-      await (this.flushing ?? new Promise((resolve) => setImmediate(resolve)));
-    }
+    await this.appends.drain();
     this.closing = true;
     await this.listener.close();
     await this.pool.end().catch(() => undefined);
   }
-}
-
-function settle(item: PendingAppend, result: BatchResult | undefined): void {
-  if (result === undefined) item.reject(new Error('the event store lost an append of its batch'));
-  else if ('error' in result) item.reject(result.error);
-  else item.resolve(result);
 }

@@ -27,6 +27,8 @@ const SCHEMA: Statement[] = [
   { text: 'BEGIN' },
   // Two instances starting at once: CREATE TABLE IF NOT EXISTS can still collide in the catalog.
   { text: "SELECT pg_advisory_xact_lock(hashtext('tokengate:key-store-schema'))" },
+  // Whether this open makes the tables (KeyStore.fresh), asked under the lock.
+  { text: "SELECT to_regclass('card_keys') IS NULL AS fresh" },
   { text: 'CREATE TABLE IF NOT EXISTS card_keys (key_id text PRIMARY KEY, key bytea NOT NULL)' },
   { text: 'CREATE TABLE IF NOT EXISTS account_reservations (account_hash text PRIMARY KEY, reservation_id text NOT NULL)' },
   { text: 'CREATE TABLE IF NOT EXISTS key_store_meta (name text PRIMARY KEY, value text NOT NULL)' },
@@ -50,13 +52,15 @@ export class PostgresKeyStore implements KeyStore {
   private closed = false;
 
   private readonly health: PostgresHealth;
+  /** See KeyStore.fresh: this open made the tables. */
+  readonly fresh: boolean;
 
   /** `health`: the event store's, when on the same server (Check Gateway hears of both). */
   constructor(private readonly url: string, options: { health?: PostgresHealth } = {}) {
     this.health = options.health ?? new PostgresHealth();
     this.client = new SyncPgClient(url);
     try {
-      this.run(...SCHEMA);
+      this.fresh = this.run<{ fresh: boolean }>(...SCHEMA)[2]?.rows[0]?.fresh === true;
     } catch (error) {
       void this.client.close();
       throw error;

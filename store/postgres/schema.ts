@@ -9,13 +9,87 @@ import type pg from 'pg';
 export const MIGRATION_LOCK = 0x74676d6967726174n;
 export const APPEND_LOCK = 0x7467617070656e64n;
 
-/** The channel that append transactions NOTIFY on commit (payload: the new head position). */
+/** The channel that append transactions NOTIFY on commit (payload: notifyPayload). */
 export const CHANNEL = 'tokengate_events';
 
 export const COMPONENT = 'events';
 
+/** A notification's payload names the streams written only up to this length (PostgreSQL's limit: 8000 bytes). */
+export const MAX_NOTIFY_STREAMS_TEXT = 7_000;
+
+/**
+ * tokengate_append(batch json, created timestamptz, writer text): the batch is an array of events in
+ * order, `{n: append index, o: index within the append, s: stream, x: expected revision ('any',
+ * 'no_stream', 'stream_exists' or digits), i: id, t: type, d: data, m: metadata}`. When no two
+ * appends share a stream or an id, no id is taken and every expected revision matches, it writes
+ * every event (positions from the head, in batch order) and returns {head, each append's stream
+ * revision before it (-1: none)}; otherwise NULL, nothing written. Commits with the statement's
+ * transaction. NOTIFY's payload: notifyPayload's, as JSON.
+ */
+const APPEND_FUNCTION = `
+CREATE OR REPLACE FUNCTION tokengate_append(batch json, created timestamptz, writer text) RETURNS bigint[]
+LANGUAGE plpgsql AS $fn$
+DECLARE
+  result bigint[];
+  first bigint;
+  last bigint;
+  written json;
+BEGIN
+  PERFORM pg_advisory_xact_lock(${APPEND_LOCK.toString()});
+  WITH e AS MATERIALIZED (
+    SELECT * FROM json_to_recordset(batch) AS r(n int, o int, s text, x text, i text, t text, d json, m json)
+  ), streams AS MATERIALIZED (
+    SELECT u.s, (SELECT max(v.revision) FROM tokengate_events v WHERE v.stream = u.s) AS rev FROM (SELECT DISTINCT e.s FROM e) u
+  ), head AS MATERIALIZED (
+    SELECT coalesce(max(position), 0) AS head FROM tokengate_events
+  ), checked AS MATERIALIZED (
+    SELECT (SELECT count(DISTINCT e.i) = count(*) AND count(DISTINCT e.s) = count(DISTINCT e.n) FROM e)
+       AND NOT EXISTS (SELECT 1 FROM tokengate_events v WHERE v.id IN (SELECT e.i FROM e))
+       AND (SELECT bool_and(CASE e.x WHEN 'any' THEN true WHEN 'no_stream' THEN c.rev IS NULL
+                                     WHEN 'stream_exists' THEN c.rev IS NOT NULL ELSE c.rev = e.x::bigint END)
+              FROM e JOIN streams c ON c.s = e.s WHERE e.o = 0) AS ok
+  ), inserted AS (
+    INSERT INTO tokengate_events (position, id, stream, revision, type, data, metadata, created)
+    SELECT h.head + row_number() OVER (ORDER BY e.n, e.o), e.i, e.s, coalesce(c.rev, -1) + 1 + e.o, e.t, e.d, e.m, created
+      FROM e JOIN streams c ON c.s = e.s CROSS JOIN head h CROSS JOIN checked k WHERE k.ok
+    RETURNING position
+  )
+  SELECT CASE WHEN k.ok THEN array_prepend(h.head, ARRAY(
+           SELECT coalesce(c.rev, -1) FROM e JOIN streams c ON c.s = e.s WHERE e.o = 0 ORDER BY e.n)) END,
+         h.head + 1, (SELECT max(w.position) FROM inserted w), (SELECT json_agg(c.s) FROM streams c)
+    INTO result, first, last, written FROM checked k CROSS JOIN head h;
+  IF last IS NOT NULL THEN
+    PERFORM pg_notify('${CHANNEL}', CASE WHEN length(written::text) <= ${MAX_NOTIFY_STREAMS_TEXT}
+      THEN json_build_object('f', first::text, 'l', last::text, 'w', writer, 's', written)
+      ELSE json_build_object('f', first::text, 'l', last::text, 'w', writer) END::text);
+  END IF;
+  RETURN result;
+END
+$fn$`;
+
+/**
+ * What an append transaction's NOTIFY says (JSON): its first and last positions (as text), its
+ * writer (an instance's own id), and the streams it wrote (left out when too long to send).
+ */
+export function notifyPayload(first: bigint, last: bigint, writer: string, streams: readonly string[]): string {
+  const named = JSON.stringify(streams);
+  return JSON.stringify({ f: first.toString(), l: last.toString(), w: writer, ...(named.length <= MAX_NOTIFY_STREAMS_TEXT ? { s: streams } : {}) });
+}
+
+/** A notification's payload read back; undefined when it is not one of these (an older writer's: empty). */
+export function readPayload(payload: string | undefined): { first: bigint; last: bigint; writer: string; streams: string[] | undefined } | undefined {
+  try {
+    const p = JSON.parse(payload ?? '') as { f?: unknown; l?: unknown; w?: unknown; s?: unknown };
+    if (typeof p.f !== 'string' || typeof p.l !== 'string' || typeof p.w !== 'string') return undefined;
+    const streams = Array.isArray(p.s) && p.s.every((s) => typeof s === 'string') ? p.s as string[] : undefined;
+    return { first: BigInt(p.f), last: BigInt(p.l), writer: p.w, streams };
+  } catch {
+    return undefined;
+  }
+}
+
 /** Each entry upgrades the schema from its index to the next version; never edit a released one. */
-const MIGRATIONS: readonly string[] = [
+export const MIGRATIONS: readonly string[] = [
   // 1: the log. position is the global order ($all), assigned under APPEND_LOCK (see README.md);
   // id is unique across streams (a repeated id in another stream is a conflict).
   `CREATE TABLE IF NOT EXISTS tokengate_events (
@@ -29,6 +103,10 @@ const MIGRATIONS: readonly string[] = [
      created   timestamptz NOT NULL,
      UNIQUE (stream, revision)
    )`,
+  // 2: a batch of appends that conflict with nothing in one statement (append-commit.ts): the lock,
+  // then (a new snapshot, taken once the lock is held) the head, the checks and one INSERT; NULL and
+  // nothing written when any append would need deciding one by one. Events as one JSON parameter.
+  APPEND_FUNCTION,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -9,7 +9,7 @@ import {
 } from '../event-store.js';
 import { isoNow } from '../../lib/clock.js';
 import { frozenJsonCopy } from '../../lib/json.js';
-import type { RecentEvents } from './caches.js';
+import type { RecentEvents } from '../recent-events.js';
 import { isUniqueViolation, type Statements } from './rows.js';
 
 export interface PendingAppend {

@@ -2,7 +2,7 @@
 // append's promise resolves (store/sqlite/README.md). Appends requested in the same event-loop
 // turn, or while the last commit is being synced, are written in one transaction (appends.ts);
 // with 'group' durability one fdatasync of the WAL off the event loop covers them (group-sync.ts);
-// reads answer from the recent events in memory where they can (caches.ts). Several processes may
+// reads answer from the recent events in memory where they can (../recent-events.ts). Several processes may
 // share the file: every write transaction is BEGIN IMMEDIATE, and subscriptions poll for the
 // other processes' events. The port's readStreamSoon and knownRevision answer from that memory;
 // beyond the port, its own speed-ups for the read models on its connection
@@ -18,7 +18,7 @@ import type { StorageFault } from '../../domain/errors.js';
 import { translateSqliteError } from '../storage-fault.js';
 import { Notifier, pullSubscription } from '../subscription.js';
 import { writeBatch, type Outcome, type PendingAppend } from './appends.js';
-import { RecentEvents } from './caches.js';
+import { RecentEvents } from '../recent-events.js';
 import { Checkpointer } from './checkpointer.js';
 import type { CommitListener } from '../projection-feed.js';
 import { listenerTeller } from './commit-listener.js';

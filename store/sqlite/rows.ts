@@ -49,14 +49,7 @@ export const toRecorded = (row: Row): RecordedEvent => ({
   created: row.created,
 });
 
-/** Events in the caches are shared by every reader: nobody may change them (a change throws). */
-export function frozen<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    for (const member of Object.values(value)) frozen(member);
-    Object.freeze(value);
-  }
-  return value;
-}
+export { frozen } from '../../lib/json.js';
 
 export const isUniqueViolation = (error: unknown): boolean =>
   error instanceof Database.SqliteError && error.code === 'SQLITE_CONSTRAINT_UNIQUE';

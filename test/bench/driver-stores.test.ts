@@ -1,6 +1,7 @@
 // The driver's `--store postgres` works (not how fast anything is): a tiny run of the mixed scenario
 // against tokengate on SQLite and on a throwaway PostgreSQL (test/helpers/postgres.ts), 1 and 2
-// workers each, gives every configuration's numbers and a passed durability check of each store.
+// workers each, and the two PostgreSQL floors, gives every target's numbers, the ratios side by
+// side, and a passed durability check of each store.
 // Skipped, and said so, without PostgreSQL; without it the driver says so in one line and exits 1.
 // Its own file (not driver.test.ts): four gateways and a server start here, tens of seconds on a busy machine.
 // Runs the test build's server.js (test/helpers/build.ts, TOKENGATE_DIST); the driver itself runs from source.
@@ -14,7 +15,7 @@ import { budget, slowdown } from '../helpers/slowdown.js';
 
 const finite = (value: unknown) => typeof value === 'number' && Number.isFinite(value);
 
-t.test('--store postgres: SQLite and PostgreSQL, 1 and 2 workers, every acknowledged event in each store', async (t) => {
+t.test('--store postgres: SQLite and PostgreSQL, 1 and 2 workers, the PostgreSQL floors, every acknowledged event in each store', async (t) => {
   if (!postgresAvailable()) {
     console.error(`\n*** ${SKIP_MESSAGE} ***\n`);
     t.skip(SKIP_MESSAGE, () => {}); // a skipped subtest's function is never called
@@ -51,8 +52,22 @@ t.test('--store postgres: SQLite and PostgreSQL, 1 and 2 workers, every acknowle
     t.ok(c.durability.payments.acknowledged > 1 && c.durability.tokens.acknowledged > 0, `${where}: payments and tokens acknowledged`);
     t.equal(c.durability.retries.seedOrderEvents, 1, `${where}: the set-up payment recorded once`);
   }
-  const dbCpu = stores.configs.filter((c) => c.store === 'postgres').flatMap((c) => c.scenarios.map((s) => s.tokengate.dbCpuUsPerRequest ?? 0));
-  t.ok(dbCpu.some((us) => us > 0), `the PostgreSQL server's CPU per response is above 0 in a configuration (${dbCpu.join(', ')} µs)`);
+  t.same(stores.floors.map((f) => f.mode), ['naive', 'group'], 'both PostgreSQL floors');
+  for (const f of stores.floors) {
+    const run = f.scenarios[0]?.floor;
+    t.ok(run && run.rps > 0 && run.errors + run.timeouts === 0, `the ${f.mode} floor answered (${run?.rps} req/s)`);
+    t.ok((run?.dbCpuUsPerRequest ?? 0) > 0, `the ${f.mode} floor: the PostgreSQL server's CPU per response`);
+    t.equal(f.exitCode, 0, `the ${f.mode} floor stopped cleanly`);
+    t.ok(f.durability.ok && f.durability.payments.acknowledged > 1, `the ${f.mode} floor: every acknowledged payment and token in its table`);
+  }
+  const [comparison] = stores.comparisons;
+  t.equal(comparison?.name, 'mixed');
+  for (const key of ['postgresOverSqlite', 'postgresOverNaiveFloor', 'postgresOverGroupFloor', 'twoWorkersOverOne'] as const) {
+    t.ok(finite(comparison?.[key]) && (comparison?.[key] ?? 0) > 0, `side by side: ${key} ${comparison?.[key]}`);
+  }
+  t.ok(finite(stores.load[0]?.otherCores) && finite(stores.load[0]?.loadAverage), 'what else the machine did is measured');
+  t.ok(['pay on PostgreSQL ÷ on SQLite', 'pay on PostgreSQL ÷ naive floor', 'pay on PostgreSQL, 2 workers ÷ 1'].every((name) => written.targets.some((target) => target.name === name)),
+    'the stores\' targets are evaluated');
   t.ok(stores.ok);
   t.equal(written.targets.find((target) => target.name === 'durability')?.met, true, 'the durability target is met');
   t.ok(stores.postgres.dir.includes('tokengate-pg-') && !existsSync(stores.postgres.dir), `the PostgreSQL server is stopped and its folder removed (${stores.postgres.dir})`);

@@ -85,4 +85,28 @@ if (server) {
     await a.catchUp();
     t.equal(await a.hash(), full, 'a catch-up brings them to now');
   });
+
+  t.test('PostgreSQL: an \'onRead\' model (orders) is not written while serving, and its first read brings it up', async (t) => {
+    const app = await buildTestApp(t, { eventStore: { kind: 'memory' }, merchants: ALL_MERCHANTS });
+    const store = app.gateway.store;
+    const url = await server.get().createDatabase('on_read');
+    const tables = new PostgresReadModelTables(url);
+    const models = new ReadModels(tables, store, PROJECTIONS, { page: 4 });
+    t.teardown(async () => { await models.stop(); await tables.close(); });
+    await models.start();
+    const token = await createToken(app, M1, '5123450000000008', '1', '39');
+    for (let i = 0; i < 6; i++) {
+      await app.inject({
+        method: 'PUT', url: payPath(M1.id, token, `4000000000${i}`, '1'), headers: { authorization: payAuth(M1) },
+        payload: { apiOperation: 'PAY', transaction: { amount: '3.00', currency: 'USD' } },
+      });
+    }
+    const head = await store.headPosition();
+    t.equal(await models.checkpoint('tokens'), head, 'a read of another model catches the live ones up');
+    t.equal(await tables.checkpoint('orders'), 0n, 'the orders model untouched by the catch-ups');
+    t.equal((await tables.rows('orders')).length, 0, 'no order document written');
+    t.equal(await models.checkpoint('orders'), head, 'its first read brings it to the head');
+    await app.gateway.readModels.catchUp();
+    t.same(await models.get('orders', `${M1.id}/40000000005`), await app.gateway.readModels.get('orders', `${M1.id}/40000000005`), 'the same document as SQLite\'s');
+  });
 }

@@ -12,6 +12,7 @@ import { parseMerchants } from '../../merchants.js';
 import { MERCHANTS } from '../helpers/app.js';
 import type { RecordedEvent } from '../../store/event-store.js';
 import { PostgresEventStore } from '../../store/postgres/event-store.js';
+import { SCHEMA_VERSION } from '../../store/postgres/schema.js';
 import { sleep, waitFor } from '../helpers/poll.js';
 import { eventStoreContract, events, expectWrongRevision } from './contract.js';
 import { postgresForFile } from '../helpers/postgres.js';
@@ -129,7 +130,7 @@ if (server) {
     await client.connect();
     t.teardown(() => client.end());
     const { rows } = await client.query("SELECT component, version FROM tokengate_schema WHERE component = 'events'");
-    t.same(rows, [{ component: 'events', version: 1 }], 'one version row');
+    t.same(rows, [{ component: 'events', version: SCHEMA_VERSION }], 'one version row');
   });
 
   t.test("two adapters on one database: each sees the other's appends through subscribeAll (woken by NOTIFY) and its revisions", async (t) => {
@@ -140,8 +141,9 @@ if (server) {
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
     t.teardown(() => admin.end());
-    // a's LISTEN connection (application_name tokengate-a-listen) has run its LISTEN.
-    const listening = async () => (await admin.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'tokengate-a-listen' AND datname = current_database() AND query LIKE 'LISTEN%'")).rows[0].n === 1;
+    // a's LISTEN connection (application_name tokengate-a-listen) has run its LISTEN, and then the
+    // read of the head that follows it on that connection (store/postgres/listener.ts).
+    const listening = async () => (await admin.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'tokengate-a-listen' AND datname = current_database() AND state = 'idle' AND (query LIKE 'LISTEN%' OR query LIKE 'SELECT coalesce(max(position)%')")).rows[0].n === 1;
     const received: RecordedEvent[] = [];
     const sub = a.subscribeAll({}, { onEvent: (e) => { received.push(e); } });
     t.teardown(() => sub.close());

@@ -57,7 +57,7 @@ t.test("what one connection keeps in memory never hides another connection's wri
   t.same(ids(await a.readAll({ fromPosition: 1n })), ['cache-1@1#2'], "a reads the log's tail (from its cache)");
 
   await b.append('cache-1', events(1), { expectedRevision: 1n });
-  // Reads look at data_version at most once per millisecond of the clock (store/sqlite/caches.ts).
+  // Reads look at data_version at most once per millisecond of the clock (store/recent-events.ts).
   await nextMillisecond();
   t.same(ids(await a.readStream('cache-1')), ['cache-1@0#1', 'cache-1@1#2', 'cache-1@2#3'], "a sees b's append to a stream it had cached");
   t.same(ids(await a.readAll({ fromPosition: 2n })), ['cache-1@2#3'], "a's readAll at its old head sees b's event");

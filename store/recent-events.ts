@@ -1,10 +1,11 @@
 // What this process wrote or read recently, kept in memory: whole streams, the ones asked for
 // kept longest (a pay reads its token and order streams without a query), and the tail of the log (the
-// read models read the events just appended without a query). Both are valid only while no other
-// connection has written to the file: SQLite's `PRAGMA data_version` changes when one has; reads
-// look at it at most once per millisecond of the clock, write transactions always, and both
-// caches are dropped when it changed.
-import type { RecordedEvent } from '../event-store.js';
+// read models read the events just appended without a query). Both are valid only while nobody
+// else has written: the store tells by a version that changes when someone has (SQLite: its `PRAGMA
+// data_version`, looked at at most once per millisecond of the clock by reads, always by write
+// transactions; PostgreSQL: store/postgres/memory.ts, from LISTEN), and both caches are dropped
+// when it changed.
+import type { RecordedEvent } from './event-store.js';
 
 export class RecentEvents {
   /**
@@ -23,9 +24,13 @@ export class RecentEvents {
 
   /**
    * `maxStreams`: streams kept (0: none); `maxTail`: events of the tail kept (at times up to twice
-   * that; 0: none); `dataVersion`: reads the connection's data_version.
+   * that; 0: none); `dataVersion`: what changes when someone else wrote (SQLite's data_version);
+   * `everyLook`: it costs nothing to read, so reads look at it every time.
    */
-  constructor(private readonly maxStreams: number, private readonly maxTail: number, private readonly dataVersionOf: () => number) {}
+  constructor(
+    private readonly maxStreams: number, private readonly maxTail: number, private readonly dataVersionOf: () => number,
+    private readonly everyLook = false,
+  ) {}
 
   /**
    * Drop what is cached when another connection has written to the file since the last look
@@ -37,9 +42,11 @@ export class RecentEvents {
    * WAL's sync runs.)
    */
   check(force = false): void {
-    const now = Date.now();
-    if (now === this.checkedAt && !force) return;
-    this.checkedAt = now;
+    if (!this.everyLook) {
+      const now = Date.now();
+      if (now === this.checkedAt && !force) return;
+      this.checkedAt = now;
+    }
     const version = this.dataVersionOf();
     if (version === this.dataVersion) return;
     this.dataVersion = version;
@@ -68,6 +75,17 @@ export class RecentEvents {
   holds(stream: string): boolean {
     this.check();
     return this.streams.has(stream);
+  }
+
+  /** A stream dropped (someone else wrote it, or may have). */
+  forget(stream: string): void {
+    this.streams.delete(stream);
+    this.used.delete(stream);
+  }
+
+  /** The tail dropped (it no longer reaches the head of the log). */
+  forgetTail(): void {
+    this.tail = [];
   }
 
   /** A whole stream just read from the file. */
@@ -116,6 +134,11 @@ export class RecentEvents {
       // the stream just put in stays (it comes up first only when every other one was used).
       if (this.used.delete(oldest.value) || oldest.value === stream) this.streams.set(oldest.value, events);
     }
+  }
+
+  /** The position of the tail's last event (undefined: no tail). */
+  tailEnd(): bigint | undefined {
+    return this.tail.at(-1)?.position;
   }
 
   /** The events after `from` (at most `max`; -1: all) when the cached tail holds them and the head. */

@@ -1,0 +1,208 @@
+// Group commit on PostgreSQL (store/postgres/append-commit.ts): a batch with no conflict is one
+// statement and one transaction; a batch with a conflict fails that append alone and commits the
+// others; data PostgreSQL's JSON functions cannot read goes the decided way and is stored as
+// written; a store made by the first schema is upgraded in place; and two processes appending
+// batches at once, conflicts among them, leave positions 1..n without a gap, each append's answer
+// the position it holds in the log. The processes run dist/ (npm test builds it).
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t, { type Test } from 'tap';
+import pg from 'pg';
+import { WrongExpectedRevisionError, type RecordedEvent } from '../../store/event-store.js';
+import { PostgresEventStore } from '../../store/postgres/event-store.js';
+import { migrate, MIGRATIONS, SCHEMA_VERSION } from '../../store/postgres/schema.js';
+import { events, newEvent } from './contract.js';
+import { postgresForFile } from '../helpers/postgres.js';
+
+const server = postgresForFile(t);
+
+function openStore(t: Test, url: string): PostgresEventStore {
+  const store = new PostgresEventStore(url);
+  t.teardown(() => store.close());
+  return store;
+}
+
+async function sql<R extends pg.QueryResultRow>(t: Test, url: string, text: string): Promise<R[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<R>(text)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+const STORE = new URL('../../dist/store/postgres/event-store.js', import.meta.url).href;
+// Each child: `turns` turns of 8 appends each, all in one event-loop turn: 6 to new streams of its
+// own, 2 to a stream both children append to with the revision they last knew (one may lose).
+const CHILD = `
+import { existsSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+const { PostgresEventStore } = await import(process.argv[1]);
+const [url, go, name, turns] = process.argv.slice(2);
+const store = new PostgresEventStore(url, { poolSize: 4 });
+await store.headPosition();
+console.log('ready');
+while (!existsSync(go)) await new Promise((resolve) => setTimeout(resolve, 5));
+const event = () => ({ id: randomUUID(), type: 'Batched', data: { by: name, pad: 'x'.repeat(300) }, metadata: { correlationId: randomUUID(), recordedAt: new Date().toISOString() } });
+const answered = [];
+let shared = -1n;
+for (let turn = 0; turn < Number(turns); turn++) {
+  const appends = [];
+  for (let i = 0; i < 6; i++) {
+    const e = [event(), ...(i === 0 ? [event()] : [])];
+    appends.push(store.append(name + '-' + turn + '-' + i, e, { expectedRevision: 'no_stream' }).then((r) => ({ ids: e.map((x) => x.id), r })));
+  }
+  for (let i = 0; i < 2; i++) {
+    const e = [event()];
+    appends.push(store.append('shared', e, { expectedRevision: shared < 0n ? 'any' : shared }).then((r) => ({ ids: e.map((x) => x.id), r }), (error) => ({ error: error.name })));
+  }
+  for (const a of await Promise.all(appends)) {
+    if (a.r) { answered.push({ ids: a.ids, position: String(a.r.position), revision: String(a.r.nextExpectedRevision) }); if (a.ids.length === 1 && a.r.nextExpectedRevision > shared) shared = a.r.nextExpectedRevision; }
+    else answered.push({ error: a.error });
+  }
+}
+await store.close();
+console.log(JSON.stringify(answered));
+`;
+
+interface Answered { ids?: string[]; position?: string; revision?: string; error?: string }
+
+function runChildren(url: string, go: string, count: number, turns: number): Promise<Array<{ code: number | null; out: string; err: string }>> {
+  let ready = 0;
+  let allReady: () => void = () => {};
+  const readyAll = new Promise<void>((resolve) => { allReady = resolve; });
+  const runs = Array.from({ length: count }, (_, i) => new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+    // Plain Node (without the test runner's loaders in NODE_OPTIONS).
+    const child = spawn(process.execPath, ['--input-type=module', '-e', CHILD, STORE, url, go, `p${i}`, String(turns)],
+      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_OPTIONS: '' } });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk) => {
+      if (out === '' && String(chunk).startsWith('ready')) { ready += 1; if (ready === count) allReady(); }
+      out += String(chunk);
+    });
+    child.stderr.on('data', (chunk) => { err += String(chunk); });
+    child.once('exit', (code) => {
+      if (ready < count && !out.startsWith('ready')) allReady();
+      resolve({ code, out, err });
+    });
+  }));
+  return readyAll.then(() => { writeFileSync(go, ''); return Promise.all(runs); });
+}
+
+if (server) {
+  t.test('a batch without a conflict is written by one statement in one transaction, each append answered with its own revision and position', async (t) => {
+    const url = await server.get().createDatabase('at_once');
+    // The server counts the calls of tokengate_append (the one statement) in sessions opened from now on.
+    await sql(t, url, `ALTER DATABASE ${new URL(url).pathname.slice(1)} SET track_functions = 'pl'`);
+    const store = openStore(t, url);
+    await store.append('known', events(2));
+    const results = await Promise.all([
+      store.append('fresh-1', events(3), { expectedRevision: 'no_stream' }),
+      store.append('known', events(1), { expectedRevision: 1n }),
+      store.append('fresh-2', events(1), { expectedRevision: 'any' }),
+      store.append('known-too', [newEvent('Quoted', { text: 'a "quoted" \\ back\nslash, é, 😀' })]),
+    ]);
+    t.same(results, [
+      { nextExpectedRevision: 2n, position: 5n },
+      { nextExpectedRevision: 2n, position: 6n },
+      { nextExpectedRevision: 0n, position: 7n },
+      { nextExpectedRevision: 0n, position: 8n },
+    ]);
+    const xmins = await sql<{ x: string }>(t, url, 'SELECT DISTINCT xmin::text AS x FROM tokengate_events WHERE position > 2');
+    t.equal(xmins.length, 1, 'one transaction');
+    const log = await store.readAll();
+    t.same(log.map((e) => `${e.stream}@${e.revision}#${e.position}`),
+      ['known@0#1', 'known@1#2', 'fresh-1@0#3', 'fresh-1@1#4', 'fresh-1@2#5', 'known@2#6', 'fresh-2@0#7', 'known-too@0#8']);
+    t.same(log.at(-1)?.data, { text: 'a "quoted" \\ back\nslash, é, 😀' }, 'data read back as written');
+    const texts = await sql<{ data: string }>(t, url, 'SELECT data::text FROM tokengate_events WHERE position = 8');
+    t.equal(texts[0]?.data, JSON.stringify({ text: 'a "quoted" \\ back\nslash, é, 😀' }), 'stored as the JSON text it was given');
+    // A session's statistics reach the server's counters when it ends (or idles a while).
+    await store.close();
+    const deadline = Date.now() + 20_000;
+    let calls: string | undefined;
+    while ((calls = (await sql<{ calls: string }>(t, url, "SELECT calls::text FROM pg_stat_user_functions WHERE funcname = 'tokengate_append'"))[0]?.calls) !== '2' && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    t.equal(calls, '2', 'one statement per batch: the first append, then the four');
+  });
+
+  t.test('a conflict in a batch fails that append alone: the others commit, in one transaction', async (t) => {
+    const url = await server.get().createDatabase('conflict');
+    const store = openStore(t, url);
+    await store.append('taken', events(1));
+    const settled = await Promise.allSettled([
+      store.append('c-1', events(1), { expectedRevision: 'no_stream' }),
+      store.append('taken', events(1), { expectedRevision: 'no_stream' }),
+      store.append('c-2', events(2), { expectedRevision: 'no_stream' }),
+    ]);
+    t.same(settled.map((s) => s.status), ['fulfilled', 'rejected', 'fulfilled']);
+    t.type((settled[1] as PromiseRejectedResult).reason, WrongExpectedRevisionError);
+    t.same(settled.map((s) => s.status === 'fulfilled' ? s.value.position : undefined), [2n, undefined, 4n], 'positions without a gap');
+    const xmins = await sql<{ x: string }>(t, url, 'SELECT DISTINCT xmin::text AS x FROM tokengate_events WHERE position > 1');
+    t.equal(xmins.length, 1, 'one transaction');
+    t.same((await store.readAll()).map((e) => e.position), [1n, 2n, 3n, 4n]);
+  });
+
+  t.test('data PostgreSQL\'s JSON functions refuse (\\u0000, a lone surrogate) is stored as written, its batch\'s others too', async (t) => {
+    const url = await server.get().createDatabase('escapes');
+    const store = openStore(t, url);
+    const odd = [{ nul: 'a\u0000b' }, { lone: 'x\ud800y' }, { fine: 'plain' }];
+    const results = await Promise.all(odd.map((data, i) => store.append(`odd-${i}`, [newEvent('Odd', data)])));
+    t.same(results.map((r) => r.position), [1n, 2n, 3n]);
+    t.same((await store.readAll()).map((e) => e.data), odd, 'read back equal');
+  });
+
+  t.test('a store made by the first schema is upgraded in place: its events kept, appends continue', async (t) => {
+    const url = await server.get().createDatabase('upgrade');
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    t.teardown(() => client.end());
+    await migrate(client, 'events', MIGRATIONS.slice(0, 1));
+    await client.query(`INSERT INTO tokengate_events VALUES (1, 'id-1', 'old', 0, 'Old', '{"a":1}', '{}', now())`);
+    const store = openStore(t, url);
+    const result = await store.append('old', events(1), { expectedRevision: 0n });
+    t.same(result, { nextExpectedRevision: 1n, position: 2n });
+    const { rows } = await client.query("SELECT version FROM tokengate_schema WHERE component = 'events'");
+    t.same(rows, [{ version: SCHEMA_VERSION }]);
+  });
+
+  t.test('two processes appending batches at once, conflicts among them: positions 1..n, each answer the position its events hold', async (t) => {
+    const url = await server.get().createDatabase('two_processes');
+    const reader = openStore(t, url);
+    await reader.headPosition();
+    const go = join(t.testdir(), 'go');
+    // A reader paging from the last position it saw, all along: it must never skip one.
+    const seen: RecordedEvent[] = [];
+    let running = true;
+    const reading = (async () => {
+      while (running) {
+        seen.push(...await reader.readAll({ fromPosition: seen.at(-1)?.position ?? 0n, maxCount: 500 }));
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+    })();
+    const children = await runChildren(url, go, 2, 40);
+    running = false;
+    await reading;
+    for (const child of children) t.equal(child.code, 0, `a child exited 0 ${child.err.slice(-2000)}`);
+    const answered = children.flatMap((c) => JSON.parse(c.out.split('\n').filter((l) => l.startsWith('['))[0] ?? '[]') as Answered[]);
+    const log = await reader.readAll();
+    t.same(log.map((e) => e.position), log.map((_, i) => BigInt(i + 1)), 'positions 1..n, no gap');
+    seen.push(...await reader.readAll({ fromPosition: seen.at(-1)?.position ?? 0n }));
+    t.same(seen.map((e) => e.position), log.map((e) => e.position), 'the reader saw every position once, in order');
+    const byId = new Map(log.map((e) => [e.id, e]));
+    const accepted = answered.filter((a) => a.ids !== undefined);
+    t.equal(accepted.length + answered.filter((a) => a.error === 'WrongExpectedRevisionError').length, 2 * 40 * 8, 'every append answered: accepted or a revision conflict');
+    t.ok(accepted.length > 2 * 40 * 6, 'the shared stream took some appends');
+    t.equal(log.length, accepted.reduce((n, a) => n + (a.ids?.length ?? 0), 0), 'the log holds the accepted events, nothing else');
+    const wrong = accepted.filter((a) => {
+      const last = byId.get(a.ids?.at(-1) ?? '');
+      return last === undefined || String(last.position) !== a.position || String(last.revision) !== a.revision;
+    });
+    t.same(wrong, [], 'each accepted append answered the position and revision its last event holds');
+    const shared = log.filter((e) => e.stream === 'shared').map((e) => e.revision);
+    t.same(shared, shared.map((_, i) => BigInt(i)), 'the shared stream: revisions 0..n');
+  });
+}

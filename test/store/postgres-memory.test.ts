@@ -1,0 +1,98 @@
+// The PostgreSQL store's memory (store/postgres/memory.ts): whole streams and the log's tail
+// answered without a query while LISTEN says nobody else wrote them. Another instance's commit
+// drops exactly the streams it wrote; a commit nobody notified (a writer that sends no NOTIFY) stops
+// memory from answering as soon as a position above the known ones shows up; a cut LISTEN
+// connection stops it until it is back; what this instance appends is in memory when the append
+// resolves; the tail answers readAll as the server would.
+import t, { type Test } from 'tap';
+import pg from 'pg';
+import { PostgresEventStore } from '../../store/postgres/event-store.js';
+import { events } from './contract.js';
+import { waitFor } from '../helpers/poll.js';
+import { postgresForFile } from '../helpers/postgres.js';
+
+const server = postgresForFile(t);
+
+function openStore(t: Test, url: string): PostgresEventStore {
+  const store = new PostgresEventStore(url, { pollIntervalMs: 50 });
+  t.teardown(() => store.close());
+  return store;
+}
+
+async function client(t: Test, url: string): Promise<pg.Client> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  t.teardown(() => c.end());
+  return c;
+}
+
+/** The store listening (memory answers only then): a stream it reads is then held. */
+async function listening(store: PostgresEventStore, stream: string): Promise<void> {
+  await waitFor(async () => { await store.readStream(stream); return store.cachedStream(stream) !== undefined; }, 'memory holding a stream read');
+}
+
+const revisions = (list: readonly { revision: bigint }[] | undefined) => list?.map((e) => e.revision);
+
+if (server) {
+  t.test('an append is in memory once it resolves; a stream read is held; reads from memory equal the server\'s', async (t) => {
+    const url = await server.get().createDatabase('own');
+    const store = openStore(t, url);
+    await store.append('own-1', events(2), { expectedRevision: 'no_stream' });
+    await listening(store, 'own-1');
+    await store.append('own-1', events(1), { expectedRevision: 1n });
+    t.same(revisions(store.cachedStream('own-1')), [0n, 1n, 2n], 'the appended event joined the stream held');
+    t.equal(store.cachedRevision('own-1'), 2n);
+    await store.append('own-2', events(1));
+    t.same(revisions(store.cachedStream('own-2')), [0n], 'a new stream is held from its first append');
+    const other = openStore(t, url);
+    t.same(await store.readStream('own-1'), await other.readStream('own-1'), 'the same events as a fresh read');
+    t.same(await store.readAll({ fromPosition: 1n }), await other.readAll({ fromPosition: 1n }), 'readAll from the tail: the same as the server\'s');
+    t.throws(() => { (store.cachedStream('own-1') as unknown as Array<{ data: { i: number } }>)[0]!.data.i = 9; }, 'events in memory are frozen');
+  });
+
+  t.test("another instance's commit drops exactly the streams it wrote", async (t) => {
+    const url = await server.get().createDatabase('foreign');
+    const a = openStore(t, url);
+    const b = openStore(t, url);
+    await a.append('kept', events(1));
+    await a.append('written', events(1));
+    await listening(a, 'kept');
+    await listening(a, 'written');
+    await b.append('written', events(1), { expectedRevision: 0n });
+    await waitFor(() => a.cachedStream('written') === undefined, 'the stream another instance wrote dropped');
+    t.same(revisions(a.cachedStream('kept')), [0n], 'the other stream still held');
+    t.same(revisions(await a.readStream('written')), [0n, 1n], 'read again: the other instance\'s event is there');
+    t.same(revisions(a.cachedStream('written')), [0n, 1n], 'and held again');
+    t.same((await a.readAll()).map((e) => e.position), [1n, 2n, 3n], 'readAll has every event');
+  });
+
+  t.test('a commit nobody notified: memory stops answering once a higher position shows up, and reads find the commit', async (t) => {
+    const url = await server.get().createDatabase('silent');
+    const store = openStore(t, url);
+    await store.append('silent-1', events(1));
+    await listening(store, 'silent-1');
+    const admin = await client(t, url);
+    // A writer that sends no NOTIFY (an older tokengate would send one without a payload).
+    await admin.query(`INSERT INTO tokengate_events VALUES (2, 'silent-id', 'silent-1', 1, 'Silent', '{}', '{}', now())`);
+    t.same(revisions(store.cachedStream('silent-1')), [0n], 'not yet known: memory still answers (the race memory.ts describes)');
+    t.equal(await store.headPosition(), 2n, 'a read shows a higher position');
+    t.equal(store.cachedStream('silent-1'), undefined, 'memory no longer answers');
+    t.same(revisions(await store.readStream('silent-1')), [0n, 1n], 'the read finds the commit');
+    t.same((await store.readAll({ fromPosition: 1n })).map((e) => e.id), ['silent-id'], 'readAll too');
+    await admin.query(`NOTIFY tokengate_events`);
+    await waitFor(async () => { await store.readStream('silent-1'); return store.cachedStream('silent-1') !== undefined; }, 'memory answering again, a while after');
+    t.same(revisions(store.cachedStream('silent-1')), [0n, 1n], 'with what the server holds');
+  });
+
+  t.test('LISTEN cut: memory answers nothing until it listens again', async (t) => {
+    const url = await server.get().createDatabase('deaf');
+    const store = openStore(t, url);
+    await store.append('deaf-1', events(1));
+    await listening(store, 'deaf-1');
+    const admin = await client(t, url);
+    await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'tokengate-listen' AND datname = current_database()");
+    await waitFor(() => store.cachedStream('deaf-1') === undefined, 'memory silent once the connection is gone');
+    await listening(store, 'deaf-1');
+    t.same(revisions(store.cachedStream('deaf-1')), [0n], 'back once it listens again');
+  });
+}
