@@ -6,7 +6,7 @@ import type { PaymentOutcomeResolved } from '../events.js';
 import type { ResolveUnknownPayment } from './commands.js';
 import { orderStatus, type OrderState } from './order-state.js';
 import { statusOfTotals } from './totals.js';
-import { CODE_ANSWERS, unknownResolution, type GatewayCode } from './triggers.js';
+import { CODE_ANSWERS, unknownResolution } from './triggers.js';
 
 /** No events when the transaction is unknown to the order or no longer UNKNOWN (already resolved). */
 export function decideResolveUnknown(command: ResolveUnknownPayment, state: OrderState): PaymentOutcomeResolved[] {
