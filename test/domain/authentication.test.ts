@@ -101,12 +101,22 @@ function checkPayment(event: OrderEvent, before: OrderState): void {
   const outcome: AuthenticationOutcome = authentication.outcome;
   if (approved && !authenticationSucceeded(outcome)) throw new Error(`APPROVED on ${outcome.authenticationStatus}`);
   if (approved && !['Y', 'A', 'I'].includes(outcome.transactionStatus ?? '')) throw new Error(`APPROVED with transStatus ${outcome.transactionStatus}`);
-  if (!authenticationSucceeded(outcome) && (d.outcome.acquirerCode !== undefined || d.totalsAfter.captured > 0)) throw new Error('the acquirer was asked');
+  // Captured before this payment (another card's PAY on the same order) is not this payment's doing.
+  const capturedBefore = before.exists ? before.totals.captured : 0;
+  if (!authenticationSucceeded(outcome) && (d.outcome.acquirerCode !== undefined || d.totalsAfter.captured > capturedBefore)) throw new Error('the acquirer was asked');
 }
 
 t.test('property: no payment is approved on an authentication that did not succeed, retries included', async (t) => {
   fc.assert(fc.property(fc.array(fc.record({ step: stepArb, repeat: fc.boolean() }), { minLength: 1, maxLength: 30 }), (steps) => { run(steps); }),
-    { numRuns: 400 });
+    {
+      numRuns: 400,
+      // Once found: another card's approved PAY on the order before a payment on an authentication only initiated.
+      examples: [[[
+        { step: { kind: 'initiate', auth: 'a1', card: '371881887105009' }, repeat: false },
+        { step: { kind: 'pay', id: 'p3', type: 'PAY', auth: undefined, card: '5123450000000008' }, repeat: false },
+        { step: { kind: 'pay', id: 'p1', type: 'PAY', auth: 'a1', card: '371881887105009' }, repeat: false },
+      ]]],
+    });
   t.pass('400 random sequences');
 });
 
