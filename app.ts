@@ -14,9 +14,11 @@ import { asStoreError } from './store/storage-fault.js';
 import pay from './routes/pay.js';
 import token from './routes/token.js';
 import session from './routes/session.js';
+import hostedSession from './routes/hosted-session.js';
 import orders from './routes/orders.js';
 import transactions from './routes/transactions.js';
 import nvp from './routes/nvp.js';
+import acs from './routes/acs.js';
 import information from './routes/information.js';
 import admin from './routes/admin.js';
 import openapi from './plugins/openapi.js';
@@ -40,6 +42,8 @@ export interface AppOptions {
   adminPassword?: string | undefined;
   /** Host names the admin pages answer besides IP addresses and localhost (HOST when a name, ADMIN_HOSTS). */
   adminHosts?: readonly string[] | undefined;
+  /** TEST_CONTROL: the test-control API under /admin/api/ answers (default: off). */
+  testControl?: boolean | undefined;
   limits?: Partial<Limits>;
   /** The request journal: JOURNAL_SIZE (0: off) and JOURNAL_MAX_AGE_MS; default 10,000 entries, an hour. */
   journal?: JournalPluginOptions | undefined;
@@ -160,9 +164,11 @@ async function registerPlugins(app: FastifyInstance, options: AppOptions, limits
   await app.register(pay);
   await app.register(token);
   await app.register(session);
+  await app.register(hostedSession);
   await app.register(orders);
   await app.register(transactions);
   await app.register(nvp);
+  await app.register(acs);
   await app.register(information);
-  await app.register(admin, { password: options.adminPassword, hosts: options.adminHosts });
+  await app.register(admin, { password: options.adminPassword, hosts: options.adminHosts, testControl: options.testControl === true });
 }

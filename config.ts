@@ -2,10 +2,11 @@
 // LOG_LEVEL, and every other variable tokengate reads: here alone. Read once at start-up; a bad
 // value stops the process with a clear message. The composition root (root.ts) opens the
 // gateway from it.
-import { basename, dirname, join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hostNames } from './lib/host-names.js';
-import { adminPasswordProblem } from './admin-access.js';
+import { adminPasswordProblem, isLoopbackHost } from './admin-access.js';
 import { DEFAULT_JOURNAL, type JournalSettings } from './services/journal/journal.js';
 
 
@@ -57,6 +58,8 @@ export interface Config extends GatewaySettings {
   adminPassword: string | undefined;
   /** ADMIN_HOSTS (comma-separated names): Host names the admin pages answer besides IP addresses, localhost and HOST. */
   adminHosts: string[];
+  /** TEST_CONTROL (on or off): the test-control API under /admin/api/ (default: on for a loopback HOST, off elsewhere). */
+  testControl: boolean;
   /** WORKERS (or `tokengate serve --workers N`): gateway processes on the one port (1: no cluster). */
   workers: number;
   limits: Limits;
@@ -97,8 +100,8 @@ function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number,
 }
 
 const here = dirname(fileURLToPath(import.meta.url));
-/** The project's folder, whether this module runs from source or from dist/. */
-export const PROJECT_ROOT = basename(here) === 'dist' ? dirname(here) : here;
+/** The project's folder: this one from source, its parent from a build (dist/, or a test run's own). */
+export const PROJECT_ROOT = existsSync(join(here, 'package.json')) ? here : dirname(here);
 export const DEMO_MERCHANTS_FILE = join(PROJECT_ROOT, 'config', 'merchants.demo.json');
 
 const DEFAULT_EVENT_STORE = 'sqlite:./data/gateway.db';
@@ -166,19 +169,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if ('bad' in adminHosts) throw new ConfigError(`ADMIN_HOSTS: '${adminHosts.bad}' is not a host name (a comma-separated list of names, without ports)`);
   const settings = loadGatewaySettings(env);
   const eventStore = loadEventStore(env);
+  const host = env.HOST ?? '127.0.0.1';
   // Elsewhere the keys have their place already (the SQLite file's .keys, the PostgreSQL database):
   // a KEYS_STORE there would be silently ignored, while its operator believes the keys are in it.
   if (settings.keysStore !== undefined && eventStore.kind !== 'kurrentdb') {
     throw new ConfigError(`KEYS_STORE applies to a kurrentdb:// EVENT_STORE only (the ${eventStore.kind} store keeps its keys itself): unset it`);
   }
   return {
-    host: env.HOST ?? '127.0.0.1',
+    host,
     port,
     eventStore,
     merchantsFile: env.MERCHANTS_FILE ?? DEMO_MERCHANTS_FILE,
     logLevel,
     adminPassword,
     adminHosts: adminHosts.names,
+    testControl: testControlFromEnv(env, host),
     limits: {
       maxInFlight: positiveInteger(env, 'MAX_IN_FLIGHT', DEFAULT_LIMITS.maxInFlight),
       maxEventLoopDelayMs: positiveInteger(env, 'MAX_EVENT_LOOP_DELAY_MS', DEFAULT_LIMITS.maxEventLoopDelayMs, true),
@@ -203,6 +208,17 @@ function journalFromEnv(env: NodeJS.ProcessEnv): JournalSettings {
   const maxAgeMs = delayFromEnv(env, 'JOURNAL_MAX_AGE_MS', DEFAULT_JOURNAL.maxAgeMs);
   if (maxAgeMs === 0) throw new ConfigError("JOURNAL_MAX_AGE_MS '0' is not a number of milliseconds from 1 to 86400000 (JOURNAL_SIZE=0 turns the journal off)");
   return { size, maxAgeMs };
+}
+
+/**
+ * TEST_CONTROL: `on` or `off`; unset, on where only this machine can reach the gateway (a loopback
+ * HOST), off elsewhere: a reset there would erase what a whole team's tests see (routes/admin-control.ts).
+ */
+export function testControlFromEnv(env: NodeJS.ProcessEnv, host: string): boolean {
+  const text = env.TEST_CONTROL;
+  if (text === undefined || text === '') return isLoopbackHost(host);
+  if (text !== 'on' && text !== 'off') throw new ConfigError(`TEST_CONTROL '${text}' is not one of on, off`);
+  return text === 'on';
 }
 
 /** More would only queue on the same cores and the same store: a typo (`640`), not a plan. */

@@ -31,6 +31,8 @@ import { SessionExpiry } from './services/session/session-expiry.js';
 import { TokenShredder } from './services/token/token-shredding.js';
 import { ReactorHost } from './services/reactors.js';
 import { Notifier } from './services/notification/notifier.js';
+import { Sandbox } from './services/test-control/sandbox.js';
+import { withEpochs } from './store/epochs.js';
 import type { ReactorLog } from './services/reactor.js';
 import type { Gateway } from './services/gateway.js';
 import { StorageFault } from './domain/errors.js';
@@ -192,17 +194,30 @@ function withOwnReadModels(store: EventStore, rawKeys: KeyStore, readModelsFile:
 }
 
 /**
+ * The store as the gateway sees it: through the merchants' epochs (a reset
+ * merchant's streams begin again: store/epochs.ts), the sandbox found from that store by every
+ * command and reactor writing with it (services/test-control/sandbox.ts).
+ */
+function sandboxed(opened: Opened, sandbox: Sandbox): EventStore {
+  const store = withEpochs(opened.store, sandbox.epochs);
+  return store;
+}
+
+/**
  * Open the gateway: the stores, the read models caught up, the reactors started (hosted by one
  * consumer of the log, services/reactors.ts). `log`: where the reactors tell failed work (the
  * app's logger; default: process warnings).
  */
 export async function openGateway(eventStore: EventStoreConfig, merchants: Merchants, settings: GatewaySettings = loadGatewaySettings(), log?: ReactorLog): Promise<Gateway> {
   const opened = openStores(eventStore, settings);
-  const { store, keys, readModels } = opened;
+  const { keys, readModels } = opened;
+  const sandbox = new Sandbox(merchants);
+  const store = sandboxed(opened, sandbox);
   let sealer: Sealer;
   try {
     sealer = new Sealer(keys);
     await readModels.start();
+    await sandbox.load(opened.store);
   } catch (error) {
     // A store that cannot be read or written at start-up (unreachable, corrupt, read-only): one line.
     await opened.close().catch(() => undefined); // the key store may be what fails
@@ -216,7 +231,9 @@ export async function openGateway(eventStore: EventStoreConfig, merchants: Merch
     new UnknownResolver(store, readModels, settings.unknownResolutionDelayMs), schemeTokens, sessionExpiry, tokenShredder,
     // Webhook notifications of the transactions created or changed (docs/notifications.md).
     new Notifier(store, readModels, merchants, settings.notifications),
-  ], log);
+  ], log, sandbox);
+  // Other processes' resets and clock advances (this process's own are applied at once).
+  reactors.observe((event) => sandbox.apply(event));
   try {
     await reactors.start();
   } catch (error) {
@@ -228,7 +245,7 @@ export async function openGateway(eventStore: EventStoreConfig, merchants: Merch
   }
   let closing = false;
   return {
-    merchants, store, sealer, readModels, schemeTokens, sessionExpiry, tokenShredder,
+    merchants, store, sandbox, sealer, readModels, schemeTokens, sessionExpiry, tokenShredder, notificationPolicy: settings.notifications,
     status: () => (closing || store.failure !== undefined || store.unreachable !== undefined || opened.keyFault() !== undefined ? 'SHUTDOWN' : 'OPERATING'),
     fault: () => store.failure ?? opened.keyFault(),
     observeLog: (listener) => reactors.observe(listener),

@@ -58,7 +58,7 @@ async function startGateway(config: Config, merchants: Merchants, adminPassword:
   const stream = await terminalLogStream();
   // The admin pages answer a Host naming HOST too, when it is a name (routes/admin-guard.ts).
   const adminHosts = [...config.adminHosts, ...(isIP(config.host) === 0 ? [config.host.toLowerCase()] : [])];
-  const app = await buildApp({ eventStore: config.eventStore, settings: config, merchants, logger: { ...loggerOptions(config.logLevel), ...(stream ? { stream } : {}) }, adminPassword, adminHosts, limits: config.limits, journal: config.journal,
+  const app = await buildApp({ eventStore: config.eventStore, settings: config, merchants, logger: { ...loggerOptions(config.logLevel), ...(stream ? { stream } : {}) }, adminPassword, adminHosts, testControl: config.testControl, limits: config.limits, journal: config.journal,
     tls: config.tls && {
       cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile),
       clientCa: config.tls.clientCaFile ? readFileSync(config.tls.clientCaFile) : undefined,

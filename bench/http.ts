@@ -10,7 +10,7 @@ import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
-import { cpuMsOf, freePort, memoryOf, memorySampler, round, sleep, startChild, startCommand, waitListening, type Child } from './lib.js';
+import { buildDir, cpuMsOf, freePort, memoryOf, memorySampler, round, sleep, startChild, startCommand, waitListening, type Child } from './lib.js';
 import { perfMapFile, recordPerf, type PerfRecording } from './perf.js';
 import { monotonicUs, type Window } from './profile.js';
 import { streams } from '../domain/events.js';
@@ -319,7 +319,7 @@ export async function runHttp(options: HttpOptions): Promise<HttpResult> {
   let perf: HttpResult['perf'];
   let returned = false;
   try {
-    const tokengate = startChild([...samplingArgs(options.profileDir), join(root, 'dist', 'server.js')], {
+    const tokengate = startChild([...samplingArgs(options.profileDir), join(buildDir(root), 'server.js')], {
       HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn', EVENT_STORE: `sqlite:${dbPath}`, MERCHANTS_FILE: merchantsFile,
     }, workDir);
     children.push(tokengate);

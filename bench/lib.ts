@@ -18,6 +18,14 @@ export function projectRoot(): string {
   throw new Error('bench: cannot find the tokengate project folder above ' + fileURLToPath(import.meta.url));
 }
 
+/**
+ * The compiled gateway the benchmark runs: dist/ (`npm run bench` builds it), or the test run's own
+ * build when the tests run the driver (TOKENGATE_DIST, scripts/test.mjs).
+ */
+export function buildDir(root: string): string {
+  return process.env.TOKENGATE_DIST ?? join(root, 'dist');
+}
+
 /** A failure told in one line, without a stack (a missing PostgreSQL, a bad option). */
 export class BenchError extends Error {}
 

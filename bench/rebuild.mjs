@@ -1,5 +1,5 @@
 // Child process of the replay benchmark, so its memory is measured alone: open a SQLite store
-// with the compiled core (dist/), then
+// with the compiled core (dist/, or the build TOKENGATE_DIST names), then
 //   rebuild: reset every projection of root.ts PROJECTIONS, then time ReadModels.rebuild() (it
 //            replays the live read models only), then time the first read of the orders model
 //            (apply: 'onRead': checkpoint('orders') applies the whole log to it, synchronously);
@@ -8,9 +8,14 @@
 // in rebuild mode { ordersMs, ordersPosition, ordersRssMB, ordersHwmMB } (after the orders read).
 // Usage: node bench/rebuild.mjs rebuild|reset <path of the SQLite file>
 import { readFileSync } from 'node:fs';
-import { SqliteEventStore, SqliteReadModelTables } from '../dist/store/sqlite.js';
-import { ReadModels } from '../dist/projections/read-models.js';
-import { PROJECTIONS } from '../dist/root.js';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+// dist/, or the build the benchmark driver was told to run (the tests run it on a build of their own).
+const dist = pathToFileURL(`${resolve(process.env.TOKENGATE_DIST ?? new URL('../dist', import.meta.url).pathname)}/`);
+const { SqliteEventStore, SqliteReadModelTables } = await import(new URL('store/sqlite.js', dist).href);
+const { ReadModels } = await import(new URL('projections/read-models.js', dist).href);
+const { PROJECTIONS } = await import(new URL('root.js', dist).href);
 
 const [mode, path] = process.argv.slice(2);
 if ((mode !== 'rebuild' && mode !== 'reset') || !path) {

@@ -20,7 +20,7 @@ import { decideToken, initialTokenState } from '../domain/token/token.js';
 import { toEventData } from '../services/context.js';
 import type { EventData } from '../store/event-store.js';
 import { SqliteEventStore } from '../store/sqlite.js';
-import { memoryOf, round, startChild, waitListening } from './lib.js';
+import { buildDir, memoryOf, round, startChild, waitListening } from './lib.js';
 
 export interface ReplayOptions {
   root: string;
@@ -216,7 +216,7 @@ interface ChildResult {
 }
 
 async function timeStartup(root: string, dir: string, path: string, merchantsFile: string) {
-  const server = startChild([join(root, 'dist', 'server.js')], {
+  const server = startChild([join(buildDir(root), 'server.js')], {
     HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', EVENT_STORE: `sqlite:${path}`, MERCHANTS_FILE: merchantsFile,
   }, dir);
   try {

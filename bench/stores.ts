@@ -16,7 +16,7 @@ import {
   call, checkDurability, durabilityOf, fire, fireSlice, Ledger, mergeSlices, MERCHANT, PAY_BODY, PAY_HEADERS, payPath, perResponse, POOL_SIZE,
   sliceCount, TOKEN_BODY, TOKEN_HEADERS, TOKEN_PATH, Workload, type Durability, type FloorDurability, type RunStats, type ScenarioName, type Slice,
 } from './http.js';
-import { BenchError, round, sleep, startChild, treeCpuDelta, treeCpuMsOf, waitListening, type Child } from './lib.js';
+import { BenchError, buildDir, round, sleep, startChild, treeCpuDelta, treeCpuMsOf, waitListening, type Child } from './lib.js';
 import { postgresBinaries, startPostgres, type RunningPostgres } from '../scripts/postgres-server.js';
 
 export const STORES = ['sqlite', 'postgres'] as const;
@@ -173,7 +173,7 @@ async function startGateway(options: StoresOptions, store: StoreName, workers: n
   mkdirSync(dir, { recursive: true });
   const dbPath = join(dir, 'data', 'gateway.db');
   const url = store === 'postgres' && server ? await server.createDatabase(`bench_${workers}`) : undefined;
-  const child = startChild([join(options.root, 'dist', 'server.js')], {
+  const child = startChild([join(buildDir(options.root), 'server.js')], {
     HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', MERCHANTS_FILE: merchantsFile, WORKERS: String(workers),
     EVENT_STORE: url ?? `sqlite:${dbPath}`,
   }, dir);

@@ -212,3 +212,41 @@ export class SimulatedFault extends GatewayError {
     return { cause: this.fault };
   }
 }
+
+/**
+ * A refusal of the admin API with a status other than 400, in INVALID_REQUEST's body with the
+ * field: 404, nothing of that name (an order, a transaction, a notification of the merchant); 409,
+ * it is not in a state that allows the operation (a transaction no longer UNKNOWN).
+ */
+export class Refusal extends GatewayError {
+  override name = 'Refusal';
+  readonly gatewayCause = 'INVALID_REQUEST';
+  readonly logMessage = 'request refused';
+  constructor(readonly statusCode: 404 | 409, explanation: string, readonly field: string) { super(explanation); }
+  members(): ErrorMembers {
+    return { explanation: this.message, field: this.field, validationType: 'INVALID' };
+  }
+  override logFields(): Record<string, unknown> {
+    return { cause: this.gatewayCause, status: this.statusCode, field: this.field };
+  }
+}
+
+/**
+ * A test card of the 3-D Secure emulator whose authentication step fails ("Generic Error
+ * Response" in the test environment's table): 500 SERVER_FAILED with a supportCode, nothing recorded.
+ */
+export class EmulatedAuthenticationError extends GatewayError {
+  override name = 'EmulatedAuthenticationError';
+  readonly gatewayCause = 'SERVER_FAILED';
+  readonly statusCode = 500;
+  readonly logMessage = '3-D Secure emulator: the test card fails this step';
+  constructor(readonly step: 'INITIATE_AUTHENTICATION' | 'AUTHENTICATE_PAYER') {
+    super(`The 3-D Secure test card fails ${step}`);
+  }
+  members(request: RequestFacts): ErrorMembers {
+    return { supportCode: request.id };
+  }
+  override logFields(): Record<string, unknown> {
+    return { cause: this.gatewayCause, step: this.step };
+  }
+}

@@ -1,9 +1,11 @@
 // The event catalog, one module per aggregate (domain/token/events.ts, domain/order/events.ts,
-// domain/session/events.ts, domain/notification/events.ts) and the stream names (domain/streams.ts), gathered here.
+// domain/session/events.ts, domain/notification/events.ts, domain/sandbox/events.ts) and the stream names (domain/streams.ts), gathered here.
 import type { AccountIdentifierReserved, TokenEvent } from './token/events.js';
 import type { OrderEvent, TransactionReferenceEvent } from './order/events.js';
 import type { SessionEvent } from './session/events.js';
 import type { NotificationEvent } from './notification/events.js';
+import type { SandboxEvent } from './sandbox/events.js';
+import { SANDBOX_EVENT_TYPES } from './sandbox/events.js';
 import { NOTIFICATION_EVENT_TYPES } from './notification/events.js';
 import { TOKEN_EVENT_TYPES } from './token/events.js';
 import { ORDER_EVENT_TYPES } from './order/events.js';
@@ -13,6 +15,7 @@ export * from './token/events.js';
 export * from './order/events.js';
 export * from './session/events.js';
 export * from './notification/events.js';
+export * from './sandbox/events.js';
 export * from './streams.js';
 
 /** An event as read from a stream: its type names which of the catalog's events it is. */
@@ -25,3 +28,4 @@ export const isAccountIdentifierReserved = (e: Typed): e is AccountIdentifierRes
 export const isTransactionReferenceEvent = (e: Typed): e is TransactionReferenceEvent =>
   e.type === 'TransactionReferenceReserved' || e.type === 'TransactionReferenceReleased';
 export const isNotificationEvent = (e: Typed): e is NotificationEvent => NOTIFICATION_EVENT_TYPES.has(e.type);
+export const isSandboxEvent = (e: Typed): e is SandboxEvent => SANDBOX_EVENT_TYPES.has(e.type);

@@ -26,25 +26,37 @@ export const streams = {
   transactionReference: (merchantId: string, referenceHash: string) => `txref-${ownerPart(merchantId)}:${referenceHash}`,
   /** A webhook notification (docs/notifications.md): its schedule, attempts and answers. */
   notification: (merchantId: string, notificationId: string) => `notification-${ownerPart(merchantId)}:${notificationId}`,
+  /** A merchant's sandbox, steered by the test-control API (docs/timeline-and-cli.md): its resets and its clock. */
+  sandbox: (merchantId: string) => `sandbox-${ownerPart(merchantId)}:control`,
 } as const;
 
 /** Which field of an event's data names the owner of each category's streams. */
 const OWNER_FIELD: Record<string, 'merchantId' | 'repositoryId'> = {
   token: 'repositoryId', order: 'merchantId', accountref: 'repositoryId', session: 'merchantId', txref: 'merchantId',
-  notification: 'merchantId',
+  notification: 'merchantId', sandbox: 'merchantId',
 };
+
+/**
+ * The owner a stream's name names, and which kind of owner it is (a merchant's or a repository's
+ * streams); undefined for a name of another form (no owner field for its category, or no ':').
+ */
+export function streamOwner(stream: string): { field: 'merchantId' | 'repositoryId'; owner: string } | undefined {
+  const dash = stream.indexOf('-');
+  const colon = stream.indexOf(':', dash + 1);
+  const field = dash < 0 ? undefined : OWNER_FIELD[stream.slice(0, dash)];
+  if (field === undefined || colon < 0) return undefined;
+  const escaped = stream.slice(dash + 1, colon);
+  return { field, owner: escaped.includes('%') ? escaped.replace(/%25|%3A/g, (c) => (c === '%25' ? '%' : ':')) : escaped };
+}
 
 /**
  * Whether every event of a stream names, in its data, the owner its stream name names: a read
  * checks it, so that no mistake in naming a stream can hand one merchant another's data.
  */
 export function ownedByStreamOwner(stream: string, events: ReadonlyArray<{ data: unknown }>): boolean {
-  const dash = stream.indexOf('-');
-  const colon = stream.indexOf(':', dash + 1);
-  const field = dash < 0 ? undefined : OWNER_FIELD[stream.slice(0, dash)];
-  if (field === undefined || colon < 0) return true;
-  const escaped = stream.slice(dash + 1, colon);
-  const owner = escaped.includes('%') ? escaped.replace(/%25|%3A/g, (c) => (c === '%25' ? '%' : ':')) : escaped;
+  const named = streamOwner(stream);
+  if (named === undefined) return true;
+  const { field, owner } = named;
   for (const e of events) {
     if (e.data !== null && typeof e.data === 'object' && field in e.data && (e.data as Record<string, unknown>)[field] !== owner) return false;
   }

@@ -22,7 +22,7 @@ export const TAGS = [
   { name: 'session', description: `Create, Update and Retrieve Session, on ${served(FROM[SESSIONS])}` },
   { name: 'gateway', description: 'Check Gateway: no authentication' },
   { name: 'nvp', description: "The same operations (all but version 3's) in the gateway's NVP protocol: POST /api/nvp/version/{version}, a form of dotted fields (apiOperation, merchant, apiUsername, apiPassword, order.id, ...), the answer the same pairs; and its Check Gateway" },
-  { name: 'admin', description: "tokengate's own: the timeline, histories and Prometheus metrics. User admin, password ADMIN_PASSWORD (never a merchant's credentials)" },
+  { name: 'admin', description: "tokengate's own: the timeline, histories and Prometheus metrics, and the test-control API (reset a merchant, advance its clock, resolve an UNKNOWN, redeliver or fire a notification; 404 unless TEST_CONTROL is on). User admin, password ADMIN_PASSWORD (never a merchant's credentials)" },
 ];
 
 export const DESCRIPTION = [
@@ -41,7 +41,7 @@ export const DESCRIPTION = [
   "Outcomes are chosen as the real test environment chooses them (the card's expiry, the security code, the street) and by documented triggers (docs/triggers.md); an identical repeat answers the recorded outcome, and records nothing. " +
   'A decline is HTTP 201 with `result` FAILURE; every refused request gets the gateway\'s error body with the field and the reason.',
   '',
-  'The admin routes at the end (the timeline, the histories, `/metrics`) take user `admin` and ADMIN_PASSWORD.',
+  'The admin routes at the end (the timeline, the histories, `/metrics`, the test-control API under `/admin/api/test-control/`) take user `admin` and ADMIN_PASSWORD.',
 ].join('\n');
 
 /** Summaries of the admin routes that name none themselves. */
@@ -51,7 +51,7 @@ const ADMIN_SUMMARIES: Readonly<Record<string, string>> = {
   '/admin/history': "A stream's history page",
   '/admin/api/history': "A stream's history: each step with the state after it",
   '/admin/api/search': 'Find streams by order id, token, session id, transaction id or correlation id',
-  '/admin/api/events': 'Events of the log, filtered and paged',
+  '/admin/api/events': 'Events of the log, filtered and paged, oldest or newest first, each with what it did',
   '/admin/api/events/live': 'Events of the log as they are appended (server-sent events)',
   '/admin/api/tokens/:repositoryId/:token': "A token's history, as of a revision or an instant",
   '/admin/api/orders/:merchantId/:orderId': "An order's history, as of a revision or an instant",

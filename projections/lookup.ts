@@ -18,13 +18,14 @@ export const transactionLookupKey = (transactionId: string) => `transaction/${tr
 
 export const lookupProjection: Projection<LookupDoc> = {
   name: 'lookup',
-  version: 1,
+  // 2: 3-D Secure authentications are transactions too (AuthenticationInitiated).
+  version: 2,
   // Read by the admin's search only, through ReadModels.get (which writes what is held first):
   // written after the reply, in batches.
   apply: 'deferred',
-  handles: new Set(['PaymentRecorded', 'OrderTransactionRecorded']),
+  handles: new Set(['PaymentRecorded', 'OrderTransactionRecorded', 'AuthenticationInitiated']),
   // What keysOf reads (a replay may hand only this).
-  reads: { PaymentRecorded: ['transactionId'], OrderTransactionRecorded: ['transactionId'] },
+  reads: { PaymentRecorded: ['transactionId'], OrderTransactionRecorded: ['transactionId'], AuthenticationInitiated: ['transactionId'] },
   keysOf(event: ProjectedEvent) {
     const d = event.data as { transactionId?: unknown };
     return typeof d.transactionId === 'string' ? [transactionLookupKey(d.transactionId)] : [];

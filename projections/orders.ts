@@ -1,45 +1,12 @@
 // Read model of orders: each order with its totals and transactions (amounts in minor units).
-import { Type, type Static } from '@sinclair/typebox';
-import type { OrderTransactionRecorded, PaymentOutcomeResolved, PaymentRecorded } from '../domain/events.js';
+import { AUTHENTICATION_EVENT_TYPES, type OrderTransactionRecorded, type PaymentOutcomeResolved, type PaymentRecorded } from '../domain/events.js';
+import { authenticated } from './order-authentications.js';
+import { OrderDocSchema, type OrderDoc, type OrderTransactionDoc } from './order-docs.js';
 import type { ProjectedEvent } from '../store/event-store.js';
 import { documentSerializer } from './document-json.js';
 import type { Projection } from './projection.js';
 
-/** A transaction of an order document; its properties in this order (see serialize below). */
-export const OrderTransactionDocSchema = Type.Object({
-  id: Type.String(),
-  /** PAYMENT (version 3 and the order API), or AUTHORIZATION, CAPTURE, REFUND, VERIFICATION, VOID_* (the order API). */
-  type: Type.String(),
-  amount: Type.Number(),
-  currency: Type.String(),
-  result: Type.String(),
-  gatewayCode: Type.String(),
-  authorizationCode: Type.Optional(Type.String()),
-  reference: Type.Optional(Type.String()),
-  token: Type.String(),
-  card: Type.Object({ number: Type.String(), brand: Type.String() }),
-  timeOfRecord: Type.String(),
-  /** When an UNKNOWN outcome became final (PaymentOutcomeResolved). */
-  resolvedAt: Type.Optional(Type.String()),
-  /** A void: the transaction it voided. */
-  targetTransactionId: Type.Optional(Type.String()),
-});
-export type OrderTransactionDoc = Static<typeof OrderTransactionDocSchema>;
-
-export const OrderDocSchema = Type.Object({
-  merchantId: Type.String(),
-  id: Type.String(),
-  currency: Type.String(),
-  reference: Type.Optional(Type.String()),
-  status: Type.String(),
-  creationTime: Type.String(),
-  lastUpdatedTime: Type.String(),
-  totalAuthorizedAmount: Type.Number(),
-  totalCapturedAmount: Type.Number(),
-  totalRefundedAmount: Type.Number(),
-  transactions: Type.Array(OrderTransactionDocSchema),
-});
-export type OrderDoc = Static<typeof OrderDocSchema>;
+export { OrderDocSchema, type OrderDoc, type OrderTransactionDoc } from './order-docs.js';
 
 export const orderKey = (merchantId: string, orderId: string) => `${merchantId}/${orderId}`;
 
@@ -50,13 +17,14 @@ export const ordersProjection: Projection<OrderDoc> = {
   // was written after timeOfRecord), so that the compiled serializer writes what JSON.stringify did.
   // 4: the transactions of the order API (OrderTransactionRecorded; versions 1-100 but the
   // deactivated ones).
-  version: 4,
+  // 5: 3-D Secure: authentications (type AUTHENTICATION, by step), and the one a payment used.
+  version: 5,
   // No answer of the API reads it (Retrieve Order and Transaction fold the order's stream; the
   // histories fold the events with this evolve): only the CLI's hash and exports and the tests
   // read it. So it is not written while the gateway serves (a document per order was the
   // largest write of a pay), but when read, from the log.
   apply: 'onRead',
-  handles: new Set(['PaymentRecorded', 'PaymentOutcomeResolved', 'OrderTransactionRecorded']),
+  handles: new Set(['PaymentRecorded', 'PaymentOutcomeResolved', 'OrderTransactionRecorded', ...AUTHENTICATION_EVENT_TYPES]),
   keysOf(event) {
     const d = event.data as { merchantId: string; orderId: string };
     return [orderKey(d.merchantId, d.orderId)];
@@ -69,6 +37,7 @@ export const ordersProjection: Projection<OrderDoc> = {
   evolve(doc, event) {
     if (event.type === 'PaymentOutcomeResolved') return resolved(doc, event);
     if (event.type === 'OrderTransactionRecorded') return modern(doc, event);
+    if (AUTHENTICATION_EVENT_TYPES.has(event.type)) return authenticated(doc, event);
     if (event.type !== 'PaymentRecorded') return doc;
     const d = event.data as PaymentRecorded['data'];
     return withTransaction(doc, d, d.currency, transactionDoc(d, 'PAYMENT', d.token, d.card));
@@ -79,7 +48,12 @@ export const ordersProjection: Projection<OrderDoc> = {
 function modern(doc: OrderDoc | undefined, event: ProjectedEvent): OrderDoc {
   const d = event.data as OrderTransactionRecorded['data'];
   const transaction = transactionDoc(d, d.transactionType, d.source?.token ?? '', { number: d.source?.card.number ?? '', brand: d.source?.card.brand ?? '' });
-  return withTransaction(doc, d, doc?.currency ?? d.currency, d.targetTransactionId !== undefined ? { ...transaction, targetTransactionId: d.targetTransactionId } : transaction);
+  if (d.targetTransactionId !== undefined) transaction.targetTransactionId = d.targetTransactionId;
+  if (d.authentication) {
+    transaction.authenticationStatus = d.authentication.outcome.authenticationStatus;
+    transaction.authenticationTransactionId = d.authentication.transactionId;
+  }
+  return withTransaction(doc, d, doc?.currency ?? d.currency, transaction);
 }
 
 /** A transaction of the order document (both paths), its properties in the schema's order. */
@@ -146,6 +120,8 @@ function resolved(doc: OrderDoc | undefined, event: ProjectedEvent): OrderDoc | 
       card: t.card,
       timeOfRecord: t.timeOfRecord,
       resolvedAt: d.resolvedAt,
+      ...(t.authenticationStatus !== undefined ? { authenticationStatus: t.authenticationStatus } : {}),
+      ...(t.authenticationTransactionId !== undefined ? { authenticationTransactionId: t.authenticationTransactionId } : {}),
     };
   });
   return {

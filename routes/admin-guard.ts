@@ -9,10 +9,10 @@
 //   - headers that keep the pages in their own window and their code their own: a
 //     Content-Security-Policy allowing only the pages' own inline script and style (by their
 //     SHA-256) and requests to the gateway itself, X-Frame-Options DENY, nosniff, no referrer.
-import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody } from '../plugins/errors.js';
+import { inlineHashes } from '../lib/inline-hashes.js';
 
 /** The host of a Host header, without its port or an IPv6 address's brackets, lower case. */
 function hostOf(header: string): string {
@@ -26,14 +26,6 @@ export function adminHostAllowed(header: string | undefined, names: readonly str
   if (header === undefined || header === '') return true;
   const host = hostOf(header);
   return isIP(host) !== 0 || host === 'localhost' || host.endsWith('.localhost') || names.includes(host);
-}
-
-const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
-
-/** The inline scripts' and styles' hashes of the pages, for the Content-Security-Policy. */
-function inlineHashes(pages: readonly string[], tag: 'script' | 'style'): string[] {
-  const pattern = new RegExp(`<${tag}\\b[^>]*>([\\s\\S]*?)</${tag}>`, 'g');
-  return [...new Set(pages.flatMap((page) => [...page.matchAll(pattern)].map((m) => sha256(m[1] as string))))];
 }
 
 /** The headers of every admin answer, the pages' inline code allowed by its hash. */

@@ -6,31 +6,33 @@
 // (ADMIN_PASSWORD_MIN_LENGTH), and wrong ones lock the admin credential like a merchant's
 // (plugins/auth-failures.ts, AUTH_FAILURE_LIMIT a minute, then 429 REQUEST_REJECTED).
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import basicAuth from '@fastify/basic-auth';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { adminPasswordProblem } from '../admin-access.js';
-import { ConfigError, PROJECT_ROOT } from '../config.js';
+import { ConfigError } from '../config.js';
 import { AuthenticationFailed, InvalidRequest } from '../domain/errors.js';
 import { orderHistory, tokenHistory, type AsOf } from '../services/queries/history.js';
 import { maskCardNumbers } from '../lib/mask.js';
 import { streamHistory } from '../services/queries/stream-history.js';
 import { searchStreams } from '../services/queries/stream-search.js';
 import type { LookupDoc } from '../projections/lookup.js';
-import { matches, timelinePage, toTimelineEvent, type TimelineFilter } from '../services/queries/timeline.js';
+import { matches, timelinePage, timelinePageBackward, toTimelineEvent, type TimelineFilter } from '../services/queries/timeline.js';
 import { Opt, Pattern, Str } from '../schemas/common.js';
 import { refuseIfLocked } from '../plugins/auth-failures.js';
 import { errorBody } from '../plugins/errors.js';
 import { metricsRoute } from '../plugins/metrics.js';
 import { adminHeaders, guardAdmin } from './admin-guard.js';
+import { loadPage, pageRoutes } from './admin-pages.js';
 import adminRequests from './admin-requests.js';
+import testControl from './admin-control.js';
 
 export interface AdminOptions {
   password: string | undefined;
   /** Host names the admin answers besides IP addresses and localhost (HOST when a name, ADMIN_HOSTS): routes/admin-guard.ts. */
   hosts?: readonly string[] | undefined;
+  /** TEST_CONTROL: the test-control API answers (routes/admin-control.ts); off, 404. */
+  testControl?: boolean | undefined;
 }
 
 const Filter = {
@@ -40,7 +42,10 @@ const Filter = {
   merchantId: Opt(Pattern(1, 40, '^[0-9A-Za-z_-]+$', "characters 0-9 a-z A-Z '-' '_'")),
 };
 const Position = () => Pattern(1, 16, '^[0-9]+$', 'a position in the log (a whole number)');
-const EventsQuery = Type.Object({ ...Filter, after: Opt(Position()), limit: Opt(Pattern(1, 3, '^[0-9]+$', 'a whole number from 1 to 500')) }, { additionalProperties: false });
+const EventsQuery = Type.Object({
+  ...Filter, after: Opt(Position()), before: Opt(Position()), order: Opt(Pattern(3, 4, '^(asc|desc)$', 'asc (oldest first, after a position) or desc (newest first, before one)')),
+  limit: Opt(Pattern(1, 3, '^[0-9]+$', 'a whole number from 1 to 500')),
+}, { additionalProperties: false });
 const AsOfQuery = Type.Object({
   asOfRevision: Opt(Pattern(1, 16, '^[0-9]+$', 'a stream revision (0-based)')),
   asOf: Opt(Str(1, 40, 'an ISO 8601 instant')),
@@ -98,13 +103,6 @@ async function adminAuthentication(app: AdminApp, password: string | undefined):
   app.addHook('onRequest', app.basicAuth);
 }
 
-/** The pages (web/): the timeline and the history. */
-function pages(app: AdminApp, page: string, historyPage: string): void {
-  app.get('/admin', async (_request, reply) => reply.redirect('/admin/timeline'));
-  app.get('/admin/timeline', async (_request, reply) => reply.type('text/html; charset=utf-8').send(page));
-  app.get('/admin/history', async (_request, reply) => reply.type('text/html; charset=utf-8').send(historyPage));
-}
-
 /** A stream's history, and the search for one. */
 function historyRoutes(app: AdminApp): void {
   // One stream's history: steps with the state after each, and what they caused (services/queries/stream-history.ts).
@@ -129,9 +127,10 @@ function historyRoutes(app: AdminApp): void {
 /** The timeline: a page of events, and the live ones as server-sent events. */
 function eventRoutes(app: AdminApp, headers: Record<string, string>): void {
   app.get('/admin/api/events', { schema: { querystring: EventsQuery } }, async (request) => {
-    const { after, limit, ...filter } = request.query;
+    const { after, before, order, limit, ...filter } = request.query;
     const count = limit === undefined ? 100 : Number(limit);
     if (count < 1 || count > 500) throw new InvalidRequest(`Value '${limit}' is invalid. Expected a whole number from 1 to 500`, 'limit');
+    if (order === 'desc') return timelinePageBackward(app.gateway.store, filter, before === undefined ? undefined : BigInt(before), count);
     return timelinePage(app.gateway.store, filter, BigInt(after ?? '0'), count);
   });
 
@@ -140,7 +139,7 @@ function eventRoutes(app: AdminApp, headers: Record<string, string>): void {
   app.addHook('preClose', async () => { for (const stop of [...live]) stop(); });
   // Server-sent events: every matching event after `after` (default: the head of the log).
   app.get('/admin/api/events/live', { schema: { querystring: EventsQuery } }, async (request, reply) => {
-    const { after, limit: _limit, ...filter } = request.query as TimelineFilter & { after?: string; limit?: string };
+    const { after, limit: _limit, before: _before, order: _order, ...filter } = request.query as TimelineFilter & { after?: string; limit?: string; before?: string; order?: string };
     const from = after === undefined ? await app.gateway.store.headPosition() : BigInt(after);
     reply.hijack();
     app.releaseSlotOnClose(request, reply);
@@ -185,20 +184,21 @@ function asOfRoutes(app: AdminApp): void {
 }
 
 const admin: FastifyPluginAsyncTypebox<AdminOptions> = async (app, options) => {
-  const page = readFileSync(join(PROJECT_ROOT, 'web', 'timeline.html'), 'utf8');
-  const historyPage = readFileSync(join(PROJECT_ROOT, 'web', 'history.html'), 'utf8');
+  const pages = { timeline: loadPage('timeline'), history: loadPage('history') };
   // Before the password is looked at: the security headers, and the Host check.
-  const headers = adminHeaders([page, historyPage]);
+  const headers = adminHeaders(Object.values(pages));
   guardAdmin(app, headers, options.hosts ?? []);
   await adminAuthentication(app, options.password);
   // Prometheus metrics, behind the same credentials.
   await app.register(metricsRoute);
-  pages(app, page, historyPage);
+  pageRoutes(app, pages);
   historyRoutes(app);
   eventRoutes(app, headers);
   asOfRoutes(app);
   // The request journal (routes/admin-requests.ts), behind the same guard and credentials.
   await app.register(adminRequests);
+  // Behind the same guard and credentials (its own hook answers 404 while TEST_CONTROL is off).
+  await app.register(testControl, { enabled: options.testControl === true });
 };
 
 export default admin;

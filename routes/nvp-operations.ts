@@ -20,6 +20,8 @@ import { transactionMeta } from './transactions.js';
 
 export interface NvpCall {
   gateway: Gateway; merchant: MerchantProfile; params: Record<string, string>; body: unknown; meta: RequestMeta; authMethod: AuthMethod;
+  /** The gateway's address as the client reached it. */
+  origin: string;
 }
 
 export interface NvpOperation {
@@ -44,10 +46,10 @@ const TOKEN = { token: 'tokenid' } as const;
 
 const transaction = (name: string): NvpOperation => ({
   params: TRANSACTION, paramsSchema: TransactionApiParams, bodySchema: TransactionBody, keepsApiOperation: true, versionRule: name, status: 201,
-  run: async ({ gateway, merchant, params, body, meta }) => {
+  run: async ({ gateway, merchant, params, body, meta, origin }) => {
     const fields = body as TransactionBody;
     const transaction = transactionMeta(merchant, meta, params.version ?? '100', fields);
-    return handleOrderCommand(gateway, await orderApiRequest(gateway, merchant, params as TransactionApiParams, fields), transaction);
+    return handleOrderCommand(gateway, await orderApiRequest(gateway, merchant, params as TransactionApiParams, fields, origin), transaction);
   },
 });
 
@@ -58,13 +60,15 @@ export const NVP_OPERATIONS: Readonly<Record<string, NvpOperation>> = {
   REFUND: transaction('REFUND'),
   VOID: transaction('VOID'),
   VERIFY: transaction('VERIFY'),
+  INITIATE_AUTHENTICATION: transaction('INITIATE_AUTHENTICATION'),
+  AUTHENTICATE_PAYER: transaction('AUTHENTICATE_PAYER'),
   RETRIEVE_TRANSACTION: {
     params: TRANSACTION, paramsSchema: TransactionApiParams, bodySchema: NoBody, status: 200,
-    run: ({ gateway, merchant, params }) => retrieveOrderTransaction(gateway, merchant, params as TransactionApiParams),
+    run: ({ gateway, merchant, params, origin }) => retrieveOrderTransaction(gateway, merchant, params as TransactionApiParams, origin),
   },
   RETRIEVE_ORDER: {
     params: ORDER, paramsSchema: OrderApiParams, bodySchema: NoBody, versionRule: RETRIEVE_ORDER, status: 200,
-    run: ({ gateway, merchant, params }) => retrieveOrderApi(gateway, merchant, params as OrderApiParams),
+    run: ({ gateway, merchant, params, origin }) => retrieveOrderApi(gateway, merchant, params as OrderApiParams, origin),
   },
   CREATE_SESSION: {
     params: {}, paramsSchema: SessionParams, bodySchema: CreateSessionBody, versionRule: SESSIONS, status: 201,

@@ -17,6 +17,7 @@ import { valuesProblem } from '../plugins/request-values.js';
 import { Pattern, Strict } from '../schemas/common.js';
 import { NVP_MEDIA_TYPE, NvpAnswer, nvpErrorResponses, nvpRequestForm } from '../schemas/nvp.js';
 import { checkVersion, VersionParam } from '../schemas/versions.js';
+import { originOf } from './transactions.js';
 import { GATEWAY_VERSION, Information } from './information.js';
 import { NVP_FIELD_OF_PARAM, NVP_OPERATIONS, TOKENIZE_GENERATED, type NvpOperation } from './nvp-operations.js';
 
@@ -138,7 +139,7 @@ const nvp: FastifyPluginAsync = async (app) => {
     // The fields are decoded and checked only now: credentials first, as on every operation.
     const decoded = checkedCall(request, fields, operation, version, merchant.id);
     checkVersion(version, operation.keepsApiOperation ? fields.apiOperation : operation.versionRule);
-    const result = await operation.run({ gateway: app.gateway, merchant, ...decoded, meta: request.meta(), authMethod: request.authMethod });
+    const result = await operation.run({ gateway: app.gateway, merchant, ...decoded, meta: request.meta(), authMethod: request.authMethod, origin: originOf(request) });
     return answer(reply, operation.status, result);
   });
 

@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { PayBody, PayParams } from '../schemas/pay.js';
 import { documented, errorResponses, PayResponse } from '../schemas/responses.js';
 import { payWithTokenText, RecentAnswers } from '../services/order/recent-answers.js';
+import { PayableCards } from '../services/order/payable-cards.js';
 import type { PayResponse as PayAnswer } from '../services/order/responses.js';
 import { sortedJson } from '../lib/json.js';
 import { merchantOf, requireMerchant } from '../plugins/auth.js';
@@ -17,6 +18,7 @@ const pay: FastifyPluginAsyncTypebox = async (app) => {
   // the body text is kept on the request, and a kept repeat's text is not parsed again (the
   // merchant is known: authentication runs before the body is read).
   const recent = new RecentAnswers(app.gateway);
+  const cards = new PayableCards(app.gateway);
   app.decorateRequest('payText', '');
   app.removeAllContentTypeParsers();
   const parse: typeof parseJsonBody = (request, text, done) => {
@@ -42,7 +44,7 @@ const pay: FastifyPluginAsyncTypebox = async (app) => {
     // Written with the route's compiled serializer (what Fastify would write from the object), so
     // a kept repeat's text is those bytes. (Not async: a kept text is sent without a promise.)
     const serialize = (reply.getSerializationFunction('201') as ((response: PayAnswer) => string) | undefined) ?? sortedJson;
-    const answer = payWithTokenText(app.gateway, recent, merchantOf(request), request.params, request.body, request.payText, serialize, () => request.meta());
+    const answer = payWithTokenText(app.gateway, { recent, cards }, merchantOf(request), request.params, request.body, request.payText, serialize, () => request.meta());
     return typeof answer === 'string' ? reply.code(201).type(JSON_TYPE).send(answer) : answer.then((text) => reply.code(201).type(JSON_TYPE).send(text));
   });
 };

@@ -10,7 +10,14 @@ import { MerchantIdParam, VersionParam } from './pay.js';
 
 export { VersionParam };
 
-const API_OPERATIONS = ['AUTHORIZE', 'CAPTURE', 'PAY', 'REFUND', 'VERIFY', 'VOID'] as const;
+const API_OPERATIONS = ['AUTHENTICATE_PAYER', 'AUTHORIZE', 'CAPTURE', 'INITIATE_AUTHENTICATION', 'PAY', 'REFUND', 'VERIFY', 'VOID'] as const;
+
+/** authentication.channel: the payer's browser (the emulator's channel), a 3-D Secure SDK in an app, or the merchant alone. */
+const AUTHENTICATION_CHANNELS = ['MERCHANT_REQUESTED', 'PAYER_APP', 'PAYER_BROWSER'] as const;
+/** authentication.purpose: a payment by default; the others authenticate without paying. */
+const AUTHENTICATION_PURPOSES = ['ADD_CARD', 'MAINTAIN_CARD', 'PAYMENT_TRANSACTION', 'REFRESH_AUTHENTICATION'] as const;
+/** device.browserDetails.3DSecureChallengeWindowSize. */
+const CHALLENGE_WINDOW_SIZES = ['250_X_400', '390_X_400', '500_X_600', '600_X_400', 'FULL_SCREEN'] as const;
 
 export const ModernId = (what: string) => Str(1, 40, `${what}: any characters, 1 to 40 of them`);
 
@@ -26,8 +33,22 @@ const Amount = () => Type.Unknown({ description: "a decimal number such as 100.0
 
 export const TransactionBody = Open({
   apiOperation: StringEnum(API_OPERATIONS),
+  // 3-D Secure: Initiate Authentication's version, channel and purpose; Authenticate Payer's way
+  // back; a payment's authentication (services/order/authentication-request.ts).
+  authentication: Opt(Open({
+    acceptVersions: Opt(Pattern(4, 9, '^3DS[12](,3DS[12])?$', '3DS1, 3DS2 or both, comma-separated')),
+    channel: Opt(StringEnum(AUTHENTICATION_CHANNELS)),
+    purpose: Opt(StringEnum(AUTHENTICATION_PURPOSES)),
+    redirectResponseUrl: Opt(Str(1, 2048, "an http or https URL of the merchant's site")),
+    transactionId: Opt(ModernId('transaction id')),
+  }, open)),
   billing: Opt(Open({ address: Opt(Open({ street: Opt(Str(1, 100)) }, open)) }, open)),
   correlationId: Opt(Str(1, 100)),
+  device: Opt(Open({
+    browser: Opt(Str(1, 2048)),
+    browserDetails: Opt(Open({ '3DSecureChallengeWindowSize': Opt(StringEnum(CHALLENGE_WINDOW_SIZES)) }, open)),
+    ipAddress: Opt(Str(1, 45)),
+  }, open)),
   order: Opt(Open({
     amount: Opt(Amount()), currency: Opt(Alpha3('ISO 4217 currency code')), reference: Opt(Str(1, 40)),
     // Where this order's webhook notifications go from now on; only URLs the merchants file allows (docs/notifications.md).

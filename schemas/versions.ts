@@ -16,14 +16,18 @@ export const DEACTIVATED: ReadonlySet<number> = new Set([2, 5, 6, 22, 25]);
  * The first version of the operations that did not exist in version 1 (the reference's migration
  * guides: "Integration available from"; sessions: the Retrieve Session guide starts at 18).
  */
-export const FIRST_VERSION = { VOID: 4, VERIFY: 7, 'Retrieve Order': 11, 'Create, Update and Retrieve Session': 18 } as const;
+export const FIRST_VERSION = {
+  VOID: 4, VERIFY: 7, 'Retrieve Order': 11, 'Create, Update and Retrieve Session': 18,
+  // The Authentication API (3-D Secure 2) replaced the 3DSecureId operations in version 50.
+  INITIATE_AUTHENTICATION: 50, AUTHENTICATE_PAYER: 50,
+} as const;
 export const RETRIEVE_ORDER = 'Retrieve Order';
 export const SESSIONS = 'Create, Update and Retrieve Session';
 export type VersionedOperation = keyof typeof FIRST_VERSION;
 
 /**
  * Refuses a deactivated version (400 on `version`), and a version older than the operation's
- * first (400 on `apiOperation` for VOID and VERIFY, on `version` for the others).
+ * first (400 on `apiOperation` for an apiOperation, on `version` for the others).
  */
 export function checkVersion(version: string, operation?: string): void {
   const number = Number(version);
@@ -32,7 +36,8 @@ export function checkVersion(version: string, operation?: string): void {
   }
   const first = operation !== undefined && Object.hasOwn(FIRST_VERSION, operation) ? FIRST_VERSION[operation as VersionedOperation] : 1;
   if (number >= first) return;
-  if (operation === 'VOID' || operation === 'VERIFY') {
+  // An apiOperation (VOID, INITIATE_AUTHENTICATION: upper case) is refused on its field.
+  if (operation !== undefined && /^[A-Z_]+$/.test(operation)) {
     throw new InvalidRequest(`Value '${operation}' is invalid. ${operation} is available from version ${first}`, 'apiOperation');
   }
   throw new InvalidRequest(`Value '${version}' is invalid. ${operation} is available from version ${first}`, 'version');

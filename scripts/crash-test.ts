@@ -42,8 +42,10 @@ function projectRoot(): string {
   throw new Error('package.json not found above scripts/crash-test');
 }
 const ROOT = projectRoot();
-const SERVER = join(ROOT, 'dist', 'server.js');
-const CLI = join(ROOT, 'dist', 'bin', 'tokengate.js');
+/** The compiled gateway it runs: dist/, or the test run's own build (TOKENGATE_DIST, scripts/test.mjs). */
+const BUILD = process.env.TOKENGATE_DIST ?? join(ROOT, 'dist');
+const SERVER = join(BUILD, 'server.js');
+const CLI = join(BUILD, 'bin', 'tokengate.js');
 
 // ---------------------------------------------------------------------------------------------
 // Options and report
@@ -503,7 +505,11 @@ export async function runCrashTest(partial: Partial<CrashOptions> = {}): Promise
         acknowledgePayment(req, answer as Answer, round);
       });
     }
-    for (const req of pendingUniqueCards.splice(0)) queue.push(() => createToken(url, req, round, alive));
+    // A creation the queue never starts (the next kill stops it) stays pending: its card, perhaps
+    // reserved by the request the kill cut, must still be stored again.
+    const retries = pendingUniqueCards.splice(0);
+    const started = new Set<TokenRequest>();
+    for (const req of retries) queue.push(() => { started.add(req); return createToken(url, req, round, alive); });
     for (const p of payments.values()) {
       if (!all && p.round !== round - 1) continue;
       queue.push(async () => {
@@ -522,6 +528,7 @@ export async function runCrashTest(partial: Partial<CrashOptions> = {}): Promise
       });
     }
     await runQueue(queue, options.workers, deadline, alive);
+    pendingUniqueCards.push(...retries.filter((req) => !started.has(req)));
     if (all) await verifyOrders(url, round);
   };
 

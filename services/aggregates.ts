@@ -55,9 +55,12 @@ export const foldToken = (events: readonly Typed[]): CardTokenState => {
   return state.card ? state : { status: 'NONE' };
 };
 
-/** The expected revision for an append after reading `events` of a stream. */
+/**
+ * The expected revision for an append after reading `events` of a stream: its last event's (a
+ * stream of a reset merchant is read from its epoch on, its revisions kept: store/epochs.ts).
+ */
 export const revisionAfter = (events: readonly RecordedEvent[]): 'no_stream' | bigint =>
-  events.length === 0 ? 'no_stream' : BigInt(events.length - 1);
+  events.length === 0 ? 'no_stream' : (events[events.length - 1] as RecordedEvent).revision;
 
 /** A stream whose events name another owner than its name does (never expected: a failure, not an answer). */
 export class StreamOwnershipError extends Error {

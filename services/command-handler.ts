@@ -17,12 +17,12 @@
 //       return { events: decideToken(state, { type: 'DoSomething', merchantId, now }), answer: (after) => view(after) };
 //     },
 //     { meta });
-import { isoNow } from '../lib/clock.js';
 import { uuidV7 } from '../lib/uuid.js';
 import { WrongExpectedRevisionError, type EventData, type EventMetadata, type EventStore, type RecordedEvent } from '../store/event-store.js';
 import { fold, readOwnStream, revisionAfter, type Aggregate, type Typed } from './aggregates.js';
 import { toEventData, type RequestMeta } from './context.js';
 import { Busy } from '../domain/errors.js';
+import { nowOfStream, type Sandbox } from './test-control/sandbox.js';
 
 export interface HandlerDeps {
   readonly store: EventStore;
@@ -31,6 +31,8 @@ export interface HandlerDeps {
    * here. catchUp answers undefined when the answer has nothing to wait for.
    */
   readonly readModels?: { catchUp(position?: bigint): Promise<void> | undefined };
+  /** Whose clocks give a command its time (the test-control API's); absent: the real time. */
+  readonly sandbox?: Sandbox | undefined;
 }
 
 /** What decide is told besides the state: the attempt's time, the events read, the stream's name. */
@@ -57,7 +59,7 @@ export interface HandleOptions<Event, Result> {
    * on a guessed state is made again on the stream as read.
    */
   guessNew?: (stream: string) => boolean;
-  /** The command's time, when the caller fixed it (a request's steps share it); default: the clock at each attempt. */
+  /** The command's time, when the caller fixed it (a request's steps share it); default: at each attempt, the clock of the stream's merchant (services/test-control/sandbox.ts). */
   now?: string;
   /** The stream as the caller already read it: the first decision is made on it. */
   known?: readonly RecordedEvent[];
@@ -100,7 +102,7 @@ export async function handleCommand<State, Event extends Typed, Result>(
     const history = known ?? (guess ? [] : options.ownStream ? await readOwnStream(deps.store, name) : await deps.store.readStream(name));
     known = undefined;
     const state = fold(aggregate, history);
-    const attempt: Attempt = { now: options.now ?? isoNow(), history, stream: name };
+    const attempt: Attempt = { now: options.now ?? nowOfStream(deps.sandbox, name), history, stream: name };
     // (Most decisions are made at once: no turn of the microtask queue for them.)
     const decided = decide(state, attempt);
     const decision = decided instanceof Promise ? await decided : decided;

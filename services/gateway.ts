@@ -1,10 +1,12 @@
 // The gateway's core, without HTTP, as the services and plugins see it: the event store, the key
 // store's cipher, the read models, the merchants and the reactors. root.ts opens it from a Config.
 // Only types here: the services import this module, and it imports none of them.
+import type { RetryPolicy } from '../domain/notification/notification.js';
 import type { Merchants } from '../merchants.js';
 import type { ReadModelsPort } from '../projections/read-models.js';
 import type { EventStore, RecordedEvent } from '../store/event-store.js';
 import type { Sealer } from '../store/sealing.js';
+import type { Sandbox } from './test-control/sandbox.js';
 
 /**
  * A reactor of the gateway's (services/reactor.ts), hosted with the others by one consumer of the
@@ -17,12 +19,16 @@ export interface RunningReactor {
 export interface Gateway {
   readonly merchants: Merchants;
   readonly store: EventStore;
+  /** The test-control API's merchant clocks and epochs (services/test-control/sandbox.ts); absent: the real time, no resets. */
+  readonly sandbox?: Sandbox;
   readonly sealer: Sealer;
   readonly readModels: ReadModelsPort;
   /** Finishes scheme tokens after the request (SCHEME_TOKEN_DELAY_MS); its delayMs is the requests' too. */
   readonly schemeTokens: RunningReactor & { readonly delayMs: number };
   /** Expires sessions (SESSION_LIFETIME_MS, its lifetimeMs) and destroys their keys. */
   readonly sessionExpiry: RunningReactor & { readonly lifetimeMs: number };
+  /** NOTIFICATION_RETRY_DELAY_MS, NOTIFICATION_MAX_ATTEMPTS, NOTIFICATION_TIMEOUT_MS: what the notifier and a redelivery go by. */
+  readonly notificationPolicy: RetryPolicy;
   /** Finishes Delete Token's shredding (reservations released, keys destroyed) that a crash cut short. */
   readonly tokenShredder: RunningReactor & {
     /** Resolves once every TokenDeleted of the log at start has been seen and its token shredded. */

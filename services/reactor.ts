@@ -10,6 +10,7 @@ import type { ReadModelsPort } from '../projections/read-models.js';
 import type { EventStore, RecordedEvent } from '../store/event-store.js';
 import { oneLine } from '../store/storage-fault.js';
 import type { HandlerDeps } from './command-handler.js';
+import type { Sandbox } from './test-control/sandbox.js';
 
 /** Where reactors tell their failures: pino's shape (the app's logger, or a child of it). */
 export interface ReactorLog {
@@ -38,11 +39,16 @@ export abstract class Reactor {
   /** The event types it handles (undefined: every event); the host hands it no other. */
   readonly eventTypes: ReadonlySet<string> | undefined = undefined;
   private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** Work due at an instant of a stream's merchant's clock (scheduleAt): armed again when that clock moves. */
+  private readonly dueAt = new Map<string, { atMs: number; stream: string; work: () => Promise<void> }>();
+  private stopFollowingClocks: (() => void) | undefined;
   private readonly running = new Set<Promise<void>>();
   protected stopped = false;
   /** The position through which its start-up scan saw the log: later events only are handed to it. */
   private from: bigint | undefined;
   private log: ReactorLog = warningLog;
+  /** The merchants' clocks (the test-control API's), handed by the host at start. */
+  private sandbox: Sandbox | undefined;
   private markCaughtUp!: () => void;
   /** Resolves once every event that existed at start has been handed to it (its work scheduled), or once stopped. */
   readonly caughtUp: Promise<void> = new Promise<void>((resolve) => { this.markCaughtUp = resolve; });
@@ -55,7 +61,7 @@ export abstract class Reactor {
 
   /** What the command handler writes with (services/command-handler.ts): the store, the read models caught up after. */
   protected get deps(): HandlerDeps {
-    return { store: this.store, readModels: this.readModels };
+    return { store: this.store, readModels: this.readModels, ...(this.sandbox ? { sandbox: this.sandbox } : {}) };
   }
 
   /**
@@ -86,8 +92,10 @@ export abstract class Reactor {
   }
 
   /** Called by the host: scan the pending work; resolves to the position to follow the log from. */
-  async start(log: ReactorLog = warningLog): Promise<bigint> {
+  async start(log: ReactorLog = warningLog, sandbox?: Sandbox): Promise<bigint> {
     this.log = log;
+    this.sandbox = sandbox;
+    this.stopFollowingClocks = sandbox?.onClockAdvanced((merchantId) => this.clockAdvanced(merchantId));
     this.from = await this.prepare();
     return this.from;
   }
@@ -109,15 +117,40 @@ export abstract class Reactor {
   /** Cancels its timers and waits for its work under way; the host hands it no more events. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopFollowingClocks?.();
     this.markCaughtUp();
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
+    this.dueAt.clear();
     await Promise.allSettled([...this.running]);
   }
 
   protected cancel(key: string): void {
     clearTimeout(this.timers.get(key));
     this.timers.delete(key);
+    this.dueAt.delete(key);
+  }
+
+  /** The time now (epoch ms) on the clock of the merchant `stream` belongs to (services/test-control/sandbox.ts). */
+  protected nowMs(stream: string): number {
+    return this.sandbox?.nowMsOfStream(stream) ?? Date.now();
+  }
+
+  /**
+   * `schedule` at the instant `atMs` of the clock of `stream`'s merchant: when a test advances
+   * that clock, the work is armed again for its new distance (at once when now past).
+   */
+  protected scheduleAt(key: string, atMs: number, stream: string, work: () => Promise<void>, replace = false): void {
+    if (this.stopped || (this.timers.has(key) && !replace)) return;
+    this.dueAt.set(key, { atMs, stream, work });
+    this.arm(key, atMs - this.nowMs(stream), work, true, 0);
+  }
+
+  private clockAdvanced(merchantId: string): void {
+    const sandbox = this.sandbox;
+    for (const [key, { atMs, stream, work }] of [...this.dueAt]) {
+      if (sandbox?.merchantOf(stream) === merchantId && this.timers.has(key)) this.arm(key, atMs - this.nowMs(stream), work, true, 0);
+    }
   }
 
   /**
@@ -125,14 +158,17 @@ export abstract class Reactor {
    * unless `replace`. Work that fails is logged and tried again later (see `retryDelay`).
    */
   protected schedule(key: string, delayMs: number, work: () => Promise<void>, replace = false): void {
-    this.arm(key, delayMs, work, replace, 0);
+    if (this.stopped || (this.timers.has(key) && !replace)) return;
+    this.dueAt.delete(key);
+    this.arm(key, delayMs, work, true, 0);
   }
 
   private arm(key: string, delayMs: number, work: () => Promise<void>, replace: boolean, failures: number): void {
     if (this.stopped || (this.timers.has(key) && !replace)) return;
-    this.cancel(key);
+    clearTimeout(this.timers.get(key));
     const timer = setTimeout(() => {
       this.timers.delete(key);
+      this.dueAt.delete(key);
       const run = work().catch((error: unknown) => {
         // Stopping: the next start finds the work pending.
         if (this.stopped) return;

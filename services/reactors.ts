@@ -7,21 +7,25 @@ import { maskCardNumbers } from '../lib/mask.js';
 import type { EventStore, RecordedEvent, Subscription } from '../store/event-store.js';
 import { oneLine } from '../store/storage-fault.js';
 import { warningLog, type Reactor, type ReactorLog } from './reactor.js';
+import type { Sandbox } from './test-control/sandbox.js';
 
 export class ReactorHost {
   private subscription: Subscription | undefined;
   private stopping = false;
   private readonly observers = new Set<(event: RecordedEvent) => void>();
 
-  /** @param log where the reactors tell failed work (default: process warnings) */
-  constructor(private readonly store: EventStore, readonly reactors: readonly Reactor[], private readonly log: ReactorLog = warningLog) {}
+  /**
+   * @param log where the reactors tell failed work (default: process warnings)
+   * @param sandbox the merchants' clocks the reactors' timers and commands go by (the real time without)
+   */
+  constructor(private readonly store: EventStore, readonly reactors: readonly Reactor[], private readonly log: ReactorLog = warningLog, private readonly sandbox?: Sandbox) {}
 
   /** Each reactor's start-up scan, in turn; then the one subscription to the log, live. */
   async start(): Promise<void> {
     let from: bigint | undefined;
     try {
       for (const reactor of this.reactors) {
-        const position = await reactor.start(this.log);
+        const position = await reactor.start(this.log, this.sandbox);
         if (from === undefined || position < from) from = position;
       }
     } catch (error) {

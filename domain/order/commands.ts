@@ -1,9 +1,12 @@
 // The commands of the order aggregate (one order stream: version 3's Pay with token and the order
 // API's transactions share it) and what deciding a transaction gives (order.ts decide). Pure
 // data: the acquirer's references and the time are in each command.
-import type { ApiOperation, CardHolder, OrderEvent, OrderSource, PaymentRecorded, PaymentStarted, StoredCard } from '../events.js';
+import type { ApiOperation, AuthenticationOperation, CardHolder, OrderEvent, OrderSource, PayerRequest, PaymentRecorded, PaymentStarted, StoredCard } from '../events.js';
 import type { MerchantRule } from '../merchant-rules.js';
+import type { ChallengeOption } from './authentication-cards.js';
+import type { Authentication } from './authentication-state.js';
 import type { OrderTransaction } from './order-state.js';
+import type { GatewayCode } from './triggers.js';
 
 /**
  * References the acquirer would assign, made by the caller so decide stays pure (from the
@@ -55,7 +58,7 @@ export interface PayWithToken extends TransactionFields {
 }
 
 /** A transaction of the order API (PUT .../order/{orderId}/transaction/{transactionId}); `type` is its apiOperation. */
-interface ApiTransaction<Type extends ApiOperation> extends TransactionFields {
+interface ApiTransaction<Type extends ApiOperation | AuthenticationOperation> extends TransactionFields {
   type: Type;
   transactionReference?: string | undefined;
 }
@@ -75,6 +78,8 @@ export interface Initiating<Type extends 'PAY' | 'AUTHORIZE' | 'VERIFY' = 'PAY' 
   holderLastName?: string | undefined;
   rules: readonly MerchantRule[];
   bypassMerchantRiskRules?: boolean;
+  /** authentication.transactionId: the order's 3-D Secure authentication this payment uses. */
+  authenticationTransactionId?: string | undefined;
 }
 
 /** CAPTURE, REFUND: transaction.amount of the order's authorized (captured) amount. */
@@ -88,7 +93,41 @@ export interface Void extends ApiTransaction<'VOID'> {
   targetTransactionId: string;
 }
 
-export type OrderApiCommand = Initiating<'PAY'> | Initiating<'AUTHORIZE'> | Initiating<'VERIFY'> | FollowOn<'CAPTURE'> | FollowOn<'REFUND'> | Void;
+/** INITIATE_AUTHENTICATION: is 3-D Secure available for the card? Records an AUTHENTICATION transaction. */
+export interface InitiateAuthentication extends ApiTransaction<'INITIATE_AUTHENTICATION'> {
+  currency: string;
+  source: OrderSource;
+  channel: string;
+  purpose: string;
+  acceptVersions?: string | undefined;
+  orderReference?: string | undefined;
+  /** The 3DS server's id for this authentication, drawn by the caller. */
+  threeDSServerTransactionId: string;
+}
+
+/** AUTHENTICATE_PAYER: the ACS authenticates the payer of the authentication the transaction id names. */
+export interface AuthenticatePayer extends ApiTransaction<'AUTHENTICATE_PAYER'>, PayerRequest {
+  /** The card sent again (it must be the authentication's); absent: the authentication's. */
+  source?: OrderSource | undefined;
+}
+
+export type AuthenticationCommand = InitiateAuthentication | AuthenticatePayer;
+
+/** The payer's answer on the challenge page (routes/acs.ts): not a request of the merchant. */
+export interface AnswerChallenge {
+  type: 'AnswerChallenge';
+  merchantId: string;
+  orderId: string;
+  transactionId: string;
+  /** What the challenge request (creq) named: only the browser the merchant sent there knows it. */
+  threeDSServerTransactionId: string;
+  answer: ChallengeOption;
+  byCode?: boolean;
+  now: string;
+}
+
+export type OrderApiCommand =
+  | Initiating<'PAY'> | Initiating<'AUTHORIZE'> | Initiating<'VERIFY'> | FollowOn<'CAPTURE'> | FollowOn<'REFUND'> | Void | AuthenticationCommand;
 
 /** A payment answered UNKNOWN gets its final outcome (services/order/unknown-resolver.ts). */
 export interface ResolveUnknownPayment {
@@ -96,14 +135,26 @@ export interface ResolveUnknownPayment {
   transactionId: string;
   authorizationCode: string;
   now: string;
+  /** The outcome a test chose (the test-control API), in place of the rule's. */
+  chosen?: { gatewayCode: GatewayCode; rule: string };
 }
 
 /** A command that records a transaction (answered to a client). */
 export type TransactionCommand = PayWithToken | OrderApiCommand;
-export type OrderCommand = TransactionCommand | ResolveUnknownPayment;
+export type OrderCommand = TransactionCommand | ResolveUnknownPayment | AnswerChallenge;
 
-/** The recorded transaction of a command: version 3's PaymentRecorded, the order API's OrderTransactionRecorded. */
-export type RecordOf<C extends TransactionCommand> = C extends PayWithToken ? PaymentRecorded['data'] : OrderTransaction;
+/** An authentication as one of its steps left it: the answer of that step (and of its identical repeats). */
+export interface AuthenticationStep {
+  authentication: Authentication;
+  step: 'initiate' | 'payer' | 'challenge';
+}
+
+/**
+ * The recorded transaction of a command: version 3's PaymentRecorded, the order API's
+ * OrderTransactionRecorded, an authentication's step.
+ */
+export type RecordOf<C extends TransactionCommand> =
+  C extends PayWithToken ? PaymentRecorded['data'] : C extends AuthenticationCommand ? AuthenticationStep : OrderTransaction;
 
 /**
  * What a transaction's command decides, `transaction` being the recorded one (or, LOCK_FAILURE,

@@ -3,6 +3,11 @@
 import type { Brand, FundingMethod, Scheme } from '../card.js';
 import type { CardExpiry } from '../token/events.js';
 import type { CscResponse, AvsResponse, PayResult } from './test-acquirer.js';
+import type { OrderSource } from './source.js';
+import { AUTHENTICATION_EVENT_TYPES, type AuthenticationEvent, type PaymentAuthentication } from './authentication-events.js';
+
+export type { OrderSource } from './source.js';
+export * from './authentication-events.js';
 
 export type RiskGatewayCode = 'ACCEPT' | 'NOT_CHECKED' | 'REJECT' | 'REVIEW' | 'SYSTEM_REJECT';
 
@@ -70,6 +75,8 @@ export interface PaymentRecorded {
     /** A merchant rule made the first answer to this payment a simulated SERVER_FAILED (500). */
     fault?: 'SERVER_FAILED';
     outcome: PaymentOutcome;
+    /** The rule that chose the outcome, in words (payment-outcome.ts); absent in payments recorded before it was kept. */
+    decidedBy?: string;
     orderStatus: string;
     totalsAfter: OrderTotals;
     timeOfRecord: string;
@@ -107,7 +114,8 @@ export interface PaymentOutcomeResolved {
     merchantId: string;
     orderId: string;
     transactionId: string;
-    gatewayCode: 'APPROVED' | 'DECLINED';
+    /** APPROVED or DECLINED by the rule; a declining code of the acquirer's when a test chose it (the test-control API). */
+    gatewayCode: string;
     result: 'SUCCESS' | 'FAILURE';
     acquirerCode: string;
     acquirerMessage: string;
@@ -146,19 +154,12 @@ export type TransactionReferenceEvent = TransactionReferenceReserved | Transacti
  * 1-100 but the deactivated ones).
  */
 export type ApiOperation = 'PAY' | 'AUTHORIZE' | 'CAPTURE' | 'REFUND' | 'VOID' | 'VERIFY';
+/** The apiOperations of 3-D Secure (authentication-events.ts): they record an AUTHENTICATION transaction, not this event. */
+export type AuthenticationOperation = 'INITIATE_AUTHENTICATION' | 'AUTHENTICATE_PAYER';
 export type TransactionType =
   | 'PAYMENT' | 'AUTHORIZATION' | 'CAPTURE' | 'REFUND' | 'VERIFICATION'
   | 'VOID_AUTHORIZATION' | 'VOID_CAPTURE' | 'VOID_PAYMENT' | 'VOID_REFUND';
 
-/** The card an order's transactions use (a token of the merchant's repository, or a session's card), its number masked 6.4. */
-export interface OrderSource {
-  /** Absent when the card came from a session (session.id) without a token. */
-  repositoryId?: string;
-  token?: string;
-  /** The session whose card was used. */
-  sessionId?: string;
-  card: { number: string; brand: Brand; scheme: Scheme; fundingMethod: FundingMethod; type: string; expiry: CardExpiry };
-}
 
 /**
  * A transaction of the order API (versions 1-100 but the deactivated ones): every decision inside
@@ -184,12 +185,19 @@ export interface OrderTransactionRecorded {
     source?: OrderSource;
     orderReference?: string;
     transactionReference?: string;
+    /** PAY, AUTHORIZE, VERIFY: index of the merchant rule (merchants file) that matched, if any. */
+    rule?: number;
+    /** PAY, AUTHORIZE, VERIFY naming authentication.transactionId: the 3-D Secure result it used. */
+    authentication?: PaymentAuthentication;
     outcome: PaymentOutcome;
+    /** The rule that chose the outcome, in words (payment-outcome.ts; a capture, refund or void: the order's totals). */
+    decidedBy?: string;
     orderStatus: string;
     totalsAfter: OrderTotals;
     timeOfRecord: string;
   };
 }
 
-export type OrderEvent = PaymentRecorded | PaymentStarted | PaymentOutcomeResolved | OrderTransactionRecorded;
-export const ORDER_EVENT_TYPES: ReadonlySet<string> = new Set<OrderEvent['type']>(['PaymentRecorded', 'PaymentStarted', 'PaymentOutcomeResolved', 'OrderTransactionRecorded']);
+export type OrderEvent = PaymentRecorded | PaymentStarted | PaymentOutcomeResolved | OrderTransactionRecorded | AuthenticationEvent;
+const PAYMENT_EVENT_TYPES: ReadonlyArray<OrderEvent['type']> = ['PaymentRecorded', 'PaymentStarted', 'PaymentOutcomeResolved', 'OrderTransactionRecorded'];
+export const ORDER_EVENT_TYPES: ReadonlySet<string> = new Set([...PAYMENT_EVENT_TYPES, ...AUTHENTICATION_EVENT_TYPES]);

@@ -14,7 +14,7 @@ export function decideResolveUnknown(command: ResolveUnknownPayment, state: Orde
   const payment = state.transactions.get(command.transactionId);
   if (!payment) return decideResolveModern(state, command);
   if (payment.outcome.result !== 'UNKNOWN') return [];
-  const { gatewayCode, rule } = unknownResolution(payment.amount);
+  const { gatewayCode, rule } = command.chosen ?? unknownResolution(payment.amount);
   const approved = gatewayCode === 'APPROVED';
   const [acquirerCode, acquirerMessage] = CODE_ANSWERS[gatewayCode].acquirer ?? ['', ''];
   const before = state.totals;
@@ -49,7 +49,7 @@ export function decideResolveUnknown(command: ResolveUnknownPayment, state: Orde
 function decideResolveModern(state: Extract<OrderState, { exists: true }>, command: ResolveUnknownPayment): PaymentOutcomeResolved[] {
   const t = state.modern?.operations.get(command.transactionId);
   if (!t || t.outcome.result !== 'UNKNOWN') return [];
-  const { gatewayCode, rule } = unknownResolution(t.amount);
+  const { gatewayCode, rule } = command.chosen ?? unknownResolution(t.amount);
   const approved = gatewayCode === 'APPROVED';
   const [acquirerCode, acquirerMessage] = CODE_ANSWERS[gatewayCode].acquirer ?? ['', ''];
   const before = state.totals;

@@ -1,6 +1,9 @@
 // The order aggregate's state: its transactions, totals and the payment in progress, folded
 // from the order stream (PaymentStarted, PaymentRecorded, PaymentOutcomeResolved).
-import type { OrderEvent, OrderSource, OrderTotals, OrderTransactionRecorded, PaymentOutcome, PaymentOutcomeResolved, PaymentRecorded, PaymentStarted } from '../events.js';
+import type {
+  AuthenticationEvent, OrderEvent, OrderSource, OrderTotals, OrderTransactionRecorded, PaymentOutcome, PaymentOutcomeResolved, PaymentRecorded, PaymentStarted,
+} from '../events.js';
+import { nextAuthentication, type Authentication } from './authentication-state.js';
 
 type Recorded = PaymentRecorded['data'];
 /**
@@ -27,6 +30,8 @@ export interface ModernOrderFacts {
    * REFUND, VOID, VERIFY): its answer, first or repeated, shows the order as that transaction left it.
    */
   amountsAfter?: ReadonlyMap<string, number>;
+  /** Its 3-D Secure authentications (AUTHENTICATION transactions), by transaction id. */
+  authentications?: ReadonlyMap<string, Authentication>;
 }
 
 /** A PaymentStarted not yet followed by its PaymentRecorded. */
@@ -71,7 +76,7 @@ type ExistingOrder = Extract<OrderState, { exists: true }>;
 function unreferencedAfter(state: OrderState, reference: string | undefined): ReadonlySet<string> | undefined {
   if (!state.exists) return undefined;
   if (state.reference !== undefined || reference === undefined) return state.unreferenced;
-  return new Set([...state.transactions.keys(), ...(state.modern?.operations.keys() ?? [])]);
+  return new Set([...state.transactions.keys(), ...(state.modern?.operations.keys() ?? []), ...(state.modern?.authentications?.keys() ?? [])]);
 }
 
 /** The order's reference as it stood right after transaction `transactionId` (what its answers show). */
@@ -115,6 +120,11 @@ export function evolveOrder(state: OrderState, event: OrderEvent): OrderState {
     }
     case 'OrderTransactionRecorded':
       return evolveModern(state, event.data);
+    case 'AuthenticationInitiated':
+    case 'PayerAuthenticationStarted':
+    case 'PayerAuthenticated':
+    case 'ChallengeAnswered':
+      return evolveAuthentication(state, event);
     case 'PaymentOutcomeResolved': {
       const d = event.data;
       const payment = state.exists ? state.transactions.get(d.transactionId) : undefined;
@@ -159,6 +169,7 @@ function evolveModern(state: OrderState, d: OrderTransaction): OrderState {
   }
   const modern: ModernOrderFacts = {
     operations, voided, ...(orderAmount !== undefined ? { orderAmount } : {}), ...(source ? { source } : {}), ...(amountsAfter ? { amountsAfter } : {}),
+    ...(before?.authentications ? { authentications: before.authentications } : {}),
   };
   const unreferenced = unreferencedAfter(state, d.orderReference);
   return {
@@ -176,6 +187,33 @@ function evolveModern(state: OrderState, d: OrderTransaction): OrderState {
     // The transaction that held the order (a merchant rule's latency) is recorded: the order is free.
     ...withLock(state.inProgress?.transactionId === d.transactionId ? undefined : state.inProgress),
     modern,
+  };
+}
+
+/**
+ * An authentication's step: the authentication as it now stands, the order's status and time after
+ * it. Initiate Authentication may open the order (no amount yet: totals zero, no payment).
+ */
+function evolveAuthentication(state: OrderState, event: AuthenticationEvent): OrderState {
+  const d = event.data;
+  const before = state.exists ? state.modern : undefined;
+  const authentication = nextAuthentication(before?.authentications?.get(d.transactionId), event);
+  if (!authentication) return state;
+  const authentications = new Map(before?.authentications ?? []).set(d.transactionId, authentication);
+  const modern: ModernOrderFacts = { ...(before ?? { operations: new Map(), voided: new Set() }), authentications };
+  if (state.exists) {
+    const reference = event.type === 'AuthenticationInitiated' ? event.data.orderReference : undefined;
+    const unreferenced = unreferencedAfter(state, reference);
+    return {
+      ...state, status: d.orderStatus, lastUpdatedTime: d.timeOfRecord, reference: state.reference ?? reference, modern,
+      ...(unreferenced ? { unreferenced } : {}),
+    };
+  }
+  const { initiated } = authentication;
+  return {
+    exists: true, merchantId: d.merchantId, orderId: d.orderId, currency: initiated.currency, reference: initiated.orderReference,
+    creationTime: d.timeOfRecord, lastUpdatedTime: d.timeOfRecord, status: d.orderStatus, totals: ZERO_TOTALS, transactions: new Map(),
+    ...withLock(state.inProgress), modern,
   };
 }
 

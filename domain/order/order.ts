@@ -1,25 +1,30 @@
 // The order aggregate's one decider: version 3's Pay with token and the order API's transactions
 // act on one order stream (the state and evolve: order-state.ts), so one `decide` takes every
-// command of the order, one case per kind. A new kind (3-D Secure's authentication, Hosted
-// Checkout's payment) is a new command in commands.ts and a case here: the `never` check below
-// fails the build until it has one.
+// command of the order, one case per kind: the payments, 3-D Secure's authentication steps
+// (authentication.ts), the resolution of an UNKNOWN outcome. A new kind (Hosted Checkout's payment)
+// is a new command in commands.ts and a case here: the `never` check below fails the build until
+// it has one.
 import type { PaymentOutcomeResolved } from '../events.js';
-import type { OrderCommand, OrderDecision, RecordOf, ResolveUnknownPayment, TransactionCommand } from './commands.js';
+import type { AnswerChallenge, AuthenticationStep, OrderCommand, OrderDecision, RecordOf, ResolveUnknownPayment, TransactionCommand } from './commands.js';
+import { decideAnswerChallenge, decideAuthenticatePayer, decideInitiateAuthentication } from './authentication.js';
 import { decideResolveUnknown } from './order-resolution.js';
 import type { OrderState } from './order-state.js';
 import { decidePayWithToken } from './pay-with-token.js';
 import { decideFollowOn, decideInitiating, decideVoid } from './transactions.js';
 
 export type {
-  AcquirerIds, FollowOn, Initiating, OrderApiCommand, OrderCommand, OrderDecision, PayWithToken, RecordOf, ResolveUnknownPayment,
-  TransactionCommand, Void,
+  AcquirerIds, AnswerChallenge, AuthenticatePayer, AuthenticationCommand, AuthenticationStep, FollowOn, InitiateAuthentication, Initiating,
+  OrderApiCommand, OrderCommand, OrderDecision, PayWithToken, RecordOf, ResolveUnknownPayment, TransactionCommand, Void,
 } from './commands.js';
 export { evolveOrder, initialOrderState, LOCK_MARGIN_MS, orderStatus, type OrderState, type PaymentInProgress } from './order-state.js';
 
+type Decided = OrderDecision<RecordOf<TransactionCommand>> | PaymentOutcomeResolved[];
+
 export function decide(command: ResolveUnknownPayment, state: OrderState): PaymentOutcomeResolved[];
+export function decide(command: AnswerChallenge, state: OrderState): OrderDecision<AuthenticationStep>;
 export function decide<C extends TransactionCommand>(command: C, state: OrderState): OrderDecision<RecordOf<C>>;
-export function decide(command: OrderCommand, state: OrderState): OrderDecision<RecordOf<TransactionCommand>> | PaymentOutcomeResolved[];
-export function decide(command: OrderCommand, state: OrderState): OrderDecision<RecordOf<TransactionCommand>> | PaymentOutcomeResolved[] {
+export function decide(command: OrderCommand, state: OrderState): Decided;
+export function decide(command: OrderCommand, state: OrderState): Decided {
   switch (command.type) {
     case 'PayWithToken':
       return decidePayWithToken(command, state);
@@ -32,6 +37,12 @@ export function decide(command: OrderCommand, state: OrderState): OrderDecision<
       return decideFollowOn(command, state);
     case 'VOID':
       return decideVoid(command, state);
+    case 'INITIATE_AUTHENTICATION':
+      return decideInitiateAuthentication(command, state);
+    case 'AUTHENTICATE_PAYER':
+      return decideAuthenticatePayer(command, state);
+    case 'AnswerChallenge':
+      return decideAnswerChallenge(command, state);
     case 'ResolveUnknownPayment':
       return decideResolveUnknown(command, state);
     default: {

@@ -50,7 +50,7 @@ const outcomeRequest = (c: PayWithToken): OutcomeRequest => ({
 });
 
 function recordedPayment(state: OrderState, c: PayWithToken, rule: { index: number; answer: RuleAnswer } | undefined): Recorded {
-  const { outcome, captured, reversed } = decideOutcome(outcomeRequest(c), rule?.answer);
+  const { outcome, captured, reversed, decidedBy } = decideOutcome(outcomeRequest(c), rule);
   const before = state.exists ? state.totals : ZERO_TOTALS;
   const totalsAfter = captured
     ? { authorized: before.authorized + c.amount, captured: before.captured + c.amount, refunded: before.refunded }
@@ -62,6 +62,7 @@ function recordedPayment(state: OrderState, c: PayWithToken, rule: { index: numb
   if (rule?.answer.latencyMs) payment.latencyMs = rule.answer.latencyMs;
   if (rule?.answer.fault === 'SERVER_FAILED') payment.fault = 'SERVER_FAILED';
   payment.outcome = outcome;
+  payment.decidedBy = decidedBy;
   payment.orderStatus = orderStatus(totalsAfter, outcome.result, reversed);
   payment.totalsAfter = totalsAfter;
   payment.timeOfRecord = c.now;

@@ -57,6 +57,13 @@ export function isExpired(expiry: Expiry, now: Date | string): boolean {
   return year < currentYear || (year === currentYear && expiry.month < currentMonth);
 }
 
+/** Which of the acquirer's rules answers a card with this expiry: what the history pages show as the reason. */
+export function expiryRule(expiry: Expiry, now: Date | string): string {
+  const key = expiryKey(expiry);
+  if (EXPIRY_TABLE[key]) return `expiry ${key} in the test acquirer's table`;
+  return isExpired(expiry, now) ? `expiry ${key}: the card has expired` : `expiry ${key}: a card in date is approved`;
+}
+
 /** The acquirer's answer for a card with this expiry, at time `now` (a Date or its ISO text). */
 export function outcomeForExpiry(expiry: Expiry, now: Date | string): AcquirerOutcome {
   const listed = EXPIRY_TABLE[expiryKey(expiry)];

@@ -4,16 +4,19 @@
 // risk); CAPTURE, REFUND and VOID are approved when the order's totals allow them (totals.ts) and
 // refused (400, nothing recorded) otherwise. Each is recorded as OrderTransactionRecorded.
 import { InvalidRequest } from '../errors.js';
-import type { ApiOperation, OrderSource, OrderTotals, PaymentOutcome, TransactionType } from '../events.js';
-import { firstMatchingRule, type MerchantRule } from '../merchant-rules.js';
-import type { FollowOn, Initiating, OrderApiCommand, OrderDecision, Void } from './commands.js';
+import type { OrderSource, OrderTotals, PaymentAuthentication, PaymentOutcome, TransactionType } from '../events.js';
+import { firstMatchingRule } from '../merchant-rules.js';
+import type { AuthenticationCommand, FollowOn, Initiating, OrderApiCommand, OrderDecision, Void } from './commands.js';
 import { holdOf, lockFailure, replayOf, startedEvent, whileHeld } from './hold.js';
 import { ZERO_TOTALS, type OrderState, type OrderTransaction } from './order-state.js';
 import { authorizationCodeOf, sourceOf, transactionOf } from './order-views.js';
-import { acquirerReferences, decideOutcome, type OutcomeRequest } from './payment-outcome.js';
+import { authenticationForPayment, type UsedAuthentication } from './payment-authentication.js';
+import { acquirerReferences, decideOutcome, gatewayDecision, type MatchedRule, type OutcomeRequest } from './payment-outcome.js';
 import { checkCurrency, checkTotalWithin, statusOfTotals, totalsAfterFollowOn, totalsAfterVoid } from './totals.js';
 
 type Decision = OrderDecision<OrderTransaction>;
+/** The order API's commands that record an OrderTransactionRecorded (3-D Secure's are authentication.ts's). */
+type PaymentCommand = Exclude<OrderApiCommand, AuthenticationCommand>;
 type Existing = Extract<OrderState, { exists: true }>;
 
 /** What PAY, AUTHORIZE and VERIFY each make of an order (the rest of their decision is one). */
@@ -51,6 +54,8 @@ export const INITIATING: Readonly<Record<Initiating['type'], Effect>> = {
 export function decideInitiating(c: Initiating, state: OrderState): Decision {
   const first = repeatedOrHeld(c, state);
   if ('decision' in first) return first.decision;
+  const authentication = authenticationForPayment(c, state);
+  if (authentication?.refusal) return recordedAs(refusedByAuthentication(state, c, authentication, INITIATING[c.type]));
   const rule = firstMatchingRule(c.rules, {
     amount: c.amount, currency: c.currency, cardNumber: c.source.card.number, brand: c.source.card.brand,
     token: c.source.token ?? '', orderReference: c.orderReference, transactionReference: c.transactionReference,
@@ -63,8 +68,21 @@ export function decideInitiating(c: Initiating, state: OrderState): Decision {
     if (c.type !== 'VERIFY') checkTotalWithin(state, c.amount, c.currency, 'order.amount');
     return { kind: 'started', events: [startedEvent(c, latencyMs)], latencyMs };
   }
-  const transaction = initial(state, c, rule, INITIATING[c.type]);
+  const transaction = initial(state, c, rule, INITIATING[c.type], authentication);
   return recordedAs(transaction, rule?.answer.fault === 'SERVER_FAILED');
+}
+
+/** A payment on an authentication that did not succeed: the gateway refuses it, the acquirer is not asked. */
+function refusedByAuthentication(state: OrderState, c: Initiating, used: UsedAuthentication, effect: Effect): OrderTransaction {
+  checkCurrency(state, c.currency, 'order.currency');
+  const request = { acquirerMerchantId: c.acquirerMerchantId, ids: c.ids, now: c.now } as OutcomeRequest;
+  const outcome = gatewayDecision(request, used.refusal ?? 'AUTHENTICATION_FAILED');
+  const totalsAfter = state.exists ? state.totals : ZERO_TOTALS;
+  return recorded(state, c, {
+    transactionType: effect.transactionType, amount: c.amount, currency: c.currency, outcome, totalsAfter,
+    orderStatus: statusOfTotals(totalsAfter, effect.otherwise(outcome.result, state)), ...(c.type === 'VERIFY' ? {} : { orderAmount: c.amount }),
+    source: c.source, authentication: used.record,
+  });
 }
 
 /** CAPTURE (up to the authorized amount not yet captured), REFUND (up to the captured amount not yet refunded). */
@@ -78,6 +96,7 @@ export function decideFollowOn(c: FollowOn, state: OrderState): Decision {
   return recordedAs(recorded(state, c, {
     transactionType: capture ? 'CAPTURE' : 'REFUND', amount: c.amount, currency: state.currency, outcome: approval(state, c),
     totalsAfter, orderStatus: statusOfTotals(totalsAfter, state.status),
+    decidedBy: capture ? 'the order\'s totals: within the amount authorized and not yet captured' : 'the order\'s totals: within the amount captured and not yet refunded',
   }));
 }
 
@@ -102,6 +121,7 @@ export function decideVoid(c: Void, state: OrderState): Decision {
   return recordedAs(recorded(state, c, {
     transactionType: type, amount: target.amount, currency: state.currency, outcome: approval(state, c), totalsAfter,
     orderStatus: statusOfTotals(totalsAfter, 'CANCELLED'), targetTransactionId: targetId,
+    decidedBy: `transaction ${targetId} succeeded and was not voided before`,
   }));
 }
 
@@ -109,9 +129,10 @@ export function decideVoid(c: Void, state: OrderState): Decision {
  * What every order API transaction checks first: its id recorded before (replayed when recorded
  * by this API with the same request; a version 3 payment's id is taken), then the order's hold.
  */
-function repeatedOrHeld(c: OrderApiCommand, state: OrderState): { decision: Decision } | { ours: boolean } {
+function repeatedOrHeld(c: PaymentCommand, state: OrderState): { decision: Decision } | { ours: boolean } {
   const own = state.exists ? state.modern?.operations.get(c.transactionId) : undefined;
-  const replay = replayOf(c, own, state.exists && state.transactions.has(c.transactionId));
+  const taken = state.exists && (state.transactions.has(c.transactionId) || state.modern?.authentications?.has(c.transactionId) === true);
+  const replay = replayOf(c, own, taken);
   if (replay) return { decision: replay };
   const hold = holdOf(state, c);
   if (hold.kind !== 'free') return { decision: whileHeld(hold, c, () => locked(state, c), 'recorded') };
@@ -123,16 +144,16 @@ const recordedAs = (transaction: OrderTransaction, failed = false): Decision => 
   ...(failed ? { fault: 'SERVER_FAILED' as const } : {}),
 });
 
-function requireOrder(state: OrderState, c: OrderApiCommand): asserts state is Existing {
+function requireOrder(state: OrderState, c: PaymentCommand): asserts state is Existing {
   if (!state.exists) throw new InvalidRequest(`Value '${c.orderId}' is invalid. No such order`, 'orderId');
 }
 
-const TYPES: Record<ApiOperation, TransactionType> = {
+const TYPES: Record<PaymentCommand['type'], TransactionType> = {
   PAY: 'PAYMENT', AUTHORIZE: 'AUTHORIZATION', VERIFY: 'VERIFICATION', CAPTURE: 'CAPTURE', REFUND: 'REFUND', VOID: 'VOID_AUTHORIZATION',
 };
 
 /** LOCK_FAILURE: the transaction as it would read, with the order as it stands; never recorded. */
-function locked(state: OrderState, c: OrderApiCommand): OrderTransaction {
+function locked(state: OrderState, c: PaymentCommand): OrderTransaction {
   const { outcome, orderStatus, totalsAfter } = lockFailure(state, c);
   return recorded(state, c, {
     transactionType: TYPES[c.type], amount: 'amount' in c ? c.amount : 0,
@@ -143,10 +164,10 @@ function locked(state: OrderState, c: OrderApiCommand): OrderTransaction {
 
 interface Facts {
   transactionType: TransactionType; amount: number; currency: string; outcome: PaymentOutcome; totalsAfter: OrderTotals; orderStatus: string;
-  orderAmount?: number; targetTransactionId?: string; source?: OrderSource;
+  orderAmount?: number; targetTransactionId?: string; source?: OrderSource; rule?: number; authentication?: PaymentAuthentication; decidedBy?: string;
 }
 
-function recorded(state: OrderState, c: OrderApiCommand, facts: Facts): OrderTransaction {
+function recorded(state: OrderState, c: PaymentCommand, facts: Facts): OrderTransaction {
   const source = facts.source ?? sourceOf(state);
   const orderReference = 'orderReference' in c ? c.orderReference : undefined;
   return {
@@ -163,7 +184,10 @@ function recorded(state: OrderState, c: OrderApiCommand, facts: Facts): OrderTra
     ...(source ? { source } : {}),
     ...(orderReference !== undefined ? { orderReference } : {}),
     ...(c.transactionReference !== undefined ? { transactionReference: c.transactionReference } : {}),
+    ...(facts.rule !== undefined ? { rule: facts.rule } : {}),
+    ...(facts.authentication ? { authentication: facts.authentication } : {}),
     outcome: facts.outcome,
+    ...(facts.decidedBy !== undefined ? { decidedBy: facts.decidedBy } : {}),
     orderStatus: facts.orderStatus,
     totalsAfter: facts.totalsAfter,
     timeOfRecord: c.now,
@@ -171,28 +195,33 @@ function recorded(state: OrderState, c: OrderApiCommand, facts: Facts): OrderTra
 }
 
 /** PAY, AUTHORIZE, VERIFY as recorded: the order's currency and total checked, the outcome chosen, its effect on the order. */
-function initial(state: OrderState, c: Initiating, rule: { answer: MerchantRule['answer'] } | undefined, effect: Effect): OrderTransaction {
+function initial(
+  state: OrderState, c: Initiating, rule: MatchedRule | undefined, effect: Effect, authentication: UsedAuthentication | undefined,
+): OrderTransaction {
   checkCurrency(state, c.currency, 'order.currency');
   checkTotalWithin(state, c.amount, c.currency, 'order.amount');
   const request: OutcomeRequest = {
     card: c.source.card, securityCode: c.securityCode, billingStreet: c.billingStreet, orderReference: c.orderReference,
-    holderLastName: c.holderLastName, bypassMerchantRiskRules: c.bypassMerchantRiskRules === true, rules: c.rules,
+    // A payment that names its authentication takes its 3-D Secure result from it, not from a marker.
+    holderLastName: authentication ? undefined : c.holderLastName, bypassMerchantRiskRules: c.bypassMerchantRiskRules === true, rules: c.rules,
     acquirerMerchantId: c.acquirerMerchantId, ids: c.ids, now: c.now,
   };
-  const { outcome, captured: stays, reversed } = decideOutcome(request, rule?.answer);
+  const { outcome, captured: stays, reversed, decidedBy } = decideOutcome(request, rule);
   const before = state.exists ? state.totals : ZERO_TOTALS;
   const totalsAfter = stays ? effect.approved(before, c.amount) : before;
   const otherwise = reversed ? 'CANCELLED' : effect.otherwise(outcome.result, state);
   return recorded(state, c, {
     transactionType: effect.transactionType, amount: c.amount, currency: c.currency, outcome, totalsAfter,
-    orderStatus: statusOfTotals(totalsAfter, otherwise), ...(c.type === 'VERIFY' ? {} : { orderAmount: c.amount }), source: c.source,
+    orderStatus: statusOfTotals(totalsAfter, otherwise), ...(c.type === 'VERIFY' ? {} : { orderAmount: c.amount }), source: c.source, decidedBy,
+    ...(rule ? { rule: rule.index } : {}),
+    ...(authentication ? { authentication: authentication.record } : {}),
   });
 }
 
 const TERMINAL = 'TGW00001';
 
 /** The acquirer's approval of a capture, refund or void (no card checks: the card was checked by the authorization). */
-function approval(state: OrderState, c: OrderApiCommand): PaymentOutcome {
+function approval(state: OrderState, c: PaymentCommand): PaymentOutcome {
   const authorizationCode = authorizationCodeOf(state);
   const request = { acquirerMerchantId: c.acquirerMerchantId, ids: c.ids, now: c.now } as OutcomeRequest;
   return {

@@ -8,14 +8,21 @@
 import { foldOrder } from '../aggregates.js';
 import { orderView } from '../order/order-stream.js';
 import { maskingOf, payResponse, transactionResponse } from '../order/responses.js';
+import { authenticationResponse } from '../order/authentication-responses.js';
+import { DEFAULT_ORIGIN } from '../order/authentication-html.js';
+import { AUTHENTICATION_EVENT_TYPES } from '../../domain/events.js';
 import { transactionOf } from '../../domain/order/order-views.js';
 import { notificationUrlAllowed, notificationUrlOf, type MerchantProfile } from '../../merchants.js';
 import { InvalidRequest } from '../../domain/errors.js';
 import type { RecordedEvent } from '../../store/event-store.js';
 import { sortedJson } from '../../lib/json.js';
 
-/** The order events a notification is sent for: a transaction created, or its outcome changed. */
-export const NOTIFYING_EVENT_TYPES: ReadonlySet<string> = new Set(['PaymentRecorded', 'OrderTransactionRecorded', 'PaymentOutcomeResolved']);
+/**
+ * The order events a notification is sent for: a transaction created, or its outcome changed; each
+ * step of a 3-D Secure authentication (Initiate Authentication, Authenticate Payer, the challenge
+ * answered), whose notification is the authentication as Retrieve Transaction shows it then.
+ */
+export const NOTIFYING_EVENT_TYPES: ReadonlySet<string> = new Set(['PaymentRecorded', 'OrderTransactionRecorded', 'PaymentOutcomeResolved', ...AUTHENTICATION_EVENT_TYPES]);
 
 /** The order API's version when a transaction's request named none (events recorded before versions were kept). */
 const DEFAULT_VERSION = '100';
@@ -27,6 +34,12 @@ export interface NotificationContent {
   /** The JSON text sent (keys sorted, as the gateway writes its bodies). */
   body: string;
 }
+
+/** The API version of the request that created the transaction (its notifications are in that version's shape). */
+const versionOf = (origin: RecordedEvent | undefined): string => {
+  const recorded = origin?.metadata.apiVersion;
+  return typeof recorded === 'number' ? String(recorded) : DEFAULT_VERSION;
+};
 
 const metadataText = (event: RecordedEvent, field: string): string | undefined => {
   const value = event.metadata[field];
@@ -47,16 +60,18 @@ export function notificationContent(merchant: MerchantProfile, cause: RecordedEv
   const state = foldOrder(upToCause);
   if (!state.exists) return undefined;
   const masking = maskingOf(merchant);
-  const origin = upToCause.find((e) => (e.type === 'PaymentRecorded' || e.type === 'OrderTransactionRecorded') && (e.data as { transactionId: string }).transactionId === transactionId);
+  const origin = upToCause.find((e) => (e.type === 'PaymentRecorded' || e.type === 'OrderTransactionRecorded' || e.type === 'AuthenticationInitiated')
+    && (e.data as { transactionId: string }).transactionId === transactionId);
+  const authentication = state.modern?.authentications?.get(transactionId);
   let body: Record<string, unknown> | undefined;
-  if (origin?.type === 'PaymentRecorded') {
+  if (origin?.type === 'AuthenticationInitiated' && authentication) {
+    body = authenticationResponse(authentication, 'latest', { order: state, version: versionOf(origin), masking, origin: DEFAULT_ORIGIN }) as Record<string, unknown>;
+  } else if (origin?.type === 'PaymentRecorded') {
     const payment = state.transactions.get(transactionId);
     if (payment) body = payResponse(payment, orderView(state, state.creationTime, transactionId), undefined, masking) as Record<string, unknown>;
   } else {
     const transaction = transactionOf(state, transactionId);
-    const recorded = origin?.metadata.apiVersion;
-    const version = typeof recorded === 'number' ? String(recorded) : DEFAULT_VERSION;
-    if (transaction) body = transactionResponse(transaction, state, version, masking) as Record<string, unknown>;
+    if (transaction) body = transactionResponse(transaction, state, versionOf(origin), masking) as Record<string, unknown>;
   }
   return body === undefined ? undefined : { orderId, transactionId, url, body: sortedJson(body) };
 }

@@ -20,6 +20,7 @@ import { fold } from '../aggregates.js';
 import { handleCommand, type Attempt } from '../command-handler.js';
 import { Reactor, retryDelay, type ReactorLog } from '../reactor.js';
 import { notificationContent, NOTIFYING_EVENT_TYPES } from './body.js';
+import type { Sandbox } from '../test-control/sandbox.js';
 import { attemptDelivery, notificationAggregate, recordInterrupted, type DeliveryDeps } from './delivery.js';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -41,9 +42,9 @@ export class Notifier extends Reactor {
     return { ...this.deps, merchants: this.merchants, policy: this.policy, actor: { reactor: this.name }, stopping: this.stopping.signal };
   }
 
-  override async start(log?: ReactorLog): Promise<bigint> {
+  override async start(log?: ReactorLog, sandbox?: Sandbox): Promise<bigint> {
     if (log) this.warn = (fields, message) => log.warn(fields, message);
-    return super.start(log);
+    return super.start(log, sandbox);
   }
 
   protected async prepare(): Promise<bigint> {
@@ -70,14 +71,14 @@ export class Notifier extends Reactor {
     const e = event as RecordedEvent & NotificationEvent;
     switch (e.type) {
       case 'NotificationScheduled':
-        this.schedule(event.stream, Date.parse(e.data.scheduledAt) - Date.now(), () => this.attempt(event.stream), true);
+        this.scheduleAt(event.stream, Date.parse(e.data.scheduledAt), event.stream, () => this.attempt(event.stream), true);
         break;
       case 'NotificationAttempted':
         // Normally answered long before: then the check finds nothing to do.
-        this.schedule(event.stream, Date.parse(e.data.startedAt) + interruptedAfterMs(this.policy) - Date.now(), () => this.interrupted(event.stream), true);
+        this.scheduleAt(event.stream, Date.parse(e.data.startedAt) + interruptedAfterMs(this.policy), event.stream, () => this.interrupted(event.stream), true);
         break;
       case 'NotificationFailed':
-        if (e.data.nextAttemptAt !== undefined) this.schedule(event.stream, Date.parse(e.data.nextAttemptAt) - Date.now(), () => this.attempt(event.stream), true);
+        if (e.data.nextAttemptAt !== undefined) this.scheduleAt(event.stream, Date.parse(e.data.nextAttemptAt), event.stream, () => this.attempt(event.stream), true);
         else this.cancel(event.stream);
         break;
       case 'NotificationDelivered':
@@ -98,9 +99,9 @@ export class Notifier extends Reactor {
   private follow(stream: string, state: NotificationState): void {
     if (!state.exists) return;
     if (state.open) {
-      this.schedule(stream, Date.parse(state.open.startedAt) + interruptedAfterMs(this.policy) - Date.now(), () => this.interrupted(stream), true);
+      this.scheduleAt(stream, Date.parse(state.open.startedAt) + interruptedAfterMs(this.policy), stream, () => this.interrupted(stream), true);
     } else if (state.status === 'PENDING' && state.nextAttemptAt !== undefined) {
-      this.schedule(stream, Date.parse(state.nextAttemptAt) - Date.now(), () => this.attempt(stream), true);
+      this.scheduleAt(stream, Date.parse(state.nextAttemptAt), stream, () => this.attempt(stream), true);
     }
   }
 

@@ -4,9 +4,9 @@
 // and an order of this API with the same id are one order). Here: the request's checks the
 // schema cannot make (what each apiOperation requires, amounts as strings or JSON numbers), the
 // token looked up in the merchant's own repository, the fingerprint of the request, the answer.
-import { detectBrand, fundingMethodOf, luhnValid, mask64, schemeOf, cardTypeOf } from '../../domain/card.js';
+import { luhnValid, mask64 } from '../../domain/card.js';
 import { InvalidRequest } from '../../domain/errors.js';
-import { streams, type OrderSource } from '../../domain/events.js';
+import { streams } from '../../domain/events.js';
 import { minorUnits } from '../../domain/money.js';
 import type { OrderApiCommand, OrderState } from '../../domain/order/order.js';
 import type { OrderTransaction } from '../../domain/order/order-state.js';
@@ -15,49 +15,27 @@ import { sortedJson } from '../../lib/json.js';
 import { numberLiteral } from '../../lib/json-literals.js';
 import type { MerchantProfile } from '../../merchants.js';
 import type { OrderApiParams, TransactionApiParams, TransactionBody } from '../../schemas/transaction.js';
-import { foldOrder, foldToken, readOwnStream } from '../aggregates.js';
+import { foldOrder, readOwnStream } from '../aggregates.js';
 import { withSession, type HeldSession } from '../session/session-request.js';
 import type { Gateway } from '../gateway.js';
 import { amountOf } from './pay-request.js';
+import { missing, providedSource, tokenSource } from './card-source.js';
 import type { CommandFacts, OrderRequest } from './order-service.js';
 import { maskingOf, orderResponse, transactionResponse } from './responses.js';
+import { authenticationFacts } from './authentication-request.js';
+import { authenticationResponse } from './authentication-responses.js';
+import { DEFAULT_ORIGIN } from './authentication-html.js';
+
+export { DEFAULT_ORIGIN };
+
+type ExistingOrder = Extract<OrderState, { exists: true }>;
+
 
 /** An id that is a card number (13 to 19 digits passing Luhn) would put it in a stream name and in events. */
 function checkNotCardNumber(value: string, field: string): void {
   if (/^[0-9]{13,19}$/.test(value) && luhnValid(value)) {
     throw new InvalidRequest('Value is invalid. The identifier must not be a card number', field);
   }
-}
-
-const missing = (field: string) => new InvalidRequest(`Missing parameter '${field}' required for this apiOperation`, field, 'MISSING');
-
-/** The token's card, from the merchant's own repository only (an unknown, deleted or other repository's token: not found). */
-async function tokenSource(gateway: Gateway, merchant: MerchantProfile, token: string): Promise<OrderSource> {
-  const repositoryId = merchant.repository.id;
-  const state = foldToken(await readOwnStream(gateway.store, streams.token(repositoryId, token)));
-  if (state.status !== 'VALID') throw new InvalidRequest('Token not found', 'sourceOfFunds.token');
-  const { numberSealed: _sealed, ...card } = state.card;
-  return { repositoryId, token: state.token, card: { ...card, type: cardTypeOf(card.brand, card.fundingMethod) } };
-}
-
-/**
- * A card in the request (sourceOfFunds.provided.card.number and expiry, sent or held by the session
- * it names): it takes precedence over a token. Only its 6.4 mask, brand and expiry are kept (in the event); the number itself
- * is never recorded, sealed or not: captures, refunds and voids need no card number.
- */
-function providedSource(card: NonNullable<NonNullable<TransactionBody['sourceOfFunds']>['provided']>['card']): OrderSource | undefined {
-  if (card?.number === undefined) return undefined;
-  const field = 'sourceOfFunds.provided.card';
-  if (card.expiry === undefined) throw missing(`${field}.expiry.month`);
-  if (!luhnValid(card.number)) throw new InvalidRequest('Value is invalid. The card number fails the Luhn check', `${field}.number`);
-  const brand = detectBrand(card.number);
-  const fundingMethod = fundingMethodOf(brand);
-  return {
-    card: {
-      number: mask64(card.number), brand, scheme: schemeOf(brand), fundingMethod, type: cardTypeOf(brand, fundingMethod),
-      expiry: { month: Number(card.expiry.month), year: Number(card.expiry.year) },
-    },
-  };
 }
 
 /**
@@ -134,7 +112,7 @@ async function commandFacts(gateway: Gateway, merchant: MerchantProfile, params:
     case 'PAY':
     case 'AUTHORIZE':
     case 'VERIFY':
-      return { type, ...base, ...await initiatingFacts(gateway, merchant, sent, body, session) };
+      return { type, ...base, ...await initiatingFacts(gateway, merchant, sent, body, session), authenticationTransactionId: body.authentication?.transactionId };
     case 'CAPTURE':
     case 'REFUND': {
       const currency = body.transaction?.currency;
@@ -147,21 +125,31 @@ async function commandFacts(gateway: Gateway, merchant: MerchantProfile, params:
       if (target === undefined) throw missing('transaction.targetTransactionId');
       return { type, ...base, targetTransactionId: target, transactionReference: body.transaction?.reference };
     }
+    case 'INITIATE_AUTHENTICATION':
+    case 'AUTHENTICATE_PAYER':
+      return authenticationFacts(type, gateway, merchant, base, sent, body, session);
   }
 }
 
 /**
  * A transaction of the order API as a transaction of the order (order-service.ts): its facts, and
  * its answer in the request's version with the merchant's masking. transaction.reference is
- * echoed, never held: on this API a client may send the same one on many transactions.
+ * echoed, never held: on this API a client may send the same one on many transactions. `origin`:
+ * the gateway's own address as the client reached it (3-D Secure's HTML sends the payer's browser
+ * to the emulator's pages there).
  */
-export async function orderApiRequest(gateway: Gateway, merchant: MerchantProfile, params: TransactionApiParams, body: TransactionBody): Promise<OrderRequest<OrderApiCommand, object>> {
+export async function orderApiRequest(
+  gateway: Gateway, merchant: MerchantProfile, params: TransactionApiParams, body: TransactionBody, origin = DEFAULT_ORIGIN,
+): Promise<OrderRequest<OrderApiCommand, object>> {
   const facts = await commandFacts(gateway, merchant, params, body);
   const masking = maskingOf(merchant);
+  const { version } = params;
   return {
     facts,
     uniqueReference: undefined,
-    answer: (transaction, state) => transactionResponse(transaction, asOrder(state, transaction), params.version, masking, body.correlationId),
+    answer: (transaction, state) => ('step' in transaction
+      ? authenticationResponse(transaction.authentication, transaction.step, { order: state as ExistingOrder, version, masking, origin, correlationId: body.correlationId })
+      : transactionResponse(transaction, asOrder(state, transaction), version, masking, body.correlationId)),
   };
 }
 
@@ -180,19 +168,27 @@ async function orderOf(gateway: Gateway, merchant: MerchantProfile, orderId: str
   return state;
 }
 
-/** Retrieve Transaction: the transaction as recorded (a version 3 payment of the same order too). */
-export async function retrieveOrderTransaction(gateway: Gateway, merchant: MerchantProfile, params: TransactionApiParams) {
+/** Retrieve Transaction: the transaction as recorded (a version 3 payment of the same order too; an authentication as it stands). */
+export async function retrieveOrderTransaction(gateway: Gateway, merchant: MerchantProfile, params: TransactionApiParams, origin = DEFAULT_ORIGIN) {
   const state = await orderOf(gateway, merchant, params.orderId);
+  const authentication = state.modern?.authentications?.get(params.transactionId);
+  if (authentication) return authenticationResponse(authentication, 'latest', { order: state, version: params.version, masking: maskingOf(merchant), origin });
   const transaction = transactionOf(state, params.transactionId);
   if (!transaction) throw new InvalidRequest(`Value '${params.transactionId}' is invalid. No such transaction on order ${params.orderId}`, 'transactionId');
   return transactionResponse(transaction, state, params.version, maskingOf(merchant));
 }
 
 /** Retrieve Order: the order with every transaction, oldest first. */
-export async function retrieveOrderApi(gateway: Gateway, merchant: MerchantProfile, params: OrderApiParams) {
+export async function retrieveOrderApi(gateway: Gateway, merchant: MerchantProfile, params: OrderApiParams, origin = DEFAULT_ORIGIN) {
   const state = await orderOf(gateway, merchant, params.orderId);
   const ids = [...state.transactions.keys(), ...(state.modern?.operations.keys() ?? [])];
   const transactions = ids.map((id) => transactionOf(state, id)).filter((t): t is OrderTransaction => t !== undefined)
     .sort((a, b) => (a.timeOfRecord < b.timeOfRecord ? -1 : a.timeOfRecord > b.timeOfRecord ? 1 : 0));
-  return orderResponse(state, transactions, params.version, maskingOf(merchant));
+  const masking = maskingOf(merchant);
+  const authentications = [...(state.modern?.authentications?.values() ?? [])];
+  const views = authentications.map((a) => ({
+    time: a.initiated.timeOfRecord, view: authenticationResponse(a, 'latest', { order: state, version: params.version, masking, origin }) as object,
+  }));
+  const latest = authentications.reduce<(typeof authentications)[number] | undefined>((l, a) => (!l || a.lastUpdated >= l.lastUpdated ? a : l), undefined);
+  return orderResponse(state, transactions, params.version, masking, { views, status: latest?.outcome.authenticationStatus });
 }

@@ -44,7 +44,8 @@ const NO_IDS: AcquirerIds = { authorizationCode: '', receipt: '', stan: '', acqu
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Commands that may open an order: decided on an order not yet recorded, they refuse nothing. */
-const mayOpenOrder = (type: TransactionCommand['type']) => type === 'PayWithToken' || type === 'PAY' || type === 'AUTHORIZE' || type === 'VERIFY';
+const mayOpenOrder = (type: TransactionCommand['type']) =>
+  type === 'PayWithToken' || type === 'PAY' || type === 'AUTHORIZE' || type === 'VERIFY' || type === 'INITIATE_AUTHENTICATION';
 
 export async function handleOrderCommand<C extends TransactionCommand, A>(gateway: Gateway, request: OrderRequest<C, A>, meta: RequestMeta): Promise<A> {
   const { facts } = request;

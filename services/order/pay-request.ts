@@ -10,10 +10,9 @@ import { optional, type PayWithToken } from '../../domain/order/order.js';
 import { sortedJson } from '../../lib/json.js';
 import type { MerchantProfile } from '../../merchants.js';
 import type { PayBody, PayParams } from '../../schemas/pay.js';
-import { foldToken, readOwnStreamSoon } from '../aggregates.js';
-import type { RecordedEvent } from '../../store/event-store.js';
 import type { Gateway } from '../gateway.js';
 import { orderView } from './order-stream.js';
+import type { PayableCard, PayableCards } from './payable-cards.js';
 import type { CommandFacts, OrderRequest } from './order-service.js';
 import { maskingOf, payResponse, type PayResponse } from './responses.js';
 
@@ -77,40 +76,27 @@ function checkCountry(body: PayBody): void {
   }
 }
 
-/**
- * The token's card, from the merchant's own repository only. An unknown token, a token of another
- * repository and a token that cannot pay get one and the same answer, so the answer says nothing
- * of other repositories. A token of this repository holding a bank account or wallet (not yet
- * stored by this release) is refused as UNSUPPORTED: pay with token moves funds from cards only.
- */
-function payableCard(history: readonly RecordedEvent[], tokenid: string): { token: string; card: PayWithToken['card'] } {
-  const token = foldToken(history);
-  const created = history.find((e) => e.type === 'TokenCreated')?.data as { sourceOfFunds?: { type?: unknown } } | undefined;
-  const sourceType = created?.sourceOfFunds?.type;
-  if (sourceType !== undefined && sourceType !== 'CARD') {
-    throw new InvalidRequest(`Value '${tokenid}' is invalid. The token holds ${String(sourceType)} details; pay with token supports card tokens only`, 'tokenid', 'UNSUPPORTED');
-  }
-  if (token.status !== 'VALID') {
-    throw new InvalidRequest(`Value '${tokenid}' is invalid. No such token in the merchant's token repository`, 'tokenid');
-  }
-  const { numberSealed: _sealed, ...card } = token.card;
-  return { token: token.token, card };
-}
-
 /** The request, and the revision of the token's stream it read. */
 export type PayRequest = OrderRequest<PayWithToken, PayResponse> & { tokenRevision: bigint };
 
 /**
- * Pay with token as a transaction of the order (order-service.ts): the checks, the token read (from
- * the store's memory where it can), the command's facts; the answer written with the merchant's
- * masking and the request's correlationId.
+ * Pay with token as a transaction of the order (order-service.ts): the checks, the token's card
+ * (`cards`: kept, or read from the store's memory where it can), the command's facts; the answer
+ * written with the merchant's masking and the request's correlationId. Without a promise when the
+ * card is known at once (most pays); a refusal is thrown.
  */
-export async function payRequest(gateway: Gateway, merchant: MerchantProfile, params: PayParams, body: PayBody): Promise<PayRequest> {
-  const { amount, taxAmount } = checkAmounts(body);
+export function payRequest(gateway: Gateway, cards: PayableCards, merchant: MerchantProfile, params: PayParams, body: PayBody): PayRequest | Promise<PayRequest> {
+  const amounts = checkAmounts(body);
   checkCountry(body);
+  const payable = cards.of(streams.token(merchant.repository.id, params.tokenid), params.tokenid);
+  return payable instanceof Promise ? payable.then((read) => requestOf(gateway, merchant, params, body, amounts, read)) : requestOf(gateway, merchant, params, body, amounts, payable);
+}
+
+function requestOf(
+  gateway: Gateway, merchant: MerchantProfile, params: PayParams, body: PayBody,
+  { amount, taxAmount }: ReturnType<typeof checkAmounts>, { token, card, revision }: PayableCard,
+): PayRequest {
   const { transaction } = body;
-  const history = await readOwnStreamSoon(gateway.store, streams.token(merchant.repository.id, params.tokenid));
-  const { token, card } = payableCard(history, params.tokenid);
   const { correlationId, ...fingerprinted } = body;
   // The fingerprint is kept in the order's events and keyed by a secret of the key file: a security
   // code in it could be found again from a copy of the files in at most 10,000 tries. It counts as
@@ -145,7 +131,7 @@ export async function payRequest(gateway: Gateway, merchant: MerchantProfile, pa
   const masking = maskingOf(merchant);
   return {
     facts,
-    tokenRevision: history.at(-1)?.revision ?? -1n,
+    tokenRevision: revision,
     uniqueReference: transaction.reference,
     answer: (payment, state, now) => payResponse(payment, orderView(state, now, payment.transactionId), correlationId, masking),
   };

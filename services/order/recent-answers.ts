@@ -14,7 +14,8 @@ import type { PayBody, PayParams } from '../../schemas/pay.js';
 import type { RequestMeta } from '../context.js';
 import type { Gateway } from '../gateway.js';
 import { handleOrderCommand } from './order-service.js';
-import { payRequest } from './pay-request.js';
+import type { PayableCards } from './payable-cards.js';
+import { payRequest, type PayRequest } from './pay-request.js';
 import type { PayResponse } from './responses.js';
 
 /** The answers kept (least recently kept out). */
@@ -68,16 +69,26 @@ export class RecentAnswers {
 /**
  * Pay with token's answer as the text `serialize` writes (the route's response schema): a kept
  * repeat's text at once (no promise, no turn of the microtask queue), else the payment decided
- * (order-service.ts), an identical repeat's answer kept. `bodyText`: the body as received.
+ * (order-service.ts), an identical repeat's answer kept. `bodyText`: the body as received. A
+ * refusal is the promise's (as from any decided payment), never thrown.
  */
 export function payWithTokenText(
-  gateway: Gateway, recent: RecentAnswers, merchant: MerchantProfile, params: PayParams, body: PayBody, bodyText: string,
-  serialize: (response: PayResponse) => string, meta: () => RequestMeta,
+  gateway: Gateway, { recent, cards }: { recent: RecentAnswers; cards: PayableCards }, merchant: MerchantProfile, params: PayParams, body: PayBody,
+  bodyText: string, serialize: (response: PayResponse) => string, meta: () => RequestMeta,
 ): string | Promise<string> {
   const ids = { merchantId: merchant.id, repositoryId: merchant.repository.id, ...params };
-  return recent.text(ids, bodyText) ?? payRequest(gateway, merchant, params, body).then((pay) => handleOrderCommand(gateway, {
-    ...pay,
+  const kept = recent.text(ids, bodyText);
+  if (kept !== undefined) return kept;
+  const decided = (pay: PayRequest) => handleOrderCommand(gateway, {
+    facts: pay.facts,
+    uniqueReference: pay.uniqueReference,
     answer: (payment, state, now) => serialize(pay.answer(payment, state, now)),
     replayed: (text, orderRevision) => recent.keep(ids, bodyText, body, { token: pay.tokenRevision, order: orderRevision }, text),
-  }, meta()));
+  }, meta());
+  try {
+    const pay = payRequest(gateway, cards, merchant, params, body);
+    return pay instanceof Promise ? pay.then(decided) : decided(pay);
+  } catch (error) {
+    return Promise.reject(error as Error);
+  }
 }

@@ -5,12 +5,13 @@
 // recorded after it). The recorded card number is masked 6.4 (never more is stored); the
 // merchant's stricter masking (cardNumberMasking 0.4) is applied here, when answering, to every
 // answer alike.
-import type { PaymentRecorded } from '../../domain/events.js';
+import type { OrderTotals, PaymentRecorded } from '../../domain/events.js';
 import { minorUnits, toDecimal } from '../../domain/money.js';
 import { optional } from '../../domain/order/order.js';
-import { currentOrderAmount, referenceAsOf, type OrderState, type OrderTransaction } from '../../domain/order/order-state.js';
+import { currentOrderAmount, referenceAsOf, ZERO_TOTALS, type OrderState, type OrderTransaction } from '../../domain/order/order-state.js';
 import { maskCardNumber, type CardNumberMasking } from '../../domain/token/accounts.js';
 import type { MerchantProfile } from '../../merchants.js';
+import { paymentAuthenticationFields } from './authentication-view.js';
 
 type Payment = PaymentRecorded['data'];
 type Outcome = Payment['outcome'];
@@ -19,7 +20,7 @@ type ExistingOrder = Extract<OrderState, { exists: true }>;
 /** How the merchant's answers mask card numbers. */
 export const maskingOf = (merchant: MerchantProfile): CardNumberMasking => merchant.repository.cardNumberMasking ?? '6.4';
 
-const decimal = (minor: number, currency: string) => toDecimal(minor, minorUnits(currency) ?? 2);
+export const decimal = (minor: number, currency: string) => toDecimal(minor, minorUnits(currency) ?? 2);
 
 type ResponseView = Partial<{
   '3dsecure': Outcome['threeDSecure']; acquirerCode: Outcome['acquirerCode']; acquirerMessage: Outcome['acquirerMessage'];
@@ -42,7 +43,7 @@ function responseView(outcome: Outcome): ResponseView {
 const expiryView = (expiry: { month: number; year: number }) => ({ month: String(expiry.month), year: String(expiry.year).padStart(2, '0') });
 
 /** `sourceOfFunds` of an answer: the card (number already masked) and the token it was paid with. */
-function cardSourceOfFunds(card: Payment['card'], number: string, token: string | undefined) {
+export function cardSourceOfFunds(card: Payment['card'], number: string, token: string | undefined) {
   return {
     provided: { card: { brand: card.brand, expiry: expiryView(card.expiry), fundingMethod: card.fundingMethod, number, scheme: card.scheme } },
     token,
@@ -114,15 +115,31 @@ const amountAfter = (t: OrderTransaction, order: ExistingOrder): number =>
 const sourceOfFunds = (t: OrderTransaction, masking: CardNumberMasking) =>
   t.source ? cardSourceOfFunds(t.source.card, maskCardNumber(t.source.card.number, masking), t.source.token) : undefined;
 
+/**
+ * The order's totals at `time`: those its latest payment (of either API) recorded at or before
+ * then left (an authentication's answer shows the order as its step found it).
+ */
+export function totalsAsOf(order: ExistingOrder, time: string): OrderTotals {
+  let latest: { timeOfRecord: string; totalsAfter: OrderTotals } | undefined;
+  for (const t of [...order.transactions.values(), ...(order.modern?.operations.values() ?? [])]) {
+    if (t.timeOfRecord <= time && (!latest || t.timeOfRecord >= latest.timeOfRecord)) latest = t;
+  }
+  return latest?.totalsAfter ?? ZERO_TOTALS;
+}
+
 /** An order API transaction's answer (the first, a repeat, Retrieve Transaction, a notification). */
 export function transactionResponse(t: OrderTransaction, order: ExistingOrder, version: string, masking: CardNumberMasking, correlationId?: string) {
   const { outcome, currency } = t;
+  // A payment that named its authentication shows the 3-D Secure result it used.
+  const used = paymentAuthenticationFields(t.authentication);
   return optional({
+    authentication: used?.authentication,
     correlationId,
     gatewayEntryPoint: 'WEB_SERVICES_API',
     merchant: t.merchantId,
     order: optional({
       amount: decimal(amountAfter(t, order), currency),
+      authenticationStatus: used?.authenticationStatus,
       creationTime: order.creationTime,
       currency,
       id: t.orderId,
@@ -135,11 +152,13 @@ export function transactionResponse(t: OrderTransaction, order: ExistingOrder, v
     }),
     response: responseView(outcome),
     result: outcome.result,
+    risk: used?.risk,
     sourceOfFunds: sourceOfFunds(t, masking),
     timeOfRecord: t.timeOfRecord,
     transaction: optional({
       acquirer: outcome.acquirer,
       amount: decimal(t.amount, currency),
+      authenticationStatus: used?.authenticationStatus,
       authorizationCode: outcome.authorizationCode,
       currency,
       id: t.transactionId,
@@ -155,12 +174,22 @@ export function transactionResponse(t: OrderTransaction, order: ExistingOrder, v
   });
 }
 
+/** An order's 3-D Secure authentications in Retrieve Order: each as Retrieve Transaction answers it, and the latest one's status. */
+export interface AuthenticationsShown { views: ReadonlyArray<{ time: string; view: object }>; status: string | undefined }
+
 /** Retrieve Order: the order, its totals, and each transaction as Retrieve Transaction answers it (oldest first). */
-export function orderResponse(order: ExistingOrder, transactions: readonly OrderTransaction[], version: string, masking: CardNumberMasking) {
+export function orderResponse(
+  order: ExistingOrder, transactions: readonly OrderTransaction[], version: string, masking: CardNumberMasking,
+  authentications: AuthenticationsShown = { views: [], status: undefined },
+) {
   const { currency } = order;
   const latest = transactions[transactions.length - 1];
+  const views = [...authentications.views, ...transactions.map((t) => ({ time: t.timeOfRecord, view: transactionResponse(t, order, version, masking) as object }))];
+  // Oldest first; a stable sort keeps an authentication before a payment of the same instant.
+  views.sort((a, b) => (a.time < b.time ? -1 : a.time > b.time ? 1 : 0));
   return optional({
     amount: decimal(currentOrderAmount(order), currency),
+    authenticationStatus: authentications.status,
     creationTime: order.creationTime,
     currency,
     id: order.orderId,
@@ -173,7 +202,7 @@ export function orderResponse(order: ExistingOrder, transactions: readonly Order
     totalAuthorizedAmount: decimal(order.totals.authorized, currency),
     totalCapturedAmount: decimal(order.totals.captured, currency),
     totalRefundedAmount: decimal(order.totals.refunded, currency),
-    transaction: transactions.map((t) => transactionResponse(t, order, version, masking)),
+    transaction: views.map((v) => v.view),
     version,
   });
 }

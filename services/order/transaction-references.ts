@@ -73,7 +73,7 @@ export function referenceClaimer(
   let attempted = false;
   let held = false;
   let written: 'no' | 'unknown' | 'yes' = 'no';
-  const release = () => handleCommand({ store: gateway.store }, stream, transactionReferenceAggregate, (state, { now }) =>
+  const release = () => handleCommand({ store: gateway.store, sandbox: gateway.sandbox }, stream, transactionReferenceAggregate, (state, { now }) =>
     ({ events: decideRelease(state, full(now)), answer: () => undefined }), { meta });
   const claimer: ReferenceClaimer = {
     get claimed() { return held; },
@@ -81,7 +81,7 @@ export function referenceClaimer(
       if (held) return;
       attempted = true;
       // A conflict (another request claimed it first) reads the holds again.
-      await handleCommand({ store: gateway.store }, stream, transactionReferenceAggregate, (state) =>
+      await handleCommand({ store: gateway.store, sandbox: gateway.sandbox }, stream, transactionReferenceAggregate, (state) =>
         ({ events: decideHold(state, full(now)), answer: () => undefined }), { meta, now });
       held = true;
     },

@@ -36,9 +36,10 @@ export class UnknownResolver extends Reactor {
     if (event.type === 'PaymentRecorded' || event.type === 'OrderTransactionRecorded') {
       const payment = event.data as PaymentRecorded['data'] | OrderTransactionRecorded['data'];
       if (payment.outcome.result !== 'UNKNOWN') return;
-      const due = Date.parse(payment.timeOfRecord) + this.delayMs - Date.now();
+      // Due on the merchant's clock, which a test may advance (services/test-control/sandbox.ts).
+      const due = Date.parse(payment.timeOfRecord) + this.delayMs;
       // (The key made only for the payments it concerns: most are not UNKNOWN.)
-      this.schedule(keyOf(event.stream, transactionId), due, () => this.resolve(event, transactionId));
+      this.scheduleAt(keyOf(event.stream, transactionId), due, event.stream, () => this.resolve(event, transactionId));
     } else if (event.type === 'PaymentOutcomeResolved') {
       this.cancel(keyOf(event.stream, transactionId));
     }

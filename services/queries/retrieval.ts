@@ -12,12 +12,14 @@ import type { MerchantProfile } from '../../merchants.js';
 import { tokenKey, type TokenDoc } from '../../projections/tokens.js';
 import type { Gateway } from '../gateway.js';
 import { readOwnStream } from '../aggregates.js';
+import { hiddenByReset } from '../test-control/sandbox-commands.js';
 
 export async function retrieveToken(gateway: Gateway, merchant: MerchantProfile, token: string) {
   await gateway.readModels.catchUp();
   const doc = await gateway.readModels.get<TokenDoc>('tokens', tokenKey(merchant.repository.id, token));
-  // Only this merchant's repository is consulted: nothing is said of tokens elsewhere.
-  if (!doc) throw new InvalidRequest(`Value '${token}' is invalid. No such token in the merchant's token repository`, 'tokenid');
+  // Only this merchant's repository is consulted: nothing is said of tokens elsewhere. A token
+  // of before a reset of the repository is gone for the API, though its document stays.
+  if (!doc || await hiddenByReset(gateway, streams.token(merchant.repository.id, token))) throw new InvalidRequest(`Value '${token}' is invalid. No such token in the merchant's token repository`, 'tokenid');
   const { card } = doc.sourceOfFunds.provided;
   const masking = merchant.repository.cardNumberMasking ?? '6.4';
   const provided = card ? { ...doc.sourceOfFunds.provided, card: { ...card, number: maskCardNumber(card.number, masking) } } : doc.sourceOfFunds.provided;

@@ -19,6 +19,7 @@ import type { Projection } from '../../projections/projection.js';
 import { tokenKey, tokensProjection } from '../../projections/tokens.js';
 import type { EventStore, RecordedEvent } from '../../store/event-store.js';
 import { recordedAt } from './history.js';
+import { describe, type Outcome } from './outcome.js';
 import {
   categoryOf, changes, display, masked, merged, ref, requestOf, str, type Change, type EventRef, type RequestInfo,
 } from './stream-display.js';
@@ -27,7 +28,7 @@ import {
 export const RELATED_SCAN = 20_000;
 /** Related events (and a token's payments) at most in one answer. */
 const RELATED_MAX = 500;
-export const PAGE = 5_000;
+const PAGE = 5_000;
 
 export interface Step extends EventRef {
   recordedAt: string;
@@ -40,6 +41,8 @@ export interface Step extends EventRef {
   /** The stream's state after this step. */
   state: unknown;
   data: unknown;
+  /** What it did, in one line, and the rule that decided it (outcome.ts). */
+  outcome: Outcome;
 }
 
 export interface RelatedEvent extends EventRef {
@@ -49,6 +52,7 @@ export interface RelatedEvent extends EventRef {
   /** Why it is shown: caused by a step, or sharing a correlation id. */
   link: 'causation' | 'correlation';
   data: unknown;
+  outcome: Outcome;
 }
 
 export interface StreamHistory {
@@ -172,7 +176,7 @@ function foldSteps(folder: Folder, steps: RecordedEvent[], causes: Causes): { st
     const after = display(state);
     const step: Step = {
       ...ref(e), recordedAt: recordedAt(e), request: requestOf(e), ...causes.causedBy(e), caused: causes.caused(e.id),
-      changes: changes(shown, after), state: after ?? null, data: display(e.data),
+      changes: changes(shown, after), state: after ?? null, data: display(e.data), outcome: describe(e.type, e.data, e.metadata.reactor),
     };
     shown = after;
     return step;
@@ -197,7 +201,7 @@ export async function streamHistory(store: EventStore, stream: string, options: 
   return masked({
     stream, kind: folder.kind, title: folder.title, steps: folded.steps, state: folded.state,
     related: {
-      events: found.map((e) => ({ ...ref(e), recordedAt: recordedAt(e), request: requestOf(e), ...causes.causedBy(e), link: ids.has(String(e.metadata.causationId)) ? 'causation' as const : 'correlation' as const, data: display(e.data) })),
+      events: found.map((e) => ({ ...ref(e), recordedAt: recordedAt(e), request: requestOf(e), ...causes.causedBy(e), link: ids.has(String(e.metadata.causationId)) ? 'causation' as const : 'correlation' as const, data: display(e.data), outcome: describe(e.type, e.data, e.metadata.reactor) })),
       scannedFrom: Number(scannedFrom), scannedTo: Number(position), next: more ? Number(position) : null,
     },
   }) as StreamHistory;

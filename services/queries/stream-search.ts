@@ -3,10 +3,11 @@ import { streams as streamNames } from '../../domain/events.js';
 import type { Merchants } from '../../merchants.js';
 import { transactionLookupKey, type LookupDoc } from '../../projections/lookup.js';
 import type { Maybe } from '../../projections/read-models.js';
-import type { EventStore, RecordedEvent } from '../../store/event-store.js';
+import type { EventStore } from '../../store/event-store.js';
 import { recordedAt } from './history.js';
 import { categoryOf, masked } from './stream-display.js';
-import { PAGE, RELATED_SCAN } from './stream-history.js';
+import { readBackward } from './log-backward.js';
+import { RELATED_SCAN } from './stream-history.js';
 
 export interface SearchResult { stream: string; kind: string; matchedBy: string; events: number; lastRecordedAt: string }
 
@@ -36,31 +37,13 @@ export async function searchStreams(store: EventStore, merchants: Merchants, loo
   return masked([...results.values()]) as SearchResult[];
 }
 
-/**
- * Streams with an event of this correlation (or request) id, newest first: windows of positions
- * read back from the head, each twice as wide while it holds few events (KurrentDB's positions
- * are byte offsets, not counts), until RELATED_SCAN events are read or the log's start.
- */
+/** Streams with an event of this correlation (or request) id, newest first, in at most RELATED_SCAN events read back from the head. */
 async function streamsOfCorrelation(store: EventStore, correlationId: string): Promise<string[]> {
   const found: string[] = [];
-  let until = await store.headPosition();
-  let width = BigInt(PAGE);
-  let read = 0;
-  for (let windows = 0; until > 0n && read < RELATED_SCAN && windows < 200; windows++) {
-    const from = until > width ? until - width : 0n;
-    const window: RecordedEvent[] = [];
-    for (let at = from; read < RELATED_SCAN;) {
-      const page = (await store.readAll({ fromPosition: at, maxCount: PAGE })).filter((e) => e.position <= until);
-      window.push(...page);
-      read += page.length;
-      if (page.length < PAGE) break;
-      at = page.at(-1)!.position;
-    }
-    for (const e of window.reverse()) {
+  for await (const window of readBackward(store, await store.headPosition(), RELATED_SCAN)) {
+    for (const e of window.events) {
       if ((e.metadata.correlationId === correlationId || e.metadata.requestId === correlationId) && !found.includes(e.stream)) found.push(e.stream);
     }
-    if (window.length < PAGE / 2) width *= 2n;
-    until = from;
   }
   return found;
 }

@@ -37,7 +37,7 @@ export class SessionExpiry extends Reactor {
     if (event.type === 'SessionCreated') {
       const data = event.data as { createdAt: string; expiresAt?: string };
       const at = data.expiresAt ?? new Date(Date.parse(data.createdAt) + this.lifetimeMs).toISOString();
-      this.schedule(event.stream, Date.parse(at) - Date.now(), () => this.expire(event));
+      this.scheduleAt(event.stream, Date.parse(at), event.stream, () => this.expire(event));
     } else if (event.type === 'SessionExpired') {
       this.cancel(event.stream);
     }
@@ -48,9 +48,9 @@ export class SessionExpiry extends Reactor {
     await handleCommand(this.deps, created.stream, sessionAggregate, (state, { now, history }) => {
       if (state.status === 'NONE') return done;
       if (state.status === 'OPEN') {
-        const due = Date.parse(expiresAt(state, this.lifetimeMs)) - Date.parse(now);
+        const at = Date.parse(expiresAt(state, this.lifetimeMs));
         // A timer that fired early (clock adjustments): not yet.
-        if (due > 0) return { events: [], answer: () => this.schedule(created.stream, due, () => this.expire(created)) };
+        if (at > Date.parse(now)) return { events: [], answer: () => this.scheduleAt(created.stream, at, created.stream, () => this.expire(created)) };
       }
       // The keys go before SessionExpired is appended (see the top of this file).
       for (const keyId of sessionKeyIds(this.sealer, history)) this.sealer.destroyKey(keyId);

@@ -10,6 +10,7 @@ import { formatAmount, minorUnits } from '../../domain/money.js';
 import type { MerchantProfile } from '../../merchants.js';
 import type { Gateway } from '../gateway.js';
 import { sessionForToken, type SessionCardFields } from './sessions.js';
+import { merchantNow } from '../test-control/sandbox.js';
 import type { SessionOrder } from '../../domain/events.js';
 
 type Group = Record<string, unknown>;
@@ -71,7 +72,7 @@ export interface HeldSession {
  * not the current one, or a session whose card was forgotten is refused (sessions.ts).
  */
 export async function withSession<T extends { session?: { id?: string; version?: string } | undefined }>(
-  gateway: Gateway, merchant: MerchantProfile, request: T, now = new Date().toISOString(),
+  gateway: Gateway, merchant: MerchantProfile, request: T, now = merchantNow(gateway.sandbox, merchant.id),
 ): Promise<{ request: T; session?: HeldSession }> {
   const held = await sessionForToken(gateway, merchant, request.session ?? {}, now);
   if (!held) return { request };

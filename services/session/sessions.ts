@@ -22,6 +22,7 @@ import { foldSession, readOwnStream, sessionAggregate } from '../aggregates.js';
 import { handleCommand } from '../command-handler.js';
 import { randomDigits, type RequestMeta } from '../context.js';
 import type { Gateway } from '../gateway.js';
+import { merchantNow } from '../test-control/sandbox.js';
 
 export { foldSession };
 
@@ -50,7 +51,7 @@ export async function createSession(gateway: Gateway, merchant: MerchantProfile,
   // A new session id at every attempt: a stream already there (an id drawn twice) refuses the append.
   let sessionId = '';
   const stream = () => streams.session(merchant.id, sessionId = newSessionId());
-  return handleCommand({ store: gateway.store }, stream, sessionAggregate, (state, { now }) => {
+  return handleCommand({ store: gateway.store, sandbox: gateway.sandbox }, stream, sessionAggregate, (state, { now }) => {
     const events = decideCreateSession(state, {
       type: 'CreateSession', merchantId: merchant.id, sessionId, version: newVersion(), ...(authenticationLimit === undefined ? {} : { authenticationLimit }), now,
       lifetimeMs: gateway.sessionExpiry.lifetimeMs,
@@ -102,7 +103,7 @@ function sessionOrder(state: Extract<SessionState, { status: 'OPEN' }>, order: S
 
 export async function updateSession(gateway: Gateway, merchant: MerchantProfile, sessionId: string, body: SessionBody, meta: RequestMeta, version = '100') {
   const stream = streams.session(merchant.id, sessionId);
-  return handleCommand({ store: gateway.store }, stream, sessionAggregate, (state, { now }) => {
+  return handleCommand({ store: gateway.store, sandbox: gateway.sandbox }, stream, sessionAggregate, (state, { now }) => {
     // An expired session is refused like an unknown one (its keys are, or are about to be, destroyed).
     if (!usable(state, now, gateway.sessionExpiry.lifetimeMs)) throw noSuchSession(sessionId, 'sessionId');
     const order = sessionOrder(state, body.order);
@@ -127,7 +128,7 @@ export async function updateSession(gateway: Gateway, merchant: MerchantProfile,
 /** Retrieve Session: what the session holds (card number masked, security code shown as xxx); refused like an unknown one once expired. */
 export async function retrieveSession(gateway: Gateway, merchant: MerchantProfile, sessionId: string, version = '100') {
   const state = foldSession(await readOwnStream(gateway.store, streams.session(merchant.id, sessionId)));
-  if (!usable(state, new Date().toISOString(), gateway.sessionExpiry.lifetimeMs)) throw noSuchSession(sessionId, 'sessionId');
+  if (!usable(state, merchantNow(gateway.sandbox, merchant.id), gateway.sessionExpiry.lifetimeMs)) throw noSuchSession(sessionId, 'sessionId');
   const updated = state.updatedAt !== state.createdAt;
   return sessionView(merchant, state, updated ? 'SUCCESS' : 'NO_UPDATE', version);
 }
@@ -175,7 +176,7 @@ const destroy = (gateway: Gateway, sealed: string) => {
 /** Card fields a session holds, in clear, for a token request (spec: session.id, session.version). */
 export interface SessionCardFields { number?: string; expiry?: CardExpiry; nameOnCard?: string; securityCode?: string }
 
-export async function sessionForToken(gateway: Gateway, merchant: MerchantProfile, session: { id?: string; version?: string }, now = new Date().toISOString()) {
+export async function sessionForToken(gateway: Gateway, merchant: MerchantProfile, session: { id?: string; version?: string }, now = merchantNow(gateway.sandbox, merchant.id)) {
   if (session.id === undefined) {
     if (session.version !== undefined) throw new InvalidRequest('Missing parameter', 'session.id', 'MISSING');
     return undefined;

@@ -30,12 +30,12 @@ export class SchemeTokenReactor extends Reactor {
 
   private scheduleFrom(stream: string, state: ReturnType<typeof foldTokenState>): void {
     const at = state.status === 'VALID' ? state.schemeToken?.nextActionAt : undefined;
-    if (at) this.schedule(stream, Date.parse(at) - Date.now(), () => this.act(stream));
+    if (at) this.scheduleAt(stream, Date.parse(at), stream, () => this.act(stream));
   }
 
   protected onEvent(event: RecordedEvent): void {
     const schemeToken = (event.data as { schemeToken?: SchemeTokenDetails }).schemeToken;
-    if (schemeToken?.nextActionAt) this.schedule(event.stream, Date.parse(schemeToken.nextActionAt) - Date.now(), () => this.act(event.stream), true);
+    if (schemeToken?.nextActionAt) this.scheduleAt(event.stream, Date.parse(schemeToken.nextActionAt), event.stream, () => this.act(event.stream), true);
     else if (event.type === 'SchemeTokenStatusChanged' || event.type === 'TokenDeleted' || schemeToken) this.cancel(event.stream);
   }
 

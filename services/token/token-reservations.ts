@@ -68,7 +68,7 @@ export async function reservationOf(ctx: WriteContext, account: AccountIdentifie
 /** Claim the reservation for `token`, on its claims as read; false when another request claimed it first. */
 export async function claim(ctx: WriteContext, reservation: string, claims: readonly RecordedEvent[], token: string): Promise<boolean> {
   const reserved: AccountIdentifierReserved = { type: 'AccountIdentifierReserved', data: { repositoryId: ctx.merchant.repository.id, token, reservedAt: ctx.now } };
-  return handleCommand({ store: ctx.gateway.store }, reservation, reservationAggregate, () => ({ events: [reserved], answer: () => true }),
+  return handleCommand({ store: ctx.gateway.store, sandbox: ctx.gateway.sandbox }, reservation, reservationAggregate, () => ({ events: [reserved], answer: () => true }),
     { meta: ctx.meta, now: ctx.now, known: claims, attempts: 1, exhausted: () => false });
 }
 

@@ -131,7 +131,7 @@ export async function createOrReuse(ctx: WriteContext, plan: TokenPlan): Promise
       if (written) return written;
       continue;
     }
-    const updated = await handleCommand({ store: gateway.store }, streams.token(state.repositoryId, state.token), tokenAggregate,
+    const updated = await handleCommand({ store: gateway.store, sandbox: gateway.sandbox }, streams.token(state.repositoryId, state.token), tokenAggregate,
       (token) => decideUpdate(ctx, valid(token), plan, false),
       { meta: ctx.meta, now: ctx.now, known: history, attempts: 1, exhausted: () => undefined });
     if (updated) return updated;
@@ -149,7 +149,7 @@ export async function updateNamed(ctx: WriteContext, plan: TokenPlan, token: str
   const { gateway, merchant } = ctx;
   const account = accountOf(plan.details);
   let waited = 0;
-  return handleCommand({ store: gateway.store }, streams.token(merchant.repository.id, token), tokenAggregate, async (state) => {
+  return handleCommand({ store: gateway.store, sandbox: gateway.sandbox }, streams.token(merchant.repository.id, token), tokenAggregate, async (state) => {
     if (state.status !== 'VALID') throw new InvalidRequest(`Value '${token}' is invalid. No such token in the merchant's token repository`, field);
     const accountChanged = !holds(gateway, state, account);
     const { scheme } = plan;

@@ -25,7 +25,7 @@ import { checkFormats, mergeStreet } from './token-validation.js';
 import type { TokenPlan, WriteContext, WriteOutcome } from './token-plan.js';
 import { createNew, createOrReuse, createSupplied, updateNamed } from './token-writes.js';
 import { shredToken } from './token-shredding.js';
-import { isoNow } from '../../lib/clock.js';
+import { repositoryNow } from '../test-control/sandbox.js';
 
 export type AuthMethod = 'certificate' | 'basic' | null;
 
@@ -77,7 +77,7 @@ export async function createToken(gateway: Gateway, merchant: MerchantProfile, b
     );
   }
   checkFormats(body);
-  const now = isoNow();
+  const now = repositoryNow(gateway.sandbox, repository.id);
   const resolution = await resolveSource(gateway, merchant, body, now);
   return store(gateway, merchant, body, meta, authMethod, resolution, now, (ctx, plan) => (resolution.target ? updateNamed(ctx, plan, resolution.target.token)
     : repository.tokenManagement === 'UNIQUE_TOKEN' ? createNew(ctx, plan)
@@ -113,7 +113,7 @@ export async function tokenize(gateway: Gateway, merchant: MerchantProfile, toke
   }
   const sof = body.sourceOfFunds;
   const overlay = existing.status === 'VALID' && sof?.token === undefined && body.referenceOrderId === undefined && sof?.schemeTokenProvisioningIdentifier === undefined;
-  const now = isoNow();
+  const now = repositoryNow(gateway.sandbox, repository.id);
   const resolution = await resolveSource(gateway, merchant, overlay ? { ...body, sourceOfFunds: { ...sof, token } } : body, now);
   // The token itself is no origin of its own details.
   if (resolution.origin?.sourceToken === token) {

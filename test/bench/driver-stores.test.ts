@@ -4,13 +4,14 @@
 // side, and a passed durability check of each store.
 // Skipped, and said so, without PostgreSQL; without it the driver says so in one line and exits 1.
 // Its own file (not driver.test.ts): four gateways and a server start here, tens of seconds on a busy machine.
-// Needs dist/ (npm test builds it first); the driver itself runs from source.
+// Runs the test build's server.js (test/helpers/build.ts, TOKENGATE_DIST); the driver itself runs from source.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { parseArgs, runBench, type BenchResult } from '../../bench/run.js';
 import { postgresAvailable, SKIP_MESSAGE } from '../helpers/postgres.js';
+import { budget, slowdown } from '../helpers/slowdown.js';
 
 const finite = (value: unknown) => typeof value === 'number' && Number.isFinite(value);
 
@@ -21,7 +22,10 @@ t.test('--store postgres: SQLite and PostgreSQL, 1 and 2 workers, the PostgreSQL
     return;
   }
   const out = t.testdir({});
-  const options = parseArgs(['--only', 'http', '--store', 'postgres', '--scenarios', 'mixed', '--duration', '0.5', '--warmup', '0',
+  // Half a second of load per configuration on a quiet machine; longer on a busy one (the test is
+  // that the driver works, not how fast).
+  const duration = String(Math.round(0.5 * slowdown() * 10) / 10);
+  const options = parseArgs(['--only', 'http', '--store', 'postgres', '--scenarios', 'mixed', '--duration', duration, '--warmup', '0',
     '--connections', '4', '--out', out, '--silent'], {});
   t.equal(options.store, 'postgres');
   const result = await runBench(options);
@@ -38,7 +42,9 @@ t.test('--store postgres: SQLite and PostgreSQL, 1 and 2 workers, the PostgreSQL
       t.ok(finite(s.tokengate.rps) && s.tokengate.rps > 0, `${where}, ${s.name}: ${s.tokengate.rps} req/s`);
       t.equal(s.tokengate.errors + s.tokengate.timeouts, 0, `${where}, ${s.name}: no errors`);
       t.ok(finite(s.tokengate.cpuUsPerRequest) && (s.tokengate.cpuUsPerRequest ?? 0) > 0, `${where}, ${s.name}: the gateway's CPU per response`);
-      if (c.store === 'postgres') t.ok((s.tokengate.dbCpuUsPerRequest ?? 0) > 0, `${where}, ${s.name}: the PostgreSQL server's CPU per response`);
+      // Measured (a number) in each; above 0 in at least one (below): /proc counts CPU in 10 ms
+      // ticks, and on a loaded machine a run of a handful of requests may not fill one.
+      if (c.store === 'postgres') t.ok(finite(s.tokengate.dbCpuUsPerRequest) && (s.tokengate.dbCpuUsPerRequest ?? -1) >= 0, `${where}, ${s.name}: the PostgreSQL server's CPU per response ${s.tokengate.dbCpuUsPerRequest} µs`);
     }
     t.equal(c.exitCode, 0, `${where}: stopped cleanly`);
     t.ok(c.durability.ok, `${where}: every acknowledged payment and token is in the store`);
@@ -73,7 +79,7 @@ t.test('--store postgres without PostgreSQL: one line, exit 1', async (t) => {
   const ours = process.execArgv.filter((arg) => arg.includes('ts-loader.mjs'));
   const typescript = ours.length > 0 ? ours : process.execArgv.filter((arg) => arg.includes('@tapjs/typescript'));
   const run = spawnSync(process.execPath, [...typescript, fileURLToPath(new URL('../../bench/run.ts', import.meta.url)), '--only', 'http', '--store', 'postgres'], {
-    env: { ...process.env, PG_BIN: '/nonexistent' }, encoding: 'utf8', timeout: 60_000,
+    env: { ...process.env, PG_BIN: '/nonexistent' }, encoding: 'utf8', timeout: budget(60_000),
   });
   t.equal(run.status, 1, 'exit 1');
   t.equal(run.stdout, '', 'nothing on stdout');

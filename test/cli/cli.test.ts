@@ -1,14 +1,14 @@
-// The command-line tool, run as a user runs it (node dist/bin/tokengate.js, built by npm test).
+// The command-line tool, run as a user runs it (bin/tokengate.js of the test run's build, test/helpers/build.ts).
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { fileURLToPath } from 'node:url';
 import { buildTestApp, createToken, M1, payAuth, payPath } from '../helpers/app.js';
 import { streams } from '../../domain/events.js';
+import { BIN } from '../helpers/build.js';
+import { sleep } from '../helpers/poll.js';
 
-const BIN = fileURLToPath(new URL('../../dist/bin/tokengate.js', import.meta.url));
 const run = async (args: string[], env: Record<string, string> = {}) => {
   try {
     const { stdout, stderr } = await promisify(execFile)(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } });
@@ -28,9 +28,9 @@ async function makeStore(t: Parameters<typeof buildTestApp>[0]) {
   await createToken(app, M1, '4508750015741019', '5', '39');
   const pay = (txn: string, amount: string) => app.inject({ method: 'PUT', url: payPath(M1.id, token, '10000000001', txn), headers: { authorization: payAuth(M1) }, payload: { apiOperation: 'PAY', transaction: { amount, currency: 'USD' } } });
   const first = await pay('1', '10.00');
-  await new Promise((r) => setTimeout(r, 5));
+  await sleep(5); // time passing is the point: an instant strictly between the two payments
   const between = new Date().toISOString();
-  await new Promise((r) => setTimeout(r, 5));
+  await sleep(5);
   await pay('2', '2.50');
   const liveHash = app.gateway.readModels.hash();
   await app.close();

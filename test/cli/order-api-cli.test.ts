@@ -1,15 +1,15 @@
 // The command-line tool on an order of the order API (versions 1-100 but the deactivated ones), run
-// as a user runs it (node dist/bin/tokengate.js, built by npm test): the order's timeline, as of a
-// revision, and an export imported into an empty store that replays to the same read models.
+// as a user runs it (bin/tokengate.js of the test run's build, test/helpers/build.ts): the order's
+// timeline, as of a revision, and an export imported into an empty store that replays to the same
+// read models.
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { buildTestApp, createToken, M1, tokenAuth } from '../helpers/app.js';
+import { BIN } from '../helpers/build.js';
 
-const BIN = fileURLToPath(new URL('../../dist/bin/tokengate.js', import.meta.url));
 const run = async (args: string[]) => {
   try {
     const { stdout, stderr } = await promisify(execFile)(process.execPath, [BIN, ...args]);

@@ -13,6 +13,8 @@ import { parseEventStore, PROJECT_ROOT } from '../../config.js';
 import { loadMerchants } from '../../merchants.js';
 import { parseKurrentDbUrl } from '../../store/kurrentdb-mapping.js';
 import { cardBody, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
+import { BIN } from '../helpers/build.js';
+import { eventually } from '../helpers/poll.js';
 import { call, startServer } from '../helpers/server.js';
 
 interface Service {
@@ -171,7 +173,8 @@ t.test('config/merchants.compose.json: the demo merchants, their notifications s
 t.test("the receiver's command, as compose runs it, gets the notifications of a gateway on the compose merchants", async (t) => {
   const dir = t.testdir();
   const args = RECEIVER_COMMAND.slice(1).map((arg) => (arg === '0.0.0.0' ? '127.0.0.1' : arg === '8081' ? '0' : arg));
-  const receiver = spawn(process.execPath, [join(PROJECT_ROOT, args[0]!), ...args.slice(1)], { env: { ...process.env, MERCHANTS_FILE: join(PROJECT_ROOT, 'config', 'merchants.compose.json') } });
+  // dist/bin/tokengate.js in the image; here the test run's build of it (test/helpers/build.ts).
+  const receiver = spawn(process.execPath, [args[0] === 'dist/bin/tokengate.js' ? BIN : join(PROJECT_ROOT, args[0]!), ...args.slice(1)], { env: { ...process.env, MERCHANTS_FILE: join(PROJECT_ROOT, 'config', 'merchants.compose.json') } });
   t.teardown(() => { if (receiver.exitCode === null && receiver.signalCode === null) receiver.kill('SIGKILL'); });
   let out = '';
   let err = '';
@@ -188,7 +191,7 @@ t.test("the receiver's command, as compose runs it, gets the notifications of a 
   const m = { id: 'TESTMERCHANT01', apiPassword: 'demo-api-password-0123456789abcdef' };
   const token = (await call(server.url, 'POST', tokenPath(m.id), tokenAuth(m), cardBody())).json().token as string;
   t.equal((await call(server.url, 'PUT', payPath(m.id, token, '10000000001', '1'), payAuth(m), { apiOperation: 'PAY', transaction: { amount: '12.50', currency: 'USD' } })).status, 201);
-  for (let i = 0; i < 600 && !out.includes('\n'); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+  await eventually(() => out.includes('\n'), { intervalMs: 50 });
   t.match(out, /POST \/notifications {2}id \S+ {2}attempt 1 {2}200 {2}order 10000000001 CAPTURED {2}transaction 1 PAYMENT {2}SUCCESS APPROVED/, 'received with the right secret (200) and printed');
 });
 

@@ -74,7 +74,7 @@ function transactionRecorded(decision: unknown): Extract<OrderDecision<OrderTran
 t.test('PayWithToken: recorded as PaymentRecorded; an identical repeat replays it; another body with its id is refused', async (t) => {
   const data = {
     merchantId: 'M', orderId: '10000000001', transactionId: 'p1', requestFingerprint: 'fp-p1', repositoryId: 'R', token: '9123456789012348',
-    card, amount: 1000, currency: 'USD', source: 'INTERNET', outcome: APPROVED, orderStatus: 'CAPTURED',
+    card, amount: 1000, currency: 'USD', source: 'INTERNET', outcome: APPROVED, decidedBy: "expiry 01/39 in the test acquirer's table", orderStatus: 'CAPTURED',
     totalsAfter: { authorized: 1000, captured: 1000, refunded: 0 }, timeOfRecord: NOW,
   };
   const events = [{ type: 'PaymentRecorded', data }] as OrderEvent[];
@@ -89,7 +89,7 @@ t.test('PayWithToken: recorded as PaymentRecorded; an identical repeat replays i
 t.test('PAY: authorized and captured at once, the order CAPTURED', async (t) => {
   const data = {
     merchantId: 'M', orderId: 'O1', transactionId: 'pay', requestFingerprint: 'fp-pay', apiOperation: 'PAY', transactionType: 'PAYMENT',
-    amount: 10000, currency: 'USD', orderAmount: 10000, source, outcome: APPROVED, orderStatus: 'CAPTURED',
+    amount: 10000, currency: 'USD', orderAmount: 10000, source, outcome: APPROVED, decidedBy: "expiry 01/39 in the test acquirer's table", orderStatus: 'CAPTURED',
     totalsAfter: { authorized: 10000, captured: 10000, refunded: 0 }, timeOfRecord: NOW,
   };
   const events = [{ type: 'OrderTransactionRecorded', data }] as OrderEvent[];
@@ -123,7 +123,7 @@ t.test('CAPTURE: up to the authorized amount not yet captured, approved with the
   const authorized = recorded(initiating('AUTHORIZE', 'auth', 5000, { ids: { ...ids, authorizationCode: 'ZZ9ZZ9' } }));
   const data = {
     merchantId: 'M', orderId: 'O1', transactionId: 'cap', requestFingerprint: 'fp-cap', apiOperation: 'CAPTURE', transactionType: 'CAPTURE',
-    amount: 2000, currency: 'USD', source, outcome: approval('ZZ9ZZ9'), orderStatus: 'PARTIALLY_CAPTURED',
+    amount: 2000, currency: 'USD', source, outcome: approval('ZZ9ZZ9'), decidedBy: "the order's totals: within the amount authorized and not yet captured", orderStatus: 'PARTIALLY_CAPTURED',
     totalsAfter: { authorized: 5000, captured: 2000, refunded: 0 }, timeOfRecord: NOW,
   };
   spec(t).given(authorized).when(followOn('CAPTURE', 'cap', 2000)).then({ kind: 'recorded', events: [{ type: 'OrderTransactionRecorded', data }], transaction: data });

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import t from 'tap';
 import { InvalidRequest } from '../../domain/errors.js';
 import type { OrderEvent, OrderTotals } from '../../domain/events.js';
-import { decide, evolveOrder, initialOrderState, type OrderApiCommand, type OrderState, type PayWithToken } from '../../domain/order/order.js';
+import { decide, evolveOrder, initialOrderState, type AuthenticationCommand, type OrderApiCommand, type OrderState, type PayWithToken } from '../../domain/order/order.js';
 import { checkTotalWithin, statusOfTotals } from '../../domain/order/totals.js';
 
 const MAX = 10n ** 15n;
@@ -25,9 +25,11 @@ const v3Pay = (id: string, amount: number, unknown: boolean): PayWithToken => ({
   taxLocal: undefined, acquirerMerchantId: 'M', ids, now: NOW,
 });
 
-const apiCommand = (id: string, type: OrderApiCommand['type'], rest: Record<string, unknown>): OrderApiCommand => ({
+/** The order API's payment commands (3-D Secure's record no payment). */
+type PaymentApiCommand = Exclude<OrderApiCommand, AuthenticationCommand>;
+const apiCommand = (id: string, type: PaymentApiCommand['type'], rest: Record<string, unknown>): PaymentApiCommand => ({
   type, merchantId: 'M', orderId: 'O', transactionId: id, requestFingerprint: `fp-${id}`, acquirerMerchantId: 'M', ids, now: NOW, rules: [], ...rest,
-} as unknown as OrderApiCommand);
+} as unknown as PaymentApiCommand);
 
 type Step =
   | { op: 'V3' | 'PAY' | 'AUTHORIZE'; amount: number; unknown: boolean }

@@ -98,6 +98,7 @@ t.test('first payment, approved (expiry 01/39): the whole event', async (t) => {
       stan: '000456',
       terminal: 'TGW00001',
     },
+    decidedBy: "expiry 01/39 in the test acquirer's table",
     orderStatus: 'CAPTURED',
     totalsAfter: { authorized: 10000, captured: 10000, refunded: 0 },
     timeOfRecord: NOW,

@@ -4,6 +4,7 @@
 // (scripts/crash-test.ts, which `npm run crash-test` runs for 20 rounds).
 import t from 'tap';
 import { runCrashTest } from '../../scripts/crash-test.js';
+import { budget } from '../helpers/slowdown.js';
 
 t.test('SIGKILL under load, restart: every acknowledged request is there, nothing half applied, read models equal a rebuild', async (t) => {
   const dir = t.testdir({});
@@ -11,7 +12,7 @@ t.test('SIGKILL under load, restart: every acknowledged request is there, nothin
   // Kills at least 300 ms into the load: under the whole suite's load the first answers of a
   // restarted server took over 125 ms once, and a round with nothing acknowledged proves nothing.
   const report = await runCrashTest({
-    rounds: 4, workers: 8, killMinMs: 300, killMaxMs: 800, earlyKillRounds: [3], dir, timeLimitMs: 60_000,
+    rounds: 4, workers: 8, killMinMs: 300, killMaxMs: 800, earlyKillRounds: [3], dir, timeLimitMs: budget(60_000),
     log: (line) => { lines.push(line); t.comment(line); },
   });
   t.equal(report.rounds.length, 4, 'four kills and restarts');

@@ -1,4 +1,4 @@
-// Issue 19, defect 1, end to end: the real process (dist/server.js) with MAX_IN_FLIGHT 50, and
+// Issue 19, defect 1, end to end: the real process (server.js of the test build) with MAX_IN_FLIGHT 50, and
 // clients as a CI load test has them: many that send a pay and drop the connection at once, many
 // that give up after a few milliseconds (fetch aborted mid-request) and reconnect. Afterwards every
 // merchant is served and Check Gateway answers OPERATING: no slot was left behind.

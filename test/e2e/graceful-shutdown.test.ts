@@ -9,6 +9,7 @@ import t, { type Test } from 'tap';
 import Database from 'better-sqlite3';
 import { cardBody, M1, MERCHANTS, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
 import { call, startServer } from '../helpers/server.js';
+import { waitFor } from '../helpers/poll.js';
 
 t.test('SIGTERM during a slow payment: the payment is answered and kept', async (t) => {
   const merchants = structuredClone(MERCHANTS) as { merchants: Array<Record<string, unknown>> };
@@ -24,9 +25,7 @@ t.test('SIGTERM during a slow payment: the payment is answered and kept', async 
   // Wait until the payment has started (its PaymentStarted is in the file), then ask to stop.
   const db = new Database(file, { readonly: true });
   t.teardown(() => db.close());
-  for (let i = 0; i < 100 && !db.prepare("SELECT 1 FROM events WHERE type = 'PaymentStarted'").get(); i++) {
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await waitFor(() => db.prepare("SELECT 1 FROM events WHERE type = 'PaymentStarted'").get() !== undefined, 'the payment to start', { intervalMs: 20 });
   const exited = server.stop('SIGTERM');
   const answer = await inFlight;
   t.equal(answer.status, 201, 'the request in flight is answered');
@@ -81,7 +80,8 @@ t.test('SIGTERM on a full disk: a clean exit 0, no stack trace, and nothing answ
   t.ok(stored.length > 0);
   // The refusal's own log lines (with the fault's stack, as a request that failed logs it) come
   // before the signal: what follows the signal is looked at.
-  for (let i = 0; i < 250 && !server.logs().includes('"res":{"statusCode":503}'); i++) await new Promise((r) => setTimeout(r, 20));
+  // (The request line is observe.ts's: `"status":503`.)
+  await waitFor(() => /"msg":"request"[^\n]*"status":503|"status":503[^\n]*"msg":"request"/.test(server.logs()), "the refusal's request line", { intervalMs: 20 });
   const before = server.logs().length;
   const code = await server.stop('SIGTERM');
   const atExit = server.logs().slice(before);

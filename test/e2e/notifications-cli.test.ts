@@ -10,6 +10,7 @@ import { cardBody, M1, payAuth, payPath, tokenAuth, tokenPath } from '../helpers
 import { call, startServer } from '../helpers/server.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { BIN, killAtEnd, setUp } from './notifications.fixture.js';
+import { eventually } from '../helpers/poll.js';
 
 t.test('an UNKNOWN payment (card expiring 05/37) notifies twice; redeliver sends one more', async (t) => {
   const receiver = await startReceiver();
@@ -72,7 +73,7 @@ t.test('`tokengate notifications receive`: the demo merchant\'s notifications, s
   const token = (await call(server.url, 'POST', tokenPath(m.id), tokenAuth(m), cardBody('5123450000000008', '5', '37'))).json().token as string;
   const paid = await call(server.url, 'PUT', payPath(m.id, token, '30000000001', '1'), payAuth(m), { apiOperation: 'PAY', transaction: { amount: '12.50', currency: 'USD' } });
   t.equal(paid.json().response.gatewayCode, 'UNKNOWN');
-  for (let i = 0; i < 300 && out.trim().split('\n').filter(Boolean).length < 2; i++) await new Promise((r) => setTimeout(r, 50));
+  await eventually(() => out.trim().split('\n').filter(Boolean).length >= 2, { intervalMs: 50 });
   const lines = out.trim().split('\n');
   t.equal(lines.length, 2, out);
   t.match(lines[0], /POST \/notifications {2}id \S+ {2}attempt 1 {2}200 {2}order 30000000001 INITIATED {2}transaction 1 PAYMENT {2}UNKNOWN UNKNOWN/);
@@ -104,7 +105,7 @@ t.test('`tokengate notifications receive --host`: listens on the address given (
   const post = (secret: string) => fetch(`http://127.0.0.2:${port}/notifications`, { method: 'POST', headers: { 'x-notification-secret': secret, 'x-notification-id': 'n-1', 'x-notification-attempt': '1' }, body: JSON.stringify({ order: { id: 1, status: 'CAPTURED' }, transaction: { id: '1', type: 'PAYMENT' }, result: 'SUCCESS', response: { gatewayCode: 'APPROVED' } }) });
   t.equal((await post('demo-notification-secret-0123456789abcdef')).status, 200, "the demo merchant's secret: 200");
   t.equal((await post('not-the-secret-of-the-demo-merchant-00')).status, 401, 'another: 401');
-  for (let i = 0; i < 100 && out.trim().split('\n').filter(Boolean).length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+  await eventually(() => out.trim().split('\n').filter(Boolean).length >= 2, { intervalMs: 20 });
   t.match(out, /POST \/notifications {2}id n-1 {2}attempt 1 {2}200 {2}order 1 CAPTURED/, 'printed');
   receiver.kill('SIGINT');
   const [code] = (await once(receiver, 'exit')) as [number | null];

@@ -2,7 +2,6 @@
 // the server's environment with a merchant notifying a local receiver, and the notification's
 // events read from the SQLite file. Named *.fixture.ts so tap does not run it as a test file.
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { openStores } from '../../root.js';
 import { streams } from '../../domain/events.js';
 import { M1, MERCHANTS } from '../helpers/app.js';
@@ -10,7 +9,7 @@ import type { Test } from 'tap';
 import type { Receiver } from '../helpers/receiver.js';
 import type { RunningServer } from '../helpers/server.js';
 
-export const BIN = fileURLToPath(new URL('../../dist/bin/tokengate.js', import.meta.url));
+export { BIN } from '../helpers/build.js';
 export const SECRET = 'e2e-notification-secret-0123456789abcdef';
 
 export function setUp(t: Test, receiver: Receiver) {

@@ -6,6 +6,7 @@ import { cardBody, M1, payAuth, payPath, tokenAuth, tokenPath } from '../helpers
 import { call, startServer } from '../helpers/server.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { killAtEnd, notificationEvents, SECRET, setUp } from './notifications.fixture.js';
+import { eventually } from '../helpers/poll.js';
 
 t.test('killed between an attempt and its answer: after the restart the next attempt has the next number', async (t) => {
   const receiver = await startReceiver((n) => (n === 1 ? 'hold' : 200));
@@ -28,8 +29,7 @@ t.test('killed between an attempt and its answer: after the restart the next att
   t.equal(again?.headers['x-notification-id'], held?.headers['x-notification-id'], 'the same notification');
   t.equal(again?.body, held?.body, 'the same body');
   const id = held?.headers['x-notification-id'] as string;
-  const deadline = Date.now() + 30_000;
-  while (!(await notificationEvents(db, id)).some((e) => e.type === 'NotificationDelivered') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  await eventually(async () => (await notificationEvents(db, id)).some((e) => e.type === 'NotificationDelivered'), { timeoutMs: 30_000, intervalMs: 50 });
   t.equal(await second.stop(), 0);
   const events = await notificationEvents(db, id);
   t.strictSame(events.map((e) => e.type), ['NotificationScheduled', 'NotificationAttempted', 'NotificationFailed', 'NotificationAttempted', 'NotificationDelivered']);

@@ -1,4 +1,4 @@
-// Two server processes sharing one SQLite file (the real dist/server.js; `npm run build` first),
+// Two server processes sharing one SQLite file (the real server.js of the test build),
 // with a merchant rule that adds acquirer latency so that requests overlap: identical requests
 // sent to both record one payment and answer one body; another transaction on the order while one
 // is in flight in the other process is LOCK_FAILURE; transaction.reference is claimed once.
@@ -8,6 +8,7 @@ import t from 'tap';
 import { cardBody, MERCHANTS, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
 import { call, startServer } from '../helpers/server.js';
 import { streams } from '../../domain/events.js';
+import { waitFor } from '../helpers/poll.js';
 
 const SLOW = {
   id: 'SLOW01',
@@ -16,7 +17,6 @@ const SLOW = {
   rules: [{ match: { reference: 'slow' }, answer: { latencyMs: 3000 } }], // long enough to overlap under CI's load
 };
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 let sequence = 0;
 const orderId = () => `7${String(Date.now() % 1e8).padStart(8, '0')}${String(sequence++).padStart(2, '0')}`;
 
@@ -36,13 +36,7 @@ t.test('two processes on one SQLite file', async (t) => {
   const typesOf = (order: string) =>
     db.prepare<[string], { type: string }>('SELECT type FROM events WHERE stream = ? ORDER BY revision').all(streams.order(SLOW.id, order)).map((r) => r.type);
   /** Wait until the first request holds the order (its PaymentStarted is in the file). */
-  const started = async (order: string) => {
-    const deadline = Date.now() + 20_000;
-    while (!typesOf(order).includes('PaymentStarted')) {
-      if (Date.now() > deadline) throw new Error('the first request never started');
-      await sleep(5);
-    }
-  };
+  const started = (order: string) => waitFor(() => typesOf(order).includes('PaymentStarted'), 'the first request to start', { intervalMs: 5 });
   const pay = (url: string, order: string, transaction: string, body: unknown) =>
     call(url, 'PUT', payPath(SLOW.id, token, order, transaction), payAuth(SLOW), body);
   const slowBody = (amount: string) => ({ apiOperation: 'PAY', transaction: { amount, currency: 'USD' }, order: { reference: 'slow' } });

@@ -1,4 +1,4 @@
-// End to end on PostgreSQL, two gateway processes (dist/server.js) on one database of a
+// End to end on PostgreSQL, two gateway processes (server.js of the test build) on one database of a
 // throwaway server (test/helpers/postgres.ts): one SIGKILLed under load while the other serves;
 // every acknowledged pay is recorded, and answered the same, after a restart.
 import t from 'tap';

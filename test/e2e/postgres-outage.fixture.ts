@@ -8,6 +8,8 @@ import type { HaltMode, RunningPostgres } from '../helpers/postgres.js';
 import { exchange, parseResponse, rawRequest } from '../helpers/raw.js';
 import { call } from '../helpers/server.js';
 import { alive, workerPids } from './workers.fixture.js';
+import { sleep, waitFor } from '../helpers/poll.js';
+import { budget } from '../helpers/slowdown.js';
 
 const MODES: HaltMode[] = ['fast', 'immediate', 'kill'];
 /** Clients paying throughout: many appends in flight when the server goes (a gateway without an 'error' listener on its connections then died in most outages). */
@@ -15,21 +17,20 @@ const CLIENTS = 8;
 
 /** Polls `ready` until it holds; fails at once when a process of the gateway (`pids`) has died. */
 const until = async (ready: () => boolean | Promise<boolean>, what: string, pids: number[], timeoutMs = 20_000) => {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await ready())) {
+  await waitFor(async () => {
+    if (await ready()) return true;
     const dead = pids.filter((pid) => !alive(pid));
     if (dead.length > 0) throw new Error(`${what}: the gateway's process ${dead.join(', ')} died`);
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+    return false;
+  }, what, { timeoutMs, intervalMs: 20 });
 };
 
-/** A pay of a new order; a refused or dropped connection, or no answer within 15 s, is the error text. */
+/** A pay of a new order; a refused or dropped connection, or no answer within 15 s (scaled by the load), is the error text. */
 async function pay(url: string, token: string, order: string): Promise<{ status: number; text: string }> {
   try {
     const res = await fetch(url + payPath(M1.id, token, order, '1'), {
       method: 'PUT', headers: { authorization: payAuth(M1), 'content-type': 'application/json' },
-      body: JSON.stringify({ apiOperation: 'PAY', transaction: { amount: '1.00', currency: 'USD' } }), signal: AbortSignal.timeout(15_000),
+      body: JSON.stringify({ apiOperation: 'PAY', transaction: { amount: '1.00', currency: 'USD' } }), signal: AbortSignal.timeout(budget(15_000)),
     });
     return { status: res.status, text: await res.text() };
   } catch (error) {
@@ -79,7 +80,7 @@ function payLoad(url: string, token: string): Load {
   };
   const client = async () => {
     while (!stopped) {
-      if ((await send()).status !== 201) await new Promise((resolve) => setTimeout(resolve, 50));
+      if ((await send()).status !== 201) await sleep(50); // a client backs off after a refusal, as a real one does
     }
   };
   const load: Omit<Load, 'stop'> = { acknowledged: [], busy: 0, wrong: [], send };

@@ -1,4 +1,4 @@
-// End to end on PostgreSQL: the database server goes away while the gateway (dist/server.js)
+// End to end on PostgreSQL: the database server goes away while the gateway (server.js of the test build)
 // runs. Requests meanwhile get the gateway's 503 error body (never a 500, never a hang, never a
 // refused connection: the gateway stays up), Check Gateway says SHUTDOWN, and once the server is
 // back the gateway serves again without a restart: nothing wedged, nothing acknowledged lost.

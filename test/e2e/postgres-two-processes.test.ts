@@ -1,4 +1,4 @@
-// End to end on PostgreSQL, two gateway processes (dist/server.js) on one database of a
+// End to end on PostgreSQL, two gateway processes (server.js of the test build) on one database of a
 // throwaway server (test/helpers/postgres.ts): 50 identical pays spread over both record one
 // payment and answer one body. One killed under load: postgres-kill.test.ts.
 import t from 'tap';

@@ -1,11 +1,10 @@
-// End to end on PostgreSQL: the real server process (dist/server.js) with
+// End to end on PostgreSQL: the real server process (server.js of the test build) with
 // EVENT_STORE=postgres://… on a throwaway server (test/helpers/postgres.ts). A token created and
 // paid with, the process stopped and started again: the token retrieved, the payment answered
 // byte for byte. Two processes on one database: postgres-two-processes.test.ts.
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import t from 'tap';
 import { cardBody, M1, MERCHANTS, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
@@ -13,6 +12,8 @@ import { call, SERVER, startServer } from '../helpers/server.js';
 import { postgresForFile } from '../helpers/postgres.js';
 import { envFor, typesOf } from './postgres.fixture.js';
 import { streams } from '../../domain/events.js';
+import { BIN } from '../helpers/build.js';
+import { budget } from '../helpers/slowdown.js';
 
 t.test('a PostgreSQL nobody listens for, or a bad URL: one line on stderr without the password, exit 1', async (t) => {
   for (const [store, reason] of [
@@ -26,7 +27,7 @@ t.test('a PostgreSQL nobody listens for, or a bad URL: one line on stderr withou
     let output = '';
     child.stdout.on('data', (chunk) => { output += String(chunk); });
     child.stderr.on('data', (chunk) => { output += String(chunk); });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), budget(60_000));
     const [code] = (await once(child, 'exit')) as [number | null];
     clearTimeout(timer);
     const lines = output.split('\n').filter((line) => line.trim() !== '');
@@ -38,7 +39,7 @@ t.test('a PostgreSQL nobody listens for, or a bad URL: one line on stderr withou
 });
 
 const server = postgresForFile(t);
-const CLI = fileURLToPath(new URL('../../dist/bin/tokengate.js', import.meta.url));
+const CLI = BIN;
 
 if (server) {
 

@@ -1,6 +1,6 @@
 // A store that cannot be opened at start-up (a directory that is a file, a corrupt file, a
 // KurrentDB nobody listens for) is one clear line on stderr and a non-zero exit: no stack trace,
-// never "tokengate ready". Runs dist/server.js (npm test builds it).
+// never "tokengate ready". Runs server.js of the test build.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { SERVER } from '../helpers/server.js';
+import { budget } from '../helpers/slowdown.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tokengate-startup-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -23,7 +24,7 @@ async function start(env: Record<string, string>) {
   let stderr = '';
   child.stdout.on('data', (chunk) => { stdout += String(chunk); });
   child.stderr.on('data', (chunk) => { stderr += String(chunk); });
-  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  const timer = setTimeout(() => child.kill('SIGKILL'), budget(60_000));
   const [code] = (await once(child, 'exit')) as [number | null];
   clearTimeout(timer);
   return { code, stdout, stderr };

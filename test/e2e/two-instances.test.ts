@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import t from 'tap';
 import { cardBody, M1, MERCHANTS, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
+import { eventually, sleep } from '../helpers/poll.js';
 import { call, startServer, type RunningServer } from '../helpers/server.js';
 import { streams } from '../../domain/events.js';
 import { ReadModels } from '../../projections/read-models.js';
@@ -41,15 +42,6 @@ async function ordersAfterStop(file: string, keys: string[]) {
     return keys.map((key) => readModels.get<OrderDoc>('orders', key));
   } finally {
     await store.close();
-  }
-}
-
-async function eventually<T>(read: () => T, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 
@@ -87,7 +79,8 @@ t.test('two gateway processes on one SQLite file act as one gateway', async (t) 
 
   // Both processes apply the log to the read models in the file (A inline, B through its
   // subscription's polling); each transaction must land once, and both checkpoints reach the head.
-  const settled = await eventually(() => inspect(file, stream, key), (s) => s.checkpoints.every((c) => c.position === s.head));
+  const caughtUp = (s: ReturnType<typeof inspect>) => s.checkpoints.every((c) => c.position === s.head);
+  const settled = await eventually(() => inspect(file, stream, key), { until: caughtUp, intervalMs: 50 });
   t.equal(settled.payments, 1, 'one PaymentRecorded for the order in the file');
   t.equal(settled.orderDoc, undefined, 'no serving process wrote the order document (written when read)');
   t.same(settled.checkpoints.map((c) => [c.name, c.position]), [['lookup', settled.head], ['notifications', settled.head], ['pending', settled.head], ['tokens', settled.head]], 'every projection they keep caught up with the log');
@@ -98,8 +91,7 @@ t.test('two gateway processes on one SQLite file act as one gateway', async (t) 
     call(i % 2 === 0 ? a.url : b.url, 'PUT', payPath(M1.id, token, raced, 'race-1'), payAuth(M1), body)));
   t.same([...new Set(replies.map((r) => r.status))], [201], 'all twenty answered 201');
   t.equal(new Set(replies.map((r) => r.text)).size, 1, 'with one identical body');
-  const afterRace = await eventually(() => inspect(file, streams.order(M1.id, raced), `${M1.id}/${raced}`),
-    (s) => s.checkpoints.every((c) => c.position === s.head));
+  const afterRace = await eventually(() => inspect(file, streams.order(M1.id, raced), `${M1.id}/${raced}`), { until: caughtUp, intervalMs: 50 });
   t.equal(afterRace.payments, 1, 'exactly one PaymentRecorded in the file');
 
   // Contention: ten different transactions on one order, half at each process, all at once.
@@ -109,11 +101,10 @@ t.test('two gateway processes on one SQLite file act as one gateway', async (t) 
   t.same([...new Set(paid.map((r) => r.status))], [201], 'ten transactions on one order, from both processes: all recorded');
   t.same(paid.map((r) => r.json().order.totalCapturedAmount as number).sort((x, y) => x - y),
     Array.from({ length: 10 }, (_, i) => 25 * (i + 1)), 'each saw every earlier one: no lost update');
-  const afterBusy = await eventually(() => inspect(file, streams.order(M1.id, busy), `${M1.id}/${busy}`),
-    (s) => s.checkpoints.every((c) => c.position === s.head));
+  const afterBusy = await eventually(() => inspect(file, streams.order(M1.id, busy), `${M1.id}/${busy}`), { until: caughtUp, intervalMs: 50 });
   t.equal(afterBusy.payments, 10);
 
-  await new Promise((resolve) => setTimeout(resolve, 300)); // a few more polls by both processes
+  await sleep(300); // the time under test: a few more polls by both processes, which must append nothing
   const later = inspect(file, stream, key);
   t.equal(later.payments, 1, 'later polls append nothing');
   const [codeA, codeB] = await Promise.all([a.stop(), b.stop()]);

@@ -11,6 +11,7 @@ import { BIN, SERVER, startGateway } from '../helpers/gateway-process.js';
 import { call } from '../helpers/server.js';
 import { streams } from '../../domain/events.js';
 import { alive, SLOW, workerPids } from './workers.fixture.js';
+import { budget } from '../helpers/slowdown.js';
 
 
 t.test('tokengate serve --workers 2, stopped by Ctrl-C (SIGINT to the whole process group)', async (t) => {
@@ -46,7 +47,7 @@ t.test('bad worker counts stop the start with one line', async (t) => {
     const child = spawn(process.execPath, args, { env: { ...process.env, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk) => { stderr += String(chunk); });
-    const guard = setTimeout(() => child.kill('SIGKILL'), 45_000); // one that starts anyway does not hang the test
+    const guard = setTimeout(() => child.kill('SIGKILL'), budget(45_000)); // one that starts anyway does not hang the test
     const [code] = (await once(child, 'exit')) as [number | null];
     clearTimeout(guard);
     return { code, stderr };

@@ -11,6 +11,7 @@ import { postgresForFile } from '../helpers/postgres.js';
 import { call } from '../helpers/server.js';
 import { PostgresEventStore } from '../../store/postgres/event-store.js';
 import { streams } from '../../domain/events.js';
+import { eventually, sleep } from '../helpers/poll.js';
 
 const server = postgresForFile(t);
 
@@ -58,13 +59,10 @@ if (server) {
     const paid = await call(gateway.url, 'PUT', payPath(M1.id, unknownCard.json().token as string, '20000000002', '1'), payAuth(M1), body);
     t.equal(paid.json().result, 'UNKNOWN', paid.text);
     const stream = streams.order(M1.id, '20000000002');
-    let types: string[] = [];
-    for (let i = 0; i < 100 && !types.includes('PaymentOutcomeResolved'); i++) {
-      types = await typesOf(url, stream);
-      if (!types.includes('PaymentOutcomeResolved')) await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    // Both workers' timers were due at the same instant; give the slower one time to try and lose.
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await eventually(async () => (await typesOf(url, stream)).includes('PaymentOutcomeResolved'), { intervalMs: 100 });
+    // Both workers' timers were due at the same instant; give the slower one time to try and lose:
+    // a second resolution must not come.
+    await sleep(1000);
     t.same(await typesOf(url, stream), ['PaymentRecorded', 'PaymentOutcomeResolved'], 'one resolution in the log');
 
     t.equal(await gateway.stop(), 0, 'SIGTERM: a clean exit');

@@ -13,6 +13,7 @@ import { SERVER, startGateway, type GatewayProcess } from '../helpers/gateway-pr
 import { call } from '../helpers/server.js';
 import { streams } from '../../domain/events.js';
 import { alive, SLOW, workerPids } from './workers.fixture.js';
+import { eventually, sleep } from '../helpers/poll.js';
 
 const listening = (g: GatewayProcess) => g.logs().filter((l) => l.msg === 'worker listening').length;
 
@@ -46,13 +47,11 @@ const answeredWith = (g: GatewayProcess, status: number) =>
   new Set(g.logs().filter((l) => l.msg === 'request' && l.status === status).map((l) => l.pid as number));
 /** Until `tries` requests with M2's right password in a row, each on a new connection, are all refused 429 (the lock reaches a worker through the primary: not at once). */
 async function lockedEverywhere(url: string, tries = 4): Promise<boolean> {
-  for (let round = 0; round < 40; round++) {
+  return eventually(async () => {
     const statuses = [];
     for (let i = 0; i < tries; i++) statuses.push(await onNewConnection(url, tokenAuth(M2)));
-    if (statuses.every((s) => s === 429)) return true;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return false;
+    return statuses.every((s) => s === 429);
+  }, { intervalMs: 50 });
 }
 
 t.test('WORKERS=2 on one SQLite file', async (t) => {
@@ -118,8 +117,9 @@ t.test('WORKERS=2 on one SQLite file', async (t) => {
     t.equal(paid.json().result, 'UNKNOWN', paid.text);
     const stream = streams.order(M1.id, order);
     await gateway.until(() => typesOf(stream).includes('PaymentOutcomeResolved'), 'the resolution');
-    // Both workers' timers were due at the same instant; give the slower one time to try and lose.
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // Both workers' timers were due at the same instant; give the slower one time to try and lose:
+    // a second resolution must not come.
+    await sleep(1000);
     t.same(typesOf(stream), ['PaymentRecorded', 'PaymentOutcomeResolved'], 'one resolution in the log');
   });
 

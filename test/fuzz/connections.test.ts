@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import t from 'tap';
 import { buildTestApp, createToken, M1, M2, MERCHANTS, UNIQUE, payAuth } from '../helpers/app.js';
-import { eventually, exchange, parseResponse, rawRequest, sendAndDrop, trackConnections } from '../helpers/raw.js';
+import { eventually } from '../helpers/poll.js';
+import { exchange, parseResponse, rawRequest, sendAndDrop, trackConnections } from '../helpers/raw.js';
 import { corruption, describe, fuzz, runs, type Sent } from './fuzz.fixture.js';
 import { paySent, payUrl, STORED_PAN, validPay, type Payer, type PayWorld } from './pay.fixture.js';
 import { tokenSent, validToken, type TokenWorld } from './token.fixture.js';
@@ -77,7 +78,7 @@ t.test('connections dropped at any point leave no in-flight slot behind', async 
     }));
     // Once the server has seen every connection of the batch closed, none may hold a slot.
     const settled = () => connections.accepted() >= expected && connections.open() === 0 && app.inFlight() === 0;
-    if (!(await eventually(settled, 20_000))) {
+    if (!(await eventually(settled))) {
       throw new Error(`${app.inFlight()} in-flight slots still taken, ${connections.open()} connections open, after the batch:\n  ${batch.map(show).join('\n  ')}`);
     }
     const payer = payers[order % 2]!;

@@ -55,11 +55,12 @@ export const cardBody = (number = '5123450000000008', month = '1', year = '39', 
  * An app on a fresh store. Tests send many refused credentials on purpose, so the limit of failed
  * authentications per client is high unless a test sets it (test/http/auth-limits.test.ts does).
  */
-export async function buildTestApp(t: Test, options: { eventStore?: EventStoreConfig; merchants?: unknown; adminPassword?: string; limits?: Partial<Limits>; journal?: JournalPluginOptions } = {}) {
+export async function buildTestApp(t: Test, options: { eventStore?: EventStoreConfig; merchants?: unknown; adminPassword?: string; testControl?: boolean; limits?: Partial<Limits>; journal?: JournalPluginOptions } = {}) {
   const app = await buildApp({
     eventStore: options.eventStore ?? { kind: 'memory' },
     merchants: parseMerchants(options.merchants ?? MERCHANTS, 'test merchants'),
     adminPassword: options.adminPassword,
+    testControl: options.testControl,
     limits: { authFailureLimit: 1_000_000, ...options.limits },
     journal: options.journal,
   });

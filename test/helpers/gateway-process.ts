@@ -1,12 +1,11 @@
-// Starts the real gateway (dist/server.js, or dist/bin/tokengate.js serve ...; `npx tsc -p
-// tsconfig.json` first) with stdout (JSON log lines) and stderr (the start-up block) kept apart,
-// and waits for the start-up block: the gateway is ready, every worker listening.
+// Starts the real gateway (the test run's build, test/helpers/build.ts: server.js, or
+// bin/tokengate.js serve ...) with stdout (JSON log lines) and stderr (the start-up block) kept
+// apart, and waits for the start-up block: the gateway is ready, every worker listening.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
+import { waitFor } from './poll.js';
 
-export const SERVER = fileURLToPath(new URL('../../dist/server.js', import.meta.url));
-export const BIN = fileURLToPath(new URL('../../dist/bin/tokengate.js', import.meta.url));
+export { BIN, SERVER } from './build.js';
 
 export interface GatewayProcess {
   child: ChildProcess;
@@ -18,7 +17,7 @@ export interface GatewayProcess {
   stderr(): string;
   /** stdout's JSON lines, parsed. */
   logs(): Array<Record<string, any>>;
-  /** Waits (polling, at most `timeoutMs`) until `ready()` holds; rejects with the output otherwise. */
+  /** Waits (polling, at most `timeoutMs` scaled by the slowdown) until `ready()` holds; rejects with the output otherwise, or at once if the gateway exits. */
   until(ready: () => boolean, what: string, timeoutMs?: number): Promise<void>;
   /** Resolves with the exit code once it has exited and its output is all read (sends nothing). */
   exited(): Promise<number | null>;
@@ -41,12 +40,14 @@ export async function startGateway(args: string[], env: Record<string, string>, 
   child.stdout!.on('data', (chunk) => { out += String(chunk); });
   child.stderr!.on('data', (chunk) => { err += String(chunk); });
   const until = async (ready: () => boolean, what: string, timeoutMs = 45_000) => {
-    const deadline = Date.now() + timeoutMs;
-    while (!ready()) {
-      if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms\nstdout:\n${out}\nstderr:\n${err}`);
+    const readyOrGone = () => {
+      if (ready()) return true;
       if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${what}: the gateway exited (${child.exitCode ?? child.signalCode})\nstdout:\n${out}\nstderr:\n${err}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+      return false;
+    };
+    await waitFor(readyOrGone, what, { timeoutMs, intervalMs: 20 }).catch((error: Error) => {
+      throw error.message.startsWith(what) ? error : new Error(`${error.message}\nstdout:\n${out}\nstderr:\n${err}`);
+    });
   };
   const blockMatch = () => /tokengate is ready[^\n]*\n(?: {2}[^\n]*\n)*? {2}store {10}[^\n]*\n/.exec(err);
   try {

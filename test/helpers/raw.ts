@@ -1,6 +1,7 @@
 // Raw HTTP/1.1 over a TCP socket on 127.0.0.1, for what fetch cannot do: clients that drop the
 // connection right after (or in the middle of) a request, bodies that dribble, odd headers.
 import { connect, type Socket } from 'node:net';
+import { budget } from './slowdown.js';
 
 /** A request as bytes on the wire: Content-Length from the body, `Connection: close` unless given. */
 export function rawRequest(method: string, path: string, headers: Record<string, string>, body = ''): string {
@@ -34,12 +35,12 @@ export async function sendAndDrop(port: number, raw: string | Buffer, cut?: numb
   if (reset) socket.resetAndDestroy(); else socket.destroy();
 }
 
-/** Send `raw` and read everything the server writes until it closes (or `timeoutMs` passes). */
+/** Send `raw` and read everything the server writes until it closes (or `timeoutMs`, scaled by the slowdown, passes). */
 export async function exchange(port: number, raw: string | Buffer, timeoutMs = 5000): Promise<string> {
   const socket = await opened(port);
   return new Promise<string>((resolve) => {
     let data = '';
-    const timer = setTimeout(() => { socket.destroy(); resolve(data); }, timeoutMs);
+    const timer = setTimeout(() => { socket.destroy(); resolve(data); }, budget(timeoutMs));
     socket.on('data', (chunk) => { data += chunk.toString('latin1'); });
     socket.on('close', () => { clearTimeout(timer); resolve(data); });
     socket.on('error', () => {});
@@ -58,13 +59,6 @@ export function parseResponse(text: string): { status: number; headers: Record<s
     if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
   }
   return { status: Number(statusLine.split(' ')[1]), headers, body: end < 0 ? '' : text.slice(end + 4) };
-}
-
-/** Poll `check` every 20 ms until it holds or `ms` pass; resolves with its last value. */
-export async function eventually(check: () => boolean, ms = 20_000): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (!check() && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
-  return check();
 }
 
 /** Run `count` tasks, at most `width` at a time. */

@@ -4,6 +4,7 @@
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
+import { budget } from './slowdown.js';
 
 export interface Received { method: string; url: string; headers: IncomingHttpHeaders; body: string }
 
@@ -39,7 +40,7 @@ export async function startReceiver(answer: (n: number, request: Received) => nu
     origin: `http://127.0.0.1:${port}`,
     received,
     async waitFor(count, ms = 30_000) {
-      const deadline = Date.now() + ms;
+      const deadline = Date.now() + budget(ms);
       while (received.length < count) {
         if (Date.now() > deadline) throw new Error(`the receiver got ${received.length} requests, expected ${count}`);
         await new Promise<void>((resolve) => { waiters.push(resolve); setTimeout(resolve, 50); });

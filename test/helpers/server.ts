@@ -1,9 +1,11 @@
-// Starts the real server process (dist/server.js, built by `npm test`) and talks to it over HTTP.
+// Starts the real server process (server.js of the test run's build, test/helpers/build.ts) and
+// talks to it over HTTP.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
+import { SERVER } from './build.js';
+import { budget } from './slowdown.js';
 
-export const SERVER = fileURLToPath(new URL('../../dist/server.js', import.meta.url));
+export { SERVER };
 
 export interface RunningServer {
   url: string;
@@ -25,7 +27,7 @@ export async function startServer(env: Record<string, string>): Promise<RunningS
     const timer = setTimeout(() => {
       child.kill('SIGKILL'); // a server that did not start is not left behind
       reject(new Error(`server did not start:\n${output}`));
-    }, 60_000);
+    }, budget(60_000));
     const check = () => {
       const match = /Server listening at (https?:\/\/127\.0\.0\.1:\d+)/.exec(output);
       if (match?.[1]) { clearTimeout(timer); resolve(match[1]); }

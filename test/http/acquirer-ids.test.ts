@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import t, { type Test } from 'tap';
 import { buildTestApp, createToken, M1, payAuth, payPath, tokenAuth } from '../helpers/app.js';
 import type { App } from './http.fixture.js';
+import { eventually } from '../helpers/poll.js';
 
 process.env.UNKNOWN_RESOLUTION_DELAY_MS = '0';
 
@@ -45,12 +46,8 @@ async function session(t: Test, a: App): Promise<unknown[]> {
   // Expiry 05/37: UNKNOWN, made final (an even amount: APPROVED) with an authorization code.
   const unknown = await answer(put(a, 'order-C', '1', { apiOperation: 'PAY', order: { amount: '12.50', currency: 'USD' }, sourceOfFunds: { type: 'CARD', provided: { card: { number: '5123450000000008', expiry: { month: '5', year: '37' } } } } }));
   t.equal(unknown.response.gatewayCode, 'UNKNOWN');
-  const deadline = Date.now() + 20_000;
-  let resolved: Body = unknown;
-  while (resolved.response.gatewayCode === 'UNKNOWN' && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    resolved = (await a.inject({ method: 'GET', url: orderUrl('order-C', '1'), headers: { authorization: tokenAuth(M1) } })).json() as Body;
-  }
+  const resolved = await eventually(async () => (await a.inject({ method: 'GET', url: orderUrl('order-C', '1'), headers: { authorization: tokenAuth(M1) } })).json() as Body,
+    { until: (body) => body.response.gatewayCode !== 'UNKNOWN', intervalMs: 20 });
   t.equal(resolved.response.gatewayCode, 'APPROVED', 'made final');
   out.push(references(resolved));
   return out;

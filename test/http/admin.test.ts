@@ -2,6 +2,7 @@
 import t from 'tap';
 import { ConfigError, loadConfig } from '../../config.js';
 import { basic, buildTestApp, cardBody, createToken, M1, M2, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
+import { sleep } from '../helpers/poll.js';
 
 const ADMIN = basic('admin', 'admin-password-for-tests');
 
@@ -14,9 +15,9 @@ async function workload(t: Parameters<typeof buildTestApp>[0]) {
     payload: { apiOperation: 'PAY', transaction: { amount, currency: 'USD' } },
   });
   await pay('10000000001', '1', '10.00', 'corr-first');
-  await new Promise((r) => setTimeout(r, 5));
+  await sleep(5); // time passing is the point: an instant strictly between the two payments
   const between = new Date().toISOString();
-  await new Promise((r) => setTimeout(r, 5));
+  await sleep(5);
   await pay('10000000001', '2', '5.00', 'corr-second');
   await createToken(app, M2, '4508750015741019', '1', '39');
   return { app, token, between };

@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import t from 'tap';
 import { buildTestApp, cardBody, createToken, M1, M2, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
-import { bodyStart, eventually, inBatches, rawRequest, sendAndDrop, trackConnections } from '../helpers/raw.js';
+import { eventually } from '../helpers/poll.js';
+import { bodyStart, inBatches, rawRequest, sendAndDrop, trackConnections } from '../helpers/raw.js';
 import { MERCHANTS_WITH_RULES, RULES, storedCard } from './pay-triggers.fixture.js';
 
 const PAY_BODY = JSON.stringify({ apiOperation: 'PAY', transaction: { amount: '1.00', currency: 'USD' } });
@@ -47,7 +48,7 @@ t.test('2,000 clients that drop their connection leave every slot free (MAX_IN_F
 
   // Once the server has seen the connections closed, none may hold a slot. (A connection reset
   // before the server accepted it may never reach it: only the 1,800 others are counted on.)
-  t.ok(await eventually(() => connections.accepted() >= 1800 && connections.open() === 0 && app.inFlight() === 0, 30_000), `every slot comes back once the clients are gone (${connections.accepted()} accepted, ${connections.open()} open, ${app.inFlight()} in flight)`);
+  t.ok(await eventually(() => connections.accepted() >= 1800 && connections.open() === 0 && app.inFlight() === 0, { timeoutMs: 30_000 }), `every slot comes back once the clients are gone (${connections.accepted()} accepted, ${connections.open()} open, ${app.inFlight()} in flight)`);
   t.equal(app.inFlight(), 0, 'no request is in flight');
   for (const m of [M1, M2]) {
     const res = await fetch(url + payPath(m.id, tokens[m.id]!, '10000000001', '1'), {
@@ -76,12 +77,12 @@ t.test('a dropped client keeps its slot while the gateway still works for it (MA
   const slow = JSON.stringify({ apiOperation: 'PAY', order: { reference: 'slow' }, transaction: { amount: '1.00', currency: 'USD' } });
   // Three slow payments whose clients give up at once.
   await Promise.all([0, 1, 2].map((i) => sendAndDrop(port, rawRequest('PUT', payPath(RULES.id, token, String(21_000_000_000 + i), '1'), { authorization: payAuth(RULES) }, slow))));
-  t.ok(await eventually(() => app.inFlight() === 3, 20_000), 'their work holds the three slots');
+  t.ok(await eventually(() => app.inFlight() === 3), 'their work holds the three slots');
   const refused = await fetch(`http://127.0.0.1:${port}${payPath(RULES.id, token, '21000000010', '1')}`, {
     method: 'PUT', headers: { authorization: payAuth(RULES), 'content-type': 'application/json' }, body: PAY_BODY,
   });
   t.equal(refused.status, 503, 'a fourth request is refused while the dropped ones are still being worked on');
-  t.ok(await eventually(() => app.inFlight() === 0, 30_000), 'their slots come back once their work is done');
+  t.ok(await eventually(() => app.inFlight() === 0, { timeoutMs: 30_000 }), 'their slots come back once their work is done');
   const served = await fetch(`http://127.0.0.1:${port}${payPath(RULES.id, token, '21000000011', '1')}`, {
     method: 'PUT', headers: { authorization: payAuth(RULES), 'content-type': 'application/json' }, body: PAY_BODY,
   });

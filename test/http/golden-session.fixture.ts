@@ -10,6 +10,7 @@
 import { streams } from '../../domain/events.js';
 import { basic, MERCHANTS, tokenAuth, payAuth } from '../helpers/app.js';
 import type { App } from './http.fixture.js';
+import { waitFor } from '../helpers/poll.js';
 
 type M = { id: string; apiPassword: string };
 
@@ -71,13 +72,7 @@ export async function runSession(app: App, tick: () => void): Promise<Answer[]> 
     answers.push(...results);
   };
   const eventTypes = async (stream: string) => (await app.gateway.store.readStream(stream)).map((e) => e.type);
-  const until = async (what: string, done: () => Promise<boolean>) => {
-    for (let i = 0; i < 1000; i++) {
-      if (await done()) return;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    throw new Error(`gave up waiting for ${what}`);
-  };
+  const until = async (what: string, done: () => Promise<boolean>) => { await waitFor(done, what); };
 
   const rest = (m: M, version = 100) => `/api/rest/version/${version}/merchant/${m.id}`;
   const v3 = (m: M, token: string, order: string, txn: string, payload: unknown, authorization = payAuth(m)): Call =>

@@ -10,6 +10,7 @@ import { basic, buildTestApp, createToken, M1, M2, MERCHANTS, payAuth, payPath, 
 import { streams } from '../../domain/events.js';
 import { ALL_MERCHANTS, SCHEME } from './token-api.fixture.js';
 import { startReceiver } from '../helpers/receiver.js';
+import { waitFor } from '../helpers/poll.js';
 
 process.env.UNKNOWN_RESOLUTION_DELAY_MS = '0';
 process.env.SCHEME_TOKEN_DELAY_MS = '20';
@@ -26,14 +27,6 @@ const get = async (t: Test, app: App, url: string, status = 200): Promise<Json> 
   return res.json() as Json;
 };
 
-async function until(what: string, check: () => Promise<boolean>, ms = 30_000) {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 async function unknownPayment(app: App) {
   const token = await createToken(app, M1, '2223000000000007', '5', '37');
   const paid = await app.inject({
@@ -41,7 +34,7 @@ async function unknownPayment(app: App) {
     payload: { apiOperation: 'PAY', transaction: { amount: '12.50', currency: 'USD' } },
   });
   if (paid.statusCode !== 201) throw new Error(paid.body);
-  await until('the resolution', async () => (await app.gateway.store.readStream(streams.order(M1.id, '10000000003'))).length === 2);
+  await waitFor(async () => (await app.gateway.store.readStream(streams.order(M1.id, '10000000003'))).length === 2, 'the resolution');
   return { token, requestId: String(paid.headers['x-request-id']) };
 }
 
@@ -120,7 +113,7 @@ t.test('the notifications an UNKNOWN payment sent: in its history, each with its
   const app = await buildTestApp(t, { adminPassword: 'admin-password-for-tests', merchants });
   await unknownPayment(app);
   await receiver.waitFor(2);
-  await until('both delivered', async () => (await app.gateway.store.readAll()).filter((e) => e.type === 'NotificationDelivered').length === 2);
+  await waitFor(async () => (await app.gateway.store.readAll()).filter((e) => e.type === 'NotificationDelivered').length === 2, 'both delivered');
   const order = streams.order(M1.id, '10000000003');
   const [payment, resolution] = await app.gateway.store.readStream(order);
   const h = await get(t, app, `/admin/api/history?stream=${encodeURIComponent(order)}`);
@@ -218,7 +211,7 @@ t.test("a scheme token's status changes: steps of the token that follow the even
   // 04/35: provisioned asynchronously, then suspended by the issuer.
   const token = await createToken(app, SCHEME as typeof M1, '4508750015741019', '4', '35');
   const stream = streams.token((SCHEME as unknown as { repository: { id: string } }).repository.id, token);
-  await until('the scheme token suspended', async () => (await app.gateway.store.readStream(stream)).filter((e) => e.type === 'SchemeTokenStatusChanged').length >= 2);
+  await waitFor(async () => (await app.gateway.store.readStream(stream)).filter((e) => e.type === 'SchemeTokenStatusChanged').length >= 2, 'the scheme token suspended');
   const h = await get(t, app, `/admin/api/history?stream=${encodeURIComponent(stream)}`);
   const changes = h.steps.filter((s: Json) => s.type === 'SchemeTokenStatusChanged');
   t.ok(changes.length >= 2, 'the status changes are steps');

@@ -5,6 +5,7 @@ import t, { type Test } from 'tap';
 import { ConfigError, loadConfig } from '../../config.js';
 import { basic, buildTestApp, cardBody, createToken, M1, M2, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
 import type { JournalPluginOptions } from '../../plugins/journal.js';
+import { sleep, waitFor } from '../helpers/poll.js';
 
 const ADMIN_PASSWORD = 'admin-password-for-tests';
 const ADMIN = basic('admin', ADMIN_PASSWORD);
@@ -28,14 +29,12 @@ const idOf = (res: { headers: Record<string, unknown> }) => String(res.headers['
 
 /** The entry once the log has handed its events over (they may come after the answer). */
 async function withEvents(app: App, id: string): Promise<Entry> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
+  const read = async () => {
     const res = await app.inject({ method: 'GET', url: `/admin/api/requests/${encodeURIComponent(id)}`, headers: { authorization: ADMIN } });
-    const entry = res.json() as Entry;
-    if (res.statusCode === 200 && entry.events.length > 0) return entry;
-    if (Date.now() > deadline) throw new Error(`no events for request ${id}: ${res.body}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+    return { status: res.statusCode, entry: res.json() as Entry };
+  };
+  const { entry } = await waitFor(read, `the events of request ${id}`, { until: ({ status, entry: e }) => status === 200 && e.events.length > 0, intervalMs: 20 });
+  return entry;
 }
 
 t.test('a refused REFUND: its masked body, its answer and its refusal, on its order', async (t) => {
@@ -185,9 +184,9 @@ t.test('filters: merchant, status or class, operation, path, correlation id, ord
   await createToken(app, M2);
   const paid = await app.inject({ method: 'PUT', url: payPath(M1.id, token, '10000000001', '1'), headers: { authorization: payAuth(M1), 'x-correlation-id': 'checkout-1' }, payload: { apiOperation: 'PAY', transaction: { amount: '1.00', currency: 'USD' } } });
   t.equal(paid.statusCode, 201);
-  await new Promise((resolve) => setTimeout(resolve, 5));
+  await sleep(5); // time passing is the point: an instant strictly between the two requests
   const since = new Date().toISOString();
-  await new Promise((resolve) => setTimeout(resolve, 5));
+  await sleep(5);
   const bad = await app.inject({ method: 'PUT', url: payPath(M1.id, token, '10000000002', '1'), headers: { authorization: payAuth(M1) }, payload: { apiOperation: 'PAY', transaction: { amount: '-1', currency: 'USD' } } });
   t.equal(bad.statusCode, 400);
   const missing = await app.inject({ method: 'GET', url: '/api/rest/version/100/merchant/TESTMERCHANT01/tokens/4508750015741019', headers: { authorization: tokenAuth(M1) } });
@@ -256,8 +255,7 @@ t.test('refusals before the handler: 413, 415, 503 and unknown paths', async (t)
   const unknown = await app.inject({ method: 'GET', url: '/nowhere/5123450000000008?x=1' });
   t.equal(unknown.statusCode, 404);
   const holding = app.inject({ method: 'GET', url: '/test/hold' });
-  const deadline = Date.now() + 20_000;
-  while (app.inFlight() < 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+  await waitFor(() => app.inFlight() >= 1, 'the held request in flight', { intervalMs: 5 });
   const busy = await app.inject({ method: 'PUT', url: payPath(M1.id, token, '10000000001', '1'), headers: { authorization: payAuth(M1) }, payload: { apiOperation: 'PAY', transaction: { amount: '1.00', currency: 'USD' }, card: { securityCode: '100' } } });
   t.equal(busy.statusCode, 503);
   letGo();

@@ -7,7 +7,9 @@ import t, { type Test } from 'tap';
 import { buildApp } from '../../app.js';
 import { parseMerchants } from '../../merchants.js';
 import { cardBody, createToken, M1, MERCHANTS, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
-import { bodyStart, eventually, exchange, parseResponse, rawRequest } from '../helpers/raw.js';
+import { eventually } from '../helpers/poll.js';
+import { bodyStart, exchange, parseResponse, rawRequest } from '../helpers/raw.js';
+import { budget } from '../helpers/slowdown.js';
 import { startServer } from '../helpers/server.js';
 
 const build = async (t: Test, limits: Record<string, number>, onDisk = false) => {
@@ -58,7 +60,7 @@ t.test('malformed HTTP and headers that never finish get gateway-shaped answers 
     socket.on('data', (chunk) => { data += String(chunk); });
     socket.on('close', () => resolve(data));
     socket.on('error', reject);
-    socket.setTimeout(5000, () => { socket.destroy(); resolve(data); });
+    socket.setTimeout(budget(5000), () => { socket.destroy(); resolve(data); });
   });
   const garbage = await exchange('THIS IS NOT HTTP\r\n\r\n', true);
   t.match(garbage, /^HTTP\/1\.1 400 /);
@@ -74,12 +76,10 @@ t.test('beyond MAX_EVENT_LOOP_DELAY_MS of event-loop delay, requests get 503 SER
   // Block the event loop long enough for under-pressure's next sample (every second) to see it.
   const until = Date.now() + 1300;
   while (Date.now() < until) { /* busy */ }
-  let busy: Awaited<ReturnType<typeof app.inject>> | undefined;
-  for (let i = 0; i < 40 && !busy; i++) {
-    await new Promise((r) => setTimeout(r, 50));
+  const busy = await eventually(async () => {
     const res = await app.inject({ method: 'POST', url: tokenPath(M1.id), headers: { authorization: tokenAuth(M1) }, payload: cardBody() });
-    if (res.statusCode === 503) busy = res;
-  }
+    return res.statusCode === 503 ? res : undefined;
+  }, { timeoutMs: 2000, intervalMs: 50 });
   t.ok(busy, 'a request during the measured delay is refused');
   t.equal(busy?.json().error.cause, 'SERVER_BUSY');
   t.match(busy?.json().error.explanation, 'eventLoopDelay');
@@ -169,7 +169,7 @@ t.test('Node-level refusals of a HEAD request have no body; of other methods, th
   t.ok(await eventually(() => data.includes('"status":"OPERATING"}')), 'the GET is answered');
   const first = data.length;
   socket.write(`HEAD ${info} HTTP/1.1\r\nHost: x\r\nX-Big: ${big}\r\n\r\n`);
-  await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 5000))]);
+  await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, budget(5000)))]); // a bound: the refusal closes the connection
   socket.destroy();
   const refused = parseResponse(data.slice(first));
   t.equal(refused.status, 431);

@@ -5,7 +5,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { basic, buildTestApp, createToken, M1, payAuth, payPath } from '../helpers/app.js';
-import { eventually } from '../helpers/raw.js';
+import { eventually } from '../helpers/poll.js';
 
 t.test('a live timeline holds its slot while open and frees it when the client leaves', async (t) => {
   const app = await buildTestApp(t, { adminPassword: 'admin-password-for-tests', limits: { maxInFlight: 1 } });

@@ -9,6 +9,7 @@ import type { EventStoreConfig } from '../../config.js';
 import { parseMerchants } from '../../merchants.js';
 import { basic, cardBody, M1, M2, MERCHANTS, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import { waitFor } from '../helpers/poll.js';
 
 const ADMIN_PASSWORD = 'metrics-test-admin-password';
 const SECRET = 'notification-secret-0123456789abcdef-QZ';
@@ -47,14 +48,6 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
   return undefined;
 }
 
-async function until(what: string, check: () => Promise<boolean>, ms = 30_000) {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 t.test('/metrics needs the admin credentials', async (t) => {
   const delivered = await startReceiver();
   t.teardown(() => delivered.close());
@@ -88,12 +81,12 @@ t.test('after some requests the counters, the histogram, the events and the noti
   t.equal((await call('PUT', payPath(M1.id, token, '10000000005', '1'), basic('', 'not-the-password-of-merchant-one'), PAY)).status, 401);
   t.equal((await call('GET', '/nothing/here')).status, 404);
 
-  // The notifications are sent after the replies: waited for, at most 30 s.
-  await until('one delivered and one failed notification', async () => {
+  // The notifications are sent after the replies: waited for.
+  await waitFor(async () => {
     const text = (await scrape()).text;
     return (sample(text, 'tokengate_notification_outcomes_total', { outcome: 'delivered' }) ?? 0) >= 2
       && (sample(text, 'tokengate_notification_outcomes_total', { outcome: 'failed' }) ?? 0) >= 1;
-  });
+  }, 'one delivered and one failed notification', { intervalMs: 25 });
   const { text } = await scrape();
   t.equal(sample(text, 'tokengate_http_requests_total', { operation: 'Create or Update Token (system-generated token)', status: '201' }), 2, 'two tokens created');
   t.equal(sample(text, 'tokengate_http_requests_total', { operation: 'Pay with token', status: '201' }), 3, 'three payments');
@@ -121,10 +114,10 @@ t.test('on SQLite (read models written after the reply): the head and the lag fo
   const token = (JSON.parse(created.text) as { token: string }).token;
   t.equal((await call('PUT', payPath(M1.id, token, '10000000001', '1'), payAuth(M1), PAY)).status, 201);
   // The deferred read models write within 100 ms of the reply: the lag comes back to 0.
-  await until('the read models written through the head', async () => {
+  await waitFor(async () => {
     const text = (await scrape()).text;
     return (sample(text, 'tokengate_log_head_position') ?? 0) >= 2 && sample(text, 'tokengate_read_model_lag_events') === 0;
-  });
+  }, 'the read models written through the head', { intervalMs: 25 });
   const { text } = await scrape();
   t.equal(sample(text, 'tokengate_events_total', { type: 'PaymentRecorded' }), 1);
   t.equal(sample(text, 'tokengate_http_requests_total', { operation: 'Pay with token', status: '201' }), 1);

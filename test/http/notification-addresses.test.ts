@@ -12,6 +12,7 @@ import { addressKind, destinationOf, type HostLookup } from '../../services/noti
 import { MERCHANTS, M1, createToken } from '../helpers/app.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { payAs, payBody } from './pay-triggers.fixture.js';
+import { waitFor } from '../helpers/poll.js';
 
 process.env.NOTIFICATION_RETRY_DELAY_MS = '60000';
 process.env.NOTIFICATION_MAX_ATTEMPTS = '2';
@@ -50,13 +51,10 @@ async function appWith(t: Test, url: string, extra: Record<string, unknown> = {}
 }
 
 async function firstAnswer(app: Awaited<ReturnType<typeof buildApp>>) {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const answer = (await app.gateway.store.readAll()).find((e) => e.type === 'NotificationFailed' || e.type === 'NotificationDelivered');
-    if (answer) return answer;
-    if (Date.now() > deadline) throw new Error('no attempt answered within 30 s');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  const answered = async () => (await app.gateway.store.readAll()).find((e) => e.type === 'NotificationFailed' || e.type === 'NotificationDelivered');
+  const answer = await waitFor(answered, 'an attempt answered (NotificationFailed or NotificationDelivered)', { intervalMs: 20 });
+  if (answer === undefined) throw new Error('unreachable: waitFor resolves only with an answer');
+  return answer;
 }
 
 const portOf = (receiver: Receiver) => new URL(receiver.origin).port;

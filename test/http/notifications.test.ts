@@ -13,6 +13,7 @@ import { streams } from '../../domain/events.js';
 import { MERCHANTS, M1, M2, createToken, tokenAuth } from '../helpers/app.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { newOrderId, payAs, payBody, storedCard } from './pay-triggers.fixture.js';
+import { sleep, waitFor } from '../helpers/poll.js';
 
 process.env.NOTIFICATION_RETRY_DELAY_MS = '20';
 process.env.NOTIFICATION_MAX_ATTEMPTS = '3';
@@ -45,14 +46,6 @@ async function notificationEvents(app: App) {
   return (await app.gateway.store.readAll()).filter((e) => e.stream.startsWith('notification-'));
 }
 
-async function until(what: string, check: () => Promise<boolean> | boolean, ms = 30_000) {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 const modernPath = (merchantId: string, order: string, txn: string, version = 61) => `/api/rest/version/${version}/merchant/${merchantId}/order/${order}/transaction/${txn}`;
 
 t.test('a payment sends one notification: the Retrieve Transaction body and the X-Notification headers', async (t) => {
@@ -77,7 +70,7 @@ t.test('a payment sends one notification: the Retrieve Transaction body and the 
   const body = JSON.parse(hit?.body ?? '{}');
   t.equal(body.sourceOfFunds.provided.card.number, '512345xxxxxx0008', 'the card number masked');
   t.notOk(hit?.body.includes(CARD));
-  await until('the delivery recorded', async () => (await notificationEvents(app)).some((e) => e.type === 'NotificationDelivered'));
+  await waitFor(async () => (await notificationEvents(app)).some((e) => e.type === 'NotificationDelivered'), 'the delivery recorded');
   const events = await notificationEvents(app);
   t.strictSame(events.map((e) => e.type), ['NotificationScheduled', 'NotificationAttempted', 'NotificationDelivered']);
   const [payment] = await app.gateway.store.readStream(streams.order(M1.id, order));
@@ -89,7 +82,7 @@ t.test('a payment sends one notification: the Retrieve Transaction body and the 
     t.match(e.data, { merchantId: M1.id, orderId: order, transactionId: 'tx-1', notificationId: id });
   }
   t.match(events[2]?.data, { attempt: 1, status: 200 });
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  await sleep(100); // room for a second sending, which must not come
   t.equal(receiver.received.length, 1, 'one notification, sent once');
   const everything = JSON.stringify((await app.gateway.store.readAll()).map((e) => [e.data, e.metadata])) + lines.join('');
   t.notOk(everything.includes(SECRET), 'the secret is in no event and no log line');
@@ -106,7 +99,7 @@ t.test('500, 500, then 200: attempts 1, 2 and 3 under one X-Notification-Id', as
   t.strictSame(hits.map((h) => h.headers['x-notification-attempt']), ['1', '2', '3']);
   t.equal(new Set(hits.map((h) => h.headers['x-notification-id'])).size, 1, 'the same notification id');
   t.equal(new Set(hits.map((h) => h.body)).size, 1, 'the same body');
-  await until('the delivery recorded', async () => (await notificationEvents(app)).some((e) => e.type === 'NotificationDelivered'));
+  await waitFor(async () => (await notificationEvents(app)).some((e) => e.type === 'NotificationDelivered'), 'the delivery recorded');
   const events = await notificationEvents(app);
   t.strictSame(events.map((e) => e.type), [
     'NotificationScheduled', 'NotificationAttempted', 'NotificationFailed', 'NotificationAttempted', 'NotificationFailed', 'NotificationAttempted', 'NotificationDelivered',
@@ -127,13 +120,13 @@ t.test('a retry whose timer fires before its time by the wall clock (set back me
   const { app } = built;
   const token = await createToken(app, M1, CARD);
   await payAs(app, M1, token, payBody('4.00'));
-  await until('the first attempt failed', async () => (await notificationEvents(app)).some((e) => e.type === 'NotificationFailed'));
+  await waitFor(async () => (await notificationEvents(app)).some((e) => e.type === 'NotificationFailed'), 'the first attempt failed');
   // The retry's timer is set (1 s); the wall clock now goes back 2 s: when the timer fires, the
   // retry's time has not come by the clock (as when the event loop's clock lags it under load).
   const realNow = Date.now;
   Date.now = () => realNow() - 2000;
   t.teardown(() => { Date.now = realNow; });
-  await until('delivered', async () => (await notificationEvents(app)).some((e) => e.type === 'NotificationDelivered'));
+  await waitFor(async () => (await notificationEvents(app)).some((e) => e.type === 'NotificationDelivered'), 'delivered');
   Date.now = realNow;
   t.equal(receiver.received.length, 2, 'the second attempt was made');
   t.strictSame((await notificationEvents(app)).map((e) => e.type),
@@ -148,14 +141,14 @@ t.test('a receiver that never answers 2xx: given up after NOTIFICATION_MAX_ATTEM
   const { app } = await appWith(t, receiver);
   const token = await createToken(app, M1, CARD);
   await payAs(app, M1, token, payBody('4.00'));
-  await until('given up', async () => (await notificationEvents(app)).some((e) => e.type === 'NotificationAbandoned'));
+  await waitFor(async () => (await notificationEvents(app)).some((e) => e.type === 'NotificationAbandoned'), 'given up');
   const events = await notificationEvents(app);
   t.strictSame(events.map((e) => e.type).slice(-2), ['NotificationFailed', 'NotificationAbandoned']);
   t.equal(events.filter((e) => e.type === 'NotificationAttempted').length, 3);
   t.match(events.filter((e) => e.type === 'NotificationFailed').map((e) => (e.data as { status: number }).status), [302, 503, 503]);
   t.match(events.at(-1)?.data, { attempts: 3 });
   t.equal(events.at(-2)?.data && (events.at(-2)?.data as { nextAttemptAt?: string }).nextAttemptAt, undefined, 'no next attempt');
-  await new Promise((resolve) => setTimeout(resolve, 150));
+  await sleep(150); // room for a fourth attempt, which must not come
   t.equal(receiver.received.length, 3, 'no fourth attempt');
   t.equal(elsewhere.received.length, 0);
   const id = receiver.received[0]?.headers['x-notification-id'];
@@ -258,8 +251,8 @@ t.test('two gateways on one SQLite file: each attempt is made once, by one of th
   for (const [i, order] of orders.entries()) t.equal((await payAs(i % 2 ? two : one, M1, token, payBody('2.00'), order)).statusCode, 201);
   // Three notifications: the first answered 500 once, then 200: four requests in all.
   await receiver.waitFor(4);
-  await until('every delivery recorded', async () => (await notificationEvents(one)).filter((e) => e.type === 'NotificationDelivered').length === 3);
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  await waitFor(async () => (await notificationEvents(one)).filter((e) => e.type === 'NotificationDelivered').length === 3, 'every delivery recorded');
+  await sleep(200); // room for an attempt sent twice, which must not come
   t.equal(receiver.received.length, 4, 'no attempt sent twice');
   const attempts = receiver.received.map((r) => `${r.headers['x-notification-id']}#${r.headers['x-notification-attempt']}`);
   t.equal(new Set(attempts).size, 4, 'each (id, attempt) once');

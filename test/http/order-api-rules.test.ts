@@ -8,6 +8,7 @@ import t from 'tap';
 import { streams } from '../../domain/events.js';
 import { buildTestApp, tokenAuth } from '../helpers/app.js';
 import { MERCHANTS_WITH_RULES, RULES } from './pay-triggers.fixture.js';
+import { eventually } from '../helpers/poll.js';
 
 type App = Awaited<ReturnType<typeof buildTestApp>>;
 const base = `/api/rest/version/72/merchant/${RULES.id}`;
@@ -22,7 +23,7 @@ t.test('latency: the order is held; another transaction meanwhile is LOCK_FAILUR
   const order = randomUUID();
   const slow = put(a, order, 'auth', authorize('slow'));
   // Let the first request hold the order before the others arrive.
-  for (let i = 0; i < 100 && !(await types(a, order)).includes('PaymentStarted'); i++) await new Promise((r) => setTimeout(r, 10));
+  await eventually(async () => (await types(a, order)).includes('PaymentStarted'));
   t.same(await types(a, order), ['PaymentStarted'], 'the order is held while the acquirer "thinks"');
   const [other, repeat] = await Promise.all([put(a, order, 'other', authorize('x', '1.00')), put(a, order, 'auth', authorize('slow'))]);
   t.equal(other.statusCode, 201, other.body);

@@ -9,6 +9,7 @@ import { createToken, M1, M2, payAuth, payPath, tokenAuth } from '../helpers/app
 import { expect401, expectInvalid, assertSortedJson, type App } from './http.fixture.js';
 import { MASK04, app as appWithMask, create } from './token-api.fixture.js';
 import { buildTestApp } from '../helpers/app.js';
+import { eventually } from '../helpers/poll.js';
 
 type M = { id: string; apiPassword: string };
 const orderPath = (m: M, order: string, version = 100) => `/api/rest/version/${version}/merchant/${m.id}/order/${encodeURIComponent(order)}`;
@@ -281,12 +282,7 @@ t.test('an UNKNOWN outcome (expiry 05/37) on the order API is made final by the 
   const first = expectTransaction(t, await put(a, M1, order, '1', authorize(token, '12.50')),
     { type: 'AUTHORIZATION', amount: 12.5, status: 'INITIATED', authorized: 0, captured: 0, refunded: 0, gatewayCode: 'UNKNOWN', result: 'UNKNOWN' }, 'AUTHORIZE answered UNKNOWN');
   t.equal(first.response.acquirerCode, '91');
-  let retrieved: Body = {};
-  for (let i = 0; i < 200; i++) {
-    retrieved = (await get(a, M1, txnPath(M1, order, '1'))).json() as Body;
-    if (retrieved.result !== 'UNKNOWN') break;
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  const retrieved = await eventually(async () => (await get(a, M1, txnPath(M1, order, '1'))).json() as Body, { until: (body) => body.result !== 'UNKNOWN' });
   t.equal(retrieved.result, 'SUCCESS', 'resolved');
   t.equal(retrieved.response?.gatewayCode, 'APPROVED');
   t.equal(retrieved.order?.status, 'AUTHORIZED');

@@ -7,17 +7,14 @@ import t from 'tap';
 import { buildTestApp, M1 } from '../helpers/app.js';
 import { MERCHANTS_WITH_RULES, newOrderId, payAs, payBody, RULES, storedCard, type App } from './pay-triggers.fixture.js';
 import { streams } from '../../domain/events.js';
+import { waitFor } from '../helpers/poll.js';
 
 const typesOf = async (app: App, merchantId: string, order: string) =>
   (await app.gateway.store.readStream(streams.order(merchantId, order))).map((e) => e.type);
 
 /** Wait until the first request holds the order (its PaymentStarted is stored), however loaded the machine. */
 async function started(app: App, merchantId: string, order: string) {
-  const deadline = Date.now() + 20_000;
-  while (!(await typesOf(app, merchantId, order)).includes('PaymentStarted')) {
-    if (Date.now() > deadline) throw new Error('the first request never started');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+  await waitFor(async () => (await typesOf(app, merchantId, order)).includes('PaymentStarted'), 'the first request to start', { intervalMs: 5 });
 }
 
 t.test('20 identical requests at once: identical bodies, one PaymentRecorded', async (t) => {

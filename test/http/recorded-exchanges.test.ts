@@ -18,8 +18,8 @@ import type { App } from './http.fixture.js';
  * not listed is skipped, naming it; RECORDED_CAPABILITIES (a comma list, or `all`) overrides the
  * list, e.g. to see the fixtures of a capability fail before it lands.
  */
-const PRESENT: readonly string[] = ['reference-reuse', 'deterministic-acquirer-fields', 'session-merge', 'versions-below-50', 'nvp', 'unknown-path-404', '3ds-markers'];
-const KNOWN = ['reference-reuse', 'session-merge', 'versions-below-50', 'nvp', 'unknown-path-404', 'deterministic-acquirer-fields', '3ds-markers'];
+const PRESENT: readonly string[] = ['reference-reuse', 'deterministic-acquirer-fields', 'session-merge', 'versions-below-50', 'nvp', 'unknown-path-404', '3ds-markers', '3ds'];
+const KNOWN = ['reference-reuse', 'session-merge', 'versions-below-50', 'nvp', 'unknown-path-404', 'deterministic-acquirer-fields', '3ds-markers', '3ds'];
 const env = process.env.RECORDED_CAPABILITIES;
 const present = new Set(env === 'all' ? KNOWN : env !== undefined ? env.split(',').map((c) => c.trim()) : PRESENT);
 

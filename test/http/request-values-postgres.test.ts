@@ -15,7 +15,7 @@ const server = postgresForFile(t);
 if (server) {
   t.test('on PostgreSQL: a NUL in any parameter or body id is a 400 naming it, in free text it is kept', async (t) => {
     const url = await server.get().createDatabase('nul');
-    const app = await buildTestApp(t, { eventStore: { kind: 'postgres', url } as EventStoreConfig, adminPassword: ADMIN_PASSWORD });
+    const app = await buildTestApp(t, { eventStore: { kind: 'postgres', url } as EventStoreConfig, adminPassword: ADMIN_PASSWORD, testControl: true });
     const token = await createToken(app);
     const paid = await app.inject({
       method: 'PUT', url: `/api/rest/version/100/merchant/${M1.id}/order/1/transaction/1`, headers: { authorization: tokenAuth(M1) },

@@ -2,6 +2,7 @@
 // final outcome once the reactor has resolved it.
 import t from 'tap';
 import { buildTestApp, createToken, M1, M2, payAuth, payPath, tokenAuth } from '../helpers/app.js';
+import { eventually } from '../helpers/poll.js';
 
 const orderUrl = (m: string, o: string) => `/api/rest/version/3/merchant/${m}/order/${o}`;
 const pay = (app: Awaited<ReturnType<typeof buildTestApp>>, token: string, orderId: string, txn: string, amount: string) =>
@@ -52,13 +53,10 @@ t.test('a payment answered UNKNOWN shows its final outcome after resolution', as
   const answered = await pay(app, token, '10000000002', '1', '12.50');
   t.equal(answered.json().response.gatewayCode, 'UNKNOWN');
   const url = `${orderUrl(M1.id, '10000000002')}/transaction/1`;
-  let final: { response: { gatewayCode: string }; result: string; order: { totalCapturedAmount: number } } | undefined;
-  for (let i = 0; i < 100; i++) {
-    const res = (await app.inject({ method: 'GET', url, headers: { authorization: payAuth(M1) } })).json();
-    if (res.response.gatewayCode !== 'UNKNOWN') { final = res; break; }
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  t.ok(final, 'resolved within two seconds');
+  type Final = { response: { gatewayCode: string }; result: string; order: { totalCapturedAmount: number } };
+  const read = async () => (await app.inject({ method: 'GET', url, headers: { authorization: payAuth(M1) } })).json() as Final;
+  const final = await eventually(read, { until: (res) => res.response.gatewayCode !== 'UNKNOWN', intervalMs: 20 });
+  t.not(final.response.gatewayCode, 'UNKNOWN', 'resolved');
   t.equal(final?.response.gatewayCode, 'APPROVED', 'an even amount in minor units resolves approved');
   t.equal(final?.result, 'SUCCESS');
   t.equal(final?.order.totalCapturedAmount, 12.5);

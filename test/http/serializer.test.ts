@@ -17,11 +17,13 @@ import { documented, ErrorBody, PayResponse, TokenResponse } from '../../schemas
 import { TokenBody } from '../../schemas/token.js';
 import { handleOrderCommand } from '../../services/order/order-service.js';
 import { payRequest } from '../../services/order/pay-request.js';
+import { PayableCards } from '../../services/order/payable-cards.js';
 import { retrieveOrder, retrieveToken, retrieveTransaction } from '../../services/queries/retrieval.js';
 import { createToken } from '../../services/token/tokens.js';
 import { buildTestApp, createToken as createStoredToken, M1, M2, UNIQUE, payAuth, tokenAuth } from '../helpers/app.js';
 import { cell, newOrderId, payAs, payBody, readmeTriggerTables, RULES, storedCard, type App, type Merchant } from './pay-triggers.fixture.js';
-import { ALL_MERCHANTS, MASK04, SCHEME, SCHEME_SYNC, SCHEME_UNIQUE, ach, card, create, directDebitCanada, eventually, wallet } from './token-api.fixture.js';
+import { ALL_MERCHANTS, MASK04, SCHEME, SCHEME_SYNC, SCHEME_UNIQUE, ach, card, create, directDebitCanada, wallet } from './token-api.fixture.js';
+import { eventually } from '../helpers/poll.js';
 
 process.env.SCHEME_TOKEN_DELAY_MS = '150';
 
@@ -65,7 +67,7 @@ async function pay(t: Test, app: App, samples: Samples, what: string, merchant: 
     return res;
   }
   const params = { merchantid: merchant.id, tokenid: token, orderid: order, transactionid: '1' };
-  const object = await handleOrderCommand(app.gateway, await payRequest(app.gateway, profileOf(app, merchant.id), params, body as PayBody), meta(merchant.id));
+  const object = await handleOrderCommand(app.gateway, await payRequest(app.gateway, new PayableCards(app.gateway), profileOf(app, merchant.id), params, body as PayBody), meta(merchant.id));
   t.equal(res.body, sortedJson(object), `${what}: the HTTP body is sortedJson of the response object`);
   samples.pay.push([what, object]);
   const retrieved = await retrieveTransaction(app.gateway, profileOf(app, merchant.id), order, '1');
@@ -226,7 +228,7 @@ async function tokenResponses(t: Test, app: App, samples: Samples) {
   // Retrieve Token of each, once its scheme token settled, and again later (lifecycle changes).
   const retrieved = async (merchant: Merchant, token: string) => retrieveToken(app.gateway, profileOf(app, merchant.id), token);
   for (const [merchant, token] of tokens) {
-    const settled = await eventually(() => retrieved(merchant, token), (doc) => (doc.schemeToken as { status?: string } | undefined)?.status !== 'PROVISIONING');
+    const settled = await eventually(() => retrieved(merchant, token), { until: (doc) => (doc.schemeToken as { status?: string } | undefined)?.status !== 'PROVISIONING' });
     samples.token.push([`Retrieve Token ${merchant.id} ${token}`, settled]);
     // Over HTTP too, once the state holds still between two reads.
     for (let attempt = 0; attempt < 5; attempt++) {
@@ -238,7 +240,7 @@ async function tokenResponses(t: Test, app: App, samples: Samples) {
     }
   }
   for (const token of lifecycle) {
-    const later = await eventually(() => retrieved(SCHEME_SYNC, token), (doc) => !['ACTIVE', 'PROVISIONING'].includes((doc.schemeToken as { status?: string } | undefined)?.status ?? ''));
+    const later = await eventually(() => retrieved(SCHEME_SYNC, token), { until: (doc) => !['ACTIVE', 'PROVISIONING'].includes((doc.schemeToken as { status?: string } | undefined)?.status ?? '') });
     samples.token.push([`Retrieve Token ${token}, after its lifecycle change`, later]);
   }
   // A token paid with has usage.lastUsed.
@@ -321,7 +323,7 @@ t.test('a payment answered UNKNOWN, once resolved: Retrieve Transaction and Retr
   const order = newOrderId();
   const res = await payAs(app, M1, token, payBody('12.50'), order);
   t.equal(res.json().result, 'UNKNOWN');
-  const resolved = await eventually(() => retrieveTransaction(app.gateway, profileOf(app, M1.id), order, '1'), (p) => p.result !== 'UNKNOWN');
+  const resolved = await eventually(() => retrieveTransaction(app.gateway, profileOf(app, M1.id), order, '1'), { until: (p) => p.result !== 'UNKNOWN' });
   t.not(resolved.result, 'UNKNOWN', 'resolved');
   t.equal(serialize.pay(resolved), sortedJson(resolved));
   const http = await app.inject({ method: 'GET', url: `/api/rest/version/3/merchant/${M1.id}/order/${order}/transaction/1`, headers: { authorization: payAuth(M1) } });

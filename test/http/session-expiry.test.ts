@@ -13,6 +13,7 @@ import { M1, basic } from '../helpers/app.js';
 import { expectInvalid } from './http.fixture.js';
 import { filesHolding, keyBytes, keyIdOf, storeFiles, windowsThatOpen } from './shredding.fixture.js';
 import { app, create, type App } from './token-api.fixture.js';
+import { sleep, waitFor } from '../helpers/poll.js';
 
 // Long enough for a create and an update under CI's load (four files at once on two cores).
 const LIFETIME_MS = 6000;
@@ -21,16 +22,6 @@ process.env.SESSION_LIFETIME_MS = String(LIFETIME_MS);
 const auth = { authorization: basic(`merchant.${M1.id}`, M1.apiPassword) };
 const sessionPath = (id?: string) => `/api/rest/version/100/merchant/${M1.id}/session${id ? `/${id}` : ''}`;
 const card = { number: '5123450000000008', expiry: { month: '1', year: '39' }, securityCode: '100' };
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Poll `check` until it holds; fails after 20 s (a bound, not a timing assertion). */
-async function until(what: string, check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`not within 20 s: ${what}`);
-    await sleep(50);
-  }
-}
 
 async function sessionWithCard(a: App) {
   const created = await a.inject({ method: 'POST', url: sessionPath(), headers: auth, payload: {} });
@@ -78,7 +69,7 @@ t.test('an expired session is refused like an unknown one, its keys are destroye
   t.equal(Date.parse(createdData.expiresAt) - Date.parse(createdData.createdAt), LIFETIME_MS, 'SessionCreated records its expiry');
   const numberKey = keyBytes(join(dir, 'gateway.db.keys'), keyIdOf(sealed.numberSealed));
 
-  await until('the session expires', () => expired(a, id));
+  await waitFor(() => expired(a, id), 'the session expires');
   const expiry = (await a.gateway.store.readAll()).find((e) => e.type === 'SessionExpired');
   t.equal((expiry?.data as { expiresAt: string }).expiresAt, createdData.expiresAt, 'SessionExpired names the recorded expiry');
   t.equal(expiry?.metadata.reactor, 'session-expiry');
@@ -104,13 +95,14 @@ t.test('a session that expired while the gateway was stopped is expired at the n
   await first.gateway.sessionExpiry.stop();
   const { id, updated, sealed, createdData } = await sessionWithCard(first);
   t.equal(updated.statusCode, 200, updated.body);
+  // Past the session's expiry (time passing is the case under test): its reactor is stopped.
   await sleep(Math.max(0, Date.parse(createdData.expiresAt) - Date.now() + 50));
   t.notOk(await expired(first, id), 'not recorded as expired before the stop');
   await first.close();
   await sleep(Math.max(0, Date.parse(createdData.expiresAt) - Date.now() + 50));
 
   const second = await app(t, { eventStore: { kind: 'sqlite', path } });
-  await until('the session expires after the restart', () => expired(second, id));
+  await waitFor(() => expired(second, id), 'the session expires after the restart');
   t.equal(second.gateway.sealer.open(sealed.numberSealed), undefined, "its number's key is destroyed");
   t.equal(second.gateway.sealer.open(sealed.securityCodeSealed), undefined, "its security code's key too");
   expectInvalid(t, await create(second, M1, { session: { id }, sourceOfFunds: { type: 'CARD' } }), { field: 'session.id' });

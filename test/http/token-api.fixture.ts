@@ -53,12 +53,3 @@ export async function typesOf(a: App): Promise<string[]> {
 }
 
 export const count = (types: string[], type: string) => types.filter((x) => x === type).length;
-
-export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import t from 'tap';
 import { M1 } from '../helpers/app.js';
 import { pay, payBody } from './http.fixture.js';
-import { SCHEME, SCHEME_SYNC, SCHEME_UNIQUE, app, card, count, create, eventually, retrieve, typesOf, type App, type Merchant } from './token-api.fixture.js';
+import { SCHEME, SCHEME_SYNC, SCHEME_UNIQUE, app, card, count, create, retrieve, typesOf, type App, type Merchant } from './token-api.fixture.js';
+import { eventually } from '../helpers/poll.js';
 
 process.env.SCHEME_TOKEN_DELAY_MS = '150';
 const STATUS_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -72,7 +73,7 @@ t.test('ATTEMPT_SYNCHRONOUS: a provider error returns the token, PROVISIONING, r
   t.equal(body.response.gatewayCode, 'SCHEME_TOKENIZATION_ERROR');
   t.equal(body.schemeToken.status, 'PROVISIONING');
   t.notOk('tokenIdentifier' in body.schemeToken);
-  const later = await eventually(() => schemeOf(a, SCHEME, body.token), (s) => s?.status === 'ACTIVE');
+  const later = await eventually(() => schemeOf(a, SCHEME, body.token), { until: (s) => s?.status === 'ACTIVE' });
   t.equal(later?.status, 'ACTIVE', 'the retry succeeded');
   t.ok(later?.tokenIdentifier);
   t.ok(Date.parse(later?.statusTime ?? '') > Date.parse(body.schemeToken.statusTime), 'a later statusTime');
@@ -82,7 +83,7 @@ t.test('ATTEMPT_SYNCHRONOUS: a provider error returns the token, PROVISIONING, r
   t.equal(declined.json().response.gatewayCode, 'SCHEME_TOKENIZATION_DECLINED');
   t.equal(declined.json().schemeToken.status, 'INELIGIBLE');
   const gaveUp = await store(a, SCHEME, '5123450000000008', '6', '35', { schemeTokenProvisioningMode: 'ATTEMPT_SYNCHRONOUS' });
-  t.equal((await eventually(() => schemeOf(a, SCHEME, gaveUp.json().token), (s) => s?.status !== 'PROVISIONING'))?.status, 'TOKENIZATION_UNAVAILABLE', '06/35: unavailable on retry too');
+  t.equal((await eventually(() => schemeOf(a, SCHEME, gaveUp.json().token), { until: (s) => s?.status !== 'PROVISIONING' }))?.status, 'TOKENIZATION_UNAVAILABLE', '06/35: unavailable on retry too');
 });
 
 t.test('ASYNCHRONOUS (the repository default): PROVISIONING at once, completed later; the token pays meanwhile', async (t) => {
@@ -94,9 +95,9 @@ t.test('ASYNCHRONOUS (the repository default): PROVISIONING at once, completed l
   t.equal(body.schemeToken.status, 'PROVISIONING');
   t.equal(body.schemeToken.provider, 'VTS', 'the provider is known once the card is');
   t.equal((await pay(a, body.token, payBody(), { merchant: SCHEME })).json().result, 'SUCCESS');
-  t.equal((await eventually(() => schemeOf(a, SCHEME, body.token), (s) => s?.status !== 'PROVISIONING'))?.status, 'ACTIVE');
+  t.equal((await eventually(() => schemeOf(a, SCHEME, body.token), { until: (s) => s?.status !== 'PROVISIONING' }))?.status, 'ACTIVE');
   const ineligible = (await store(a, SCHEME, '4508750015741019', '1', '35')).json();
-  t.equal((await eventually(() => schemeOf(a, SCHEME, ineligible.token), (s) => s?.status !== 'PROVISIONING'))?.status, 'INELIGIBLE');
+  t.equal((await eventually(() => schemeOf(a, SCHEME, ineligible.token), { until: (s) => s?.status !== 'PROVISIONING' }))?.status, 'INELIGIBLE');
   const changed = (await a.gateway.store.readAll()).filter((e) => e.type === 'SchemeTokenStatusChanged');
   t.same(changed.map((e) => (e.data as { previousStatus: string }).previousStatus), ['PROVISIONING', 'PROVISIONING']);
   t.ok(changed.every((e) => e.metadata.reactor === 'scheme-tokens'), 'appended by the reactor');
@@ -108,7 +109,7 @@ t.test('lifecycle: 04/35 becomes SUSPENDED and 05/35 DEACTIVATED after being ACT
   for (const [month, status] of [['4', 'SUSPENDED'], ['5', 'DEACTIVATED']] as const) {
     const body = (await store(a, SCHEME_SYNC, '5111111111111118', month, '35')).json();
     t.equal(body.schemeToken.status, 'ACTIVE', `${month}/35 starts ACTIVE`);
-    t.equal((await eventually(() => schemeOf(a, SCHEME_SYNC, body.token), (s) => s?.status !== 'ACTIVE'))?.status, status);
+    t.equal((await eventually(() => schemeOf(a, SCHEME_SYNC, body.token), { until: (s) => s?.status !== 'ACTIVE' }))?.status, status);
   }
 });
 
@@ -133,7 +134,7 @@ t.test('pending work survives a restart: the reactor resumes it from the store',
   const second = await app(t, { eventStore });
   process.env.SCHEME_TOKEN_DELAY_MS = '150';
   t.equal((await schemeOf(second, SCHEME, body.token))?.status, 'PROVISIONING', 'still pending after the restart');
-  const done = await eventually(() => schemeOf(second, SCHEME, body.token), (s) => s?.status === 'ACTIVE');
+  const done = await eventually(() => schemeOf(second, SCHEME, body.token), { until: (s) => s?.status === 'ACTIVE' });
   t.equal(done?.status, 'ACTIVE', 'completed by the new process');
   t.equal(count(await typesOf(second), 'SchemeTokenStatusChanged'), 1);
 });

@@ -4,6 +4,7 @@
 import t from 'tap';
 import { M1, M2, UNIQUE } from '../helpers/app.js';
 import { expectInvalid, pay, payBody, orderId } from './http.fixture.js';
+import { sleep } from '../helpers/poll.js';
 import { ACCOUNT, PRESERVE_UNIQUE, ach, app, card, count, create, directDebitCanada, retrieve, storeText, typesOf, wallet } from './token-api.fixture.js';
 
 t.test('ACH: all members stored, the account number masked in the response and sealed in the event', async (t) => {
@@ -168,7 +169,7 @@ t.test('unique-card repository: a token moved to a card whose new token is being
   const creating = store('5123450000000008');
   await atGate;
   const moving = store('5123450000000008', other);
-  await new Promise((resolve) => setTimeout(resolve, 50)); // the move meets the claim of a token not written
+  await sleep(50); // time for the move to meet the claim of a token not yet written (it has no event to await)
   open();
   const [created, moved] = await Promise.all([creating, moving]);
   t.equal(created.statusCode, 201, created.body);

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { buildTestApp, createToken, M1, tokenAuth } from '../helpers/app.js';
 import { expectInvalid, orderId, pay, type App } from './http.fixture.js';
+import { budget } from '../helpers/slowdown.js';
 
 const put = (a: App, order: string, txn: string, payload: Record<string, unknown>) => a.inject({
   method: 'PUT', url: `/api/rest/version/100/merchant/${M1.id}/order/${order}/transaction/${txn}`, headers: { authorization: tokenAuth(M1) }, payload,
@@ -72,7 +73,7 @@ function barrier(a: App, prefix: string, count: number): void {
   let arrived = 0;
   let open!: () => void;
   const allThere = new Promise<void>((resolve) => { open = resolve; });
-  const fallback = setTimeout(() => open(), 20_000);
+  const fallback = setTimeout(() => open(), budget(20_000));
   store.append = async (stream, events, options) => {
     if (stream.startsWith(prefix) && arrived < count) {
       arrived++;

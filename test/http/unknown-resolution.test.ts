@@ -10,19 +10,11 @@ import { PROJECTIONS } from '../../root.js';
 import { buildTestApp, M1 } from '../helpers/app.js';
 import { MERCHANTS_WITH_RULES, newOrderId, payAs, payBody, storedCard, type App } from './pay-triggers.fixture.js';
 import { streams } from '../../domain/events.js';
+import { sleep, waitFor } from '../helpers/poll.js';
 
 process.env.UNKNOWN_RESOLUTION_DELAY_MS = '100';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const typesOf = async (app: App, order: string) => (await app.gateway.store.readStream(streams.order(M1.id, order))).map((e) => e.type);
-
-async function until(what: string, check: () => Promise<boolean> | boolean, ms = 20_000) {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
 
 const orderDoc = (app: App, order: string) => app.gateway.readModels.get<{ status: string; totalCapturedAmount: number; transactions: Array<{ gatewayCode: string }> }>('orders', `${M1.id}/${order}`);
 
@@ -37,7 +29,7 @@ for (const [storeName, eventStore] of [['memory', { kind: 'memory' }], ['sqlite'
   // A repeat before the resolution (100 ms later).
   const early = (await payAs(app, M1, token, payBody('12.50'), order, 'tx-1')).json();
   t.ok(['UNKNOWN', 'APPROVED'].includes(early.response.gatewayCode), `a repeat before or after the resolution (${early.response.gatewayCode})`);
-  await until('the resolution', async () => (await typesOf(app, order)).includes('PaymentOutcomeResolved'));
+  await waitFor(async () => (await typesOf(app, order)).includes('PaymentOutcomeResolved'), 'the resolution');
   t.strictSame(await typesOf(app, order), ['PaymentRecorded', 'PaymentOutcomeResolved']);
   const doc = await orderDoc(app, order);
   t.equal(doc?.status, 'CAPTURED', 'the read model follows');
@@ -60,7 +52,7 @@ t.test('an odd amount resolves DECLINED; the other transactions of the order kee
   await payAs(app, M1, await storedCard(app, M1, 1, 39), payBody('10.00'), order, 'tx-1');
   const unknown = await storedCard(app, M1, 5, 37);
   t.equal((await payAs(app, M1, unknown, payBody('12.51'), order, 'tx-2')).json().result, 'UNKNOWN');
-  await until('the resolution', async () => (await typesOf(app, order)).includes('PaymentOutcomeResolved'));
+  await waitFor(async () => (await typesOf(app, order)).includes('PaymentOutcomeResolved'), 'the resolution');
   const repeat = (await payAs(app, M1, unknown, payBody('12.51'), order, 'tx-2')).json();
   t.equal(repeat.response.gatewayCode, 'DECLINED');
   t.equal(repeat.result, 'FAILURE');
@@ -77,7 +69,7 @@ t.test('pending resolutions resume after a restart; two gateways on one file res
   const token = await storedCard(before, M1, 5, 37);
   const orders = [newOrderId(), newOrderId()];
   for (const order of orders) t.equal((await payAs(before, M1, token, payBody('20.00'), order)).json().result, 'UNKNOWN');
-  await sleep(200);
+  await sleep(200); // time passes, and the resolution (due in 10 minutes) must not come
   t.strictSame(await typesOf(before, orders[0]!), ['PaymentRecorded'], 'not resolved before its time');
   await before.close();
 
@@ -88,11 +80,11 @@ t.test('pending resolutions resume after a restart; two gateways on one file res
   ]);
   process.env.UNKNOWN_RESOLUTION_DELAY_MS = '100';
   for (const order of orders) {
-    await until(`the resolution of ${order}`, async () => (await typesOf(one!, order)).includes('PaymentOutcomeResolved'));
+    await waitFor(async () => (await typesOf(one!, order)).includes('PaymentOutcomeResolved'), `the resolution of ${order}`);
   }
-  await sleep(300); // time for the other gateway to try too
+  await sleep(300); // time for the other gateway to try too: a second resolution must not come
   for (const order of orders) t.strictSame(await typesOf(two!, order), ['PaymentRecorded', 'PaymentOutcomeResolved'], 'resolved once');
-  await until('the read model', async () => (await orderDoc(one!, orders[1]!))?.status === 'CAPTURED');
+  await waitFor(async () => (await orderDoc(one!, orders[1]!))?.status === 'CAPTURED', 'the read model');
 
   // Replay: a fresh read model built from the whole store equals the live one.
   const replayed = new ReadModels(new SqliteReadModelTables(openDatabase(':memory:')), one!.gateway.store, PROJECTIONS);

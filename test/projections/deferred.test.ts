@@ -13,6 +13,7 @@ import { tokenKey, tokensProjection, type TokenDoc } from '../../projections/tok
 import type { EventData } from '../../store/event-store.js';
 import { SqliteEventStore, SqliteReadModelTables } from '../../store/sqlite.js';
 import { PROJECTIONS as GATEWAY_PROJECTIONS } from '../../root.js';
+import { eventually } from '../helpers/poll.js';
 
 const MERCHANT = 'TESTMERCHANT01';
 const REPO = 'REPO01';
@@ -105,7 +106,7 @@ t.test('without a read, the held events are written a few ms later', async (t) =
   await store.append(streams.token(REPO, TOKEN), [tokenCreated()], { expectedRevision: 'no_stream' });
   const appends = [1, 2, 3].map((i) => store.append(streams.order(MERCHANT, String(10000000000 + i)), [paymentRecorded(String(10000000000 + i), '1', 100 * i)], { expectedRevision: 'no_stream' }));
   const last = (await Promise.all(appends)).at(-1)!.position;
-  for (let i = 0; i < 400 && checkpointInFile('orders') < last; i++) await new Promise((r) => setTimeout(r, 5));
+  await eventually(() => checkpointInFile('orders') >= last, { intervalMs: 5 });
   t.equal(checkpointInFile('orders'), last, 'the checkpoint reached the last append');
   t.equal(readModels.heldEvents, 0);
   for (const i of [1, 2, 3]) t.ok(inFile('orders', orderKey(MERCHANT, String(10000000000 + i))), `order ${i} written`);

@@ -8,6 +8,7 @@ import type { EventStoreConfig } from '../../config.js';
 import { postgresForFile } from '../helpers/postgres.js';
 import { buildTestApp, cardBody, createToken, M1, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
 import { ALL_MERCHANTS } from '../http/token-api.fixture.js';
+import { sleep } from '../helpers/poll.js';
 
 const server = postgresForFile(t);
 
@@ -37,7 +38,7 @@ if (server) {
     let answered = false;
     const onB = retrieve(b, fresh).then((reply) => { answered = true; return reply; });
     const onA = retrieve(a, fresh);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await sleep(300); // time passes, and the read must still wait: waiting is the test
     t.notOk(answered, 'a read of the read models waits while they cannot catch up');
     await blocker.query('COMMIT');
     const [fromB, fromA] = await Promise.all([onB, onA]);

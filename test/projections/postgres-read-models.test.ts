@@ -9,6 +9,7 @@ import { ALL_MERCHANTS } from '../http/token-api.fixture.js';
 import { PROJECTIONS } from '../../root.js';
 import { ReadModels } from '../../projections/read-models.js';
 import { PostgresReadModelTables } from '../../store/postgres/read-model-tables.js';
+import { eventually } from '../helpers/poll.js';
 
 const server = postgresForFile(t);
 
@@ -40,10 +41,7 @@ if (server) {
     await unique('1');
     const updated = (await unique('2')).json().token as string;
     await app.inject({ method: 'DELETE', url: `/api/rest/version/100/merchant/${UNIQUE.id}/token/${updated}`, headers: { authorization: tokenAuth(UNIQUE) } });
-    for (let i = 0; i < 200; i++) {
-      if ((await store.readAll()).some((e) => e.type === 'PaymentOutcomeResolved')) break;
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await eventually(async () => (await store.readAll()).some((e) => e.type === 'PaymentOutcomeResolved'));
 
     // Both start at once on empty tables: they catch up together, each event applied once.
     await Promise.all([a.start(), b.start()]);
@@ -65,11 +63,7 @@ if (server) {
     t.ok(tokenKey, 'the reference holds the new token');
     await a.catchUp(await store.headPosition());
     t.ok(await a.get('tokens', tokenKey!), 'the writer\'s instance answers its write at once');
-    let seen = false;
-    for (let i = 0; i < 100 && !seen; i++) {
-      seen = (await b.get('tokens', tokenKey!)) !== undefined;
-      if (!seen) await new Promise((r) => setTimeout(r, 20));
-    }
+    const seen = await eventually(async () => (await b.get('tokens', tokenKey!)) !== undefined, { intervalMs: 20 });
     t.ok(seen, `the other instance sees it (${key})`);
     // Many writes while both follow the log: still each applied once.
     for (let i = 0; i < 15; i++) await pay(later, `3000000000${i}`, '1.00');

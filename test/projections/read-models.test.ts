@@ -15,6 +15,7 @@ import { tokenKey, tokensProjection } from '../../projections/tokens.js';
 import type { EventData, EventStore, RecordedEvent } from '../../store/event-store.js';
 import { MemoryEventStore } from '../../store/memory.js';
 import { openDatabase, SqliteEventStore, SqliteReadModelTables } from '../../store/sqlite.js';
+import { sleep, waitFor } from '../helpers/poll.js';
 
 const MERCHANT = 'TESTMERCHANT01';
 const REPO = 'REPO01';
@@ -22,15 +23,6 @@ const dir = t.testdir();
 let files = 0;
 const newPath = () => join(dir, `gateway-${++files}.db`);
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-async function waitFor(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  // A bound on a hang, not a speed check (CI runs four files at once on two cores).
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(5);
-  }
-}
 
 const metadata = () => ({ correlationId: randomUUID(), merchantId: MERCHANT, recordedAt: new Date().toISOString() });
 
@@ -417,7 +409,7 @@ t.test('after start(), events appended by another process are picked up by the s
     token: tokenC, orderId: '10000000003', transactionId: 'txn-1', amount: 4200, totalAfter: 4200, timeOfRecord: '2026-03-03T08:00:00.000Z',
   })], { expectedRevision: 'no_stream' });
   const key = orderKey(MERCHANT, '10000000003');
-  await waitFor(() => readModels.get('orders', key) !== undefined && readModels.checkpoint('tokens') === 9n, 20_000, 'the other process’s events');
+  await waitFor(() => readModels.get('orders', key) !== undefined && readModels.checkpoint('tokens') === 9n, 'the other process’s events');
   t.equal(readModels.get<TokenDoc>('tokens', tokenKey(REPO, tokenC))?.usage.lastUsed, '2026-03-03T08:00:00.000Z');
   t.equal(readModels.get<OrderDoc>('orders', key)?.totalCapturedAmount, 4200);
   t.equal(readModels.checkpoint('orders'), await other.headPosition());
@@ -426,8 +418,8 @@ t.test('after start(), events appended by another process are picked up by the s
   await store.append(streams.order(MERCHANT, '10000000003'), [paymentRecorded({
     token: tokenC, orderId: '10000000003', transactionId: 'txn-2', amount: 800, totalAfter: 5000, timeOfRecord: '2026-03-03T09:00:00.000Z',
   })], { expectedRevision: 0n });
-  await waitFor(() => readModels.get<OrderDoc>('orders', key)?.transactions.length === 2, 20_000, 'the own store’s event');
-  await sleep(60);
+  await waitFor(() => readModels.get<OrderDoc>('orders', key)?.transactions.length === 2, 'the own store’s event');
+  await sleep(60); // a few polls, which must apply nothing twice
   t.same(readModels.get<OrderDoc>('orders', key)?.transactions.map((x) => x.id), ['txn-1', 'txn-2'], 'each payment once');
   t.equal(readModels.get<OrderDoc>('orders', key)?.totalCapturedAmount, 5000);
 
@@ -435,7 +427,7 @@ t.test('after start(), events appended by another process are picked up by the s
   await other.append(streams.order(MERCHANT, '10000000003'), [paymentRecorded({
     token: tokenC, orderId: '10000000003', transactionId: 'txn-3', amount: 1, totalAfter: 5001, timeOfRecord: '2026-03-03T10:00:00.000Z',
   })], { expectedRevision: 1n });
-  await sleep(80);
+  await sleep(80); // four poll intervals: nothing may be applied after stop()
   t.equal(readModels.get<OrderDoc>('orders', key)?.transactions.length, 2, 'stop() ends the subscription');
 });
 
@@ -447,8 +439,8 @@ t.test('two read models sharing one file never apply an event twice', async (t) 
   await b.readModels.start();
   await appendHistory(a.store);
   await Promise.all([a.readModels.catchUp(), b.readModels.catchUp()]);
-  await waitFor(() => b.readModels.checkpoint('orders') === 7n, 20_000, 'both caught up');
-  await sleep(60);
+  await waitFor(() => b.readModels.checkpoint('orders') === 7n, 'both caught up');
+  await sleep(60); // a few polls, which must apply nothing twice
   t.same(a.readModels.get<OrderDoc>('orders', orderKey(MERCHANT, ORDER_1))?.transactions.map((x) => x.id), ['txn-1', 'txn-2']);
   t.same(a.readModels.all('orders'), b.readModels.all('orders'), 'one set of documents');
 });
@@ -561,7 +553,7 @@ t.test('a projection that throws inside the commit undoes only its own writes: t
   })]);
   t.equal((await store.readStream(streams.order(MERCHANT, ORDER_1))).length, 1, 'the event committed');
   t.equal(readModels.checkpoint('orders'), 0n, 'no projection advanced (one savepoint for all)');
-  await waitFor(() => warnings.length > 0, 20_000, 'the warning');
+  await waitFor(() => warnings.length > 0, 'the warning');
   t.match(warnings[0], /commit listener failed/);
   await readModels.catchUp();
   t.same(readModels.get<{ count: number }>('fragile', 'all'), { count: 1 }, 'the catch-up applied it');

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { buildTestApp, cardBody, createToken, M1, payAuth, payPath, tokenAuth, tokenPath, UNIQUE } from '../helpers/app.js';
 import { ALL_MERCHANTS, SCHEME } from '../http/token-api.fixture.js';
+import { eventually } from '../helpers/poll.js';
 
 t.test('rebuild after a mixed workload equals the live read models', async (t) => {
   process.env.UNKNOWN_RESOLUTION_DELAY_MS = '0';
@@ -50,13 +51,12 @@ t.test('rebuild after a mixed workload equals the live read models', async (t) =
   await createToken(app, SCHEME as typeof M1, '4508750015741019', '4', '35');
 
   // Wait for the reactors: the three UNKNOWN payments resolved, three scheme-token changes (bounded).
-  for (let i = 0; i < 300; i++) {
+  await eventually(async () => {
     const events = await app.gateway.store.readAll();
     const resolved = events.filter((e) => e.type === 'PaymentOutcomeResolved').length;
     const schemeChanges = events.filter((e) => e.type === 'SchemeTokenStatusChanged').length;
-    if (resolved === 3 && schemeChanges >= 3) break;
-    await new Promise((r) => setTimeout(r, 10));
-  }
+    return resolved === 3 && schemeChanges >= 3;
+  });
   await app.gateway.readModels.catchUp();
   const types = new Set((await app.gateway.store.readAll()).map((e) => e.type));
   for (const type of ['TokenCreated', 'TokenUpdated', 'TokenDeleted', 'PaymentRecorded', 'PaymentOutcomeResolved', 'AccountIdentifierReserved', 'SchemeTokenStatusChanged', 'OrderTransactionRecorded', 'SessionCreated', 'SessionUpdated']) {

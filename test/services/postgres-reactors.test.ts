@@ -4,13 +4,13 @@
 // An UNKNOWN payment (expiry 05/37) is resolved once, a scheme token provisioned once; with one
 // gateway closed before its work was due, the other does it.
 import t from 'tap';
+import { eventually, sleep } from '../helpers/poll.js';
 import { postgresForFile } from '../helpers/postgres.js';
 import { buildTestApp, createToken, M1, payAuth, payPath } from '../helpers/app.js';
 import { ALL_MERCHANTS, SCHEME } from '../http/token-api.fixture.js';
 import type { EventStoreConfig } from '../../config.js';
 
 const server = postgresForFile(t);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 if (server) {
   t.test('two gateways on one PostgreSQL database: each UNKNOWN resolved once, each scheme token provisioned once', async (t) => {
@@ -37,16 +37,15 @@ if (server) {
 
     const schemeStreamOf = async () => (await events('TokenCreated')).find((e) => (e.data as { token?: string }).token === schemeToken)?.stream;
     // Wait for the first resolution and the first provisioning (however loaded the machine)...
-    for (let i = 0; i < 400 && (await events('PaymentOutcomeResolved')).length === 0; i++) await sleep(50);
-    for (let i = 0; i < 400; i++) {
+    await eventually(async () => (await events('PaymentOutcomeResolved')).length > 0, { intervalMs: 50 });
+    await eventually(async () => {
       const stream = await schemeStreamOf();
-      if (stream !== undefined && (await events('SchemeTokenStatusChanged', stream)).length > 0) break;
-      await sleep(50);
-    }
+      return stream !== undefined && (await events('SchemeTokenStatusChanged', stream)).length > 0;
+    }, { intervalMs: 50 });
     // ...then both instances' timers are due; let both finish (a second resolution or
     // provisioning would be appended within this time), then stop both (stopping waits for work
     // under way).
-    await sleep(Math.max(1500, started + 3 * DELAY + 1500 - Date.now()));
+    await sleep(Math.max(1500, started + 3 * DELAY + 1500 - Date.now())); // the window a duplicate would need, which must not come
     const resolved = await events('PaymentOutcomeResolved');
     t.equal(resolved.length, 1, 'exactly one PaymentOutcomeResolved with both gateways running');
     const schemeStream = await schemeStreamOf();
@@ -60,7 +59,7 @@ if (server) {
     const second = await pay(a, token, '10000000002');
     t.equal(second.json().result, 'UNKNOWN');
     await a.close();
-    for (let i = 0; i < 200 && (await events('PaymentOutcomeResolved')).length < 2; i++) await sleep(50);
+    await eventually(async () => (await events('PaymentOutcomeResolved')).length >= 2, { intervalMs: 50 });
     const after = await events('PaymentOutcomeResolved');
     t.equal(after.length, 2, 'the surviving gateway resolved the next UNKNOWN payment');
     t.equal(new Set(after.map((e) => e.stream)).size, 2, 'one resolution per payment');

@@ -14,6 +14,7 @@ import { openGateway } from '../../root.js';
 import { loadGatewaySettings } from '../../config.js';
 import { parseMerchants } from '../../merchants.js';
 import { MERCHANTS } from '../helpers/app.js';
+import { sleep, waitFor } from '../helpers/poll.js';
 
 /** A reactor that records what it is handed, starting after `startAt`, of `types` only (all: undefined). */
 class Probe extends Reactor {
@@ -51,12 +52,6 @@ function counted() {
   return { store: wrapped, counter };
 }
 
-async function until(what: string, check: () => boolean): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!check() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
-  if (!check()) throw new Error(`never: ${what}`);
-}
-
 t.test('one subscription hands each reactor the events after its own start, of its types', async (t) => {
   const { store, counter } = counted();
   for (const type of ['A', 'B', 'A']) await append(store, type);
@@ -72,19 +67,19 @@ t.test('one subscription hands each reactor the events after its own start, of i
   t.same(c.seen, [2n], 'c: the B after its start');
 
   await append(store, 'B');
-  await until('b sees position 4', () => b.seen.length === 2);
+  await waitFor(() => b.seen.length === 2, 'b sees position 4');
   t.same(c.seen, [2n, 4n], 'live events too');
   t.same(a.seen, [1n, 3n], 'not handed to a reactor of other types');
 
   await a.stop();
   await append(store, 'A');
-  await until('b sees position 5', () => b.seen.length === 3);
+  await waitFor(() => b.seen.length === 3, 'b sees position 5');
   t.same(a.seen, [1n, 3n], 'a reactor stopped alone is handed nothing more');
 
   await host.stop();
   await append(store, 'A');
   await append(store, 'B');
-  await new Promise((resolve) => setTimeout(resolve, 20));
+  await sleep(20); // nothing may be handed over after stop(): waiting is the test
   t.same(b.seen, [3n, 4n, 5n], 'nothing after the host stopped');
   t.same(c.seen, [2n, 4n]);
   t.equal(counter.subscriptions, 1);
@@ -102,7 +97,7 @@ t.test('stop cancels pending work and waits for work under way', async (t) => {
   const running = new Promise<void>((resolve) => { started = resolve; });
   probe.run('now', 0, async () => {
     started();
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await sleep(20); // work that takes a while: stop() must wait for it
     finished = true;
   });
   await running;

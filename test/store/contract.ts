@@ -2,6 +2,7 @@
 // Not a test file by itself: test/store/<adapter>.test.ts runs it against an adapter.
 import { randomUUID } from 'node:crypto';
 import type { Test } from 'tap';
+import { sleep, waitFor } from '../helpers/poll.js';
 import {
   IdempotencyConflictError, WrongExpectedRevisionError,
   type EventData, type EventStore, type ExpectedRevision, type RecordedEvent,
@@ -20,19 +21,6 @@ export interface ContractOptions {
   todo?: Partial<Record<'readIsolation', string>>;
 }
 
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/**
- * Wait until `condition` holds, polling every few ms; fail after `timeoutMs`: a bound on a hang,
- * not a speed check (CI runs four files at once on two cores), so 20 s at least where it is used.
- */
-export async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 20_000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(5);
-  }
-}
 
 export function newEvent(type = 'ThingHappened', data: unknown = { n: Math.random() }): EventData {
   return {
@@ -311,7 +299,7 @@ export function eventStoreContract(t: Test, makeStore: () => Promise<StoreHarnes
     await store.append('card-1', events(1));
     await store.append('card-1', events(1));
     const [e0, e1] = await store.readStream('card-1');
-    await sleep(5);
+    await sleep(5); // time passing is the point: an instant strictly between two appends
     const instant = new Date();
     await sleep(5);
     await store.append('card-1', events(2));
@@ -391,10 +379,10 @@ export function eventStoreContract(t: Test, makeStore: () => Promise<StoreHarnes
 
     await store.append('sub-1', events(2));
     await Promise.all([store.append('sub-3', events(1)), store.append('sub-4', events(2))]);
-    await waitFor(() => received.length >= 10, 20_000, 'live events');
+    await waitFor(() => received.length >= 10, 'live events');
     await store.append('sub-2', events(1));
-    await waitFor(() => received.length >= 11, 20_000, 'one more live event');
-    await sleep(20);
+    await waitFor(() => received.length >= 11, 'one more live event');
+    await sleep(20); // room for a duplicate or a stray event to arrive, which must not
     const log = await store.readAll();
     t.same(received.map(summary), log.map(summary), 'live delivery: every event once, in log order, no gap');
     t.same(received.map((e) => e.data), log.map((e) => e.data), 'with their data');
@@ -402,7 +390,7 @@ export function eventStoreContract(t: Test, makeStore: () => Promise<StoreHarnes
 
     await sub.close();
     await store.append('sub-1', events(2));
-    await sleep(50);
+    await sleep(50); // nothing may arrive after close(): waiting is the test
     t.equal(received.length, 11, 'close() stops delivery');
     t.same(errors, []);
   });
@@ -421,8 +409,8 @@ export function eventStoreContract(t: Test, makeStore: () => Promise<StoreHarnes
     t.same(received.map(summary), all.slice(3).map(summary), 'catch-up starts after the position (exclusive)');
 
     await store.append('from-1', events(1));
-    await waitFor(() => received.length >= 4, 20_000, 'the live event');
-    await sleep(20);
+    await waitFor(() => received.length >= 4, 'the live event');
+    await sleep(20); // room for a duplicate to arrive, which must not
     t.same(received.map(summary), (await store.readAll({ fromPosition: from })).map(summary), 'then live, no duplicates');
   });
 
@@ -434,7 +422,7 @@ export function eventStoreContract(t: Test, makeStore: () => Promise<StoreHarnes
     await sub.caughtUp;
     t.equal(received.length, 0);
     const r = await store.append('empty-1', events(1));
-    await waitFor(() => received.length === 1, 20_000, 'the first event');
+    await waitFor(() => received.length === 1, 'the first event');
     t.equal(received[0]?.position, r.position);
   });
 
@@ -445,7 +433,7 @@ export function eventStoreContract(t: Test, makeStore: () => Promise<StoreHarnes
     const sub = store.subscribeAll({}, {
       async onEvent(e) {
         received.push(e);
-        if (e.revision % 2n === 0n) await sleep(1);
+        if (e.revision % 2n === 0n) await sleep(1); // a slow handler is the case under test
       },
     });
     t.teardown(() => sub.close());
@@ -456,10 +444,10 @@ export function eventStoreContract(t: Test, makeStore: () => Promise<StoreHarnes
     await sub.caughtUp;
     for (let i = 0; i < 5; i++) {
       await store.append('race-9', events(1));
-      await sleep(1);
+      await sleep(1); // appends spread over time, while the handler is slow
     }
-    await waitFor(() => received.length >= 30, 20_000, '30 events');
-    await sleep(30);
+    await waitFor(() => received.length >= 30, '30 events');
+    await sleep(30); // room for a duplicate to arrive, which must not
     const log = await store.readAll();
     t.equal(log.length, 30);
     t.same(received.map(summary), log.map(summary), 'exactly the log, in order');
@@ -473,7 +461,7 @@ export function eventStoreContract(t: Test, makeStore: () => Promise<StoreHarnes
     const reader = (async () => {
       for (let rounds = 0; rounds < 10_000 && (writing || rounds === 0); rounds++) {
         seen.push(...await store.readAll({ fromPosition: seen.at(-1)?.position ?? 0n }));
-        await sleep(0);
+        await sleep(0); // a turn of the event loop between pages, for the writers
       }
       seen.push(...await store.readAll({ fromPosition: seen.at(-1)?.position ?? 0n }));
     })();

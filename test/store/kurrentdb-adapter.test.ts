@@ -6,7 +6,8 @@
 import t from 'tap';
 import { IdempotencyConflictError, WrongExpectedRevisionError, type RecordedEvent } from '../../store/event-store.js';
 import { KurrentDbEventStore } from '../../store/kurrentdb.js';
-import { events, expectWrongRevision, newEvent, rejection, sleep, waitFor } from './contract.js';
+import { sleep, waitFor } from '../helpers/poll.js';
+import { events, expectWrongRevision, newEvent, rejection } from './contract.js';
 import { FakeKurrentClient } from './kurrentdb.fixture.js';
 
 const open = (prefix?: string, fake = new FakeKurrentClient()) => ({
@@ -124,18 +125,18 @@ t.test('subscribeAll: catch up, caught up once, live, from a position, close', a
   const received: RecordedEvent[] = [];
   let caughtUpCalls = 0;
   const sub = store.subscribeAll({ fromPosition: from }, {
-    async onEvent(e) { received.push(e); await sleep(1); },
+    async onEvent(e) { received.push(e); await sleep(1); }, // a handler that takes time, as a real one does
     onCaughtUp: () => { caughtUpCalls++; },
   });
   await sub.caughtUp;
   t.equal(received.length, 2, 'caught up once the events after the position went through the handler');
   await store.append('sub-2', events(2));
-  await waitFor(() => received.length === 4, 20_000, 'live events');
+  await waitFor(() => received.length === 4, 'live events');
   t.same(received.map((e) => e.position), (await store.readAll({ fromPosition: from })).map((e) => e.position), 'in order, once');
   t.equal(caughtUpCalls, 1);
   await sub.close();
   await store.append('sub-1', events(1));
-  await sleep(20);
+  await sleep(20); // nothing may arrive after close(): waiting is the test
   t.equal(received.length, 4, 'close() stops delivery');
   await store.close();
   t.ok(fake.disposed, 'close() disposes the client');
@@ -149,11 +150,11 @@ t.test('a dropped subscription resubscribes after its last event: nothing lost, 
   const errors: unknown[] = [];
   const sub = store.subscribeAll({}, { onEvent: (e) => { received.push(e); }, onError: (e) => { errors.push(e); } });
   t.teardown(() => sub.close());
-  await waitFor(() => received.length >= 4, 20_000, 'events across a reconnection');
+  await waitFor(() => received.length >= 4, 'events across a reconnection');
   fake.failSubscriptionsAfter = undefined;
-  await waitFor(() => received.length >= 5, 20_000, 'the rest');
+  await waitFor(() => received.length >= 5, 'the rest');
   await store.append('drop-2', events(1));
-  await waitFor(() => received.length >= 6, 20_000, 'a live event after reconnecting');
+  await waitFor(() => received.length >= 6, 'a live event after reconnecting');
   t.ok(fake.subscriptionsOpened >= 3, `resubscribed (${fake.subscriptionsOpened} subscriptions)`);
   t.same(received.map((e) => e.id), (await store.readAll()).map((e) => e.id), 'exactly the log, in order');
   t.same(errors, [], 'a transient drop is not reported as an error');

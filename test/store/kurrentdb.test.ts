@@ -14,7 +14,8 @@ import t from 'tap';
 import type { FastifyInstance } from 'fastify';
 import { KurrentDbEventStore } from '../../store/kurrentdb.js';
 import { buildTestApp, cardBody, M1, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
-import { eventStoreContract, waitFor } from './contract.js';
+import { waitFor } from '../helpers/poll.js';
+import { eventStoreContract } from './contract.js';
 import { streams } from '../../domain/events.js';
 
 const url = process.env.KURRENTDB_URL;
@@ -69,7 +70,7 @@ t.test('two gateways on one KurrentDB: one history, one payment, each read model
   t.equal(payments.length, 2, 'one PaymentRecorded per transaction');
 
   for (const app of [a, b]) {
-    await waitFor(async () => ((await app.gateway.readModels.get<{ transactions: unknown[] }>('orders', `${M1.id}/${order}`))?.transactions.length ?? 0) >= 2, 20_000, 'the order read model');
+    await waitFor(async () => ((await app.gateway.readModels.get<{ transactions: unknown[] }>('orders', `${M1.id}/${order}`))?.transactions.length ?? 0) >= 2, 'the order read model');
     t.equal((await app.gateway.readModels.get<{ transactions: unknown[] }>('orders', `${M1.id}/${order}`))?.transactions.length, 2, 'each read model has both transactions, once');
   }
 });

@@ -2,15 +2,17 @@
 // on a fresh store) all open it: SQLite refuses one of two simultaneous switches to WAL at once,
 // without its busy timeout, and openDatabase tries that one again. The first test pins the retry
 // with a connection that answers SQLITE_BUSY on purpose; the second races real processes (before
-// the fix it failed in each of 3 runs: 2 of 24 opens refused) and uses dist/ (npm test builds it).
+// the fix it failed in each of 3 runs: 2 of 24 opens refused) and uses the test run's build
+// (test/helpers/build.ts).
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import t from 'tap';
 import { enableWal } from '../../store/sqlite.js';
+import { builtModule } from '../helpers/build.js';
 
-const STORE = new URL('../../dist/store/sqlite.js', import.meta.url).href;
+const STORE = builtModule('store/sqlite.js');
 const CHILD = `
 import { existsSync } from 'node:fs';
 const { openDatabase } = await import(process.argv[1]);

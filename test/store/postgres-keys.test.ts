@@ -6,6 +6,7 @@ import t from 'tap';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
+import { eventually, waitFor } from '../helpers/poll.js';
 import { postgresForFile } from '../helpers/postgres.js';
 import { PostgresKeyStore } from '../../store/postgres/key-store.js';
 import { SyncPgClient } from '../../store/postgres/sync-client.js';
@@ -94,11 +95,7 @@ if (server) {
       // Another instance's reservation of the same hash, in flight (inserted, not yet committed)
       // when this instance's own arrives: the server runs it to its COMMIT on its own.
       const racing = other.query(`BEGIN; INSERT INTO account_reservations (account_hash, reservation_id) VALUES ('${hash}', 'other-${round}') ON CONFLICT DO NOTHING; SELECT pg_sleep(0.2); COMMIT`);
-      for (;;) {
-        const { rows } = await watch.query("SELECT 1 FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND datname = current_database()");
-        if (rows.length > 0) break;
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      }
+      await waitFor(async () => (await watch.query("SELECT 1 FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND datname = current_database()")).rows.length > 0, 'the other reservation in flight', { intervalMs: 5 });
       const mine = (round % 2 === 0 ? a : b).reserve(hash, `mine-${round}`);
       await racing;
       t.equal(mine, `other-${round}`, `round ${round}: the first writer wins; this one waited for it and reads its id`);
@@ -160,8 +157,7 @@ if (server) {
     // A message the worker cannot read: its handler throws outside its try, an uncaught error in the worker.
     const inside = client as unknown as { port: { postMessage(message: unknown): void }; stopped: Error | undefined };
     inside.port.postMessage(null);
-    const deadline = Date.now() + 20_000;
-    while (inside.stopped === undefined && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    await eventually(() => inside.stopped !== undefined);
     t.type(inside.stopped, Error, 'the worker stopped (and this process is still here)');
     t.same(client.run({ text: 'SELECT 2 AS two' })[0]!.rows, [{ two: 2 }], 'the next statement runs on a new worker');
   });

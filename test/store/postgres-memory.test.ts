@@ -7,7 +7,8 @@
 import t, { type Test } from 'tap';
 import pg from 'pg';
 import { PostgresEventStore } from '../../store/postgres/event-store.js';
-import { events, waitFor } from './contract.js';
+import { events } from './contract.js';
+import { waitFor } from '../helpers/poll.js';
 import { postgresForFile } from '../helpers/postgres.js';
 
 const server = postgresForFile(t);
@@ -27,7 +28,7 @@ async function client(t: Test, url: string): Promise<pg.Client> {
 
 /** The store listening (memory answers only then): a stream it reads is then held. */
 async function listening(store: PostgresEventStore, stream: string): Promise<void> {
-  await waitFor(async () => { await store.readStream(stream); return store.cachedStream(stream) !== undefined; }, 20_000, 'memory holding a stream read');
+  await waitFor(async () => { await store.readStream(stream); return store.cachedStream(stream) !== undefined; }, 'memory holding a stream read');
 }
 
 const revisions = (list: readonly { revision: bigint }[] | undefined) => list?.map((e) => e.revision);
@@ -58,7 +59,7 @@ if (server) {
     await listening(a, 'kept');
     await listening(a, 'written');
     await b.append('written', events(1), { expectedRevision: 0n });
-    await waitFor(() => a.cachedStream('written') === undefined, 20_000, 'the stream another instance wrote dropped');
+    await waitFor(() => a.cachedStream('written') === undefined, 'the stream another instance wrote dropped');
     t.same(revisions(a.cachedStream('kept')), [0n], 'the other stream still held');
     t.same(revisions(await a.readStream('written')), [0n, 1n], 'read again: the other instance\'s event is there');
     t.same(revisions(a.cachedStream('written')), [0n, 1n], 'and held again');
@@ -79,7 +80,7 @@ if (server) {
     t.same(revisions(await store.readStream('silent-1')), [0n, 1n], 'the read finds the commit');
     t.same((await store.readAll({ fromPosition: 1n })).map((e) => e.id), ['silent-id'], 'readAll too');
     await admin.query(`NOTIFY tokengate_events`);
-    await waitFor(async () => { await store.readStream('silent-1'); return store.cachedStream('silent-1') !== undefined; }, 20_000, 'memory answering again, a while after');
+    await waitFor(async () => { await store.readStream('silent-1'); return store.cachedStream('silent-1') !== undefined; }, 'memory answering again, a while after');
     t.same(revisions(store.cachedStream('silent-1')), [0n, 1n], 'with what the server holds');
   });
 
@@ -90,7 +91,7 @@ if (server) {
     await listening(store, 'deaf-1');
     const admin = await client(t, url);
     await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'tokengate-listen' AND datname = current_database()");
-    await waitFor(() => store.cachedStream('deaf-1') === undefined, 20_000, 'memory silent once the connection is gone');
+    await waitFor(() => store.cachedStream('deaf-1') === undefined, 'memory silent once the connection is gone');
     await listening(store, 'deaf-1');
     t.same(revisions(store.cachedStream('deaf-1')), [0n], 'back once it listens again');
   });

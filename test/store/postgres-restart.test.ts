@@ -8,7 +8,8 @@ import { StoreUnreachable } from '../../domain/errors.js';
 import type { RecordedEvent } from '../../store/event-store.js';
 import { PostgresEventStore } from '../../store/postgres/event-store.js';
 import { PostgresKeyStore } from '../../store/postgres/key-store.js';
-import { events, sleep, waitFor } from './contract.js';
+import { sleep, waitFor } from '../helpers/poll.js';
+import { events } from './contract.js';
 import { postgresForFile } from '../helpers/postgres.js';
 
 const server = postgresForFile(t);
@@ -31,7 +32,7 @@ if (server) {
     const sub = store.subscribeAll({}, { onEvent: (e) => { received.push(e); }, onError: (e) => { errors.push(e); } });
     t.teardown(() => sub.close());
     await other.append('rs-1', events(2));
-    await waitFor(() => received.length === 2, 20_000, 'the first events');
+    await waitFor(() => received.length === 2, 'the first events');
 
     await server.get().restart(async () => {
       const during = await other.append('rs-1', events(1)).then(() => undefined, (e: unknown) => e);
@@ -42,8 +43,8 @@ if (server) {
     const after = await other.append('rs-2', events(3)).then(() => 'ok', (e: unknown) => e);
     const retried = after === 'ok' ? 'ok' : await other.append('rs-2', events(3)).then(() => 'ok', (e: unknown) => e);
     t.equal(retried, 'ok', 'appends work again once the server is back');
-    await waitFor(() => received.length === 5, 20_000, 'the events appended after the restart');
-    await sleep(200);
+    await waitFor(() => received.length === 5, 'the events appended after the restart');
+    await sleep(200); // two more polls, which must repeat nothing
     t.same(received.map(summary), (await other.readAll()).map(summary), 'the subscription has every event once, in order');
     t.same(errors, [], 'and never gave up');
   });
@@ -59,7 +60,7 @@ if (server) {
     const sub = store.subscribeAll({}, { onEvent: (e) => { received.push(e); } });
     t.teardown(() => sub.close());
     await store.append('k-0', events(1));
-    await waitFor(() => received.length === 1, 20_000, 'the first event');
+    await waitFor(() => received.length === 1, 'the first event');
     t.equal(store.unreachable, undefined, 'reachable');
 
     // Appends in flight on both stores' pools (connections checked out between statements, and idle).
@@ -67,16 +68,16 @@ if (server) {
     const failures: unknown[] = [];
     const writers = Array.from({ length: 6 }, async (_, w) => {
       for (let i = 0; appending; i++) {
-        await (w % 2 ? other : store).append(`k-${w}-${i}`, events(1)).catch((e: unknown) => { failures.push(e); return sleep(20); });
+        await (w % 2 ? other : store).append(`k-${w}-${i}`, events(1)).catch((e: unknown) => { failures.push(e); return sleep(20); }); // a writer that backs off after a refusal, as a client does
       }
     });
-    await waitFor(() => received.length > 20, 20_000, 'appends under way');
+    await waitFor(() => received.length > 20, 'appends under way');
     await server.get().halt('kill');
-    await waitFor(() => store.unreachable !== undefined, 20_000, 'the store to say it is unreachable');
+    await waitFor(() => store.unreachable !== undefined, 'the store to say it is unreachable');
     t.type(store.unreachable, StoreUnreachable, 'unreachable: the port\'s StoreUnreachable');
     const keyError = (() => { try { keys.get('nothing'); return undefined; } catch (error) { return error; } })();
     t.type(keyError, StoreUnreachable, 'the key store: 503 StoreUnreachable');
-    await waitFor(() => failures.length > 6, 20_000, 'appends refused while it is down');
+    await waitFor(() => failures.length > 6, 'appends refused while it is down');
     appending = false;
     await Promise.all(writers);
     t.ok(failures.every((e) => e instanceof StoreUnreachable), 'every refused append: StoreUnreachable (503)');
@@ -84,10 +85,10 @@ if (server) {
 
     await server.get().resume();
     // No request: the LISTEN connection's return (or the subscription's retry) clears it.
-    await waitFor(() => store.unreachable === undefined, 20_000, 'reachable again, without a request');
+    await waitFor(() => store.unreachable === undefined, 'reachable again, without a request');
     await other.append('k-after', events(1));
     // Events committed just before the kill may still be on their way: wait for this one by name.
-    await waitFor(() => received.some((e) => e.stream === 'k-after'), 20_000, 'the event appended by the other store after the restart (woken by LISTEN)');
+    await waitFor(() => received.some((e) => e.stream === 'k-after'), 'the event appended by the other store after the restart (woken by LISTEN)');
     t.equal(received.filter((e) => e.stream === 'k-after').length, 1, 'received once');
     t.equal(keys.get('nothing'), undefined, 'the key store reconnects');
   });

@@ -13,7 +13,8 @@ import { MERCHANTS } from '../helpers/app.js';
 import type { RecordedEvent } from '../../store/event-store.js';
 import { PostgresEventStore } from '../../store/postgres/event-store.js';
 import { SCHEMA_VERSION } from '../../store/postgres/schema.js';
-import { eventStoreContract, events, expectWrongRevision, sleep, waitFor } from './contract.js';
+import { sleep, waitFor } from '../helpers/poll.js';
+import { eventStoreContract, events, expectWrongRevision } from './contract.js';
 import { postgresForFile } from '../helpers/postgres.js';
 
 t.test('EVENT_STORE=postgres:// and postgresql:// select PostgreSQL; a bad URL is one ConfigError line without the password', async (t) => {
@@ -108,8 +109,8 @@ if (server) {
     t.equal(log.length, expected, 'every appended event is in the log');
     t.same(log.map((e) => e.position), log.map((_, i) => BigInt(i + 1)), 'positions 1..n without a gap');
     t.same(seen.map(summary), log.map(summary), 'the polling reader saw every event once, in position order');
-    await waitFor(() => delivered.length >= expected, 20_000, 'the subscription to deliver every event');
-    await sleep(50);
+    await waitFor(() => delivered.length >= expected, 'the subscription to deliver every event');
+    await sleep(50); // room for a duplicate to arrive, which must not
     t.same(delivered.map(summary), log.map(summary), 'the subscription delivered every event once, in order');
   });
 
@@ -135,35 +136,38 @@ if (server) {
   t.test("two adapters on one database: each sees the other's appends through subscribeAll (woken by NOTIFY) and its revisions", async (t) => {
     const url = await server.get().createDatabase('two');
     // No poll worth the name: only the NOTIFY of the other's commit can wake the subscription in time.
-    const a = openStore(t, url, { pollIntervalMs: 600_000 });
+    const a = openStore(t, url, { pollIntervalMs: 600_000, applicationName: 'tokengate-a' });
     const b = openStore(t, url, { pollIntervalMs: 600_000 });
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    t.teardown(() => admin.end());
+    // a's LISTEN connection (application_name tokengate-a-listen) has run its LISTEN, and then the
+    // read of the head that follows it on that connection (store/postgres/listener.ts).
+    const listening = async () => (await admin.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'tokengate-a-listen' AND datname = current_database() AND state = 'idle' AND (query LIKE 'LISTEN%' OR query LIKE 'SELECT coalesce(max(position)%')")).rows[0].n === 1;
     const received: RecordedEvent[] = [];
     const sub = a.subscribeAll({}, { onEvent: (e) => { received.push(e); } });
     t.teardown(() => sub.close());
     await sub.caughtUp;
-    await sleep(100); // the listener's LISTEN is in place
+    await waitFor(listening, "a's LISTEN");
 
     const r = await b.append('two-1', events(2), { expectedRevision: 'no_stream' });
-    await waitFor(() => received.length === 2, 20_000, "b's events at a");
+    await waitFor(() => received.length === 2, "b's events at a");
     t.same(received.map(summary), ['two-1@0#1', 'two-1@1#2']);
     t.equal(r.position, 2n);
     await expectWrongRevision(t, a.append('two-1', events(1), { expectedRevision: 0n }),
       { stream: 'two-1', expected: 0n, actual: 1n }, "a sees b's revision");
     await a.append('two-1', events(1), { expectedRevision: 1n });
-    await waitFor(() => received.length === 3, 20_000, "a's own event");
+    await waitFor(() => received.length === 3, "a's own event");
 
     // The listening connection is cut (the server ends it): the adapter reconnects, and the
     // subscription goes on with what was appended meanwhile.
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    t.teardown(() => admin.end());
-    const killed = await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'tokengate-listen' AND datname = current_database()");
-    t.ok(killed.rowCount !== null && killed.rowCount >= 1, 'the listening connections were ended');
+    const killed = await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'tokengate-a-listen' AND datname = current_database()");
+    t.ok(killed.rowCount !== null && killed.rowCount >= 1, 'the listening connection was ended');
     await b.append('two-2', events(1));
-    await waitFor(() => received.length === 4, 20_000, 'the event appended while the listener was cut');
-    await sleep(300);
+    await waitFor(() => received.length === 4, 'the event appended while the listener was cut');
+    await waitFor(listening, "a's LISTEN again");
     await b.append('two-3', events(1));
-    await waitFor(() => received.length === 5, 20_000, 'an event after the listener reconnected');
+    await waitFor(() => received.length === 5, 'an event after the listener reconnected');
     t.same(received.map(summary), (await b.readAll()).map(summary), 'everything once, in order');
   });
 

@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import t from 'tap';
+import { eventually } from '../helpers/poll.js';
 import { Sealer } from '../../store/sealing.js';
 import { MemoryKeyStore } from '../../store/keys/key-store.js';
 import { SqliteKeyStore } from '../../store/keys/sqlite-key-store.js';
@@ -222,7 +223,8 @@ function filesOf(path: string): Array<[string, Buffer]> {
   return [path, `${path}-wal`, `${path}-shm`].filter((file) => existsSync(file)).map((file) => [file, readFileSync(file)]);
 }
 
-const untilScrubbed = () => new Promise<void>((resolve) => setTimeout(resolve, 50));
+/** Whether none of the key store's files holds any of `keys` (the WAL is scrubbed on a timer after a destroy). */
+const scrubbed = (path: string, keys: Buffer[]) => filesOf(path).every(([, data]) => keys.every((key) => !data.includes(key)));
 
 t.test('a destroyed key is in none of the key store files: not in a free page, not in the WAL (secure deletion)', async (t) => {
   for (const batched of [false, true]) {
@@ -242,7 +244,7 @@ t.test('a destroyed key is in none of the key store files: not in a free page, n
     t.ok(filesOf(path).some(([, data]) => data.includes(bytes[0] as Buffer)), 'before: the key is in the files');
 
     for (const keyId of doomed) sealer.destroyKey(keyId);
-    await untilScrubbed();
+    await eventually(() => scrubbed(path, bytes));
     for (const [file, data] of filesOf(path)) {
       bytes.forEach((b, i) => t.notOk(data.includes(b), `batched ${batched}, still open: key ${i} is not in ${file.slice(path.length) || 'the database'}`));
     }

@@ -8,7 +8,9 @@ import Database from 'better-sqlite3';
 import t, { type Test } from 'tap';
 import { WrongExpectedRevisionError, type RecordedEvent } from '../../store/event-store.js';
 import { SqliteEventStore } from '../../store/sqlite.js';
-import { eventStoreContract, events, expectWrongRevision, newEvent, sleep, waitFor } from './contract.js';
+import { sleep, waitFor } from '../helpers/poll.js';
+import { budget } from '../helpers/slowdown.js';
+import { eventStoreContract, events, expectWrongRevision, newEvent } from './contract.js';
 
 const dir = t.testdir();
 let files = 0;
@@ -226,18 +228,18 @@ t.test("a subscription sees another process's appends within its poll interval",
 
   const started = Date.now();
   await writer.append('live', events(3));
-  await waitFor(() => received.length >= 5, 20_000, 'the other process’s events');
+  await waitFor(() => received.length >= 5, 'the other process’s events');
   const elapsed = Date.now() - started;
-  t.ok(elapsed < 5000, `delivered after ${elapsed} ms (poll interval 20 ms; the bound allows for CI's load)`);
+  t.ok(elapsed < budget(5000), `delivered after ${elapsed} ms (poll interval 20 ms; the bound allows for the machine's load)`);
   await writer.append('live', events(1));
   await writer.append('other', events(1));
-  await waitFor(() => received.length >= 7, 20_000, 'two more events');
-  await sleep(60);
+  await waitFor(() => received.length >= 7, 'two more events');
+  await sleep(60); // a few more polls, which must deliver nothing twice
   t.same(received.map((e) => e.id), (await writer.readAll()).map((e) => e.id), 'in order, no duplicates, no gap');
 
   await sub.close();
   await writer.append('after-close', events(1));
-  await sleep(80);
+  await sleep(80); // four poll intervals: nothing may arrive after close()
   t.equal(received.length, 7, 'a closed subscription stops polling');
 });
 
@@ -264,10 +266,10 @@ t.test('data survives close and reopen, including appends still queued at close(
   t.equal((raw.prepare('SELECT COUNT(*) AS n FROM events').get() as { n: number }).n, 3);
 });
 
-/** An append's outcome, or 'unsettled' when it neither resolves nor rejects within 500 ms. */
+/** An append's outcome, or 'unsettled' when it neither resolves nor rejects within 2 s (scaled: a bound on a hang). */
 const settleWithin = (append: Promise<unknown>) => Promise.race([
   append.then(() => 'resolved', (error: unknown) => (error instanceof Error ? error.message : String(error))),
-  sleep(500).then(() => 'unsettled'),
+  sleep(budget(2000)).then(() => 'unsettled'),
 ]);
 
 t.test('an append after close() is rejected (store that has written)', async (t) => {
@@ -327,7 +329,7 @@ t.test('group durability: an append resolves, and its events are read, only afte
   });
   let resolved = false;
   const first = store.append('durable-1', events(1)).then((r) => { resolved = true; return r; });
-  await sleep(20);
+  await waitFor(() => pending.length > 0, 'the sync after the commit');
   t.equal(pending.length, 1, 'one sync started after the commit');
   t.notOk(resolved, 'the append waits for the sync');
   let read = false;
@@ -337,7 +339,7 @@ t.test('group durability: an append resolves, and its events are read, only afte
   // Commits made while a sync runs wait for the next one: one sync for both of them.
   const second = store.append('durable-2', events(1));
   const third = store.append('durable-3', events(1));
-  await sleep(20);
+  await sleep(20); // time for a second sync to start, which must not
   t.equal(pending.length, 1, 'no second sync while the first runs');
   t.notOk(read, 'a read of a committed but unsynced event waits');
   t.notOk(readAll, 'readAll too');
@@ -345,7 +347,7 @@ t.test('group durability: an append resolves, and its events are read, only afte
   t.equal((await first).position, 1n, 'the first append resolves after its sync');
   t.same((await reading).map((e) => e.position), [1n]);
   t.same((await readingAll).map((e) => e.position), [1n], 'the read returns what was committed when it was made');
-  await sleep(20);
+  await waitFor(() => pending.length > 0, 'the next sync');
   t.equal(pending.length, 1, 'the next sync covers the two commits made meanwhile');
   pending.shift()?.(null);
   t.same([(await second).position, (await third).position], [2n, 3n]);
@@ -357,7 +359,7 @@ t.test('group durability: an append resolves, and its events are read, only afte
   // (the kernel reports a write-back error once), so nothing more is acknowledged until a restart.
   t.equal(store.failure, undefined, 'no failure before the failed sync');
   const failed = store.append('durable-4', events(1));
-  await sleep(20);
+  await waitFor(() => pending.length > 0, 'the sync of durable-4');
   const error = Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
   pending.shift()?.(error);
   await t.rejects(failed, { message: /could not sync its WAL to disk \(EIO\); restart tokengate/ }, 'the append rejects, naming the cause');
@@ -444,26 +446,26 @@ t.test('appends made during a sync commit together after it; close() refuses new
   const store = new SqliteEventStore(path, { syncFile: (fd, done) => { pending.push(() => fdatasync(fd, done)); } });
   store.db.pragma('wal_autocheckpoint = 0');
   const first = store.append('w-1', events(1));
-  await sleep(20);
+  await waitFor(() => pending.length > 0, 'the sync of w-1');
   let durable = false;
   const waiting = store.durable().then(() => { durable = true; });
   const commitsBefore = walCommits(path);
   const gathered = [store.append('w-2', events(1)), store.append('w-2b', events(1))];
-  await sleep(5);
+  await sleep(5); // a later event-loop turn, during the same sync
   const third = store.append('w-2c', events(1)); // another event-loop turn, same sync
-  await sleep(20);
+  await sleep(20); // time for a commit to happen, which must not while the sync runs
   t.equal(walCommits(path), commitsBefore, 'nothing commits while the sync runs');
   pending.shift()?.();
   await first;
   await waiting;
   t.ok(durable, 'durable() resolves once what was committed when it was called is synced');
-  await sleep(20);
+  await waitFor(() => walCommits(path) > commitsBefore, 'the commit of the appends gathered during the sync');
   t.equal(walCommits(path), commitsBefore + 1, 'the three appends gathered meanwhile commit in one transaction');
   pending.shift()?.();
   t.same((await Promise.all([...gathered, third])).map((r) => r.position), [2n, 3n, 4n]);
 
   const last = store.append('w-3', events(1));
-  await sleep(20);
+  await waitFor(() => pending.length > 0, 'the sync of w-3');
   const closing = store.close();
   await t.rejects(store.append('w-4', events(1)), { message: /not open/ }, 'an append during close() is refused');
   pending.shift()?.();

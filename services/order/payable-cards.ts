@@ -1,0 +1,65 @@
+// The card a token can pay with, for Pay with token: its stream read and folded, the card copied
+// without its sealed number. Most pays use a token that has not changed since the last pay with
+// it, so the answer is kept by the token's stream, at the revision it was made from, and used
+// again only while the store tells without a read (EventStore.knownRevision, promise 7) that the
+// stream is still at that revision: an event appended since, by this process or another, or a
+// store that cannot tell (a stream of a reset merchant, a store without the stream in memory),
+// and the stream is read and folded again. Only payable cards are kept; a refusal is decided anew.
+import { InvalidRequest } from '../../domain/errors.js';
+import type { PayWithToken } from '../../domain/order/order.js';
+import { setMostRecent } from '../../lib/bounded-map.js';
+import type { RecordedEvent } from '../../store/event-store.js';
+import { foldToken, readOwnStreamSoon } from '../aggregates.js';
+import type { Gateway } from '../gateway.js';
+
+/** The token's card, and the revision of the token's stream it was read at. */
+export interface PayableCard {
+  readonly token: string;
+  readonly card: PayWithToken['card'];
+  readonly revision: bigint;
+}
+
+/** The cards kept (least recently kept out). */
+const MAX_KEPT = 10_000;
+
+export class PayableCards {
+  private readonly kept = new Map<string, PayableCard>();
+
+  constructor(private readonly gateway: Pick<Gateway, 'store'>) {}
+
+  /** The token's payable card from `stream`: kept or read (without a promise where the store can). */
+  of(stream: string, tokenid: string): PayableCard | Promise<PayableCard> {
+    const kept = this.kept.size === 0 ? undefined : this.kept.get(stream);
+    const { store } = this.gateway;
+    if (kept !== undefined && store.knownRevision(stream) === kept.revision) return kept;
+    const history = readOwnStreamSoon(store, stream);
+    return history instanceof Promise ? history.then((read) => this.keep(stream, tokenid, read)) : this.keep(stream, tokenid, history);
+  }
+
+  private keep(stream: string, tokenid: string, history: readonly RecordedEvent[]): PayableCard {
+    const payable = payableCard(history, tokenid);
+    setMostRecent(this.kept, stream, payable, MAX_KEPT);
+    return payable;
+  }
+}
+
+/**
+ * The token's card, from the merchant's own repository only. An unknown token, a token of another
+ * repository and a token that cannot pay get one and the same answer, so the answer says nothing
+ * of other repositories. A token of this repository holding a bank account or wallet (not yet
+ * stored by this release) is refused as UNSUPPORTED: pay with token moves funds from cards only.
+ */
+function payableCard(history: readonly RecordedEvent[], tokenid: string): PayableCard {
+  const token = foldToken(history);
+  const created = history.find((e) => e.type === 'TokenCreated')?.data as { sourceOfFunds?: { type?: unknown } } | undefined;
+  const sourceType = created?.sourceOfFunds?.type;
+  if (sourceType !== undefined && sourceType !== 'CARD') {
+    throw new InvalidRequest(`Value '${tokenid}' is invalid. The token holds ${String(sourceType)} details; pay with token supports card tokens only`, 'tokenid', 'UNSUPPORTED');
+  }
+  if (token.status !== 'VALID') {
+    throw new InvalidRequest(`Value '${tokenid}' is invalid. No such token in the merchant's token repository`, 'tokenid');
+  }
+  const { numberSealed: _sealed, ...card } = token.card;
+  // Frozen: every pay with the token at this revision shares it.
+  return Object.freeze({ token: token.token, card: Object.freeze(card), revision: history.at(-1)?.revision ?? -1n });
+}

@@ -1,0 +1,156 @@
+// Debugging a failing checkout in headless Chromium (Debian's /usr/bin/chromium via
+// playwright-core), as a developer would: the shop's requests (scripts/demo-checkout.ts: an
+// order authorized and captured, a refund of more than was captured refused, a payment declined
+// by the card's expiry, one UNKNOWN, a request in a currency that does not exist) and then the
+// pages. What the person sees: in the Requests view the refused refund in red with the rule that
+// refused it; on the order's page, between its steps, the same refused request in red with its body
+// and its rule, linked to the journal; a declined payment says DECLINED and its rule; notifications
+// one line under the transaction that sent them; the compact and expanded views; and all of it
+// readable at 375 px wide.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { chromium, type Page } from 'playwright-core';
+import { M1, MERCHANTS } from '../helpers/app.js';
+import { startServer } from '../helpers/server.js';
+import { startReceiver } from '../helpers/receiver.js';
+import { failingCheckout } from '../../scripts/demo-checkout.js';
+import { budget } from '../helpers/slowdown.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const PASSWORD = 'admin-secret-for-the-test';
+const RED = 'rgb(180, 35, 24)';
+const colorOf = (page: Page, selector: string) => page.locator(selector).first().evaluate((node) => getComputedStyle(node).color);
+
+t.test('a failing checkout, debugged from the pages', { skip: existsSync(CHROMIUM) ? false : `no ${CHROMIUM}: apt-get install chromium` }, async (t) => {
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const merchants = { merchants: MERCHANTS.merchants.map((m) => (m.id === M1.id ? { ...m, notifications: { url: `${receiver.origin}/webhook`, secret: 'e2e-checkout-notification-secret-01' } } : m)) };
+  const dir = t.testdir({ 'merchants.json': JSON.stringify(merchants) });
+  const server = await startServer({
+    EVENT_STORE: `sqlite:${join(dir, 'gateway.db')}`, MERCHANTS_FILE: join(dir, 'merchants.json'), ADMIN_PASSWORD: PASSWORD, UNKNOWN_RESOLUTION_DELAY_MS: '200',
+  });
+  t.teardown(() => server.stop('SIGKILL'));
+  const checkout = await failingCheckout(server.url, M1);
+  t.equal(checkout.refusedRefund.status, 400, 'the shop got a 400 for its refund');
+  // AUTHORIZE, CAPTURE, REFUND, the declined PAY, the UNKNOWN PAY and its resolution: six notifications.
+  await receiver.waitFor(6);
+
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  t.teardown(() => browser.close());
+  const context = await browser.newContext({ httpCredentials: { username: 'admin', password: PASSWORD }, viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  const refusedByPolicy: string[] = [];
+  page.on('console', (message) => { if (/Content Security Policy|Refused to/i.test(message.text())) refusedByPolicy.push(message.text()); });
+
+  await t.test('the Requests view: the refused refund in red, with the rule that refused it', async (t) => {
+    await page.goto(`${server.url}/admin/timeline`);
+    await page.getByRole('link', { name: 'Requests' }).click();
+    await page.locator('li.request').first().waitFor({ timeout: budget(30_000) });
+    await page.fill('input[name=status]', '4xx');
+    await page.click('#request-filters button[type=submit]');
+    await page.waitForFunction(() => Array.from(document.querySelectorAll('li.request')).every((r) => (r as HTMLElement).dataset.status?.startsWith('4')));
+    const refund = page.locator('li.request', { hasText: 'REFUND 60.00 USD refused' });
+    t.equal(await refund.count(), 1, 'the refused refund, found by its status class');
+    t.match(await refund.locator(':scope > .row').innerText(), /400[\s\S]*REFUND 60\.00 USD refused[\s\S]*refused by transaction\.amount: Value '60\.00' is invalid\. The amount exceeds the order's captured amount not yet refunded/);
+    t.equal(await colorOf(page, 'li.request.refused > .row .summary'), RED, 'in red');
+    await refund.locator(':scope > .row').click();
+    const opened = await refund.locator('.detail').innerText();
+    t.match(opened, /"apiOperation": "REFUND"[\s\S]*"amount": "60\.00"/, 'its request body');
+    t.match(opened, /Events it caused: none/i, 'it recorded nothing');
+    t.notMatch(await page.content(), '5123450000000008', 'no card number on the page');
+    await refund.getByRole('link', { name: 'Order 20000000001 →' }).click();
+    await page.waitForURL(/\/admin\/history\?stream=/);
+  });
+
+  await t.test("the order's page: the refused request between the steps, red, with its body and rule", async (t) => {
+    await page.locator('li.step.refused').waitFor({ timeout: budget(30_000) });
+    t.equal(await page.locator('#history-title').textContent(), `Order ${checkout.orderId} of merchant ${M1.id}`);
+    const lines = await page.locator('#steps > li > .row .summary').allInnerTexts();
+    t.same(lines, ['#1 AUTHORIZE 80.00 USD → APPROVED (00)', '#2 CAPTURE 50.00 USD → APPROVED (00)', '400 REFUND 60.00 USD refused', '#3 REFUND 20.00 USD → APPROVED (00)'],
+      'the steps in the gateway’s words, the refusal where it happened');
+    const refused = page.locator('li.step.refused');
+    t.match(await refused.locator(':scope > .row').innerText(), "refused by transaction.amount: Value '60.00' is invalid. The amount exceeds the order's captured amount not yet refunded");
+    t.equal(await colorOf(page, 'li.step.refused > .row .summary'), RED, 'in red');
+    t.match(await page.locator('#summary').innerText(), '1 refused');
+    t.equal(await refused.locator('.detail').count(), 0, 'compact: one line until opened');
+    await refused.locator(':scope > .row').click();
+    const detail = await refused.locator('.detail').innerText();
+    t.match(detail, "Refused (400) on transaction.amount: Value '60.00' is invalid. The amount exceeds the order's captured amount not yet refunded");
+    t.match(detail, /Request body[\s\S]*"apiOperation": "REFUND"[\s\S]*"amount": "60\.00"/i, 'its body');
+    t.match(detail, /Answer 400[\s\S]*"field": "transaction\.amount"/i, 'the answer the shop got');
+    t.match(detail, `correlation ${checkout.correlationId}`);
+    // Notifications: one line under the step that sent each.
+    t.match(await page.locator('li.step[data-type="OrderTransactionRecorded"]').first().locator('ul.notes').innerText(), /Notification delivered: HTTP 200/);
+    await page.locator('#notifications').uncheck();
+    t.equal(await page.locator('ul.notes:visible').count(), 0, 'hidden by the Notifications switch');
+    await page.locator('#notifications').check();
+    // Expanded: every step with its request's body; compact again.
+    await page.locator('#expanded').check();
+    t.equal(await page.locator('#steps > li.step > .detail:visible').count(), 4);
+    t.match(await page.locator('#step-3 > .detail').innerText(), /After: PARTIALLY_REFUNDED[\s\S]*Request body[\s\S]*"amount": "20\.00"/i, 'an accepted step shows its request from the journal too');
+    await page.locator('#expanded').uncheck();
+    t.equal(await page.locator('#steps > li.step > .detail:visible').count(), 0);
+    // Linked both ways: from the refusal to its entry in the journal, opened.
+    await refused.locator(':scope > .row').click();
+    await refused.getByRole('link', { name: 'In the request journal →' }).click();
+    await page.locator(`li.request[data-id="${checkout.refusedRefund.requestId}"] .detail`).waitFor({ timeout: budget(30_000) });
+    t.pass('the journal opened at that request');
+  });
+
+  await t.test('the declined payment: DECLINED, red, and the rule that declined it', async (t) => {
+    await page.goto(`${server.url}/admin/timeline`);
+    const declined = page.locator('li.event', { hasText: 'PAY 12.50 USD → DECLINED (05)' });
+    await declined.waitFor({ timeout: budget(30_000) });
+    t.match(await declined.locator(':scope > .row').innerText(), "decided by expiry 05/39 in the test acquirer's table");
+    t.equal(await declined.locator(':scope > .row .summary').evaluate((node) => getComputedStyle(node).color), RED);
+    t.match(await page.locator('li.event', { hasText: 'PAY 12.50 USD → UNKNOWN (91)' }).getAttribute('class'), 'tone-pending', 'the UNKNOWN one amber');
+    t.equal(await page.locator('#events > li.event.notification').count(), 0, 'no notification is a row of its own');
+    t.equal(await page.locator('#events ul.notes li.notification').count(), 6, 'each under the transaction that sent it');
+    await page.locator('#failures').check();
+    const shown = await page.locator('#events > li.event:visible > .row .summary').allInnerTexts();
+    t.same(shown, ['PAY 12.50 USD → UNKNOWN (91)', 'PAY 12.50 USD → DECLINED (05)'], 'Problems only: the failure and the outcome not final when recorded');
+    // The token's history: the declined payment, and the request refused on it (currency FUF).
+    await declined.locator(':scope > .row').click();
+    await declined.getByRole('link', { name: 'The request →' }).click();
+    const entry = page.locator('li.request', { hasText: 'PAY 12.50 USD' }).first();
+    await entry.locator('.detail').waitFor({ timeout: budget(30_000) });
+    t.match(await entry.locator('.detail').innerText(), /Events it caused[\s\S]*PaymentRecorded/i, 'the request behind the payment, and the event it caused');
+    await page.goto(`${server.url}/admin/history?q=${checkout.declinedToken}`);
+    await page.locator('li.step.refused').waitFor({ timeout: budget(30_000) });
+    t.match(await page.locator('li.step.refused > .row').innerText(), /PAY 12\.50 FUF refused[\s\S]*refused by transaction\.currency/);
+    t.match(await page.locator('li.step:not(.refused) > .row .summary').allInnerTexts(), ['#1 Token created', '#2 PAY 12.50 USD → DECLINED (05)']);
+  });
+
+  await t.test('an order whose only request was refused: its page shows that request', async (t) => {
+    await page.goto(`${server.url}/admin/timeline?view=requests&status=400`);
+    const fuf = page.locator('li.request', { hasText: 'PAY 12.50 FUF refused' });
+    await fuf.waitFor({ timeout: budget(30_000) });
+    await fuf.getByRole('link', { name: 'Order 10000000009 →' }).click();
+    await page.locator('li.step.refused').waitFor({ timeout: budget(30_000) });
+    t.equal(await page.locator('#history-title').textContent(), `Order 10000000009 of merchant ${M1.id}`);
+    t.match(await page.locator('#summary').innerText(), 'Nothing recorded: every request on it was refused');
+    t.match(await page.locator('li.step.refused > .row').innerText(), /PAY 12\.50 FUF refused[\s\S]*refused by transaction\.currency/);
+  });
+
+  await t.test('at 375 px wide: nothing wider than the screen, the refusal readable', async (t) => {
+    await page.setViewportSize({ width: 375, height: 812 });
+    await page.goto(`${server.url}/admin/history?stream=${encodeURIComponent(`order-${M1.id}:${checkout.orderId}`)}`);
+    const refused = page.locator('li.step.refused');
+    await refused.waitFor({ timeout: budget(30_000) });
+    await refused.locator(':scope > .row').click();
+    t.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 375), 'no sideways scrolling');
+    const box = await refused.locator('.refusal').boundingBox();
+    t.ok(box && box.x >= 0 && box.x + box.width <= 375, 'the refusal within the screen');
+    await page.goto(`${server.url}/admin/timeline?view=requests`);
+    await page.locator('li.request').first().waitFor({ timeout: budget(30_000) });
+    t.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 375), 'the Requests view too');
+    await page.goto(`${server.url}/admin/timeline`);
+    await page.locator('li.event').first().waitFor({ timeout: budget(30_000) });
+    t.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 375), 'and the events');
+  });
+  t.same(refusedByPolicy, [], 'nothing refused by the Content-Security-Policy');
+});

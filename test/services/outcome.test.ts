@@ -1,0 +1,43 @@
+// What the timeline and history pages say each event did (services/queries/outcome.ts), for the
+// events the HTTP tests do not make easily: a failed and an abandoned notification, a scheme
+// token's status change, a session update, what a test did through the test-control API, a
+// resolution by a reactor or by a test, and a type the pages do not know.
+import t from 'tap';
+import { describe } from '../../services/queries/outcome.js';
+
+const ref = { merchantId: 'M', notificationId: 'n-1', orderId: '10000000001', transactionId: '1' };
+
+t.test('notifications: a failed attempt and an abandoned notification in red, a delivery plain', async (t) => {
+  t.same(describe('NotificationFailed', { ...ref, attempt: 2, status: 500, failedAt: 'x', nextAttemptAt: '2026-11-21T12:00:10.000Z' }), {
+    summary: 'Notification attempt 2 failed: HTTP 500, next at 2026-11-21T12:00:10.000Z', tone: 'failed', transaction: 'order 10000000001 · transaction 1',
+  });
+  t.equal(describe('NotificationFailed', { ...ref, attempt: 1, error: 'connect ECONNREFUSED 127.0.0.1:9', failedAt: 'x' }).summary, 'Notification attempt 1 failed: connect ECONNREFUSED 127.0.0.1:9');
+  t.same(describe('NotificationAbandoned', { ...ref, attempts: 5 }).tone, 'failed');
+  t.same(describe('NotificationDelivered', { ...ref, attempt: 1, status: 204, durationMs: 3 }).tone, 'ok');
+  t.equal(describe('NotificationAttempted', { ...ref, attempt: 2, trigger: 'REDELIVERY' }).summary, 'Notification attempt 2 (REDELIVERY)');
+});
+
+t.test('a scheme token: its status change, by the simulator’s rule', async (t) => {
+  t.same(describe('SchemeTokenStatusChanged', { previousStatus: 'PROVISIONING', schemeToken: { provider: 'MDES', status: 'ACTIVE', rule: 'expiry 01/39: ACTIVE' } }, 'scheme-tokens'), {
+    summary: 'Scheme token PROVISIONING → ACTIVE (MDES)', tone: 'ok', rule: 'the scheme token simulator: expiry 01/39: ACTIVE',
+  });
+  t.equal(describe('SchemeTokenStatusChanged', { previousStatus: 'ACTIVE', schemeToken: { status: 'SUSPENDED', rule: 'r' } }).tone, 'failed');
+});
+
+t.test('a resolution names who decided: the reactor, or the test that chose it', async (t) => {
+  const data = { orderId: '1', transactionId: '1', gatewayCode: 'DECLINED', result: 'FAILURE', acquirerCode: '05' };
+  t.equal(describe('PaymentOutcomeResolved', { ...data, rule: 'amount in minor units is odd: DECLINED' }, 'unknown-resolver').rule, 'the unknown-resolver: amount in minor units is odd: DECLINED');
+  t.equal(describe('PaymentOutcomeResolved', { ...data, rule: 'chosen through the test-control API: DECLINED' }).rule, 'chosen through the test-control API: DECLINED');
+  t.equal(describe('PaymentOutcomeResolved', { ...data, rule: 'x' }).tone, 'failed');
+});
+
+t.test('sessions, test control, and a type the pages do not know', async (t) => {
+  t.equal(describe('SessionUpdated', { card: { number: '512345xxxxxx0008', brand: 'MASTERCARD', expiry: { month: 5, year: 39 } }, order: { amount: 1250, currency: 'USD' } }).summary,
+    'Session updated: card 512345xxxxxx0008 MASTERCARD 05/39, order 12.50 USD');
+  t.equal(describe('SandboxClockAdvanced', { advancedByMs: 960_000, to: '2026-11-21T12:16:00.000Z' }).summary, 'Sandbox clock advanced by 16 min to 2026-11-21T12:16:00.000Z');
+  t.equal(describe('MerchantReset', { reset: 2, repositoryId: 'REPO01' }).summary, 'Merchant reset (reset 2) with its repository REPO01: earlier data ignored');
+  t.same(describe('SomethingNew', { a: 1 }), { summary: 'SomethingNew', tone: 'ok' });
+  t.equal(describe('PaymentRecorded', { amount: 1000, currency: 'JPY', outcome: { gatewayCode: 'APPROVED', result: 'SUCCESS', acquirerCode: '00' }, rule: 2 }).rule, 'merchant rule rules[2]',
+    'a payment recorded before decidedBy was kept: its merchant rule');
+  t.equal(describe('PaymentRecorded', { amount: 1000, currency: 'JPY', outcome: { gatewayCode: 'APPROVED', result: 'SUCCESS', acquirerCode: '00' } }).summary, 'PAY 1000 JPY → APPROVED (00)', 'a currency without minor units');
+});
