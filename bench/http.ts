@@ -165,8 +165,11 @@ export class Ledger {
 interface Context { orderId?: string }
 
 export class Workload {
-  private nextOrder = 10_000_000_001;
-  constructor(private readonly pool: readonly string[], private readonly seed: { orderId: string; token: string; body: string }) {}
+  private nextOrder: number;
+  /** `firstOrder`: the first pay's order id (a later workload on the same store starts past the earlier one's). */
+  constructor(private readonly pool: readonly string[], private readonly seed: { orderId: string; token: string; body: string }, firstOrder = 10_000_000_001) {
+    this.nextOrder = firstOrder;
+  }
 
   private pay(ledger: Ledger): autocannon.Request {
     return {

@@ -87,8 +87,13 @@ const randomText = (bytes: number) => {
 };
 const fileSize = (path: string) => { try { return statSync(path).size; } catch { return 0; } };
 
+/** Whose events the fixture holds, and the first token's index (a store filled in steps goes on from the last). */
+export interface FixtureOwner { merchantId: string; repositoryId: string; firstToken: number; orderBase: number }
+const REPLAY_OWNER: FixtureOwner = { merchantId: MERCHANT_ID, repositoryId: REPOSITORY_ID, firstToken: 0, orderBase: 10_000_000_000 };
+
 /** One token's streams: its TokenCreated, then its orders' PaymentRecorded (at most `budget` events). */
-function tokenHistory(index: number, budget: number, clock: { t: number }): Array<{ stream: string; events: EventData[] }> {
+function tokenHistory(index: number, budget: number, clock: { t: number }, owner: FixtureOwner): Array<{ stream: string; events: EventData[] }> {
+  const { merchantId: MERCHANT_ID, repositoryId: REPOSITORY_ID } = owner;
   const source = CARDS[index % CARDS.length] ?? CARDS[0]!;
   const brand = detectBrand(source.number);
   const keyId = randomUUID();
@@ -109,7 +114,7 @@ function tokenHistory(index: number, budget: number, clock: { t: number }): Arra
   let left = budget - 1;
   const { numberSealed: _sealed, ...payCard } = card;
   for (let o = 0; o < ORDERS_PER_TOKEN && left > 0; o++) {
-    const orderId = String(10_000_000_000 + index * ORDERS_PER_TOKEN + o);
+    const orderId = String(owner.orderBase + index * ORDERS_PER_TOKEN + o);
     let state: OrderState = initialOrderState();
     const events: EventData[] = [];
     for (let t = 1; t <= (o === 0 ? 2 : 1) && left > 0; t++, left--) {
@@ -145,7 +150,7 @@ const INSERT_COLUMNS = ['event_id', 'stream', 'revision', 'type', 'data', 'metad
  * processes open the file afresh with the store's own pragmas. Should the table no longer have
  * these columns, the store's append() is used instead (slower, same result).
  */
-async function writeEvents(path: string, total: number, log: (line: string) => void) {
+export async function writeEvents(path: string, total: number, log: (line: string) => void, owner: FixtureOwner = REPLAY_OWNER) {
   const store = new SqliteEventStore(path);
   store.db.pragma('synchronous = OFF');
   store.db.pragma('cache_size = -262144');
@@ -155,12 +160,12 @@ async function writeEvents(path: string, total: number, log: (line: string) => v
   const insert = direct ? store.db.prepare(`INSERT INTO events (${INSERT_COLUMNS.join(', ')}) VALUES (?, ?, ?, ?, ?, ?, ?)`) : undefined;
   const clock = { t: Date.parse('2026-01-01T00:00:00.000Z') };
   let written = 0;
-  let tokenIndex = 0;
+  let tokenIndex = owner.firstToken;
   // Generated and inserted token by token inside the transaction: the objects die young.
   const insertBatch = store.db.transaction(() => {
     const created = new Date().toISOString();
     for (let k = 0; k < TOKENS_PER_BATCH && written < total; k++) {
-      for (const { stream, events } of tokenHistory(tokenIndex++, total - written, clock)) {
+      for (const { stream, events } of tokenHistory(tokenIndex++, total - written, clock, owner)) {
         events.forEach((e, revision) => insert?.run(e.id, stream, revision, e.type, JSON.stringify(e.data), JSON.stringify(e.metadata), created));
         written += events.length;
       }
@@ -175,7 +180,7 @@ async function writeEvents(path: string, total: number, log: (line: string) => v
       } else {
         const appends: Array<Promise<unknown>> = [];
         for (let k = 0; k < TOKENS_PER_BATCH && written < total; k++) {
-          for (const { stream, events } of tokenHistory(tokenIndex++, total - written, clock)) {
+          for (const { stream, events } of tokenHistory(tokenIndex++, total - written, clock, owner)) {
             appends.push(store.append(stream, events, { expectedRevision: 'no_stream' }));
             written += events.length;
           }
@@ -194,6 +199,7 @@ async function writeEvents(path: string, total: number, log: (line: string) => v
   return {
     method: insert ? 'prepared INSERT, one transaction per batch' : 'SqliteEventStore.append, one flush per batch',
     seconds: round(seconds, 2), eventsPerSecond: round(written / seconds, 0), batchEvents: TOKENS_PER_BATCH * (1 + ORDERS_PER_TOKEN + 1),
+    tokens: tokenIndex - owner.firstToken,
   };
 }
 

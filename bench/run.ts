@@ -20,6 +20,7 @@
 //   --store postgres   the HTTP half compares the stores instead: tokengate on SQLite and on a
 //                      throwaway PostgreSQL, 1 and 2 workers each, and two PostgreSQL floors (naive,
 //                      group commit), side by side (scenarios pay,create,mixed by default)
+//   --growth           cost in the store's size (bench/growth.ts) at 1M and 10M events (--growth-sizes a,b), beside an empty store
 //   --quick            a tiny run: 2 s per scenario, 10 connections, 0.5 s warm-up, 20,000 events
 //   --out DIR          where the JSON result goes (default bench/results)
 //   --keep             keep the temporary stores (default: removed)
@@ -33,6 +34,7 @@ import { KINDS, perfStageTimes, perfUsable } from './perf.js';
 import { runHttp, SCENARIOS, type HttpResult, type RunStats, type ScenarioName, type ScenarioResult } from './http.js';
 import { BenchError, projectRoot, round, table } from './lib.js';
 import { requirePostgres, runStores, storesTable, type StoreName, type StoresResult } from './stores.js';
+import { runGrowth, type GrowthResult } from './growth.js';
 import { writeFlameGraph } from './flamegraph.js';
 import { summarizeProfile, type ProfileSummary } from './profile.js';
 import { runReplay, type ReplayResult } from './replay.js';
@@ -60,6 +62,8 @@ export interface BenchOptions {
   quick: boolean;
   /** `postgres`: the HTTP half is the stores' comparison (bench/stores.ts); `sqlite`: the usual one. */
   store: StoreName;
+  /** The store's sizes for --growth (bench/growth.ts), in events; undefined: not this run. */
+  growth: number[] | undefined;
   outDir: string;
   keep: boolean;
   /** Print progress and the tables (default true). */
@@ -82,6 +86,8 @@ export interface BenchResult {
   replay: ReplayResult | undefined;
   profile: ProfiledRun | undefined;
   rebuildProfile: ProfiledRun | undefined;
+  /** With --growth: the costs at each size of the store beside an empty one, and the start-up. */
+  growth?: GrowthResult | undefined;
   /** With --budget: µs per 2xx response by stage, per scenario, tokengate and the floor; the profiles kept. */
   budget?: { rows: BudgetRow[]; profiles: string[] } | undefined;
   targets: Target[];
@@ -114,6 +120,7 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv = proc
     prism: false,
     quick,
     store: 'sqlite',
+    growth: undefined,
     outDir: join(root, 'bench', 'results'),
     keep: false,
     print: true,
@@ -149,6 +156,14 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv = proc
         const store = value();
         if (store !== 'sqlite' && store !== 'postgres') throw new BenchError(`bench: --store sqlite|postgres, got '${store}'`);
         options.store = store;
+        break;
+      }
+      case '--growth': options.growth ??= [1_000_000, 10_000_000]; break;
+      case '--growth-sizes': {
+        options.growth = (value() ?? '').split(',').map((n) => Math.round(numberArg(flag, n.trim())));
+        if (options.growth.length === 0 || options.growth.some((n, k) => n <= 0 || n <= (options.growth?.[k - 1] ?? 0))) {
+          throw new BenchError('bench: --growth-sizes takes increasing numbers of events (1000000,10000000)');
+        }
         break;
       }
       case '--no-cold-start': options.coldStart = false; break;
@@ -204,7 +219,29 @@ function storeTargets(stores: StoresResult): Target[] {
   ];
 }
 
-export function evaluateTargets(http: HttpResult | undefined, replay: ReplayResult | undefined, stores?: StoresResult): Target[] {
+/** Issue 39's growth targets: every cost within 15% of the empty store's at each size, start-up ≤ 2 s at the largest. */
+function growthTargets(growth: GrowthResult): Target[] {
+  const costs = growth.points.flatMap((p) => p.scenarios.map((s) => ({ p, s })));
+  const worst = costs.reduce<{ ratio: number; what: string } | undefined>((w, { p, s }) =>
+    w === undefined || s.ratio < w.ratio ? { ratio: s.ratio, what: `${s.name} at ${p.events.toLocaleString('en')} events` } : w, undefined);
+  const largest = growth.points.at(-1);
+  // A run with answers other than 2xx measured something else than the costs.
+  const refused = costs.filter(({ s }) => s.here.non2xx + s.empty.non2xx + s.here.errors + s.empty.errors > 0).map(({ p, s }) => `${s.name} at ${p.events}`);
+  return [
+    {
+      name: 'cost flat in the store\'s size', target: 'req/s at every size ≥ 0.85× the empty store\'s, side by side',
+      measured: refused.length > 0 ? `answers not 2xx (${refused.join(', ')}): not a measure` : worst ? `lowest ${worst.ratio}× (${worst.what})` : 'not run',
+      met: refused.length > 0 ? false : worst ? worst.ratio >= 0.85 : null,
+    },
+    {
+      name: 'start-up at the largest size', target: '≤ 2 s (read models current)',
+      measured: largest ? `${largest.startMs} ms at ${largest.events.toLocaleString('en')} events (the empty store's: ${growth.emptyStartMs} ms)` : 'not run',
+      met: largest ? largest.startMs <= 2_000 : null,
+    },
+  ];
+}
+
+export function evaluateTargets(http: HttpResult | undefined, replay: ReplayResult | undefined, stores?: StoresResult, growth?: GrowthResult): Target[] {
   const scenario = (name: ScenarioName) => http?.scenarios.find((s) => s.name === name);
   const pay = scenario('pay');
   const create = scenario('create');
@@ -221,6 +258,7 @@ export function evaluateTargets(http: HttpResult | undefined, replay: ReplayResu
   });
   return [
     ...(stores ? storeTargets(stores) : []),
+    ...(growth ? growthTargets(growth) : []),
     toFloor('pay', pay, 0.6),
     toFloor('create token', create, 0.5),
     toFloor('identical retries', retries, 1.0),
@@ -261,6 +299,17 @@ export function evaluateTargets(http: HttpResult | undefined, replay: ReplayResu
   ];
 }
 
+/** The growth run as rows: size, start-up, then each scenario here and on the empty store. */
+function growthTable(growth: GrowthResult): Array<Array<string | number>> {
+  return [
+    ['events', 'tokens', 'first start ms', 'restart ms', 'scenario', 'req/s', 'CPU µs', 'empty req/s', 'empty CPU µs', '× req/s', '× CPU'],
+    ...growth.points.flatMap((p) => p.scenarios.map((s, i) => [
+      i === 0 ? p.events.toLocaleString('en') : '', i === 0 ? p.tokens.toLocaleString('en') : '', i === 0 ? p.firstStartMs : '', i === 0 ? p.startMs : '',
+      s.name, s.here.rps, s.here.cpuUsPerRequest ?? '?', s.empty.rps, s.empty.cpuUsPerRequest ?? '?', s.ratio, s.cpuRatio ?? '?',
+    ])),
+  ];
+}
+
 /** tokengate's CPU per response as a multiple of another server's ("7.4×"), or "?" without both. */
 function cpuTimes(s: ScenarioResult, other: 'ceiling' | 'floor'): string {
   const tg = s.tokengate.cpuUsPerRequest;
@@ -274,7 +323,8 @@ const medianOf = (runs: readonly number[]) =>
 
 function report(result: BenchResult): string {
   const lines: string[] = [];
-  const { http, replay, profile, stores } = result;
+  const { http, replay, profile, stores, growth } = result;
+  if (growth) lines.push('', 'cost in the store\'s size: each size beside an empty store, side by side (req/s; CPU µs per response; ×: here ÷ empty)', table(growthTable(growth)));
   if (stores) {
     lines.push('', `the stores compared: tokengate on SQLite and PostgreSQL ${stores.postgres.version} (fsync on), 1 and 2 workers, and two ` +
       `PostgreSQL floors, side by side in ${stores.slices} slices each ` +
@@ -455,7 +505,13 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
     let profile: ProfiledRun | undefined;
     let budget: BenchResult['budget'];
     let stores: StoresResult | undefined;
-    if (options.http && options.store === 'postgres') {
+    let growth: GrowthResult | undefined;
+    if (options.growth) {
+      growth = await runGrowth({
+        root, workDir: join(workDir, 'growth'), sizes: options.growth, duration: options.duration, slices: Math.max(2, options.slices),
+        connections: options.connections, log,
+      });
+    } else if (options.http && options.store === 'postgres') {
       stores = await runStores({
         root, workDir: join(workDir, 'stores'), duration: options.duration, connections: options.connections,
         warmup: options.warmup, scenarios: options.scenarios, slices: options.slices, log,
@@ -476,7 +532,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
         budget?.profiles.unshift(kept);
       }
     }
-    const replay = options.replay
+    const replay = options.replay && !options.growth
       ? await runReplay({
         root, workDir, events: options.events, coldStart: options.coldStart, rebuildRuns: options.rebuildRuns, log,
         profileDir: options.profile ? join(workDir, 'rebuild-profile') : undefined,
@@ -497,8 +553,8 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
         platform: `${process.platform} ${process.arch}`, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown',
         commit: gitCommit(root), options: recorded,
       },
-      http, ...(stores ? { stores } : {}), replay, profile, rebuildProfile, budget,
-      targets: evaluateTargets(http, replay, stores),
+      http, ...(stores ? { stores } : {}), ...(growth ? { growth } : {}), replay, profile, rebuildProfile, budget,
+      targets: evaluateTargets(http, replay, stores, growth),
       file: join(options.outDir, `${stamp}.json`),
     };
     writeFileSync(result.file, `${JSON.stringify(result, null, 2)}\n`);

@@ -141,6 +141,11 @@ export class RecentEvents {
     return this.tail.at(-1)?.position;
   }
 
+  /** The position of the tail's first event (undefined: no tail). */
+  tailStart(): bigint | undefined {
+    return this.tail[0]?.position;
+  }
+
   /** The events after `from` (at most `max`; -1: all) when the cached tail holds them and the head. */
   fromTail(from: bigint, max: number): RecordedEvent[] | undefined {
     this.check();

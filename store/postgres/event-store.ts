@@ -122,10 +122,13 @@ export class PostgresEventStore implements EventStore {
     return this.ready;
   }
 
-  /** Another instance's commit forgets what it wrote, and wakes the subscriptions; this instance's own is no news. */
+  /**
+   * Another instance's commit forgets what it wrote, and wakes the subscriptions; this instance's
+   * own is no news (its positions accounted for all the same: a batch whose answer was lost).
+   */
   private notified(payload: string | undefined): void {
     const commit = readPayload(payload);
-    if (commit?.writer === this.writer) return;
+    if (commit?.writer === this.writer) return this.memory.heardOwn(commit.first, commit.last);
     if (commit === undefined) this.memory.forgetAll();
     else this.memory.notified(commit);
     this.notifier.notify();

@@ -73,8 +73,15 @@ export class ServerMemory {
   notified(commit: Notified): void {
     if (commit.streams === undefined) this.forgetAll();
     else for (const stream of commit.streams) this.forget(stream);
-    this.recent.forgetTail();
+    // The tail holds a run of this instance's commits without a gap: one before it leaves it whole.
+    const start = this.recent.tailStart();
+    if (start === undefined || commit.last >= start) this.recent.forgetTail();
     this.account(commit.first, commit.last);
+  }
+
+  /** This instance's own commit, as its notification tells it: memory already holds it, or forgot everything when its answer was lost. */
+  heardOwn(first: bigint, last: bigint): void {
+    this.account(first, last);
   }
 
   /** A position known to exist (a read's, the head's). */

@@ -1,0 +1,91 @@
+// The PostgreSQL store's memory on its own (store/postgres/memory.ts, no server): what it answers
+// and when it stops, as positions are accounted for by commits and notifications.
+import t from 'tap';
+import { ServerMemory } from '../../store/postgres/memory.js';
+import type { RecordedEvent } from '../../store/event-store.js';
+
+const event = (stream: string, revision: bigint, position: bigint): RecordedEvent => Object.freeze({
+  id: `${stream}-${revision}`, type: 'ThingHappened', data: {}, metadata: { correlationId: 'c', recordedAt: '2026-01-01T00:00:00.000Z' },
+  stream, revision, position, created: '2026-01-01T00:00:00.000Z',
+});
+
+function listening(head = 0n): ServerMemory {
+  const memory = new ServerMemory(100, 100);
+  memory.listeningFrom(head);
+  return memory;
+}
+
+t.test('own commits are answered, stream and tail, while every position is accounted for', async (t) => {
+  const memory = listening();
+  memory.committed([[event('a', 0n, 1n)], [event('b', 0n, 2n), event('b', 1n, 3n)]]);
+  t.same(memory.stream('b')?.map((e) => e.position), [2n, 3n]);
+  t.same(memory.fromTail(1n, -1)?.map((e) => e.position), [2n, 3n], 'the tail after a position');
+  t.same(memory.fromTail(3n, -1), [], 'nothing after the head');
+  memory.committed([[event('a', 1n, 4n)]]);
+  t.same(memory.stream('a')?.map((e) => e.revision), [0n, 1n], 'a later commit joins its stream');
+});
+
+t.test('nothing is answered before LISTEN, nor once it is lost', async (t) => {
+  const memory = new ServerMemory(100, 100);
+  memory.committed([[event('a', 0n, 1n)]]);
+  t.equal(memory.stream('a'), undefined, 'not listening yet');
+  memory.listeningFrom(1n);
+  t.equal(memory.stream('a'), undefined, 'what was held before LISTEN is dropped');
+  memory.committed([[event('a', 1n, 2n)]]);
+  memory.read(memory.beginRead('a'), [event('a', 0n, 1n), event('a', 1n, 2n)]);
+  t.same(memory.stream('a')?.map((e) => e.revision), [0n, 1n]);
+  memory.deaf();
+  t.equal(memory.stream('a'), undefined, 'LISTEN lost: nothing');
+});
+
+t.test("another instance's commit drops exactly its streams; a gap stops every answer until it is filled", async (t) => {
+  const memory = listening();
+  memory.committed([[event('a', 0n, 1n)], [event('b', 0n, 2n)]]);
+  // This instance's next commit shows positions 3-4 were someone else's, not yet heard of.
+  memory.committed([[event('c', 0n, 5n)]]);
+  t.equal(memory.stream('a'), undefined, 'a gap: memory does not answer');
+  t.equal(memory.fromTail(4n, -1), undefined);
+  memory.notified({ first: 3n, last: 4n, streams: ['b'] });
+  t.same(memory.stream('a')?.map((e) => e.position), [1n], 'filled: a stream the other did not write is answered');
+  t.equal(memory.stream('b'), undefined, 'the one it wrote is dropped');
+  t.same(memory.stream('c')?.map((e) => e.position), [5n]);
+  t.same(memory.fromTail(4n, -1)?.map((e) => e.position), [5n], 'the tail, after the positions it filled, answers again');
+  memory.notified({ first: 6n, last: 6n, streams: ['d'] });
+  t.equal(memory.fromTail(5n, -1), undefined, 'a commit after the tail: the tail no longer reaches the head');
+  memory.committed([[event('c', 1n, 7n)]]);
+  t.same(memory.fromTail(6n, -1)?.map((e) => e.position), [7n], 'a new tail from the next commit');
+  memory.notified({ first: 8n, last: 8n, streams: undefined });
+  t.equal(memory.stream('c'), undefined, 'a notification without its streams drops everything');
+});
+
+t.test('a position seen in a read opens a gap; one no notification fills is given up on after a while', async (t) => {
+  const memory = listening();
+  memory.committed([[event('a', 0n, 1n)]]);
+  memory.note(7n);
+  t.equal(memory.stream('a'), undefined, 'position 7 exists, 2-7 unheard of');
+  const now = Date.now;
+  Date.now = () => now() + 1_500;
+  try {
+    t.equal(memory.stream('a'), undefined, 'given up on: everything forgotten');
+  } finally {
+    Date.now = now;
+  }
+  memory.committed([[event('a', 1n, 8n)]]);
+  t.same(memory.fromTail(7n, -1)?.map((e) => e.position), [8n], 'then answered again from what follows');
+  memory.heardOwn(9n, 9n);
+  t.equal(memory.fromTail(7n, -1), undefined, 'an own commit heard of only by its notification: the tail no longer reaches the head');
+});
+
+t.test('a read is kept only if nothing wrote its stream while it was in flight', async (t) => {
+  const memory = listening();
+  const ticket = memory.beginRead('a');
+  memory.notified({ first: 1n, last: 1n, streams: ['a'] });
+  memory.read(ticket, [event('a', 0n, 1n)]);
+  t.equal(memory.stream('a'), undefined, 'written meanwhile: not kept');
+  memory.read(memory.beginRead('a'), [event('a', 0n, 1n)]);
+  t.same(memory.stream('a')?.map((e) => e.position), [1n], 'a read after it is kept');
+  const stale = memory.beginRead('b');
+  memory.forgetAll();
+  memory.read(stale, [event('b', 0n, 2n)]);
+  t.equal(memory.stream('b'), undefined, 'everything forgotten meanwhile: not kept');
+});
