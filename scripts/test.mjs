@@ -59,6 +59,7 @@ const LONG = [
   'test/http/dropped-connections.test.ts',
   'test/bench/driver.test.ts',
   'test/bench/driver-stores.test.ts',
+  'test/bench/driver-growth.test.ts',
   'test/bench/journal.test.ts',
   'test/fitness/lint.test.ts',
 ];
