@@ -103,6 +103,6 @@ export async function typeCard(page: Page, card: Card) {
 /** Pay, and the result the page shows. */
 export async function pay(page: Page): Promise<string> {
   await page.click('#pay-button');
-  await page.locator('#result.approved, #result.failed').waitFor({ timeout: 30_000 });
+  await page.locator('#result.approved, #result.failed, #result.cancelled').waitFor({ timeout: 30_000 });
   return (await page.textContent('#result')) ?? '';
 }
