@@ -4,6 +4,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Alpha3, Ascii, Opt, Pattern, Str, Strict, StringEnum } from './common.js';
 import { ProvidedCard } from './token.js';
 import { MerchantIdParam, VersionParam } from './pay.js';
+import { authenticationFields } from './transaction.js';
 
 
 export const SessionParams = Strict({ version: VersionParam, merchantId: MerchantIdParam });
@@ -16,6 +17,8 @@ export const CreateSessionBody = Strict({
 
 /** Update Session: the card fields a later token request may take from the session. */
 export const SessionBody = Strict({
+  /** Held for a later Initiate Authentication, Authenticate Payer or payment that names the session (services/session/session-request.ts). */
+  authentication: Opt(Strict(authenticationFields())),
   correlationId: Opt(Str(1, 100)),
   /** Held for a later PAY or AUTHORIZE that names the session and no order.amount (the amount: a string or a JSON number). */
   order: Opt(Strict({

@@ -26,6 +26,15 @@ export const TransactionApiParams = Strict({
   version: VersionParam, merchantId: MerchantIdParam, orderId: ModernId('order id'), transactionId: ModernId('transaction id'),
 });
 
+/** The authentication.* fields a transaction request (and a session, for one) carries. */
+export const authenticationFields = () => ({
+  acceptVersions: Opt(Pattern(4, 9, '^3DS[12](,3DS[12])?$', '3DS1, 3DS2 or both, comma-separated')),
+  channel: Opt(StringEnum(AUTHENTICATION_CHANNELS)),
+  purpose: Opt(StringEnum(AUTHENTICATION_PURPOSES)),
+  redirectResponseUrl: Opt(Str(1, 2048, "an http or https URL of the merchant's site")),
+  transactionId: Opt(ModernId('transaction id')),
+});
+
 const Open = Type.Object;
 const open = { additionalProperties: true } as const;
 /** A decimal amount, as a string ("1.00") or a JSON number (1.00): its text as written is checked by the service. */
@@ -35,13 +44,7 @@ export const TransactionBody = Open({
   apiOperation: StringEnum(API_OPERATIONS),
   // 3-D Secure: Initiate Authentication's version, channel and purpose; Authenticate Payer's way
   // back; a payment's authentication (services/order/authentication-request.ts).
-  authentication: Opt(Open({
-    acceptVersions: Opt(Pattern(4, 9, '^3DS[12](,3DS[12])?$', '3DS1, 3DS2 or both, comma-separated')),
-    channel: Opt(StringEnum(AUTHENTICATION_CHANNELS)),
-    purpose: Opt(StringEnum(AUTHENTICATION_PURPOSES)),
-    redirectResponseUrl: Opt(Str(1, 2048, "an http or https URL of the merchant's site")),
-    transactionId: Opt(ModernId('transaction id')),
-  }, open)),
+  authentication: Opt(Open(authenticationFields(), open)),
   billing: Opt(Open({ address: Opt(Open({ street: Opt(Str(1, 100)) }, open)) }, open)),
   correlationId: Opt(Str(1, 100)),
   device: Opt(Open({

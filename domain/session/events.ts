@@ -25,6 +25,18 @@ export interface SessionOrder {
   currency?: string;
 }
 
+/**
+ * authentication.* held by a session (Update Session), for a later Initiate Authentication,
+ * Authenticate Payer or payment that names the session, as if the request had sent them.
+ */
+export interface SessionAuthentication {
+  acceptVersions?: string;
+  channel?: string;
+  purpose?: string;
+  redirectResponseUrl?: string;
+  transactionId?: string;
+}
+
 export interface SessionCreated {
   type: 'SessionCreated';
   /**
@@ -37,8 +49,11 @@ export interface SessionCreated {
 
 export interface SessionUpdated {
   type: 'SessionUpdated';
-  /** `order`, `token` (sourceOfFunds.token): held after this update (absent: none). */
-  data: { merchantId: string; sessionId: string; previousVersion: string; version: string; card: SessionCard; order?: SessionOrder; token?: string; updatedAt: string };
+  /** `order`, `token` (sourceOfFunds.token), `authentication`: held after this update (absent: none). */
+  data: {
+    merchantId: string; sessionId: string; previousVersion: string; version: string; card: SessionCard; order?: SessionOrder; token?: string;
+    authentication?: SessionAuthentication; updatedAt: string;
+  };
 }
 
 /**

@@ -4,10 +4,11 @@
 // limited time (SESSION_LIFETIME_MS after its creation, recorded in SessionCreated.expiresAt);
 // an expired one is refused like an unknown one, and its SessionExpired is appended by a reactor
 // (services/session/session-expiry.ts) after its keys are destroyed. Pure; ids, versions and time passed in.
-import type { SessionCard, SessionCreated, SessionEvent, SessionExpired, SessionOrder, SessionUpdated } from '../events.js';
+import type { SessionAuthentication, SessionCard, SessionCreated, SessionEvent, SessionExpired, SessionOrder, SessionUpdated } from '../events.js';
 
 interface SessionFields {
   merchantId: string; sessionId: string; version: string; card: SessionCard; order?: SessionOrder; token?: string; authenticationLimit?: number;
+  authentication?: SessionAuthentication;
   createdAt: string; updatedAt: string;
   /** Absent for a session created before sessions expired: see expiresAt(). */
   expiresAt?: string;
@@ -33,9 +34,12 @@ export function evolveSession(state: SessionState, event: SessionEvent): Session
     case 'SessionUpdated':
       if (state.status !== 'OPEN') return state;
       {
-        const { order: _order, token: _token, ...rest } = state;
-        const { order, token } = event.data;
-        return { ...rest, version: event.data.version, card: event.data.card, ...(order ? { order } : {}), ...(token === undefined ? {} : { token }), updatedAt: event.data.updatedAt };
+        const { order: _order, token: _token, authentication: _authentication, ...rest } = state;
+        const { order, token, authentication } = event.data;
+        return {
+          ...rest, version: event.data.version, card: event.data.card, ...(order ? { order } : {}), ...(token === undefined ? {} : { token }),
+          ...(authentication ? { authentication } : {}), updatedAt: event.data.updatedAt,
+        };
       }
     case 'SessionExpired':
       return state.status === 'NONE' ? state : { ...state, status: 'EXPIRED' };
@@ -61,10 +65,13 @@ export interface CreateSession { type: 'CreateSession'; merchantId: string; sess
 
 /**
  * Card fields sent to Update Session; each replaces the one held, the others stay (a new number
- * comes with its brand, scheme and funding method). The same for order.amount, order.currency and
- * sourceOfFunds.token.
+ * comes with its brand, scheme and funding method). The same for order.amount, order.currency,
+ * sourceOfFunds.token and each authentication.* field.
  */
-export interface UpdateSession { type: 'UpdateSession'; merchantId: string; version: string; card: SessionCard; order?: SessionOrder; token?: string; now: string; lifetimeMs: number }
+export interface UpdateSession {
+  type: 'UpdateSession'; merchantId: string; version: string; card: SessionCard; order?: SessionOrder; token?: string; authentication?: SessionAuthentication;
+  now: string; lifetimeMs: number;
+}
 
 /** The reactor's command once the session's lifetime has passed (its keys already destroyed). */
 export interface ExpireSession { type: 'ExpireSession'; now: string; lifetimeMs: number }
@@ -89,6 +96,7 @@ export function decideUpdateSession(state: SessionState, c: UpdateSession): Sess
       card: { ...state.card, ...c.card }, updatedAt: c.now,
       ...(state.order || c.order ? { order: { ...state.order, ...c.order } } : {}),
       ...(c.token ?? state.token ? { token: c.token ?? state.token } : {}),
+      ...(state.authentication || c.authentication ? { authentication: { ...state.authentication, ...c.authentication } } : {}),
     },
   }];
 }

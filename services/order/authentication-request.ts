@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidRequest } from '../../domain/errors.js';
 import type { AuthenticatePayer, AuthenticationCommand, InitiateAuthentication } from '../../domain/order/order.js';
+import { checkRedirectResponseUrl } from '../../domain/order/redirect-response-url.js';
 import { numberLiteral } from '../../lib/json-literals.js';
 import type { MerchantProfile } from '../../merchants.js';
 import type { TransactionBody } from '../../schemas/transaction.js';
@@ -23,18 +24,10 @@ interface Request {
   sent: TransactionBody; body: TransactionBody; session: HeldSession | undefined;
 }
 
-/** Where the payer's browser is sent back to: an http or https URL (it becomes a form's action in the payer's browser). */
+/** Where the payer's browser is sent back to: required, an http or https URL. */
 function redirectResponseUrl(text: string | undefined): string {
-  const field = 'authentication.redirectResponseUrl';
-  if (text === undefined) throw missing(field);
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new InvalidRequest('Value is invalid. Expected an http or https URL', field);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidRequest('Value is invalid. Expected an http or https URL', field);
-  return url.href;
+  if (text === undefined) throw missing('authentication.redirectResponseUrl');
+  return checkRedirectResponseUrl(text);
 }
 
 async function initiateFacts(r: Request): Promise<CommandFacts<InitiateAuthentication>> {

@@ -135,6 +135,9 @@ const sessionUpdated: Describe = (d) => {
   const order = obj(d.order);
   if (order.currency) parts.push(`order ${money(order.amount, order.currency)}`);
   if (d.token) parts.push('a token');
+  const authentication = obj(d.authentication);
+  if (authentication.transactionId) parts.push(`authentication ${str(authentication.transactionId)}`);
+  else if (Object.keys(authentication).length > 0) parts.push('3-D Secure fields');
   return { summary: `Session updated${parts.length ? `: ${parts.join(', ')}` : ''}`, tone: 'ok' };
 };
 

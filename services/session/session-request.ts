@@ -4,14 +4,15 @@
 // every operation that takes session.id (Create or Update Token, Tokenize, PAY, AUTHORIZE, VERIFY
 // and the other transactions of the order API): each then reads the merged request as if the
 // client had sent it all, so a session that holds a card makes sourceOfFunds.type CARD and the
-// card, a session that holds an amount makes order.amount. The card number and security code are
+// card, a session that holds an amount makes order.amount, and one that holds
+// authentication.transactionId makes a PAY use that authentication. The card number and security code are
 // held sealed in the session's events (sessions.ts) and opened here for this request only.
 import { formatAmount, minorUnits } from '../../domain/money.js';
 import type { MerchantProfile } from '../../merchants.js';
 import type { Gateway } from '../gateway.js';
 import { sessionForToken, type SessionCardFields } from './sessions.js';
 import { merchantNow } from '../test-control/sandbox.js';
-import type { SessionOrder } from '../../domain/events.js';
+import type { SessionAuthentication, SessionOrder } from '../../domain/events.js';
 
 type Group = Record<string, unknown>;
 const isGroup = (value: unknown): value is Group => value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -34,7 +35,7 @@ function overlay<T>(held: Group, own: T): T {
 const defined = (group: Group): Group => Object.fromEntries(Object.entries(group).filter(([, v]) => v !== undefined));
 
 /** The request fields a session holds, in the request's own shape. */
-function sessionFields(card: SessionCardFields, order: SessionOrder | undefined, token: string | undefined): Group {
+function sessionFields(card: SessionCardFields, order: SessionOrder | undefined, token: string | undefined, authentication: SessionAuthentication | undefined): Group {
   const provided = defined({
     number: card.number,
     expiry: card.expiry && { month: String(card.expiry.month), year: String(card.expiry.year).padStart(2, '0') },
@@ -53,6 +54,7 @@ function sessionFields(card: SessionCardFields, order: SessionOrder | undefined,
     token,
   });
   return defined({
+    authentication: authentication && Object.keys(authentication).length > 0 ? { ...authentication } : undefined,
     order: Object.keys(orderFields).length > 0 ? orderFields : undefined,
     sourceOfFunds: Object.keys(sourceOfFunds).length > 0 ? sourceOfFunds : undefined,
   });
@@ -76,6 +78,6 @@ export async function withSession<T extends { session?: { id?: string; version?:
 ): Promise<{ request: T; session?: HeldSession }> {
   const held = await sessionForToken(gateway, merchant, request.session ?? {}, now);
   if (!held) return { request };
-  const fields = sessionFields(held.fields, held.state.order, held.state.token);
+  const fields = sessionFields(held.fields, held.state.order, held.state.token, held.state.authentication);
   return { request: overlay(fields, request), session: { sessionId: held.sessionId, fields, used: held.used } };
 }

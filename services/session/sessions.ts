@@ -8,9 +8,10 @@
 import { randomBytes } from 'node:crypto';
 import { detectBrand, fundingMethodOf, luhnValid, mask64, schemeOf } from '../../domain/card.js';
 import { InvalidRequest } from '../../domain/errors.js';
-import { streams, type CardExpiry, type SessionCard, type SessionOrder } from '../../domain/events.js';
+import { streams, type CardExpiry, type SessionAuthentication, type SessionCard, type SessionOrder } from '../../domain/events.js';
 import { formatAmount, minorUnits } from '../../domain/money.js';
 import { amountOf } from '../order/pay-request.js';
+import { checkRedirectResponseUrl } from '../../domain/order/redirect-response-url.js';
 import { numberLiteral } from '../../lib/json-literals.js';
 import { maskCardNumber, type CardNumberMasking } from '../../domain/token/accounts.js';
 import { decideCreateSession, decideUpdateSession, usable, type SessionState } from '../../domain/session/session.js';
@@ -101,6 +102,13 @@ function sessionOrder(state: Extract<SessionState, { status: 'OPEN' }>, order: S
   return { amount: amountOf(order.amount, currency, 'order.amount', numberLiteral(order, 'amount')), currency };
 }
 
+/** authentication.* of an Update Session: the way back checked as Authenticate Payer checks it (an http or https URL). */
+function sessionAuthentication(authentication: SessionBody['authentication']): SessionAuthentication | undefined {
+  if (authentication === undefined || Object.keys(authentication).length === 0) return undefined;
+  if (authentication.redirectResponseUrl !== undefined) checkRedirectResponseUrl(authentication.redirectResponseUrl);
+  return { ...authentication };
+}
+
 export async function updateSession(gateway: Gateway, merchant: MerchantProfile, sessionId: string, body: SessionBody, meta: RequestMeta, version = '100') {
   const stream = streams.session(merchant.id, sessionId);
   return handleCommand({ store: gateway.store, sandbox: gateway.sandbox }, stream, sessionAggregate, (state, { now }) => {
@@ -109,9 +117,10 @@ export async function updateSession(gateway: Gateway, merchant: MerchantProfile,
     const order = sessionOrder(state, body.order);
     const card = sessionCard(gateway, state, body.sourceOfFunds?.provided?.card);
     const token = body.sourceOfFunds?.token;
+    const authentication = sessionAuthentication(body.authentication);
     const events = decideUpdateSession(state, {
       type: 'UpdateSession', merchantId: merchant.id, version: newVersion(), card, ...(order ? { order } : {}), ...(token === undefined ? {} : { token }),
-      now, lifetimeMs: gateway.sessionExpiry.lifetimeMs,
+      ...(authentication ? { authentication } : {}), now, lifetimeMs: gateway.sessionExpiry.lifetimeMs,
     });
     return {
       events,
@@ -119,7 +128,7 @@ export async function updateSession(gateway: Gateway, merchant: MerchantProfile,
         // A replaced security code is forgotten at once.
         if (card.securityCodeSealed && state.card.securityCodeSealed) destroy(gateway, state.card.securityCodeSealed);
         const d = events[0]!.data;
-        return sessionView(merchant, { sessionId, version: d.version, card: d.card, order: d.order, token: d.token }, 'SUCCESS', version, body.correlationId);
+        return sessionView(merchant, { sessionId, version: d.version, card: d.card, order: d.order, token: d.token, authentication: d.authentication }, 'SUCCESS', version, body.correlationId);
       },
     };
   }, { meta, ownStream: true, busy: 'the session is being changed by too many requests at once' });
@@ -133,7 +142,10 @@ export async function retrieveSession(gateway: Gateway, merchant: MerchantProfil
   return sessionView(merchant, state, updated ? 'SUCCESS' : 'NO_UPDATE', version);
 }
 
-interface HeldFields { sessionId: string; version: string; card: SessionCard; order?: SessionOrder | undefined; token?: string | undefined; authenticationLimit?: number | undefined }
+interface HeldFields {
+  sessionId: string; version: string; card: SessionCard; order?: SessionOrder | undefined; token?: string | undefined; authenticationLimit?: number | undefined;
+  authentication?: SessionAuthentication | undefined;
+}
 
 function sessionView(merchant: MerchantProfile, held: HeldFields, updateStatus: string, version: string, correlationId?: string) {
   const card = sessionCardView(held.card, merchant.repository.cardNumberMasking ?? '6.4');
@@ -143,6 +155,7 @@ function sessionView(merchant: MerchantProfile, held: HeldFields, updateStatus: 
     ...(order.currency !== undefined ? { currency: order.currency } : {}),
   };
   return {
+    ...(held.authentication ? { authentication: held.authentication } : {}),
     correlationId,
     merchant: merchant.id,
     ...(orderView ? { order: orderView } : {}),

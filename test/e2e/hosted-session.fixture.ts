@@ -1,4 +1,4 @@
-// The example shop of examples/hosted-session/ as a child process, for the browser tests.
+// The example shops of examples/ (hosted-session/ unless told another) as a child process, for the browser tests.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
@@ -11,6 +11,8 @@ import { M1, MERCHANTS } from '../helpers/app.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
 
 const SHOP = fileURLToPath(new URL('../../examples/hosted-session/server.mjs', import.meta.url));
+/** The server of examples/3ds/ (card fields of its own, 3-D Secure, a confirmation page). */
+export const THREE_DS_SHOP = fileURLToPath(new URL('../../examples/3ds/server.mjs', import.meta.url));
 
 export interface Shop {
   /** On `localhost`: another site than the gateway's 127.0.0.1, as a real shop's page is. */
@@ -19,8 +21,8 @@ export interface Shop {
   stop: () => Promise<void>;
 }
 
-export async function startShop(env: Record<string, string>): Promise<Shop> {
-  const child = spawn(process.execPath, [SHOP], { env: { ...process.env, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startShop(env: Record<string, string>, script = SHOP): Promise<Shop> {
+  const child = spawn(process.execPath, [script], { env: { ...process.env, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (chunk) => { output += String(chunk); });
   child.stderr.on('data', (chunk) => { output += String(chunk); });
@@ -68,14 +70,14 @@ export async function servePage(t: Test, html: string): Promise<string> {
 
 export const ADMIN_PASSWORD = 'admin-secret-for-the-test';
 
-/** A gateway process (SQLite in a test directory, trace logs) and the example shop paying through it as M1. */
-export async function gatewayAndShop(t: Test, env: Record<string, string> = {}): Promise<{ dir: string; gateway: RunningServer; shop: Shop }> {
+/** A gateway process (SQLite in a test directory, trace logs) and an example shop (`script`) paying through it as M1. */
+export async function gatewayAndShop(t: Test, env: Record<string, string> = {}, script = SHOP): Promise<{ dir: string; gateway: RunningServer; shop: Shop }> {
   const dir = t.testdir({ 'merchants.json': JSON.stringify(MERCHANTS) });
   const gateway = await startServer({
     EVENT_STORE: `sqlite:${join(dir, 'data', 'gateway.db')}`, MERCHANTS_FILE: join(dir, 'merchants.json'), ADMIN_PASSWORD, LOG_LEVEL: 'trace', ...env,
   });
   t.teardown(() => gateway.stop('SIGKILL'));
-  const shop = await startShop({ GATEWAY_URL: gateway.url, MERCHANT_ID: M1.id, API_PASSWORD: M1.apiPassword });
+  const shop = await startShop({ GATEWAY_URL: gateway.url, MERCHANT_ID: M1.id, API_PASSWORD: M1.apiPassword }, script);
   t.teardown(() => shop.stop());
   return { dir, gateway, shop };
 }
@@ -101,6 +103,6 @@ export async function typeCard(page: Page, card: Card) {
 /** Pay, and the result the page shows. */
 export async function pay(page: Page): Promise<string> {
   await page.click('#pay-button');
-  await page.locator('#result.approved, #result.failed').waitFor({ timeout: 30_000 });
+  await page.locator('#result.approved, #result.failed, #result.cancelled').waitFor({ timeout: 30_000 });
   return (await page.textContent('#result')) ?? '';
 }

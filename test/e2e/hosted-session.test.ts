@@ -1,13 +1,15 @@
 // Hosted Session in headless Chromium (Debian's /usr/bin/chromium via playwright-core): the
 // example shop (examples/hosted-session/: its server creates the session and pays with
 // session.id; its page is written as for the real gateway) against the real server process. A
-// payer types a card into the gateway's frames and gets: approved, declined (expiry 05/39,
-// docs/triggers.md), fields in error (a number failing Luhn), then approved after correcting it;
+// payer types a card into the gateway's frames and gets (a frictionless 3-D Secure card, so that
+// the shop's 3-D Secure runs unseen): approved, declined (expiry 05/39, docs/triggers.md), fields
+// in error (a number failing Luhn), then approved after correcting it;
 // the session's history shows the update. No card number or security code reaches the shop's
 // page (its requests, the messages it receives), the shop's server, the gateway's logs and store
 // files, or what the gateway serves afterwards. With TOKENGATE_SCREENSHOTS=1 it rewrites
 // docs/hosted-session.png and docs/hosted-session-error.png. The same shop at 375 px:
-// hosted-session-mobile.test.ts; a session that expires: hosted-session-expiry.test.ts.
+// hosted-session-mobile.test.ts; a session that expires: hosted-session-expiry.test.ts; a 3-D
+// Secure challenge and the payer cancelling: hosted-session-3ds.test.ts.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,8 +20,8 @@ import { ADMIN_PASSWORD, CHROMIUM, field, gatewayAndShop, launch, openShop, pay,
 
 const DOCS = fileURLToPath(new URL('../../docs/', import.meta.url));
 const SCREENSHOTS = process.env.TOKENGATE_SCREENSHOTS === '1';
-const PAN = '5123450000000008';
-const BAD_PAN = '5123450000000009';
+const PAN = '5123456789012346';
+const BAD_PAN = '5123456789012347';
 const CSC = '7391';
 const skip = existsSync(CHROMIUM) ? false : `no ${CHROMIUM}: apt-get install chromium`;
 const merchantAuth = basic(`merchant.${M1.id}`, M1.apiPassword);
@@ -50,8 +52,8 @@ t.test('a payer pays in the gateway\'s hosted fields: approved, declined, fields
   t.equal(await page.locator('iframe.gw-proxy-number').count(), 1, 'the card number input is replaced by the gateway\'s frame');
   t.notOk(await page.locator('#card-number').isVisible(), 'the shop\'s own input is hidden');
   await typeCard(page, { number: PAN, month: '01', year: '39', securityCode: CSC, name: 'Jo Payer' });
-  t.equal(await field(page, 'number').inputValue(), '5123 4500 0000 0008', 'formatCard EMBOSSED groups the digits');
-  t.match(await pay(page), /^Payment approved: MASTERCARD 512345xxxxxx0008/);
+  t.equal(await field(page, 'number').inputValue(), '5123 4567 8901 2346', 'formatCard EMBOSSED groups the digits');
+  t.match(await pay(page), /^Payment approved: MASTERCARD 512345xxxxxx2346/);
   if (SCREENSHOTS) await page.screenshot({ path: join(DOCS, 'hosted-session.png') });
   const order = /order ([0-9a-f-]{36})/.exec((await page.textContent('#result')) ?? '')?.[1];
   const retrieved = await call(gateway.url, 'GET', `/api/rest/version/100/merchant/${M1.id}/order/${order}`, merchantAuth);
@@ -83,7 +85,7 @@ t.test('a payer pays in the gateway\'s hosted fields: approved, declined, fields
 
   const seen = await page.evaluate(() => (window as unknown as { seenMessages: string[] }).seenMessages);
   t.ok(seen.length > 10, 'the page heard from the frames');
-  t.same(seen.filter((m) => m.includes(PAN) || m.includes(BAD_PAN) || m.includes(CSC) || m.includes('5123 4500')), [], 'no card value in any message to the page');
+  t.same(seen.filter((m) => m.includes(PAN) || m.includes(BAD_PAN) || m.includes(CSC) || m.includes('5123 4567')), [], 'no card value in any message to the page');
   t.ok(shopRequests.some((r) => r.includes('/pay')), 'the page asked its server to pay');
   t.same(shopRequests.filter((r) => r.includes(PAN) || r.includes(CSC)), [], 'no card value in the page\'s own requests');
   t.same(errors, [], 'no script error');

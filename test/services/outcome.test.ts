@@ -34,6 +34,9 @@ t.test('a resolution names who decided: the reactor, or the test that chose it',
 t.test('sessions, test control, and a type the pages do not know', async (t) => {
   t.equal(describe('SessionUpdated', { card: { number: '512345xxxxxx0008', brand: 'MASTERCARD', expiry: { month: 5, year: 39 } }, order: { amount: 1250, currency: 'USD' } }).summary,
     'Session updated: card 512345xxxxxx0008 MASTERCARD 05/39, order 12.50 USD');
+  t.equal(describe('SessionUpdated', { card: {}, authentication: { channel: 'PAYER_BROWSER', redirectResponseUrl: 'https://shop.example/back' } }).summary,
+    'Session updated: 3-D Secure fields');
+  t.equal(describe('SessionUpdated', { card: {}, authentication: { channel: 'PAYER_BROWSER', transactionId: 'a1' } }).summary, 'Session updated: authentication a1');
   t.equal(describe('SandboxClockAdvanced', { advancedByMs: 960_000, to: '2026-11-21T12:16:00.000Z' }).summary, 'Sandbox clock advanced by 16 min to 2026-11-21T12:16:00.000Z');
   t.equal(describe('MerchantReset', { reset: 2, repositoryId: 'REPO01' }).summary, 'Merchant reset (reset 2) with its repository REPO01: earlier data ignored');
   t.same(describe('SomethingNew', { a: 1 }), { summary: 'SomethingNew', tone: 'ok' });

@@ -1,0 +1,18 @@
+// authentication.redirectResponseUrl: where the payer's browser is sent back to after 3-D Secure,
+// sent to Authenticate Payer or held by a session for it. It becomes a form's action in the
+// payer's browser, so only an http or https URL is taken.
+import { InvalidRequest } from '../errors.js';
+
+const FIELD = 'authentication.redirectResponseUrl';
+
+/** The URL as the browser will post to it; refused (400 on the field) unless http or https. */
+export function checkRedirectResponseUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new InvalidRequest('Value is invalid. Expected an http or https URL', FIELD);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidRequest('Value is invalid. Expected an http or https URL', FIELD);
+  return url.href;
+}
