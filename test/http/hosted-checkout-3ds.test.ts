@@ -5,6 +5,7 @@
 // on the page. Expiry follows the merchant's sandbox clock (the test-control API).
 import t from 'tap';
 import { basic, buildTestApp } from '../helpers/app.js';
+import { parseMerchants } from '../../merchants.js';
 import { waitFor } from '../helpers/poll.js';
 import { expectInvalid, storeText } from './http.fixture.js';
 import { CHECKOUT_MERCHANTS, checkoutBody, FRICTIONLESS, newCheckout, PAN, pay, queryOf, retrieveOrder, THREEDS, typeCard, view } from './hosted-checkout.fixture.js';
@@ -84,4 +85,12 @@ t.test('expiry on the merchant\'s sandbox clock: EXPIRED, no payment, the card d
   expectInvalid(t, await pay(a, c.session.id), { field: 'sessionId', explanation: /EXPIRED/ }, 'an expired checkout takes no payment');
   await waitFor(async () => (await a.gateway.store.readAll()).some((e) => e.type === 'SessionExpired'), 'the session expires');
   t.equal((await retrieveOrder(a, c.orderId, THREEDS)).statusCode, 400, 'no order');
+});
+
+t.test('the merchants file: checkout.threeDSecure optional, a boolean; the contract\'s shape without it still loads', async (t) => {
+  const base = { id: 'M1', apiPassword: 'x'.repeat(32), repository: { id: 'R1', tokenGeneration: 'RANDOM', tokenManagement: 'UNIQUE_TOKEN' } };
+  t.equal(parseMerchants({ merchants: [base] }, 'f').get('M1')?.checkout, undefined, 'absent: no 3-D Secure on the page');
+  t.same(parseMerchants({ merchants: [{ ...base, checkout: { threeDSecure: true } }] }, 'f').get('M1')?.checkout, { threeDSecure: true });
+  t.throws(() => parseMerchants({ merchants: [{ ...base, checkout: { threeDSecure: 'yes' } }] }, 'f'), /checkout\/threeDSecure/);
+  t.throws(() => parseMerchants({ merchants: [{ ...base, checkout: { lightbox: true } }] }, 'f'), /checkout/);
 });
