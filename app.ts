@@ -15,6 +15,7 @@ import pay from './routes/pay.js';
 import token from './routes/token.js';
 import session from './routes/session.js';
 import hostedSession from './routes/hosted-session.js';
+import checkout from './routes/checkout.js';
 import orders from './routes/orders.js';
 import transactions from './routes/transactions.js';
 import nvp from './routes/nvp.js';
@@ -165,6 +166,7 @@ async function registerPlugins(app: FastifyInstance, options: AppOptions, limits
   await app.register(token);
   await app.register(session);
   await app.register(hostedSession);
+  await app.register(checkout);
   await app.register(orders);
   await app.register(transactions);
   await app.register(nvp);
