@@ -107,14 +107,16 @@ export class ServerMemory {
     // The positions just below were someone else's: until their notification, the tail does not reach the head.
     this.note(first.position - 1n);
     // After a gap (another instance's commit not read yet): held until a read fills the gap.
+    // Already in the tail: a read of the server showed this commit before its answer came.
     const end = this.recent.tailEnd();
     const afterGap = this.later.length > 0 || (end !== undefined && end + 1n < first.position);
+    const inTail = end !== undefined && first.position <= end;
     for (const events of appends) {
       const stream = (events[0] as RecordedEvent).stream;
       if (this.reading.has(stream)) this.touched.add(stream);
-      this.recent.remember(events, !afterGap);
+      this.recent.remember(events, !afterGap && !inTail);
     }
-    if (afterGap) this.holdLater(appends.flat());
+    if (afterGap && !inTail) this.holdLater(appends.flat());
     this.account(first.position, last.position);
   }
 
