@@ -93,8 +93,11 @@ export class RecentEvents {
     if (this.maxStreams > 0 && events.length > 0) this.put(stream, events);
   }
 
-  /** After a commit: the written events join their cached stream and the log's tail. */
-  remember(recorded: readonly RecordedEvent[]): void {
+  /**
+   * After a commit: the written events join their cached stream and (unless `tail` is false: the
+   * caller keeps them until the events before them are read) the log's tail.
+   */
+  remember(recorded: readonly RecordedEvent[], tail = true): void {
     const first = recorded[0];
     if (first === undefined) return;
     if (this.maxStreams > 0) {
@@ -109,12 +112,24 @@ export class RecentEvents {
         this.used.delete(first.stream);
       }
     }
-    if (this.maxTail > 0) {
-      const last = this.tail.at(-1);
-      if (last !== undefined && last.position + 1n !== first.position) this.tail = [];
-      this.tail.push(...recorded);
-      if (this.tail.length > this.maxTail * 2) this.tail = this.tail.slice(-this.maxTail);
+    if (tail) this.extendTail(recorded, true);
+  }
+
+  /**
+   * Events of the log right after the tail's last (or, `restart`, anywhere: a tail that does not
+   * join them is dropped and they begin a new one) join it; false when they did not.
+   */
+  extendTail(recorded: readonly RecordedEvent[], restart = false): boolean {
+    const first = recorded[0];
+    if (this.maxTail <= 0 || first === undefined) return false;
+    const last = this.tail.at(-1);
+    if (last !== undefined && last.position + 1n !== first.position) {
+      if (!restart) return false;
+      this.tail = [];
     }
+    this.tail.push(...recorded);
+    if (this.tail.length > this.maxTail * 2) this.tail = this.tail.slice(-this.maxTail);
+    return true;
   }
 
   /** A stream put in as the newest (one already in: replaced in place, marked used); beyond `maxStreams`, the oldest not used since goes. */

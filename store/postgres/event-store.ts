@@ -54,6 +54,9 @@ const READ_STREAM = {
           ORDER BY revision`,
 };
 const READ_ALL = { name: 'tokengate-read-all', text: `SELECT ${COLUMNS} FROM tokengate_events WHERE position > $1 ORDER BY position LIMIT $2` };
+const READ_AFTER_TAIL = {
+  name: 'tokengate-read-after-tail', text: `SELECT ${COLUMNS} FROM tokengate_events WHERE position > $1 AND ($2::bigint IS NULL OR position <= $2) ORDER BY position LIMIT $3`,
+};
 
 const HEAD = { name: 'tokengate-head', text: 'SELECT coalesce(max(position), 0)::text AS head FROM tokengate_events' };
 
@@ -213,12 +216,13 @@ export class PostgresEventStore implements EventStore {
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
     if (options.maxCount !== undefined && options.maxCount <= 0) return [];
     const from = options.fromPosition ?? 0n;
-    const held = this.memory.fromTail(from, options.maxCount ?? -1);
+    // From memory, or once the tail holds what others committed after it (read once, then shared).
+    const held = this.memory.fromTail(from, options.maxCount ?? -1) ?? await this.memory.fillGaps(from, options.maxCount ?? -1,
+      async (after, until, limit) => (await this.query<Row>(READ_AFTER_TAIL, [after.toString(), until?.toString() ?? null, limit])).rows.map(frozenRecorded));
     if (held !== undefined) return held;
     const { rows } = await this.query<Row>(READ_ALL, [from.toString(), options.maxCount ?? null]);
-    const events = rows.map(toRecorded);
-    const last = events.at(-1);
-    if (last !== undefined) this.memory.note(last.position);
+    const events = rows.map(frozenRecorded);
+    this.memory.readFromServer(from, events);
     return events;
   }
 

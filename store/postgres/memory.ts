@@ -23,6 +23,9 @@ const GAP_PATIENCE_MS = 1_000;
 /** What another writer's notification says (undefined streams: it did not say; forget them all). */
 export interface Notified { first: bigint; last: bigint; streams: readonly string[] | undefined }
 
+/** Positions the tail lacks after its end `after` (through `until`, else open), and memory's generation then. */
+interface Gap { after: bigint; until: bigint | undefined; generation: number }
+
 /** A read of a whole stream in flight, to be remembered by `read` if nothing changed meanwhile. */
 export interface Ticket { readonly stream: string; readonly generation: number }
 
@@ -39,11 +42,17 @@ export class ServerMemory {
   private seen = 0n;
   /** Since when (ms) accountedTo has been behind `seen`. */
   private gapSince: number | undefined;
+  /**
+   * This instance's commits made after another's that the tail does not hold yet (each a run of
+   * positions without a gap, in log order): they join the tail once a read fills the gap before them.
+   */
+  private later: RecordedEvent[][] = [];
+  private laterCount = 0;
   /** Streams being read from the server (how many reads), and those written meanwhile. */
   private readonly reading = new Map<string, number>();
   private readonly touched = new Set<string>();
 
-  constructor(maxStreams: number, maxTail: number) {
+  constructor(maxStreams: number, private readonly maxTail: number) {
     this.recent = new RecentEvents(maxStreams, maxTail, () => this.generation, true);
   }
 
@@ -66,6 +75,7 @@ export class ServerMemory {
   /** Everything dropped (an append whose outcome is unknown). */
   forgetAll(): void {
     this.generation += 1;
+    this.dropLater();
     this.recent.check(true);
   }
 
@@ -73,9 +83,8 @@ export class ServerMemory {
   notified(commit: Notified): void {
     if (commit.streams === undefined) this.forgetAll();
     else for (const stream of commit.streams) this.forget(stream);
-    // The tail holds a run of this instance's commits without a gap: one before it leaves it whole.
-    const start = this.recent.tailStart();
-    if (start === undefined || commit.last >= start) this.recent.forgetTail();
+    // The tail stays: what it holds is still the log; it no longer reaches the head until a read
+    // fills the gap after it (fillGaps).
     this.account(commit.first, commit.last);
   }
 
@@ -97,12 +106,109 @@ export class ServerMemory {
     if (first === undefined || last === undefined) return;
     // The positions just below were someone else's: until their notification, the tail does not reach the head.
     this.note(first.position - 1n);
+    // After a gap (another instance's commit not read yet): held until a read fills the gap.
+    // Already in the tail: a read of the server showed this commit before its answer came.
+    const end = this.recent.tailEnd();
+    const afterGap = this.later.length > 0 || (end !== undefined && end + 1n < first.position);
+    const inTail = end !== undefined && first.position <= end;
     for (const events of appends) {
       const stream = (events[0] as RecordedEvent).stream;
       if (this.reading.has(stream)) this.touched.add(stream);
-      this.recent.remember(events);
+      this.recent.remember(events, !afterGap && !inTail);
     }
+    if (afterGap && !inTail) this.holdLater(appends.flat());
     this.account(first.position, last.position);
+  }
+
+  private holdLater(events: RecordedEvent[]): void {
+    this.later.push(events);
+    this.laterCount += events.length;
+    // The gap is not being read (nobody reads the log): the tail starts again from these.
+    if (this.laterCount > this.maxTail) {
+      this.recent.forgetTail();
+      for (const run of this.later) this.recent.extendTail(run, true);
+      this.dropLater();
+    }
+  }
+
+  private dropLater(): void {
+    this.later = [];
+    this.laterCount = 0;
+  }
+
+  /**
+   * The events after `from` (at most `max`; -1: all) from the tail, once `read` (a query of the log
+   * after `after`, through `until` if given, at most `limit` events) filled what it lacks after
+   * it: each instance's events are read from the server once, its own never. A read of the server
+   * shows every event below the highest it shows (positions are seen in commit order), so the
+   * tail it extends is the log. Undefined when `from` is not in the tail.
+   */
+  async fillGaps(from: bigint, max: number, read: (after: bigint, until: bigint | undefined, limit: number) => Promise<readonly RecordedEvent[]>): Promise<RecordedEvent[] | undefined> {
+    // A few reads: a commit held after a gap, other instances committing while one is in flight.
+    for (let reads = 0; reads < 4; reads++) {
+      const held = this.fromTail(from, max);
+      if (held !== undefined) return held;
+      const gap = this.gapAfter(from);
+      if (gap === undefined) return undefined;
+      const events = await read(gap.after, gap.until, this.maxTail);
+      const last = events.at(-1);
+      if (last !== undefined) this.note(last.position);
+      if (!this.filled(gap, events)) return undefined;
+      // Through the head as the server showed it, or a whole page: the tail answers as the server would.
+      const end = this.recent.tailEnd() ?? from;
+      if ((gap.until === undefined && events.length < this.maxTail) || (max >= 0 && end - from >= BigInt(max))) return this.recent.fromTail(from, max);
+    }
+    return undefined;
+  }
+
+  /** When `from` is in the tail: the positions after its end it lacks, up to this instance's next commit held (else open). */
+  private gapAfter(from: bigint): Gap | undefined {
+    if (!this.listening) return undefined;
+    this.recent.check();
+    const start = this.recent.tailStart();
+    const end = this.recent.tailEnd();
+    if (start === undefined || end === undefined || from < start - 1n || from > end) return undefined;
+    const next = this.later[0]?.[0]?.position;
+    return { after: end, until: next === undefined ? undefined : next - 1n, generation: this.generation };
+  }
+
+  /** A read of a gap (frozen events, in log order): the tail extended by it, then by the commits held after it. */
+  private filled(gap: Gap, events: readonly RecordedEvent[]): boolean {
+    if (gap.generation !== this.generation || this.recent.tailEnd() !== gap.after) return false;
+    if (events.length > 0 && !this.recent.extendTail(events)) return false;
+    if (gap.until !== undefined && this.recent.tailEnd() !== gap.until) return false;
+    this.joinLater();
+    return true;
+  }
+
+  /**
+   * Events of the log read from the server after `from` (frozen, in log order, every one up to the
+   * last): they extend the tail, or begin it again where it ends before `from`.
+   */
+  readFromServer(from: bigint, events: readonly RecordedEvent[]): void {
+    const last = events.at(-1);
+    if (last === undefined) return;
+    this.note(last.position);
+    if (!this.listening) return;
+    const end = this.recent.tailEnd();
+    if (end !== undefined && from <= end) {
+      if (last.position > end) this.recent.extendTail(events.slice(Number(end - from)));
+    } else {
+      this.recent.forgetTail();
+      this.recent.extendTail(events, true);
+    }
+    this.joinLater();
+  }
+
+  /** This instance's commits held after a gap that the tail now reaches join it (those it holds already are dropped). */
+  private joinLater(): void {
+    for (let run = this.later[0]; run !== undefined; run = this.later[0]) {
+      // A commit of this instance's the read showed too is in the tail already.
+      const inTail = (run.at(-1) as RecordedEvent).position <= (this.recent.tailEnd() ?? 0n);
+      if (!inTail && !this.recent.extendTail(run)) break;
+      this.later.shift();
+      this.laterCount -= run.length;
+    }
   }
 
   /**
@@ -112,6 +218,7 @@ export class ServerMemory {
   committedUnkept(streams: readonly string[], written: { first: bigint; last: bigint } | undefined): void {
     for (const stream of streams) this.forget(stream);
     this.recent.forgetTail();
+    this.dropLater();
     if (written !== undefined) this.account(written.first, written.last);
   }
 

@@ -95,4 +95,32 @@ if (server) {
     await listening(store, 'deaf-1');
     t.same(revisions(store.cachedStream('deaf-1')), [0n], 'back once it listens again');
   });
+
+  t.test("another instance's events are read from the server once, then answered from the tail; this instance's own never", async (t) => {
+    const url = await server.get().createDatabase('tail');
+    const a = openStore(t, url);
+    const b = openStore(t, url);
+    const fresh = openStore(t, url);
+    await a.append('tail-a', events(2), { expectedRevision: 'no_stream' });
+    await listening(a, 'tail-a');
+    t.equal((await a.readAll({ fromPosition: 0n })).length, 2, 'the tail begins with a read (LISTEN starting forgot what memory held)');
+    await b.append('tail-b', events(3), { expectedRevision: 'no_stream' });
+    // After b's commit: a's own is held until a read fills the gap before it.
+    await a.append('tail-a', events(1), { expectedRevision: 1n });
+    await b.append('tail-b', events(1), { expectedRevision: 2n });
+    const first = await a.readAll({ fromPosition: 0n });
+    t.same(first, await fresh.readAll({ fromPosition: 0n }), 'the same events as the server holds, in log order');
+    t.same(first.map((e) => e.position), [1n, 2n, 3n, 4n, 5n, 6n, 7n], 'positions 1..7, none missing, none twice');
+    const own = a.cachedStream('tail-a');
+    t.equal(first[5], own?.[2], "a's own event after b's is the one it appended (not read back)");
+    t.same(await a.readAll({ fromPosition: 2n, maxCount: 3 }), await fresh.readAll({ fromPosition: 2n, maxCount: 3 }), 'a page inside the log as the server answers it');
+    await waitFor(async () => (await a.readAll({ fromPosition: 0n }))[2] === (await a.readAll({ fromPosition: 0n }))[2], "b's events answered from memory once heard of");
+    const again = await a.readAll({ fromPosition: 3n });
+    t.ok(again.length === 4 && again.every((e, i) => e === first[i + 3]), "b's events are the ones read the first time: not read from the server again");
+    await b.append('tail-b', events(1), { expectedRevision: 3n });
+    // (Known at once through a read of the head, as a read model's catch-up asks it; else once notified.)
+    t.equal(await a.headPosition(), 8n);
+    const later = await a.readAll({ fromPosition: 7n });
+    t.same(later, await fresh.readAll({ fromPosition: 7n }), "b's next commit read after the tail");
+  });
 }
