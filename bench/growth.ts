@@ -15,7 +15,7 @@ import {
   call, fire, fireSlice, Ledger, mergeSlices, MERCHANT, PAY_BODY, PAY_HEADERS, payPath, POOL_SIZE, TOKEN_BODY, TOKEN_HEADERS, TOKEN_PATH, Workload,
   type RunStats, type Slice,
 } from './http.js';
-import { memoryOf, round, sleep, startChild, treeCpuDelta, treeCpuMsOf, type Child } from './lib.js';
+import { buildDir, memoryOf, round, sleep, startChild, treeCpuDelta, treeCpuMsOf, type Child } from './lib.js';
 import { writeEvents } from './replay.js';
 
 export const GROWTH_SCENARIOS = ['pay', 'create', 'retrieve'] as const;
@@ -62,7 +62,7 @@ interface Gateway { child: Child; port: number; startMs: number; workload: Workl
 
 /** spawn → the start-up block, on the store at `path`. */
 async function start(options: GrowthOptions, path: string, merchantsFile: string, timeoutMs: number): Promise<{ child: Child; port: number; ms: number }> {
-  const child = startChild([join(options.root, 'dist', 'server.js')], {
+  const child = startChild([join(buildDir(options.root), 'server.js')], {
     HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', MERCHANTS_FILE: merchantsFile, EVENT_STORE: `sqlite:${path}`,
   }, options.workDir);
   const started = performance.now();

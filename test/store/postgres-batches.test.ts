@@ -3,10 +3,11 @@
 // others; data PostgreSQL's JSON functions cannot read goes the decided way and is stored as
 // written; a store made by the first schema is upgraded in place; and two processes appending
 // batches at once, conflicts among them, leave positions 1..n without a gap, each append's answer
-// the position it holds in the log. The processes run dist/ (npm test builds it).
+// the position it holds in the log. The processes run the test run's build (test/helpers/build.ts).
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import t, { type Test } from 'tap';
 import pg from 'pg';
 import { WrongExpectedRevisionError, type RecordedEvent } from '../../store/event-store.js';
@@ -14,6 +15,7 @@ import { PostgresEventStore } from '../../store/postgres/event-store.js';
 import { migrate, MIGRATIONS, SCHEMA_VERSION } from '../../store/postgres/schema.js';
 import { events, newEvent } from './contract.js';
 import { postgresForFile } from '../helpers/postgres.js';
+import { BUILD } from '../helpers/build.js';
 
 const server = postgresForFile(t);
 
@@ -33,7 +35,7 @@ async function sql<R extends pg.QueryResultRow>(t: Test, url: string, text: stri
   }
 }
 
-const STORE = new URL('../../dist/store/postgres/event-store.js', import.meta.url).href;
+const STORE = pathToFileURL(join(BUILD, 'store/postgres/event-store.js')).href;
 // Each child: `turns` turns of 8 appends each, all in one event-loop turn: 6 to new streams of its
 // own, 2 to a stream both children append to with the revision they last knew (one may lose).
 const CHILD = `
