@@ -85,8 +85,8 @@ function returnToMerchant(url) {
 function declined(answer) {
   busy(false);
   const left = Number(answer.attemptsLeft);
-  const next = left > 0 ? ` Check the card details or try another card (${left} ${left === 1 ? 'attempt' : 'attempts'} left).` : '';
-  notice('error', 'Your payment was declined.', ` ${answer.explanation || ''}${next}`);
+  const next = left > 0 ? ` ${left} ${left === 1 ? 'attempt' : 'attempts'} left.` : '';
+  notice('error', 'Your payment was declined.', ` ${answer.explanation || 'Check the card details or try another card.'}${next}`);
   if (ctx.fields) ctx.fields.focus();
 }
 
