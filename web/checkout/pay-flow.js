@@ -8,12 +8,15 @@
 /** How often an open page asks the gateway whether the checkout is still open. */
 const WATCH_MS = 3000;
 
-/** A checkout no longer open: its panel. True when it is open. */
-function settle(checkout) {
+/**
+ * A checkout no longer open: its panel. True when it is open. `live`: it ended while the payer was
+ * here (a timeout is then told to the merchant; one found on opening the page is only shown).
+ */
+function settle(checkout, live) {
   const details = orderDetails(checkout, ctx.legacy);
   const last = checkout.lastError && checkout.lastError.explanation;
   if (checkout.status === 'OPEN') return true;
-  if (checkout.status === 'EXPIRED') return timedOut() && false;
+  if (checkout.status === 'EXPIRED') return timedOut(live) && false;
   finish();
   if (checkout.status === 'PAID') outcome('ok', 'This order has been paid', 'Nothing more to do: you can close this page.', details);
   else if (checkout.status === 'DECLINED') outcome('bad', 'Payment declined', `${last || 'The payment was declined.'} No more attempts are allowed on this page.`, details, backLink());
@@ -27,7 +30,7 @@ async function refresh() {
   if (ctx.finished || ctx.paying) return;
   const answer = await call('GET', '').catch(() => null);
   if (!answer || ctx.finished || ctx.paying) return;
-  if (answer.status === 200) settle(answer.body);
+  if (answer.status === 200) settle(answer.body, true);
   else if (answer.status === 400 || answer.status === 404) timedOut();
 }
 
@@ -57,7 +60,7 @@ async function payNow() {
   busy(false);
   // An error: the checkout may have ended meanwhile (timed out, paid in another tab).
   const now = await call('GET', '').catch(() => null);
-  if (now && now.status === 200 && !settle(now.body)) return;
+  if (now && now.status === 200 && !settle(now.body, true)) return;
   failure(body.error || { explanation: `The gateway answered ${answer.status}.` });
 }
 
@@ -109,7 +112,7 @@ async function start() {
   ctx.legacy = Number(checkout.apiVersion) < 67 ? ctx.info.configure || null : null;
   drawSummary(checkout, ctx.legacy);
   if (ctx.mode === 'receipt') return receipt(checkout);
-  if (settle(checkout)) await openForm(checkout, answer.date);
+  if (settle(checkout, false)) await openForm(checkout, answer.date);
 }
 
 start();

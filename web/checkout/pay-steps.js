@@ -129,11 +129,12 @@ async function cancel() {
   if (typeof answer.body.url === 'string' && /^https?:\/\//i.test(answer.body.url)) location.assign(answer.body.url);
 }
 
-function timedOut() {
+/** The checkout timed out; `tell`: the merchant hears of it (its timeout callback). */
+function timedOut(tell = true) {
   if (ctx.finished) return;
   finish();
   outcome('warn', 'Your payment session has timed out', 'No payment was taken. Return to the merchant to start again.', orderDetails(ctx.checkout, ctx.legacy), backLink());
-  tellMerchant('timeout', {});
+  if (tell) tellMerchant('timeout', {});
 }
 
 /** An error the payer cannot fix here: the session unknown, or the gateway refusing. */
