@@ -23,7 +23,10 @@ function fallback(checkout, legacy) {
   const cfg = legacy || {};
   const order = Object.assign({}, cfg.order || {}, checkout.order || {});
   const legacyName = cfg.interaction && cfg.interaction.merchant && cfg.interaction.merchant.name;
-  const name = (checkout.merchant && checkout.merchant.name) || legacyName || (checkout.merchant && checkout.merchant.id) || 'Merchant';
+  const merchant = checkout.merchant || {};
+  // A session without interaction.merchant.name shows the merchant's id as its name.
+  const own = merchant.name && merchant.name !== merchant.id ? merchant.name : undefined;
+  const name = own || legacyName || merchant.id || 'Merchant';
   return { name, order };
 }
 
