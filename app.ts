@@ -16,6 +16,7 @@ import token from './routes/token.js';
 import session from './routes/session.js';
 import hostedCheckoutPages from './routes/hosted-checkout-pages.js';
 import hostedSession from './routes/hosted-session.js';
+import checkout from './routes/checkout.js';
 import orders from './routes/orders.js';
 import transactions from './routes/transactions.js';
 import nvp from './routes/nvp.js';
@@ -166,6 +167,7 @@ async function registerPlugins(app: FastifyInstance, options: AppOptions, limits
   await app.register(token);
   await app.register(session);
   await app.register(hostedSession);
+  await app.register(checkout);
   await app.register(hostedCheckoutPages);
   await app.register(orders);
   await app.register(transactions);

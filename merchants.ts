@@ -63,6 +63,8 @@ const Merchant = Type.Object({
   /** SHA-256 fingerprints of the merchant's client certificates (certificate authentication). */
   certificateFingerprints: Type.Optional(Type.Array(Type.String({ pattern: '^([0-9A-Fa-f]{2}:?){31}[0-9A-Fa-f]{2}$' }))),
   notifications: Type.Optional(Notifications),
+  /** Hosted Checkout's payment page (docs/operations.md, "Hosted Checkout"): whether it runs 3-D Secure before paying. */
+  checkout: Type.Optional(Type.Object({ threeDSecure: Type.Optional(Type.Boolean()) }, { additionalProperties: false })),
 });
 
 const MerchantsFile = Type.Object({ merchants: Type.Array(Merchant, { minItems: 1 }) });

@@ -112,7 +112,7 @@ const hostedSession: FastifyPluginAsyncTypebox = async (app) => {
 };
 
 /** A browser's request from another origin than the gateway's (its frames'): Sec-Fetch-Site says so. */
-function fromElsewhere(request: FastifyRequest): boolean {
+export function fromElsewhere(request: FastifyRequest): boolean {
   const site = request.headers['sec-fetch-site'];
   return typeof site === 'string' && site !== 'same-origin';
 }

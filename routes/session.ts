@@ -3,11 +3,16 @@
 // Thin: schema → service → reply. Authenticate as merchant.<merchantId>, as for tokens.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import type { Gateway } from '../services/gateway.js';
 import { CreateSessionBody, SessionBody, SessionIdParams, SessionParams } from '../schemas/session.js';
 import { documented, errorResponses } from '../schemas/responses.js';
 import { createSession, retrieveSession, updateSession } from '../services/session/sessions.js';
 import { merchantOf, requireMerchant } from '../plugins/auth.js';
 import { checkVersion, SESSIONS } from '../schemas/versions.js';
+import { CheckoutBody } from '../schemas/checkout.js';
+import { initiateCheckout } from '../services/session/checkout-initiate.js';
+import { originOf } from './transactions.js';
 
 const SessionResponse = Type.Object({
   correlationId: Type.Optional(Type.String()),
@@ -22,6 +27,35 @@ const SessionResponse = Type.Object({
   version: Type.Optional(Type.String({ description: 'the API version of the request' })),
 }, { description: 'The session, card number masked, security code shown as xxx' });
 
+const CheckoutResponse = Type.Object({
+  checkoutMode: Type.Optional(Type.String()),
+  correlationId: Type.Optional(Type.String()),
+  merchant: Type.String(),
+  paymentLink: Type.Optional(Type.Object({ expiryDateTime: Type.String(), id: Type.String(), numberOfAllowedAttempts: Type.Integer(), url: Type.String() })),
+  result: Type.String(),
+  session: Type.Optional(Type.Object({ id: Type.String(), updateStatus: Type.String(), version: Type.String() })),
+  successIndicator: Type.String({ description: '16 hexadecimal characters: the payer comes back with resultIndicator equal to it when the payment succeeded' }),
+}, { description: 'Initiate Checkout (Create Checkout Session): the checkout session, and the successIndicator' });
+
+/** The body as its apiOperation reads it: none, Create Session; INITIATE_CHECKOUT or CREATE_CHECKOUT_SESSION, a checkout. */
+const isCheckout = (body: unknown): body is { apiOperation: unknown } => body !== null && typeof body === 'object' && 'apiOperation' in body;
+
+/**
+ * Create Session, or Initiate Checkout when the body names its apiOperation: the body checked
+ * against that operation's schema (the route's own check of it was attached, not thrown).
+ */
+async function createOrInitiate(gateway: Gateway, request: FastifyRequest) {
+  const { version } = request.params as { version: string };
+  const refused = request.validationError as (Error & { validationContext?: string }) | undefined;
+  if (refused && refused.validationContext !== 'body') throw refused;
+  checkVersion(version, SESSIONS);
+  const checkout = isCheckout(request.body);
+  const validate = request.compileValidationSchema(checkout ? CheckoutBody : CreateSessionBody);
+  if (!validate(request.body)) throw Object.assign(new Error('body'), { validation: validate.errors, validationContext: 'body' });
+  if (checkout) return initiateCheckout(gateway, merchantOf(request), version, request.body as CheckoutBody, request.meta(), originOf(request));
+  return createSession(gateway, merchantOf(request), request.body as CreateSessionBody, request.meta());
+}
+
 const session: FastifyPluginAsyncTypebox = async (app) => {
   await requireMerchant(app, app.gateway.merchants, 'token', 'merchantId');
   // Create Session answers the same with a trailing slash (POST .../session/), and an empty body
@@ -30,21 +64,23 @@ const session: FastifyPluginAsyncTypebox = async (app) => {
     summary: 'Create Session',
     description: 'A session to hold card fields for a later Create or Update Token (session.id, session.version). The body is optional: none is taken as {}. A trailing slash (.../session/) is accepted.',
     tags: ['session'], security: [{ basicAuth: [] }],
-    params: SessionParams, body: CreateSessionBody,
-    response: { 201: documented(SessionResponse), ...errorResponses },
+    params: SessionParams,
+    // With apiOperation INITIATE_CHECKOUT or CREATE_CHECKOUT_SESSION, the body is Initiate Checkout's (checked in the handler).
+    body: Type.Union([CreateSessionBody, CheckoutBody]),
+    response: { 201: documented(Type.Union([SessionResponse, CheckoutResponse])), ...errorResponses },
   };
   for (const url of ['/api/rest/version/:version/merchant/:merchantId/session', '/api/rest/version/:version/merchant/:merchantId/session/']) {
     app.post(url, {
       // The slash variant is the same operation: documented once.
       schema: url.endsWith('/') ? { ...createSchema, hide: true } : createSchema,
+      // The body is checked against the schema its apiOperation names, in the handler: one schema's
+      // refusal, not the union's (the union is what the OpenAPI document shows).
+      attachValidation: true,
       preValidation: async (request) => {
         // No body at all (the content-type parser gives undefined for an empty one); JSON null stays refused.
         if (request.body === undefined) request.body = {};
       },
-    }, async (request, reply) => {
-      checkVersion(request.params.version, SESSIONS);
-      return reply.code(201).send(await createSession(app.gateway, merchantOf(request), request.body, request.meta()));
-    });
+    }, async (request, reply) => reply.code(201).send(await createOrInitiate(app.gateway, request)));
   }
 
   app.put('/api/rest/version/:version/merchant/:merchantId/session/:sessionId', {

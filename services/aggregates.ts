@@ -3,9 +3,10 @@
 // for every read that folds a stream. Also the expected revision after a read, and reads checked
 // for their owner.
 import {
-  isAccountIdentifierReserved, isOrderEvent, isSessionEvent, isTokenEvent, isTransactionReferenceEvent, ownedByStreamOwner,
-  type AccountIdentifierReserved, type TransactionReferenceEvent,
+  isAccountIdentifierReserved, isCheckoutEvent, isOrderEvent, isSessionEvent, isTokenEvent, isTransactionReferenceEvent, ownedByStreamOwner,
+  type AccountIdentifierReserved, type CheckoutEvent, type SessionEvent, type TransactionReferenceEvent,
 } from '../domain/events.js';
+import { evolveCheckout, initialCheckoutState, type CheckoutState } from '../domain/session/checkout.js';
 import { evolveReference, type ReferenceState } from '../domain/order/transaction-reference.js';
 import { evolveOrder, initialOrderState, type OrderState } from '../domain/order/order-state.js';
 import { evolveSession, initialSessionState, type SessionState } from '../domain/session/session.js';
@@ -32,6 +33,10 @@ export const orderAggregate = { initialState: initialOrderState, evolve: evolveO
 export const tokenAggregate = { initialState: initialTokenState, evolve: evolveToken, handles: isTokenEvent };
 /** A session: domain/session/session.ts. */
 export const sessionAggregate = { initialState: initialSessionState, evolve: evolveSession, handles: isSessionEvent };
+/** A Hosted Checkout session: the session and its checkout, one stream (domain/session/checkout.ts). */
+export const checkoutAggregate: Aggregate<CheckoutState, SessionEvent | CheckoutEvent> = {
+  initialState: initialCheckoutState, evolve: evolveCheckout, handles: (e: Typed): e is SessionEvent | CheckoutEvent => isSessionEvent(e) || isCheckoutEvent(e),
+};
 /** An account identifier's reservation: its latest claim (the token it names), if any. */
 export const reservationAggregate: Aggregate<AccountIdentifierReserved['data'] | undefined, AccountIdentifierReserved> = {
   initialState: () => undefined, evolve: (_, e) => e.data, handles: isAccountIdentifierReserved,
@@ -43,6 +48,7 @@ export const transactionReferenceAggregate: Aggregate<ReferenceState, Transactio
 
 export const foldOrder = (events: readonly Typed[]): OrderState => fold(orderAggregate, events);
 export const foldSession = (events: readonly Typed[]): SessionState => fold(sessionAggregate, events);
+export const foldCheckout = (events: readonly Typed[]): CheckoutState => fold(checkoutAggregate, events);
 /** Every kind of token (card, bank account, wallet billing agreement). */
 export const foldTokenState = (events: readonly Typed[]): TokenState => fold(tokenAggregate, events);
 

@@ -80,6 +80,8 @@ export interface Initiating<Type extends 'PAY' | 'AUTHORIZE' | 'VERIFY' = 'PAY' 
   bypassMerchantRiskRules?: boolean;
   /** authentication.transactionId: the order's 3-D Secure authentication this payment uses. */
   authenticationTransactionId?: string | undefined;
+  /** Made by the gateway's payment page (Hosted Checkout), not by a request of the merchant. */
+  entryPoint?: 'CHECKOUT' | undefined;
 }
 
 /** CAPTURE, REFUND: transaction.amount of the order's authorized (captured) amount. */

@@ -189,6 +189,8 @@ export interface OrderTransactionRecorded {
     rule?: number;
     /** PAY, AUTHORIZE, VERIFY naming authentication.transactionId: the 3-D Secure result it used. */
     authentication?: PaymentAuthentication;
+    /** CHECKOUT: made by the gateway's payment page (Hosted Checkout); absent: by the merchant's request (WEB_SERVICES_API). */
+    gatewayEntryPoint?: 'CHECKOUT';
     outcome: PaymentOutcome;
     /** The rule that chose the outcome, in words (payment-outcome.ts; a capture, refund or void: the order's totals). */
     decidedBy?: string;

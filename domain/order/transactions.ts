@@ -186,6 +186,7 @@ function recorded(state: OrderState, c: PaymentCommand, facts: Facts): OrderTran
     ...(c.transactionReference !== undefined ? { transactionReference: c.transactionReference } : {}),
     ...(facts.rule !== undefined ? { rule: facts.rule } : {}),
     ...(facts.authentication ? { authentication: facts.authentication } : {}),
+    ...('entryPoint' in c && c.entryPoint ? { gatewayEntryPoint: c.entryPoint } : {}),
     outcome: facts.outcome,
     ...(facts.decidedBy !== undefined ? { decidedBy: facts.decidedBy } : {}),
     orderStatus: facts.orderStatus,

@@ -32,7 +32,7 @@ type ExistingOrder = Extract<OrderState, { exists: true }>;
 
 
 /** An id that is a card number (13 to 19 digits passing Luhn) would put it in a stream name and in events. */
-function checkNotCardNumber(value: string, field: string): void {
+export function checkNotCardNumber(value: string, field: string): void {
   if (/^[0-9]{13,19}$/.test(value) && luhnValid(value)) {
     throw new InvalidRequest('Value is invalid. The identifier must not be a card number', field);
   }
@@ -136,12 +136,14 @@ async function commandFacts(gateway: Gateway, merchant: MerchantProfile, params:
  * its answer in the request's version with the merchant's masking. transaction.reference is
  * echoed, never held: on this API a client may send the same one on many transactions. `origin`:
  * the gateway's own address as the client reached it (3-D Secure's HTML sends the payer's browser
- * to the emulator's pages there).
+ * to the emulator's pages there). `entryPoint`: CHECKOUT for the payments of the gateway's payment page.
  */
 export async function orderApiRequest(
-  gateway: Gateway, merchant: MerchantProfile, params: TransactionApiParams, body: TransactionBody, origin = DEFAULT_ORIGIN,
+  gateway: Gateway, merchant: MerchantProfile, params: TransactionApiParams, body: TransactionBody, origin = DEFAULT_ORIGIN, entryPoint?: 'CHECKOUT',
 ): Promise<OrderRequest<OrderApiCommand, object>> {
   const facts = await commandFacts(gateway, merchant, params, body);
+  // The payment page's payments show where they came from (gatewayEntryPoint).
+  if (entryPoint && (facts.type === 'PAY' || facts.type === 'AUTHORIZE' || facts.type === 'VERIFY')) facts.entryPoint = entryPoint;
   const masking = maskingOf(merchant);
   const { version } = params;
   return {

@@ -135,7 +135,7 @@ export function transactionResponse(t: OrderTransaction, order: ExistingOrder, v
   return optional({
     authentication: used?.authentication,
     correlationId,
-    gatewayEntryPoint: 'WEB_SERVICES_API',
+    gatewayEntryPoint: t.gatewayEntryPoint ?? 'WEB_SERVICES_API',
     merchant: t.merchantId,
     order: optional({
       amount: decimal(amountAfter(t, order), currency),

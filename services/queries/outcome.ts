@@ -61,9 +61,10 @@ function payment(operation: string, amount: string, d: Data): Outcome {
 }
 
 const orderTransaction: Describe = (d) => {
-  const operation = str(d.apiOperation);
-  if (operation === 'VOID') return payment(`VOID of transaction ${str(d.targetTransactionId)}`, money(d.amount, d.currency), d);
-  return payment(operation, operation === 'VERIFY' ? '' : money(d.amount, d.currency), d);
+  // The payment page's payments say so (Hosted Checkout).
+  const operation = `${str(d.apiOperation)}${d.gatewayEntryPoint === 'CHECKOUT' ? ' on the payment page' : ''}`;
+  if (d.apiOperation === 'VOID') return payment(`VOID of transaction ${str(d.targetTransactionId)}`, money(d.amount, d.currency), d);
+  return payment(operation, d.apiOperation === 'VERIFY' ? '' : money(d.amount, d.currency), d);
 };
 
 const resolved: Describe = (d) => ({
@@ -155,6 +156,13 @@ const DESCRIBE: Record<string, Describe> = {
   SessionCreated: (d) => ({ summary: `Session created${d.authenticationLimit ? ` · authentication limit ${str(d.authenticationLimit)}` : ''}`, tone: 'ok' }),
   SessionUpdated: sessionUpdated,
   SessionExpired: () => ({ summary: 'Session expired: its card data destroyed', tone: 'ok' }),
+  // Hosted Checkout: the checkout's steps in its session's stream (its payments are the order's).
+  CheckoutInitiated: (d) => ({ summary: `Checkout initiated (${str(d.apiOperation)}): ${str(d.operation)} of ${money(obj(d.order).amount, obj(d.order).currency)} on order ${str(obj(d.order).id)}${d.paymentLink ? ' · payment link' : ''}${d.threeDSecure ? ' · 3-D Secure' : ''}`, tone: 'ok' }),
+  CheckoutPageShown: () => ({ summary: 'Payment page shown to the payer', tone: 'ok' }),
+  CheckoutAuthenticationStarted: (d) => ({ summary: `3-D Secure for attempt ${str(d.attempt)} (transaction ${str(d.transactionId)}): ${d.challenged ? 'challenge' : 'frictionless'}`, tone: d.challenged ? 'pending' : 'ok' }),
+  CheckoutPaymentDeclined: (d) => ({ summary: `Attempt ${str(d.attempt)} declined: ${str(d.gatewayCode)} (transaction ${str(d.transactionId)}), ${str(d.attemptsLeft)} left`, tone: 'failed' }),
+  CheckoutCompleted: (d) => ({ summary: `Checkout ${d.outcome === 'PAID' ? 'paid' : 'declined'}${d.transactionId ? ` (transaction ${str(d.transactionId)})` : ''}: payer sent back to the merchant`, tone: d.outcome === 'PAID' ? 'ok' : 'failed' }),
+  CheckoutCancelled: () => ({ summary: 'Checkout cancelled by the payer', tone: 'ok' }),
   TransactionReferenceReserved: (d) => ({ summary: `transaction.reference held by transaction ${str(d.transactionId)}`, tone: 'ok' }),
   TransactionReferenceReleased: (d) => ({ summary: `transaction.reference let go by transaction ${str(d.transactionId)}`, tone: 'ok' }),
   NotificationScheduled: notification(() => 'Notification scheduled'),

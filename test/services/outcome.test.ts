@@ -41,3 +41,16 @@ t.test('sessions, test control, and a type the pages do not know', async (t) => 
     'a payment recorded before decidedBy was kept: its merchant rule');
   t.equal(describe('PaymentRecorded', { amount: 1000, currency: 'JPY', outcome: { gatewayCode: 'APPROVED', result: 'SUCCESS', acquirerCode: '00' } }).summary, 'PAY 1000 JPY → APPROVED (00)', 'a currency without minor units');
 });
+
+t.test('Hosted Checkout: each step of the checkout in words, the payment page\'s payment named so', async (t) => {
+  const d = { merchantId: 'M', sessionId: 'SESSION000000000000000000000001' };
+  t.equal(describe('CheckoutInitiated', { ...d, apiOperation: 'INITIATE_CHECKOUT', operation: 'PURCHASE', order: { id: 'o-1', amount: 1250, currency: 'USD' }, threeDSecure: true }).summary,
+    'Checkout initiated (INITIATE_CHECKOUT): PURCHASE of 12.50 USD on order o-1 · 3-D Secure');
+  t.equal(describe('CheckoutPageShown', d).summary, 'Payment page shown to the payer');
+  t.same(describe('CheckoutAuthenticationStarted', { ...d, attempt: 1, transactionId: '3DS-1', challenged: true }), { summary: '3-D Secure for attempt 1 (transaction 3DS-1): challenge', tone: 'pending' });
+  t.same(describe('CheckoutPaymentDeclined', { ...d, attempt: 1, transactionId: '1', gatewayCode: 'DECLINED', attemptsLeft: 2 }), { summary: 'Attempt 1 declined: DECLINED (transaction 1), 2 left', tone: 'failed' });
+  t.same(describe('CheckoutCompleted', { ...d, outcome: 'PAID', attempt: 2, transactionId: '2' }), { summary: 'Checkout paid (transaction 2): payer sent back to the merchant', tone: 'ok' });
+  t.equal(describe('CheckoutCancelled', d).summary, 'Checkout cancelled by the payer');
+  const paid = describe('OrderTransactionRecorded', { orderId: 'o-1', transactionId: '1', apiOperation: 'PAY', gatewayEntryPoint: 'CHECKOUT', amount: 1250, currency: 'USD', outcome: { gatewayCode: 'APPROVED', acquirerCode: '00', result: 'SUCCESS' } });
+  t.equal(paid.summary, 'PAY on the payment page 12.50 USD → APPROVED (00)');
+});

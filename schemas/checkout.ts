@@ -1,0 +1,60 @@
+// Hosted Checkout: Initiate Checkout (Create Checkout Session before version 63) on POST
+// .../session, and the JSON the gateway's payment page sends (routes/checkout.ts). The
+// Initiate Checkout body is open, as the order API's is: the groups a shop's plugin sends beside
+// those tokengate uses (customer, billing, shipping, device, interaction.displayControl, ...) are
+// accepted and ignored; the fields used are typed here, and what each needs is checked in
+// services/session/checkout-initiate.ts.
+import { Type, type Static } from '@sinclair/typebox';
+import { Alpha3, Opt, Pattern, Str, StringEnum, Strict } from './common.js';
+import { ModernId } from './transaction.js';
+
+const open = { additionalProperties: true } as const;
+const Url = (what: string) => Str(1, 2048, `an absolute http or https URL (${what})`);
+
+export const CHECKOUT_OPERATIONS = ['INITIATE_CHECKOUT', 'CREATE_CHECKOUT_SESSION'] as const;
+
+export const CheckoutBody = Type.Object({
+  apiOperation: StringEnum(CHECKOUT_OPERATIONS),
+  checkoutMode: Opt(StringEnum(['WEBSITE', 'PAYMENT_LINK'] as const)),
+  correlationId: Opt(Str(1, 100)),
+  interaction: Opt(Type.Object({
+    operation: Opt(StringEnum(['PURCHASE', 'AUTHORIZE', 'VERIFY', 'NONE'] as const)),
+    returnUrl: Opt(Url('where the payer is sent back with resultIndicator')),
+    cancelUrl: Opt(Url('where the payer goes on cancelling')),
+    timeoutUrl: Opt(Url('where the payer goes when the checkout times out')),
+    timeout: Opt(Type.Integer({ minimum: 60, maximum: 86_400, description: 'seconds the payer has, 60 to 86400' })),
+    retryAttemptCount: Opt(Type.Integer({ minimum: 0, maximum: 3, description: 'attempts after a declined one, 0 to 3' })),
+    merchant: Opt(Type.Object({
+      name: Opt(Str(1, 40, 'the name the payment page shows, 1 to 40 characters')),
+      email: Opt(Str(3, 256)), phone: Opt(Str(1, 20)), logo: Opt(Url('the logo')), url: Opt(Url('the merchant\'s site')),
+    }, open)),
+    action: Opt(Type.Object({ '3DSecure': Opt(StringEnum(['BYPASS', 'MANDATORY'] as const)) }, open)),
+    locale: Opt(Str(2, 10)),
+  }, open)),
+  order: Opt(Type.Object({
+    id: Opt(ModernId('order id')),
+    amount: Opt(Type.Unknown({ description: 'a decimal number such as 100.00, as a string or a JSON number' })),
+    currency: Opt(Alpha3('ISO 4217 currency code')),
+    description: Opt(Str(1, 127, 'shown on the payment page, 1 to 127 characters')),
+    reference: Opt(Str(1, 40)),
+    notificationUrl: Opt(Str(1, 2048, 'an http or https URL the merchant\'s notification settings allow')),
+  }, open)),
+  paymentLink: Opt(Strict({
+    expiryDateTime: Opt(Pattern(20, 30, '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?(Z|[+-][0-9]{2}:[0-9]{2})$', 'an ISO 8601 date and time with its offset')),
+    numberOfAllowedAttempts: Opt(Type.Integer({ minimum: 1, maximum: 25, description: 'an integer 1-25' })),
+    errorUrl: Opt(Url('where the payer goes when the link cannot be used')),
+  })),
+  transaction: Opt(Type.Object({ reference: Opt(Str(1, 40)) }, open)),
+}, open);
+
+export type CheckoutBody = Static<typeof CheckoutBody>;
+
+/** A checkout session's id in the payment page's paths (an unknown one is 404). */
+export const CheckoutParams = Strict({ sessionId: Pattern(1, 64, '^[0-9A-Za-z]+$', 'a session id') });
+export const LinkParams = Strict({ paymentLinkId: Pattern(1, 64, '^[0-9A-Za-z]+$', 'a payment link id') });
+
+/** Pay: the card the hosted fields put into the session ({}), or a stored token of the merchant's. */
+export const CheckoutPayBody = Strict({
+  token: Opt(Pattern(1, 40, '^[0-9A-Za-z]+$', 'characters 0-9 a-z A-Z')),
+});
+export type CheckoutPayBody = Static<typeof CheckoutPayBody>;

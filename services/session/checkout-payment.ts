@@ -1,0 +1,174 @@
+// The payment the gateway's payment page makes (routes/checkout.ts): a PAY, AUTHORIZE or VERIFY
+// (interaction.operation PURCHASE, AUTHORIZE, VERIFY) on the checkout's order, transaction "1",
+// "2", ... per attempt, made through the one order path as a merchant's request of the order API
+// is (services/order/order-service.ts: the same events, answers, notifications), marked
+// gatewayEntryPoint CHECKOUT. The card is the session's (typed into the hosted fields) or a stored
+// token of the merchant's. When the checkout runs 3-D Secure, Initiate Authentication and
+// Authenticate Payer come first (transaction "3DS-<attempt>"): frictionless goes straight on to
+// the payment, which names the authentication; a challenge is answered with its HTML, and the
+// payment follows the payer's answer (acs-return). The attempt's outcome is recorded on the
+// checkout (domain/session/checkout.ts): approved, the payer is sent back with resultIndicator =
+// successIndicator; declined, the payer stays on the page while attempts are left.
+import { GatewayError, InvalidRequest } from '../../domain/errors.js';
+import { checkoutStatus, currentAttempt, decideAttemptOutcome, decideAuthenticationStarted, requireOpen, returnUrlOf, type CheckoutState } from '../../domain/session/checkout.js';
+import { formatAmount, minorUnits } from '../../domain/money.js';
+import type { TransactionBody } from '../../schemas/transaction.js';
+import { checkoutAggregate } from '../aggregates.js';
+import { handleCommand } from '../command-handler.js';
+import type { RequestMeta } from '../context.js';
+import type { Gateway } from '../gateway.js';
+import { orderApiRequest } from '../order/order-api.js';
+import { handleOrderCommand } from '../order/order-service.js';
+import { merchantNow } from '../test-control/sandbox.js';
+import { findCheckout, type FoundCheckout } from './checkout-lookup.js';
+import { newIndicator } from './checkout-initiate.js';
+import { explanationOf, metaOf } from './checkout-page.js';
+
+export type PayNext =
+  | { next: 'return'; url: string }
+  | { next: 'challenge'; html: string }
+  | { next: 'retry'; gatewayCode: string; explanation: string; attemptsLeft: number }
+  | { next: 'error'; error: { cause: string; explanation: string; field?: string; validationType?: string } };
+
+/** The payer's request: the gateway's address as the browser reached it, the browser, the request's metadata. */
+export interface PayerContext { origin: string; meta: RequestMeta; browser?: string | undefined }
+
+interface Step { gateway: Gateway; found: FoundCheckout; payer: PayerContext; meta: RequestMeta }
+
+const OPERATIONS = { PURCHASE: 'PAY', AUTHORIZE: 'AUTHORIZE', VERIFY: 'VERIFY' } as const;
+
+type Answer = Record<string, unknown>;
+const at = (answer: Answer, path: string): unknown => path.split('.').reduce<unknown>((v, k) => (v !== null && typeof v === 'object' ? (v as Answer)[k] : undefined), answer);
+
+/** One transaction of the order API, made by the page on the checkout's order. */
+async function orderRequest(s: Step, transactionId: string, body: TransactionBody): Promise<Answer> {
+  const c = s.found.state.checkout;
+  const params = { version: String(c.apiVersion), merchantId: s.found.merchant.id, orderId: c.order.id, transactionId };
+  const request = await orderApiRequest(s.gateway, s.found.merchant, params, body, s.payer.origin, 'CHECKOUT');
+  const meta = { ...s.meta, ...(c.order.notificationUrl === undefined ? {} : { notificationUrl: c.order.notificationUrl }) };
+  return await handleOrderCommand(s.gateway, request, meta) as Answer;
+}
+
+/** The card of the attempt: the session's (what the hosted fields put there) or the token's. */
+const sourceOf = (sessionId: string, token: string | undefined): Partial<TransactionBody> =>
+  (token === undefined ? { session: { id: sessionId }, sourceOfFunds: { type: 'CARD' } } : { sourceOfFunds: { token } });
+
+const amountText = (s: Step) => {
+  const { order } = s.found.state.checkout;
+  return formatAmount(order.amount, minorUnits(order.currency) ?? 2);
+};
+
+/** Where the payer is sent back: the merchant's returnUrl, else the gateway's own receipt, with resultIndicator and sessionVersion. */
+function returnOf(s: Step, state: CheckoutState): PayNext {
+  const c = s.found.state.checkout;
+  const done = state.completed!;
+  const indicator = done.outcome === 'PAID' ? s.gateway.sealer.open(c.successIndicatorSealed) ?? newIndicator() : done.resultIndicator ?? newIndicator();
+  const url = c.returnUrl ?? `${s.payer.origin}/checkout/receipt/${encodeURIComponent(c.sessionId)}`;
+  return { next: 'return', url: returnUrlOf(url, indicator, done.sessionVersion) };
+}
+
+/** The attempt's outcome recorded (once), and what the page does next. */
+async function recordOutcome(s: Step, attempt: number, outcome: { transactionId?: string; approved: boolean; gatewayCode?: string }): Promise<PayNext> {
+  const lifetimeMs = s.gateway.sessionExpiry.lifetimeMs;
+  return handleCommand(s.gateway, s.found.stream, checkoutAggregate, (state, { now }) => {
+    const sessionVersion = state.session.status === 'NONE' ? '' : state.session.version;
+    const events = decideAttemptOutcome(state, { attempt, ...outcome, sessionVersion, failureIndicator: newIndicator(), now });
+    return {
+      events,
+      answer: (after: CheckoutState): PayNext => {
+        if (after.completed) return returnOf(s, after);
+        const last = after.lastDecline;
+        if (last) return { next: 'retry', gatewayCode: last.gatewayCode, explanation: explanationOf(last.gatewayCode), attemptsLeft: last.attemptsLeft };
+        // Nothing recorded for this attempt and none before: the checkout closed meanwhile.
+        requireOpen(after, now, lifetimeMs);
+        return { next: 'error', error: { cause: 'INVALID_REQUEST', explanation: 'The payment could not be recorded: try again' } };
+      },
+    };
+  }, { meta: s.meta, ownStream: true });
+}
+
+/** The payment of the attempt (naming its authentication, if any), then its outcome recorded. */
+async function payAttempt(s: Step, attempt: number, token: string | undefined, authenticationId?: string): Promise<PayNext> {
+  const c = s.found.state.checkout;
+  if (c.operation === 'NONE') return recordOutcome(s, attempt, { approved: true });
+  const transactionId = String(attempt);
+  const answer = await orderRequest(s, transactionId, {
+    apiOperation: OPERATIONS[c.operation],
+    order: { amount: amountText(s), currency: c.order.currency, ...(c.order.reference === undefined ? {} : { reference: c.order.reference }) },
+    ...(c.transactionReference === undefined ? {} : { transaction: { reference: c.transactionReference } }),
+    ...(authenticationId === undefined ? {} : { authentication: { transactionId: authenticationId } }),
+    ...sourceOf(c.sessionId, token),
+  } as TransactionBody);
+  const gatewayCode = at(answer, 'response.gatewayCode');
+  return recordOutcome(s, attempt, { transactionId, approved: answer.result === 'SUCCESS', ...(typeof gatewayCode === 'string' ? { gatewayCode } : {}) });
+}
+
+/** 3-D Secure first: Initiate Authentication, Authenticate Payer; frictionless (or a card without 3-D Secure) goes on to the payment. */
+async function authenticateThenPay(s: Step, attempt: number, token: string | undefined): Promise<PayNext> {
+  const c = s.found.state.checkout;
+  const id = `3DS-${attempt}`;
+  const source = sourceOf(c.sessionId, token);
+  const initiated = await orderRequest(s, id, { apiOperation: 'INITIATE_AUTHENTICATION', authentication: { channel: 'PAYER_BROWSER' }, order: { currency: c.order.currency }, ...source } as TransactionBody);
+  if (at(initiated, 'transaction.authenticationStatus') === 'AUTHENTICATION_NOT_SUPPORTED') return payAttempt(s, attempt, token);
+  const redirectResponseUrl = `${s.payer.origin}/checkout/api/${encodeURIComponent(c.sessionId)}/acs-return`;
+  const payer = await orderRequest(s, id, {
+    apiOperation: 'AUTHENTICATE_PAYER', authentication: { redirectResponseUrl }, order: { amount: amountText(s), currency: c.order.currency },
+    ...(s.payer.browser === undefined ? {} : { device: { browser: s.payer.browser.slice(0, 2048) } }), ...source,
+  } as TransactionBody);
+  const challenged = payer.result === 'PENDING';
+  const lifetimeMs = s.gateway.sessionExpiry.lifetimeMs;
+  await handleCommand(s.gateway, s.found.stream, checkoutAggregate, (state, { now }) => ({
+    events: decideAuthenticationStarted(state, { attempt, transactionId: id, challenged, token, now, lifetimeMs }), answer: () => undefined,
+  }), { meta: s.meta, ownStream: true });
+  if (!challenged) return payAttempt(s, attempt, token, id);
+  const html = at(payer, 'authentication.redirect.html') ?? at(payer, 'authentication.redirectHtml');
+  return { next: 'challenge', html: typeof html === 'string' ? html : '' };
+}
+
+/** A refusal of the payment's request (no card in the session, an unknown token, ...): the page shows it, nothing recorded on the checkout. */
+async function orError(run: () => Promise<PayNext>): Promise<PayNext> {
+  try {
+    return await run();
+  } catch (error) {
+    if (!(error instanceof InvalidRequest) || error.name === 'CheckoutClosed') throw error;
+    const m = (error as GatewayError).members({ id: '', ip: '' });
+    return { next: 'error', error: { cause: error.gatewayCause, explanation: m.explanation ?? '', ...(m.field ? { field: m.field } : {}), ...(m.validationType ? { validationType: m.validationType } : {}) } };
+  }
+}
+
+function stepOf(gateway: Gateway, found: FoundCheckout, payer: PayerContext): Step {
+  return { gateway, found, payer, meta: metaOf(payer.meta, found) };
+}
+
+/** The page's Pay: undefined for no such checkout; a closed checkout (paid, declined, cancelled, expired) is refused (400). */
+export async function payCheckout(gateway: Gateway, sessionId: string, token: string | undefined, payer: PayerContext): Promise<PayNext | undefined> {
+  const found = await findCheckout(gateway, sessionId);
+  if (!found) return undefined;
+  const { state, merchant } = found;
+  requireOpen(state, merchantNow(gateway.sandbox, merchant.id), gateway.sessionExpiry.lifetimeMs);
+  const s = stepOf(gateway, found, payer);
+  const attempt = currentAttempt(state);
+  return orError(() => (state.checkout.threeDSecure && state.checkout.operation !== 'NONE' ? authenticateThenPay(s, attempt, token) : payAttempt(s, attempt, token)));
+}
+
+/**
+ * The payer's browser back from the challenge (the ACS's form post to redirectResponseUrl): the
+ * payment of the attempt, naming its authentication; where to send the browser next. A repeat
+ * (after the attempt's outcome) sends it where the outcome did.
+ */
+export async function checkoutAcsReturn(gateway: Gateway, sessionId: string, payer: PayerContext): Promise<string | undefined> {
+  const found = await findCheckout(gateway, sessionId);
+  if (!found) return undefined;
+  const { state } = found;
+  const s = stepOf(gateway, found, payer);
+  const page = `/checkout/pay/${encodeURIComponent(sessionId)}`;
+  if (state.completed) {
+    const back = returnOf(s, state);
+    return back.next === 'return' ? back.url : page;
+  }
+  const pending = state.authentication;
+  const open = checkoutStatus(state, merchantNow(gateway.sandbox, found.merchant.id), gateway.sessionExpiry.lifetimeMs) === 'OPEN';
+  if (!open || !pending || pending.attempt !== currentAttempt(state)) return page;
+  const next = await orError(() => payAttempt(s, pending.attempt, pending.token, pending.transactionId));
+  return next.next === 'return' ? next.url : page;
+}
