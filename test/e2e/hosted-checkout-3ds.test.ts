@@ -3,16 +3,12 @@
 // (docs/triggers.md, 3-D Secure) brings the bank's challenge into the payment page; the payer
 // types the one-time code and is back at the shop, paid, the order showing the authentication.
 // A failed challenge brings the payer back to the payment page with the reason, and another card
-// (frictionless) pays. With TOKENGATE_SCREENSHOTS=1 it rewrites docs/hosted-checkout-3ds.png.
+// (frictionless) pays.
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { M2 } from '../helpers/app.js';
 import { APPROVED, CHROMIUM, gatewayAndShop, launch, openShop, retrieveOrder, shopResult, toPaymentPage, typeCard } from './hosted-checkout.fixture.js';
 
-const DOCS = fileURLToPath(new URL('../../docs/', import.meta.url));
-const SCREENSHOTS = process.env.TOKENGATE_SCREENSHOTS === '1';
 const skip = existsSync(CHROMIUM) ? false : `no ${CHROMIUM}: apt-get install chromium`;
 /** docs/triggers.md: a Mastercard challenge card, and a frictionless one (transStatus Y). */
 const CHALLENGE = APPROVED;
@@ -35,7 +31,6 @@ t.test('3-D Secure on the payment page: the challenge answered with the code pay
   await bank.locator('#otp').waitFor({ timeout: 30_000 });
   t.match(await bank.locator('dl').textContent(), /25\.00 USD/, 'the bank\'s page shows the amount');
   t.notOk(await page.locator('#pay-form').isVisible(), 'the card form gives way to the challenge');
-  if (SCREENSHOTS) await page.screenshot({ path: join(DOCS, 'hosted-checkout-3ds.png') });
   await bank.locator('#otp').fill('123456');
   await bank.locator('#acssubmit').click();
   const paid = await shopResult(page);

@@ -4,17 +4,12 @@
 // beyond the screen's edge. The timeout: the merchant's sandbox clock is advanced (the
 // test-control API) past the checkout's timeout while the payer is on the page; the page says so
 // and brings the payer back to the shop, whose timeout callback runs; the checkout is EXPIRED.
-// With TOKENGATE_SCREENSHOTS=1 it rewrites docs/hosted-checkout-mobile.png.
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { M1 } from '../helpers/app.js';
 import { call } from '../helpers/server.js';
 import { advanceClock, APPROVED, CHROMIUM, field, gatewayAndShop, launch, openShop, toPaymentPage, typeCard } from './hosted-checkout.fixture.js';
 
-const DOCS = fileURLToPath(new URL('../../docs/', import.meta.url));
-const SCREENSHOTS = process.env.TOKENGATE_SCREENSHOTS === '1';
 const skip = existsSync(CHROMIUM) ? false : `no ${CHROMIUM}: apt-get install chromium`;
 
 t.test('at 375 px the payment page fills the screen; a checkout that times out sends the payer back to the shop\'s timeout callback', { skip }, async (t) => {
@@ -36,7 +31,6 @@ t.test('at 375 px the payment page fills the screen; a checkout that times out s
   t.equal(await page.evaluate(() => document.documentElement.scrollWidth), 375, 'no sideways scrolling');
   await typeCard(page, APPROVED);
   await field(page, 'nameOnCard').focus();
-  if (SCREENSHOTS) await page.screenshot({ path: join(DOCS, 'hosted-checkout-mobile.png') });
   t.match(await page.textContent('#timer'), /^This page expires in [45]:\d\d$/, 'the checkout\'s 300 s, counted down');
 
   // Five minutes pass on the merchant's clock: the page notices, and the payer is back at the shop.

@@ -6,11 +6,9 @@
 // resultIndicator matches, Retrieve Order CAPTURED); declined (the page says so and lets the payer
 // try again; corrected, approved); cancelled (back at the shop, its cancel callback fired). No card
 // number reaches the shop's page, the shop's server, the gateway's logs and store files, or what
-// the gateway serves afterwards. With TOKENGATE_SCREENSHOTS=1 it rewrites
-// docs/hosted-checkout.png and docs/hosted-checkout-declined.png.
+// the gateway serves afterwards.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { basic, M1 } from '../helpers/app.js';
 import { call, type RunningServer } from '../helpers/server.js';
@@ -18,8 +16,6 @@ import {
   ADMIN_PASSWORD, APPROVED, CHROMIUM, DECLINED, field, gatewayAndShop, launch, openShop, retrieveOrder, shopResult, toPaymentPage, typeCard, type Shop,
 } from './hosted-checkout.fixture.js';
 
-const DOCS = fileURLToPath(new URL('../../docs/', import.meta.url));
-const SCREENSHOTS = process.env.TOKENGATE_SCREENSHOTS === '1';
 const skip = existsSync(CHROMIUM) ? false : `no ${CHROMIUM}: apt-get install chromium`;
 const PAN = APPROVED.number;
 
@@ -51,7 +47,6 @@ t.test('a payer pays on the gateway\'s payment page: approved, declined then app
   t.equal(await page.locator('iframe.gw-proxy-number').count(), 1, 'the card number is a hosted field');
   await typeCard(page, APPROVED);
   t.equal(await field(page, 'number').inputValue(), '5123 4500 0000 0008', 'the number grouped as typed');
-  if (SCREENSHOTS) await page.screenshot({ path: join(DOCS, 'hosted-checkout.png') });
   await page.click('#pay-button');
   const approved = await shopResult(page);
   t.equal(approved.tone, 'approved', approved.text);
@@ -72,7 +67,6 @@ t.test('a payer pays on the gateway\'s payment page: approved, declined then app
   t.match(await page.textContent('#notice'), /^Your payment was declined\. The card issuer declined the payment\..*attempts? left/, 'the decline, in words');
   t.match(page.url(), /\/checkout\/pay\//, 'the payer stays on the payment page');
   t.ok(await page.locator('#pay-button:enabled').isVisible(), 'and may pay again');
-  if (SCREENSHOTS) await page.screenshot({ path: join(DOCS, 'hosted-checkout-declined.png') });
   await field(page, 'expiryMonth').fill('01');
   await page.click('#pay-button');
   t.equal((await shopResult(page)).tone, 'approved', 'corrected, the same checkout pays');
