@@ -38,7 +38,15 @@ const MINIMAL = `<html>
 t.test('the embedded page pays inside the shop\'s page; the reference\'s minimal page works by changing only the gateway\'s address', { skip }, async (t) => {
   const { gateway, shop } = await gatewayAndShop(t);
   const browser = await launch(t);
-  const page = await browser.newPage({ viewport: { width: 1000, height: 1100 } });
+  const context = await browser.newContext({ viewport: { width: 1000, height: 1100 } });
+  // What the shop's page hears from the embedded page (kept here: the page navigates away).
+  const messages: string[] = [];
+  await context.exposeFunction('recordMessage', (message: string) => { messages.push(message); });
+  await context.addInitScript(() => {
+    const record = (window as unknown as { recordMessage: (m: string) => void }).recordMessage;
+    window.addEventListener('message', (event) => { if (window.top === window) record(JSON.stringify(event.data)); });
+  });
+  const page = await context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
 
@@ -55,6 +63,8 @@ t.test('the embedded page pays inside the shop\'s page; the reference\'s minimal
   t.equal(await field(frame, 'number').inputValue(), '5123 4500 0000 0008');
   await frame.locator('#pay-button').click();
   const paid = await shopResult(page);
+  t.ok(messages.some((m) => m.includes('"type":"complete"') && /"resultIndicator":"[0-9a-f]{16}"/.test(m)), 'the embedded page told the shop\'s page', { messages });
+  t.same(messages.filter((m) => m.includes(APPROVED.number) || m.includes('5123 4500')), [], 'no card number in what the shop\'s page heard');
   t.equal(paid.tone, 'approved', paid.text);
   t.equal((await retrieveOrder(gateway, orderId)).json().status, 'CAPTURED');
 
