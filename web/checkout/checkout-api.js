@@ -12,6 +12,11 @@ function invalid(explanation, field, validationType) {
 
 function later(fn) { setTimeout(fn, 0); }
 
+function whenParsed(fn) {
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', function () { later(fn); });
+  else later(fn);
+}
+
 function configure(config) {
   var id = config && config.session && config.session.id;
   if (typeof id !== 'string' || id.trim() === '') {
@@ -20,9 +25,10 @@ function configure(config) {
   state.config = config;
   if (!state.resumed) {
     state.resumed = true;
-    // After the page's script has run: the callbacks it defines after configure() exist by then.
+    // Once the page is parsed: the callbacks it defines after configure() exist by then, and so do
+    // the elements they write to (configure() is often called in the <head>).
     var result = returned();
-    if (result) later(function () { resume(result); });
+    if (result) whenParsed(function () { resume(result); });
   }
 }
 
