@@ -14,6 +14,7 @@ import { asStoreError } from './store/storage-fault.js';
 import pay from './routes/pay.js';
 import token from './routes/token.js';
 import session from './routes/session.js';
+import hostedCheckoutPages from './routes/hosted-checkout-pages.js';
 import hostedSession from './routes/hosted-session.js';
 import checkout from './routes/checkout.js';
 import orders from './routes/orders.js';
@@ -167,6 +168,7 @@ async function registerPlugins(app: FastifyInstance, options: AppOptions, limits
   await app.register(session);
   await app.register(hostedSession);
   await app.register(checkout);
+  await app.register(hostedCheckoutPages);
   await app.register(orders);
   await app.register(transactions);
   await app.register(nvp);

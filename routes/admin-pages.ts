@@ -8,17 +8,17 @@ import { PROJECT_ROOT } from '../config.js';
 
 const WEB = join(PROJECT_ROOT, 'web');
 
-/** A file of web/ by its plain name (letters, digits, '-'), never a path. */
-function asset(name: string): string {
+/** A file of the folder by its plain name (letters, digits, '-'), never a path. */
+function asset(dir: string, name: string): string {
   if (!/^[a-z0-9-]+\.(css|js)$/.test(name)) throw new Error(`web/: '${name}' is not the name of a page's stylesheet or script`);
-  return readFileSync(join(WEB, name), 'utf8');
+  return readFileSync(join(dir, name), 'utf8');
 }
 
-/** web/<name>.html with its `<link rel="stylesheet" href="x.css">` and `<script src="x.js"></script>` written in. */
-export function loadPage(name: string): string {
-  return readFileSync(join(WEB, `${name}.html`), 'utf8')
-    .replace(/<link rel="stylesheet" href="([^"]+)">/g, (_tag, file: string) => `<style>\n${asset(file)}</style>`)
-    .replace(/<script src="([^"]+)"><\/script>/g, (_tag, file: string) => `<script>\n${asset(file)}</script>`);
+/** web/<name>.html (or another folder's) with its `<link rel="stylesheet" href="x.css">` and `<script src="x.js"></script>` written in. */
+export function loadPage(name: string, dir: string = WEB): string {
+  return readFileSync(join(dir, `${name}.html`), 'utf8')
+    .replace(/<link rel="stylesheet" href="([^"]+)">/g, (_tag, file: string) => `<style>\n${asset(dir, file)}</style>`)
+    .replace(/<script src="([^"]+)"><\/script>/g, (_tag, file: string) => `<script>\n${asset(dir, file)}</script>`);
 }
 
 /** The pages: the timeline (events and requests) and the history; their icon (a browser asks for one). */

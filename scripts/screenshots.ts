@@ -7,6 +7,9 @@
 //   docs/history.png        the order of the checkout: its steps and the refused refund, opened
 //   docs/history-as-of.png  the UNKNOWN payment's order as of its first step
 //   docs/history-mobile.png the order at 375 px wide
+// and Hosted Checkout's payment page (scripts/checkout-screenshots.ts: the example shop of
+// examples/hosted-checkout/ paying through the same gateway, the second demo merchant with 3-D
+// Secure on its payment page): docs/hosted-checkout.png, -declined.png, -3ds.png, -mobile.png.
 // Usage: npm run screenshots  (builds first). Talks only to 127.0.0.1.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -17,6 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Page } from 'playwright-core';
+import { checkoutScreenshots } from './checkout-screenshots.js';
 import { failingCheckout } from './demo-checkout.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -33,6 +37,8 @@ async function receiver() {
 async function startGateway(dir: string, origin: string) {
   const demo = JSON.parse(readFileSync(join(ROOT, 'config', 'merchants.demo.json'), 'utf8')) as { merchants: Array<Record<string, any>> };
   for (const m of demo.merchants) if (m.notifications) m.notifications = { ...m.notifications, url: `${origin}/notifications`, allowedUrls: [`${origin}/`] };
+  // The payment page's 3-D Secure challenge: a merchant whose profile turns it on.
+  if (demo.merchants[1]) demo.merchants[1].checkout = { threeDSecure: true };
   writeFileSync(join(dir, 'merchants.json'), JSON.stringify(demo));
   const child = spawn(process.execPath, [join(ROOT, 'dist', 'server.js')], {
     env: {
@@ -52,7 +58,7 @@ async function startGateway(dir: string, origin: string) {
     child.stderr.on('data', look);
     child.once('exit', (code) => reject(new Error(`the gateway exited with ${code}:\n${output}`)));
   });
-  return { child, url, merchant: demo.merchants[0] as { id: string; apiPassword: string } };
+  return { child, url, merchant: demo.merchants[0] as { id: string; apiPassword: string }, merchants: demo.merchants as Array<{ id: string; apiPassword: string }> };
 }
 
 async function until(what: string, check: () => Promise<boolean>) {
@@ -100,6 +106,8 @@ async function main() {
     });
     await page.setViewportSize({ width: 375, height: 812 });
     await shoot(page, `${gateway.url}/admin/history?stream=${order}`, 'li.step.refused', 'history-mobile.png');
+    await context.close();
+    await checkoutScreenshots(browser, ROOT, gateway.url, gateway.merchants);
   } finally {
     await browser.close();
     gateway.child.kill('SIGTERM');

@@ -1,0 +1,116 @@
+// The example shop of examples/hosted-checkout/ as a child process, a gateway process for it to
+// pay through, and what a payer does in Chromium on the gateway's payment page.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Test } from 'tap';
+import type { FrameLocator, Page } from 'playwright-core';
+import { basic, M1, M2, MERCHANTS } from '../helpers/app.js';
+import { call, startServer, type RunningServer } from '../helpers/server.js';
+import { ADMIN_PASSWORD } from './hosted-session.fixture.js';
+
+export { ADMIN_PASSWORD, CHROMIUM, launch } from './hosted-session.fixture.js';
+
+const SHOP = fileURLToPath(new URL('../../examples/hosted-checkout/server.mjs', import.meta.url));
+
+/** M1 as it is; M2 with 3-D Secure on its payment page (the merchant profile's checkout.threeDSecure). */
+export const CHECKOUT_MERCHANTS = {
+  merchants: MERCHANTS.merchants.map((m) => (m.id === M2.id ? { ...m, checkout: { threeDSecure: true } } : m)),
+};
+
+export interface Shop {
+  /** On `localhost`: another site than the gateway's 127.0.0.1, as a real shop's page is. */
+  url: string;
+  logs: () => string;
+  stop: () => Promise<void>;
+}
+
+export async function startShop(env: Record<string, string>): Promise<Shop> {
+  const child = spawn(process.execPath, [SHOP], { env: { ...process.env, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk) => { output += String(chunk); });
+  child.stderr.on('data', (chunk) => { output += String(chunk); });
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`the shop did not start:\n${output}`)); }, 30_000);
+    child.stdout.on('data', () => {
+      const match = /Merchant shop at (http:\/\/localhost:\d+\/)/.exec(output);
+      if (match?.[1]) { clearTimeout(timer); resolve(match[1]); }
+    });
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`the shop exited with ${code}:\n${output}`)); });
+  });
+  return {
+    url,
+    logs: () => output,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    },
+  };
+}
+
+/** A gateway process (SQLite in a test directory, trace logs) and the example shop of `merchant` paying through it. */
+export async function gatewayAndShop(t: Test, options: { merchant?: typeof M1; env?: Record<string, string>; shopEnv?: Record<string, string> } = {}) {
+  const dir = t.testdir({ 'merchants.json': JSON.stringify(CHECKOUT_MERCHANTS) });
+  const gateway = await startServer({
+    EVENT_STORE: `sqlite:${join(dir, 'data', 'gateway.db')}`, MERCHANTS_FILE: join(dir, 'merchants.json'), ADMIN_PASSWORD, LOG_LEVEL: 'trace', TEST_CONTROL: 'on',
+    ...options.env,
+  });
+  t.teardown(() => gateway.stop('SIGKILL'));
+  const merchant = options.merchant ?? M1;
+  const shop = await startShop({ GATEWAY_URL: gateway.url, MERCHANT_ID: merchant.id, API_PASSWORD: merchant.apiPassword, ...options.shopEnv });
+  t.teardown(() => shop.stop());
+  return { dir, gateway, shop };
+}
+
+/** Retrieve Order, as the merchant's server reads it. */
+export async function retrieveOrder(gateway: RunningServer, orderId: string, merchant = M1) {
+  const answer = await call(gateway.url, 'GET', `/api/rest/version/100/merchant/${merchant.id}/order/${orderId}`, basic(`merchant.${merchant.id}`, merchant.apiPassword));
+  return answer;
+}
+
+/** The shop's page: its session id and order id. */
+export async function openShop(page: Page, shop: Shop): Promise<{ sessionId: string; orderId: string }> {
+  await page.goto(shop.url);
+  await page.locator('#pay-page').waitFor({ timeout: 30_000 });
+  const html = await page.content();
+  return { sessionId: /id: '(SESSION[0-9A-Za-z]+)'/.exec(html)?.[1] as string, orderId: /Order ([0-9a-f-]{36})/.exec(html)?.[1] as string };
+}
+
+/** From the shop to the gateway's payment page, its card fields ready. */
+export async function toPaymentPage(page: Page): Promise<void> {
+  await page.click('#pay-page');
+  await page.waitForURL(/\/checkout\/pay\/SESSION/, { timeout: 30_000 });
+  await page.locator('#pay-button:enabled').waitFor({ timeout: 30_000 });
+}
+
+export interface Card { number: string; month: string; year: string; securityCode?: string; name?: string }
+
+/** The input of a hosted field of the page (or of the embedded page's frame). */
+export const field = (scope: Page | FrameLocator, role: string) => scope.frameLocator(`iframe.gw-proxy-${role}`).locator(`#${role}`);
+
+export async function typeCard(scope: Page | FrameLocator, card: Card): Promise<void> {
+  await field(scope, 'number').fill('');
+  await field(scope, 'number').pressSequentially(card.number);
+  await field(scope, 'expiryMonth').fill(card.month);
+  await field(scope, 'expiryYear').fill(card.year);
+  await field(scope, 'securityCode').fill('');
+  if (card.securityCode) await field(scope, 'securityCode').pressSequentially(card.securityCode);
+  if (card.name) await field(scope, 'nameOnCard').fill(card.name);
+}
+
+/** The shop's page after the payer came back: its tone (approved, failed) and text. */
+export async function shopResult(page: Page): Promise<{ tone: string; text: string }> {
+  await page.locator('#result').waitFor({ timeout: 30_000 });
+  return { tone: (await page.getAttribute('#result', 'data-tone')) ?? '', text: (await page.textContent('#result-text')) ?? '' };
+}
+
+/** Advance the merchant's sandbox clock (the test-control API). */
+export async function advanceClock(gateway: RunningServer, merchantId: string, milliseconds: number) {
+  const answer = await call(gateway.url, 'POST', `/admin/api/test-control/merchants/${merchantId}/clock/advance`, basic('admin', ADMIN_PASSWORD), { milliseconds });
+  if (answer.status !== 200) throw new Error(`clock/advance: ${answer.status} ${answer.text}`);
+}
+
+export const APPROVED: Card = { number: '5123450000000008', month: '01', year: '39', securityCode: '100', name: 'Jo Payer' };
+export const DECLINED: Card = { ...APPROVED, month: '05' };

@@ -1,0 +1,146 @@
+// The payment page, third part: the steps after Pay and the ways out. The gateway's answers to
+// /checkout/api/{sessionId}/pay: back to the merchant (return), the bank's 3-D Secure challenge
+// in a frame of the page (challenge), a decline with another try (retry), an error; the cancel
+// and the timeout. How the merchant hears of it: on the embedded page a message to checkout.js in
+// the merchant's page; on the payment page the payer is sent back to the merchant's page with
+// what happened in the fragment (#hostedCheckout=...) when it named a callback for it, else to the
+// returnUrl (the receipt when there is none) or the cancelUrl.
+'use strict';
+
+const TAG = 'tokengate-checkout';
+const PATH = /^\/checkout\/(pay|entry|receipt)\/([^/]+)$/.exec(location.pathname);
+const ctx = {
+  mode: PATH ? PATH[1] : null, sessionId: PATH ? decodeURIComponent(PATH[2]) : '', api: PATH ? `/checkout/api/${PATH[2]}` : '',
+  info: {}, checkout: null, legacy: null, fields: null, paying: false, finished: false, stop: () => {},
+};
+
+/** The checkout API: status, JSON body, and the gateway's time (its Date header). */
+async function call(method, path, body) {
+  const init = { method, cache: 'no-store', credentials: 'same-origin' };
+  if (body) Object.assign(init, { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(ctx.api + path, init);
+  const json = await response.json().catch(() => null);
+  return { status: response.status, body: json || {}, date: Date.parse(response.headers.get('date') || '') };
+}
+
+/** What checkout.js put in the fragment (where the payer came from, the callbacks): kept in this tab for the page's later loads. */
+function merchantInfo() {
+  const key = `tokengate-checkout:${ctx.sessionId}`;
+  const match = /(?:^#|&)checkout=([^&]*)/.exec(location.hash);
+  try {
+    if (match) sessionStorage.setItem(key, decodeURIComponent(match[1]));
+    if (match) history.replaceState(null, '', location.pathname + location.search);
+    const info = JSON.parse(sessionStorage.getItem(key) || '{}');
+    return info && typeof info === 'object' ? info : {};
+  } catch {
+    return {};
+  }
+}
+
+const merchantPage = () => (typeof ctx.info.page === 'string' && /^https?:\/\//i.test(ctx.info.page) ? ctx.info.page : null);
+const named = (event) => Array.isArray(ctx.info.callbacks) && ctx.info.callbacks.includes(event);
+const backLink = () => (merchantPage() ? { href: merchantPage(), text: 'Return to the merchant' } : null);
+
+/** The merchant's page that framed this one (the embedded page). */
+function parentOrigin() {
+  if (location.ancestorOrigins && location.ancestorOrigins.length > 0) return location.ancestorOrigins[0];
+  return typeof ctx.info.origin === 'string' ? ctx.info.origin : null;
+}
+
+function tellParent(type, details) {
+  const origin = parentOrigin();
+  if (window.parent === window || !origin) return false;
+  window.parent.postMessage(Object.assign({ gw: TAG, type, apiVersion: ctx.checkout && ctx.checkout.apiVersion }, details), origin);
+  return true;
+}
+
+/**
+ * The merchant told of an event: the embedded page says it to checkout.js (complete and cancel
+ * always, the others when the merchant has their callback); the payment page sends the payer back
+ * to the merchant's page if it named the callback. False when nobody is told.
+ */
+function tellMerchant(event, details) {
+  if (ctx.mode === 'entry') return (event === 'complete' || event === 'cancel' || named(event)) && tellParent(event, details);
+  const page = merchantPage();
+  if (!page || !named(event)) return false;
+  const back = Object.assign({ event, sessionId: ctx.sessionId, apiVersion: ctx.checkout && ctx.checkout.apiVersion }, details);
+  location.assign(`${page}#hostedCheckout=${encodeURIComponent(JSON.stringify(back))}`);
+  return true;
+}
+
+function finish() {
+  ctx.finished = true;
+  ctx.stop();
+}
+
+/** The payment is over: the payer goes back with resultIndicator and sessionVersion. */
+function returnToMerchant(url) {
+  finish();
+  const params = new URL(url, location.href).searchParams;
+  const result = { resultIndicator: params.get('resultIndicator'), sessionVersion: params.get('sessionVersion'), url };
+  outcome('ok', 'Returning you to the merchant', 'Please wait…', orderDetails(ctx.checkout, ctx.legacy));
+  if (!tellMerchant('complete', result)) location.assign(url);
+}
+
+function declined(answer) {
+  busy(false);
+  const left = Number(answer.attemptsLeft);
+  const next = left > 0 ? ` ${left} ${left === 1 ? 'attempt' : 'attempts'} left.` : '';
+  notice('error', 'Your payment was declined.', ` ${answer.explanation || 'Check the card details or try another card.'}${next}`);
+  if (ctx.fields) ctx.fields.focus();
+}
+
+/** The bank's challenge (Authenticate Payer's HTML): its form posts the creq into the frame beside it. */
+function challenge(html) {
+  ctx.stop();
+  show('pay-form', false);
+  notice(null);
+  show('challenge');
+  const host = $('challenge-host');
+  host.innerHTML = html;
+  const frame = host.querySelector('iframe');
+  const form = host.querySelector('form');
+  if (!frame || !form) return failure({ explanation: 'The 3-D Secure step could not start.' });
+  frame.title = '3-D Secure: your bank';
+  frame.addEventListener('load', () => challengeLoaded(frame));
+  form.submit();
+  tellParent('resize', { height: document.querySelector('.sheet').offsetHeight });
+}
+
+/**
+ * The bank's page loaded in the frame. What follows the payer's answer (the gateway's way back,
+ * then the merchant's return page, or this page again for another try) is a whole window's, not
+ * this frame's: the bank page's form is sent to the top window.
+ */
+function challengeLoaded(frame) {
+  let doc = null;
+  try { doc = frame.contentDocument; } catch { doc = null; }
+  if (!doc) return;
+  for (const form of doc.querySelectorAll('form')) form.target = '_top';
+  if (/^\/checkout\/pay\//.test(doc.location.pathname)) location.reload();
+}
+
+async function cancel() {
+  if (ctx.finished) return;
+  const answer = await call('POST', '/cancel', {}).catch(() => ({ body: {} }));
+  finish();
+  outcome('warn', 'Payment cancelled', 'No payment was taken.', orderDetails(ctx.checkout, ctx.legacy), backLink());
+  if (tellMerchant('cancel', {})) return;
+  if (typeof answer.body.url === 'string' && /^https?:\/\//i.test(answer.body.url)) location.assign(answer.body.url);
+}
+
+/** The checkout timed out; `tell`: the merchant hears of it (its timeout callback). */
+function timedOut(tell = true) {
+  if (ctx.finished) return;
+  finish();
+  outcome('warn', 'Your payment session has timed out', 'No payment was taken. Return to the merchant to start again.', orderDetails(ctx.checkout, ctx.legacy), backLink());
+  if (tell) tellMerchant('timeout', {});
+}
+
+/** An error the payer cannot fix here: the session unknown, or the gateway refusing. */
+function failure(error) {
+  finish();
+  const explanation = (error && error.explanation) || 'The payment could not be processed.';
+  outcome('bad', 'This payment cannot go on', explanation, ctx.checkout ? orderDetails(ctx.checkout, ctx.legacy) : [], backLink());
+  tellMerchant('error', { error: Object.assign({ cause: 'INVALID_REQUEST', result: 'ERROR' }, error || {}) });
+}
