@@ -131,6 +131,17 @@ export function responseSerializer(schema: unknown, resolve: (id: string) => unk
 export const serializerDecisions = new Map<string, string>();
 
 /**
+ * The serializer of one operation's answer on a route that answers two operations with the same
+ * status (POST .../session: Create Session, or Initiate Checkout by the body's apiOperation), each
+ * with its own schema: compiled as the route's own are, its decision recorded under `name`.
+ */
+export function operationSerializer(app: FastifyInstance, name: string, schema: unknown): Serializer {
+  const { serialize, compiled, reason } = responseSerializer(schema, (id) => (app.getSchemas() as Record<string, unknown>)[id]);
+  serializerDecisions.set(name, compiled ? 'compiled' : `sortedJson (${reason ?? ''})`);
+  return serialize;
+}
+
+/**
  * The reply serializer (plugins/errors.ts: sortedJson, for routes without a response schema) has
  * priority over the serializers compiled from response schemas; a route with a response schema
  * therefore names its own for the reply's status code.

@@ -145,8 +145,9 @@ export function valuesProblem(params: unknown, query: unknown, body: unknown, sc
 async function requestValues(app: FastifyInstance) {
   // After the body is parsed, before the route's schemas (they come after every preValidation).
   app.addHook('preValidation', (request: FastifyRequest, _reply, done) => {
-    const decodedLater = request.routeOptions.config.decodesBody === true;
-    done(valuesProblem(request.params, request.query, decodedLater ? undefined : request.body, request.routeOptions.schema?.body));
+    const { decodesBody, bodySchemaOf } = request.routeOptions.config;
+    const schema = bodySchemaOf === undefined ? request.routeOptions.schema?.body : bodySchemaOf(request.body);
+    done(valuesProblem(request.params, request.query, decodesBody === true ? undefined : request.body, schema));
   });
 }
 
@@ -154,6 +155,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route decodes its body itself and applies valuesProblem to what it decodes. */
     decodesBody?: boolean;
+    /**
+     * The schema the body is read with, when the route takes several bodies and the body itself
+     * says which (POST .../session: Create Session, or Initiate Checkout by its apiOperation).
+     */
+    bodySchemaOf?: (body: unknown) => unknown;
   }
 }
 

@@ -10,7 +10,9 @@ import { orderApiRequest, retrieveOrderApi, retrieveOrderTransaction } from '../
 import { handleOrderCommand } from '../services/order/order-service.js';
 import { retrieveToken } from '../services/queries/retrieval.js';
 import { createSession, retrieveSession, updateSession } from '../services/session/sessions.js';
+import { initiateCheckout } from '../services/session/checkout-initiate.js';
 import { createToken, deleteToken, tokenize, type AuthMethod } from '../services/token/tokens.js';
+import { CheckoutBody } from '../schemas/checkout.js';
 import { Opt, Str, Strict } from '../schemas/common.js';
 import { CreateSessionBody, SessionBody, SessionIdParams, SessionParams } from '../schemas/session.js';
 import { RetrieveTokenParams, TokenBody, TokenizeParams, TokenParams } from '../schemas/token.js';
@@ -29,7 +31,7 @@ export interface NvpOperation {
   params: Readonly<Record<string, string>>;
   paramsSchema: TSchema;
   bodySchema: TSchema;
-  /** The body keeps apiOperation (the order API's transactions). */
+  /** The body keeps apiOperation (the order API's transactions, Initiate Checkout). */
   keepsApiOperation?: boolean;
   /** The operation's name for the version rule (schemas/versions.ts), if it has a first version. */
   versionRule?: string;
@@ -51,6 +53,11 @@ const transaction = (name: string): NvpOperation => ({
     const transaction = transactionMeta(merchant, meta, params.version ?? '100', fields);
     return handleOrderCommand(gateway, await orderApiRequest(gateway, merchant, params as TransactionApiParams, fields, origin), transaction);
   },
+});
+
+const checkout = (): NvpOperation => ({
+  params: {}, paramsSchema: SessionParams, bodySchema: CheckoutBody, keepsApiOperation: true, versionRule: SESSIONS, status: 201,
+  run: ({ gateway, merchant, params, body, meta, origin }) => initiateCheckout(gateway, merchant, params.version ?? '100', body as CheckoutBody, meta, origin),
 });
 
 export const NVP_OPERATIONS: Readonly<Record<string, NvpOperation>> = {
@@ -82,6 +89,10 @@ export const NVP_OPERATIONS: Readonly<Record<string, NvpOperation>> = {
     params: SESSION, paramsSchema: SessionIdParams, bodySchema: NoBody, versionRule: SESSIONS, status: 200,
     run: ({ gateway, merchant, params }) => retrieveSession(gateway, merchant, params.sessionId ?? '', params.version),
   },
+  // Initiate Checkout (Create Checkout Session before version 63): REST's POST .../session with
+  // that apiOperation, which its body keeps (the service checks it against the version).
+  INITIATE_CHECKOUT: checkout(),
+  CREATE_CHECKOUT_SESSION: checkout(),
   // Create or Update Token: with `token`, the token of that id (REST's PUT .../token/{tokenid}:
   // Tokenize); without, a token the gateway generates (POST .../token). routes/nvp.ts picks.
   TOKENIZE: {

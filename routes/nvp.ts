@@ -125,7 +125,7 @@ const nvp: FastifyPluginAsync = async (app) => {
         consumes: [NVP_MEDIA_TYPE], produces: [NVP_MEDIA_TYPE],
         body: nvpRequestForm([...Object.keys(NVP_OPERATIONS)]),
         response: {
-          201: { ...NvpAnswer, description: 'A transaction (PAY, AUTHORIZE, CAPTURE, REFUND, VOID, VERIFY), CREATE_SESSION or TOKENIZE: the REST answer as pairs' },
+          201: { ...NvpAnswer, description: 'A transaction (PAY, AUTHORIZE, CAPTURE, REFUND, VOID, VERIFY), CREATE_SESSION, INITIATE_CHECKOUT (CREATE_CHECKOUT_SESSION) or TOKENIZE: the REST answer as pairs' },
           200: { ...NvpAnswer, description: 'RETRIEVE_ORDER, RETRIEVE_TRANSACTION, UPDATE_SESSION, RETRIEVE_SESSION, RETRIEVE_TOKEN or DELETE_TOKEN: the REST answer as pairs' },
           ...nvpErrorResponses(),
         },
@@ -138,7 +138,7 @@ const nvp: FastifyPluginAsync = async (app) => {
     const operation = operationOf(fields);
     // The fields are decoded and checked only now: credentials first, as on every operation.
     const decoded = checkedCall(request, fields, operation, version, merchant.id);
-    checkVersion(version, operation.keepsApiOperation ? fields.apiOperation : operation.versionRule);
+    checkVersion(version, operation.versionRule);
     const result = await operation.run({ gateway: app.gateway, merchant, ...decoded, meta: request.meta(), authMethod: request.authMethod, origin: originOf(request) });
     return answer(reply, operation.status, result);
   });

@@ -3,10 +3,11 @@
 // Thin: schema → service → reply. Authenticate as merchant.<merchantId>, as for tokens.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyRequest, FastifySchema } from 'fastify';
 import type { Gateway } from '../services/gateway.js';
 import { CreateSessionBody, SessionBody, SessionIdParams, SessionParams } from '../schemas/session.js';
 import { documented, errorResponses } from '../schemas/responses.js';
+import { operationSerializer } from '../plugins/openapi.js';
 import { createSession, retrieveSession, updateSession } from '../services/session/sessions.js';
 import { merchantOf, requireMerchant } from '../plugins/auth.js';
 import { checkVersion, SESSIONS } from '../schemas/versions.js';
@@ -39,40 +40,55 @@ const CheckoutResponse = Type.Object({
 
 /** The body as its apiOperation reads it: none, Create Session; INITIATE_CHECKOUT or CREATE_CHECKOUT_SESSION, a checkout. */
 const isCheckout = (body: unknown): body is { apiOperation: unknown } => body !== null && typeof body === 'object' && 'apiOperation' in body;
+/** The schema the body is read with: the request values' walk (plugins/request-values.ts) and the check below. */
+const bodySchemaOf = (body: unknown) => (isCheckout(body) ? CheckoutBody : CreateSessionBody);
 
 /**
  * Create Session, or Initiate Checkout when the body names its apiOperation: the body checked
  * against that operation's schema (the route's own check of it was attached, not thrown).
  */
-async function createOrInitiate(gateway: Gateway, request: FastifyRequest) {
+async function createOrInitiate(gateway: Gateway, request: FastifyRequest): Promise<{ checkout: boolean; answer: unknown }> {
   const { version } = request.params as { version: string };
   const refused = request.validationError as (Error & { validationContext?: string }) | undefined;
   if (refused && refused.validationContext !== 'body') throw refused;
   checkVersion(version, SESSIONS);
   const checkout = isCheckout(request.body);
-  const validate = request.compileValidationSchema(checkout ? CheckoutBody : CreateSessionBody);
+  const validate = request.compileValidationSchema(bodySchemaOf(request.body));
   if (!validate(request.body)) throw Object.assign(new Error('body'), { validation: validate.errors, validationContext: 'body' });
-  if (checkout) return initiateCheckout(gateway, merchantOf(request), version, request.body as CheckoutBody, request.meta(), originOf(request));
-  return createSession(gateway, merchantOf(request), request.body as CreateSessionBody, request.meta());
+  if (checkout) return { checkout, answer: await initiateCheckout(gateway, merchantOf(request), version, request.body as CheckoutBody, request.meta(), originOf(request)) };
+  return { checkout, answer: await createSession(gateway, merchantOf(request), request.body as CreateSessionBody, request.meta()) };
 }
+
+const CREATE = '/api/rest/version/:version/merchant/:merchantId/session';
+
+// Create Session answers the same with a trailing slash (POST .../session/), and an empty body
+// (none at all, with or without a Content-Type) is taken as {}: some clients send nothing.
+const createSchema = {
+  summary: 'Create Session',
+  description: 'A session to hold card fields for a later Create or Update Token (session.id, session.version). The body is optional: none is taken as {}. A trailing slash (.../session/) is accepted. With apiOperation INITIATE_CHECKOUT (CREATE_CHECKOUT_SESSION before version 63), Initiate Checkout: a session for the gateway\'s payment page, answered with its successIndicator.',
+  tags: ['session'], security: [{ basicAuth: [] }],
+  params: SessionParams,
+  // With apiOperation INITIATE_CHECKOUT or CREATE_CHECKOUT_SESSION, the body is Initiate Checkout's (checked in the handler).
+  body: Type.Union([CreateSessionBody, CheckoutBody]),
+  response: { 201: documented(SessionResponse), ...errorResponses },
+};
+// The API reference shows both answers.
+const bothAnswers = documented(Type.Union([SessionResponse, CheckoutResponse]));
+const withBothAnswers = ({ schema, url }: { schema: FastifySchema; url: string }) => ({ schema: { ...schema, response: { ...(schema.response as object), 201: bothAnswers } }, url });
 
 const session: FastifyPluginAsyncTypebox = async (app) => {
   await requireMerchant(app, app.gateway.merchants, 'token', 'merchantId');
-  // Create Session answers the same with a trailing slash (POST .../session/), and an empty body
-  // (none at all, with or without a Content-Type) is taken as {}: some clients send nothing.
-  const createSchema = {
-    summary: 'Create Session',
-    description: 'A session to hold card fields for a later Create or Update Token (session.id, session.version). The body is optional: none is taken as {}. A trailing slash (.../session/) is accepted.',
-    tags: ['session'], security: [{ basicAuth: [] }],
-    params: SessionParams,
-    // With apiOperation INITIATE_CHECKOUT or CREATE_CHECKOUT_SESSION, the body is Initiate Checkout's (checked in the handler).
-    body: Type.Union([CreateSessionBody, CheckoutBody]),
-    response: { 201: documented(Type.Union([SessionResponse, CheckoutResponse])), ...errorResponses },
-  };
-  for (const url of ['/api/rest/version/:version/merchant/:merchantId/session', '/api/rest/version/:version/merchant/:merchantId/session/']) {
+  // Both operations answer 201, each with its own schema: the route's 201 is Create Session's (as
+  // it was before Initiate Checkout shared the path), Initiate Checkout's is written by its own.
+  const writeCheckout = operationSerializer(app, `POST ${CREATE} 201 INITIATE_CHECKOUT`, documented(CheckoutResponse));
+  for (const url of [CREATE, `${CREATE}/`]) {
     app.post(url, {
       // The slash variant is the same operation: documented once.
       schema: url.endsWith('/') ? { ...createSchema, hide: true } : createSchema,
+      config: {
+        bodySchemaOf,
+        swaggerTransform: withBothAnswers,
+      },
       // The body is checked against the schema its apiOperation names, in the handler: one schema's
       // refusal, not the union's (the union is what the OpenAPI document shows).
       attachValidation: true,
@@ -80,7 +96,11 @@ const session: FastifyPluginAsyncTypebox = async (app) => {
         // No body at all (the content-type parser gives undefined for an empty one); JSON null stays refused.
         if (request.body === undefined) request.body = {};
       },
-    }, async (request, reply) => reply.code(201).send(await createOrInitiate(app.gateway, request)));
+    }, async (request, reply) => {
+      const { checkout, answer } = await createOrInitiate(app.gateway, request);
+      if (!checkout) return reply.code(201).send(answer);
+      return reply.code(201).type('application/json; charset=utf-8').send(writeCheckout(answer));
+    });
   }
 
   app.put('/api/rest/version/:version/merchant/:merchantId/session/:sessionId', {

@@ -138,3 +138,34 @@ t.test('NVP credentials share the per-credential lock with REST; Basic works too
   t.match(Object.fromEntries(new URLSearchParams(check.body)), { status: 'OPERATING', gatewayVersion: /^tokengate-/ });
   t.equal((await a.inject({ method: 'POST', url: '/api/nvp/version/55/information' })).statusCode, 200, 'POST too');
 });
+
+t.test('Initiate Checkout in NVP: INITIATE_CHECKOUT from version 63, CREATE_CHECKOUT_SESSION before it, answered as REST answers, in pairs', async (t) => {
+  const a = await buildTestApp(t);
+  const checkout = (apiOperation: string, order: string) => ({
+    apiOperation, ...creds(), 'interaction.operation': 'PURCHASE', 'interaction.returnUrl': 'https://shop.example/return', 'interaction.timeout': '600',
+    'interaction.merchant.name': 'Demo Shop', 'order.id': order, 'order.amount': '12.50', 'order.currency': 'USD',
+  });
+  const initiated = await nvp(a, checkout('INITIATE_CHECKOUT', 'nvp-hco-1'), {}, '/api/nvp/version/100');
+  t.equal(initiated.status, 201, initiated.body);
+  t.match(initiated.pairs, { result: 'SUCCESS', checkoutMode: 'WEBSITE', merchant: M1.id, 'session.id': /^SESSION[0-9]{24}$/, 'session.updateStatus': 'SUCCESS', successIndicator: /^[0-9a-f]{16}$/ });
+  const page = await a.inject({ method: 'GET', url: `/checkout/api/${initiated.pairs['session.id']}` });
+  t.equal(page.statusCode, 200, `the payment page knows the checkout: ${page.body}`);
+  // The same body in REST: the same members.
+  const restAnswer = await a.inject({
+    method: 'POST', url: `/api/rest/version/100/merchant/${M1.id}/session`, headers: { authorization: tokenAuth(M1) },
+    payload: { apiOperation: 'INITIATE_CHECKOUT', interaction: { operation: 'PURCHASE', returnUrl: 'https://shop.example/return', timeout: 600, merchant: { name: 'Demo Shop' } }, order: { id: 'nvp-hco-2', amount: '12.50', currency: 'USD' } },
+  });
+  t.equal(restAnswer.statusCode, 201, restAnswer.body);
+  t.same(Object.keys(pairsOf(restAnswer.json())).sort(), Object.keys(initiated.pairs).sort(), 'the pairs are the REST answer\'s members');
+
+  const legacy = await nvp(a, checkout('CREATE_CHECKOUT_SESSION', 'nvp-hco-3'), {}, '/api/nvp/version/62');
+  t.equal(legacy.status, 201, legacy.body);
+  t.match(legacy.pairs, { result: 'SUCCESS', successIndicator: /^[0-9a-f]{16}$/ });
+  t.notOk('checkoutMode' in legacy.pairs, 'no checkoutMode before version 63');
+  for (const [name, version] of [['CREATE_CHECKOUT_SESSION', '100'], ['INITIATE_CHECKOUT', '62']] as const) {
+    const refused = await nvp(a, checkout(name, 'nvp-hco-4'), {}, `/api/nvp/version/${version}`);
+    t.match([refused.status, refused.pairs], [400, { result: 'ERROR', 'error.field': 'apiOperation' }], `${name} on version ${version}`);
+  }
+  const incomplete = await nvp(a, { ...checkout('INITIATE_CHECKOUT', 'nvp-hco-5'), 'order.currency': '' }, {}, '/api/nvp/version/100');
+  t.equal(incomplete.status, 400, `an empty order.currency: ${incomplete.body}`);
+});

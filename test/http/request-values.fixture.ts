@@ -26,6 +26,12 @@ export interface Operation {
   bodyStrings: string[];
   /** The body takes members its schema does not list (the order API's transactions). */
   openBody: boolean;
+  /**
+   * The route takes several bodies, chosen by the body's apiOperation (POST .../session: Create
+   * Session without one, Initiate Checkout with INITIATE_CHECKOUT or CREATE_CHECKOUT_SESSION):
+   * this one is the body with one of these (sent with the first), each body an operation here.
+   */
+  selects?: string[];
   /** One operation of the NVP route: its apiOperation, and its fields that are REST's path parameters (order.id, token...). */
   nvp?: { apiOperation: string; idFields: string[]; rest: Operation };
 }
@@ -51,7 +57,7 @@ const TRANSACTION = `PUT ${API}/order/{orderId}/transaction/{transactionId}`;
 const NVP_AS_REST: ReadonlyArray<readonly [string, string]> = [
   ...['PAY', 'AUTHORIZE', 'CAPTURE', 'REFUND', 'VOID', 'VERIFY', 'INITIATE_AUTHENTICATION', 'AUTHENTICATE_PAYER'].map((name) => [name, TRANSACTION] as const),
   ['RETRIEVE_TRANSACTION', `GET ${API}/order/{orderId}/transaction/{transactionId}`], ['RETRIEVE_ORDER', `GET ${API}/order/{orderId}`],
-  ['CREATE_SESSION', `POST ${API}/session`], ['UPDATE_SESSION', `PUT ${API}/session/{sessionId}`], ['RETRIEVE_SESSION', `GET ${API}/session/{sessionId}`],
+  ['CREATE_SESSION', `POST ${API}/session`], ['INITIATE_CHECKOUT', `POST ${API}/session`], ['CREATE_CHECKOUT_SESSION', `POST ${API}/session`], ['UPDATE_SESSION', `PUT ${API}/session/{sessionId}`], ['RETRIEVE_SESSION', `GET ${API}/session/{sessionId}`],
   ['TOKENIZE', `PUT ${API}/token/{tokenid}`], ['TOKENIZE', `POST ${API}/token`], ['RETRIEVE_TOKEN', `GET ${API}/token/{tokenid}`], ['DELETE_TOKEN', `DELETE ${API}/token/{tokenid}`],
 ];
 /** REST's path parameters as NVP's fields. */
@@ -63,7 +69,9 @@ function nvpOperations(method: string, path: string, form: JsonSchema, rest: Ope
   const missing = names.filter((name) => !NVP_AS_REST.some(([known]) => known === name));
   if (missing.length > 0) throw new Error(`NVP's ${missing.join(', ')}: which REST operation? (NVP_AS_REST)`);
   return NVP_AS_REST.filter(([name]) => names.includes(name)).map(([name, restOperation]) => {
-    const same = rest.find((op) => `${op.method} ${op.path}` === restOperation);
+    // A route of several bodies: the one this apiOperation selects, or the one selected by none.
+    const candidates = rest.filter((op) => `${op.method} ${op.path}` === restOperation);
+    const same = candidates.find((op) => op.selects?.includes(name)) ?? candidates.find((op) => op.selects === undefined);
     if (same === undefined) throw new Error(`${restOperation} is not in the document`);
     return {
       method, path, pathParams: [], queryParams: [],
@@ -75,6 +83,18 @@ function nvpOperations(method: string, path: string, form: JsonSchema, rest: Ope
   });
 }
 
+/**
+ * The bodies a route takes: one, or, when its schema is a union, each of its members, with the
+ * values of apiOperation that select it (none: the body without an apiOperation).
+ */
+function bodiesOf(body: JsonSchema | undefined): Array<{ body: JsonSchema | undefined; selects?: string[] }> {
+  if (body?.anyOf === undefined) return [{ body }];
+  return body.anyOf.map((member) => {
+    const names = member.properties?.apiOperation?.enum;
+    return names === undefined ? { body: member } : { body: member, selects: names.map(String) };
+  });
+}
+
 export async function operations(app: App): Promise<Operation[]> {
   const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, DocumentedOperation>> };
   const found: Operation[] = [];
@@ -82,14 +102,16 @@ export async function operations(app: App): Promise<Operation[]> {
   for (const [path, methods] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(methods)) {
       const params = op.parameters ?? [];
-      const body = op.requestBody?.content['application/json']?.schema;
-      found.push({
-        method: method.toUpperCase(), path,
-        pathParams: params.filter((p) => p.in === 'path').map((p) => p.name),
-        queryParams: params.filter((p) => p.in === 'query').map((p) => p.name),
-        bodyStrings: stringFields(body),
-        openBody: body !== undefined && body.additionalProperties !== false,
-      });
+      for (const { body, selects } of bodiesOf(op.requestBody?.content['application/json']?.schema)) {
+        found.push({
+          method: method.toUpperCase(), path,
+          pathParams: params.filter((p) => p.in === 'path').map((p) => p.name),
+          queryParams: params.filter((p) => p.in === 'query').map((p) => p.name),
+          bodyStrings: stringFields(body),
+          openBody: body !== undefined && body.additionalProperties !== false,
+          ...(selects === undefined ? {} : { selects }),
+        });
+      }
       const form = op.requestBody?.content['application/x-www-form-urlencoded']?.schema;
       if (form) forms.push([method.toUpperCase(), path, form]);
     }
@@ -135,6 +157,9 @@ export const NVP_CREDENTIALS = { merchant: M1.id, apiUsername: `merchant.${M1.id
 /** Plausible values of NVP's fields that are REST's path parameters (as fill gives the path's). */
 const NVP_IDS: Record<string, string> = { 'order.id': '10000000001', 'transaction.id': '1', 'session.id': `SESSION${'0'.repeat(24)}`, token: '1' };
 
+/** The body before any field is set: the apiOperation that selects it, on a route of several bodies. */
+const bodyOf = (op: Operation): Record<string, unknown> => (op.selects ? { apiOperation: op.selects[0] } : {});
+
 /**
  * The operation requested at `url` with one field set: in a JSON body (`field` a dotted path), or
  * for an NVP operation as a form field of that (dotted) name, beside its apiOperation, credentials
@@ -149,7 +174,7 @@ export function requestOf(op: Operation, url: string, field?: string, value?: st
   }
   return {
     method: op.method as 'GET', url, headers: { authorization: authFor(op.path) },
-    ...(op.bodyStrings.length > 0 ? { payload: field === undefined ? {} : withField({}, field, value) } : {}),
+    ...(op.bodyStrings.length > 0 ? { payload: field === undefined ? bodyOf(op) : withField(bodyOf(op), field, value) } : {}),
   };
 }
 

@@ -342,6 +342,8 @@ t.test('which routes compile, and why the others keep sortedJson', async (t) => 
   t.equal(decision('GET /api/rest/version/3/merchant/:merchantid/order/:orderid/transaction/:transactionid 200'), 'compiled', 'Retrieve Transaction 200');
   t.match(decision('GET /api/rest/version/3/merchant/:merchantid/order/:orderid 200'), /^sortedJson \(.*additionalProperties/, 'Retrieve Order: additional properties');
   t.match(decision('POST /api/rest/version/:version/merchant/:merchantId/session 201'), /^sortedJson \(\/sourceOfFunds: a value of any type/, 'Create Session: a value of any type');
+  // Initiate Checkout answers 201 on the same route with its own schema: its own serializer.
+  t.equal(decision('POST /api/rest/version/:version/merchant/:merchantId/session 201 INITIATE_CHECKOUT'), 'compiled', 'Initiate Checkout 201');
 });
 
 t.test('the echo groups of the response schemas declare every member the requests may send', async (t) => {
