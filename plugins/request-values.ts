@@ -38,11 +38,21 @@ const CARD_NUMBER = 'Value is invalid. The field must not hold a card number (13
 export const notFreeText = (name: string, value: string) =>
   SENSITIVE_FIELD.test(name) || name === 'amount' || ((name === 'phone' || name === 'mobilePhone') && value.startsWith('+'));
 
-/** Body members (group, member) whose value names a stream that is read: ids, as a path's are. */
-const STREAM_IDS: ReadonlyArray<readonly [string | undefined, string]> = [['session', 'id'], [undefined, 'referenceOrderId'], ['sourceOfFunds', 'token']];
+/** Body members (group, member) whose value names a stream that is read: ids, as a path's are (Initiate Checkout's order.id names the order its page pays). */
+const STREAM_IDS: ReadonlyArray<readonly [string | undefined, string]> = [['session', 'id'], [undefined, 'referenceOrderId'], ['sourceOfFunds', 'token'], ['order', 'id']];
 
-/** What the walk needs of a JSON schema: the type, the members and items it describes. */
-interface Described { type?: unknown; properties?: Record<string, Described>; additionalProperties?: unknown; items?: Described }
+/** What the walk needs of a JSON schema: the type, the members and items it describes, the alternatives of a union. */
+interface Described { type?: unknown; properties?: Record<string, Described>; additionalProperties?: unknown; items?: Described; anyOf?: Described[] }
+
+/**
+ * A route whose body is one of several (POST .../session: Create Session, or Initiate Checkout when
+ * the body names an apiOperation): the body as the one it names, as the route's handler checks it.
+ */
+function alternativeFor(body: object, schema: Described | undefined): Described | undefined {
+  if (!schema?.anyOf) return schema;
+  const named = 'apiOperation' in body;
+  return schema.anyOf.find((s) => (s.properties?.apiOperation !== undefined) === named);
+}
 
 /**
  * A value nested too deep, or a string holding a card number: the path to it (innermost first,
@@ -111,7 +121,7 @@ function fieldName({ kind, path, undescribed }: Found): string {
 /** The first problem of a request body (a parsed JSON value), as the 400 it is answered with. */
 export function bodyProblem(body: unknown, schema?: Described): InvalidRequest | undefined {
   if (typeof body !== 'object' || body === null) return undefined;
-  const found = problemIn(body, 1, schema, '');
+  const found = problemIn(body, 1, alternativeFor(body, schema), '');
   if (found) return new InvalidRequest(found.kind === 'nesting' ? TOO_DEEP : CARD_NUMBER, fieldName(found));
   for (const [group, member] of STREAM_IDS) {
     const holder: unknown = group === undefined ? body : (body as Record<string, unknown>)[group];

@@ -16,10 +16,13 @@ export const CHECKOUT_MERCHANTS = { merchants: [...MERCHANTS.merchants, { ...THR
 
 export const sessionUrl = (version = 100, merchantId = M1.id) => `/api/rest/version/${version}/merchant/${merchantId}/session`;
 
+/** A fresh order id without digits: a UUID's groups of digits may read as a card number, which order.id refuses. */
+export const orderIdOf = () => `hco-${randomUUID().replace(/[0-9]/g, (d) => 'ghijklmnop'[Number(d)]!)}`;
+
 export const checkoutBody = (extra: Record<string, unknown> = {}, interaction: Record<string, unknown> = {}, order: Record<string, unknown> = {}) => ({
   apiOperation: 'INITIATE_CHECKOUT',
   interaction: { operation: 'PURCHASE', returnUrl: RETURN_URL, cancelUrl: 'https://shop.example/cancelled', merchant: { name: 'Demo Shop' }, ...interaction },
-  order: { id: `hco-${randomUUID()}`, amount: '12.50', currency: 'USD', description: 'Ordered goods', ...order },
+  order: { id: orderIdOf(), amount: '12.50', currency: 'USD', description: 'Ordered goods', ...order },
   ...extra,
 });
 

@@ -69,6 +69,12 @@ t.test('bounds and errors: the field named, nothing recorded', async (t) => {
     [checkoutBody({ checkoutMode: 'PAYMENT_LINK', paymentLink: { expiryDateTime: '2001-01-01T00:00:00Z' } }), 'paymentLink.expiryDateTime', 'INVALID'],
     [checkoutBody({ checkoutMode: 'PAYMENT_LINK', paymentLink: { expiryDateTime: 'tomorrow' } }), 'paymentLink.expiryDateTime', 'INVALID'],
     [checkoutBody({ checkoutMode: 'PAYMENT_LINK', paymentLink: { colour: 'red' } }), 'paymentLink.colour', 'UNSUPPORTED'],
+    // A day or hour that does not exist is no date (not read as 2 March, or the next day's 01:00).
+    [checkoutBody({ checkoutMode: 'PAYMENT_LINK', paymentLink: { expiryDateTime: '2031-02-30T00:00:00Z' } }), 'paymentLink.expiryDateTime', 'INVALID'],
+    [checkoutBody({ checkoutMode: 'PAYMENT_LINK', paymentLink: { expiryDateTime: '2031-04-31T12:00:00+02:00' } }), 'paymentLink.expiryDateTime', 'INVALID'],
+    [checkoutBody({ checkoutMode: 'PAYMENT_LINK', paymentLink: { expiryDateTime: '2031-01-01T24:00:00Z' } }), 'paymentLink.expiryDateTime', 'INVALID'],
+    // order.id names the order's stream: a NUL is refused as in a path (PostgreSQL holds none in text).
+    [checkoutBody({}, {}, { id: 'hco-\u0000-1' }), 'order.id', 'INVALID'],
   ];
   for (const [payload, field, validationType] of cases) {
     const res = await initiate(a, payload);
