@@ -140,13 +140,18 @@ function stepOf(gateway: Gateway, found: FoundCheckout, payer: PayerContext): St
   return { gateway, found, payer, meta: metaOf(payer.meta, found) };
 }
 
-/** The page's Pay: undefined for no such checkout; a closed checkout (paid, declined, cancelled, expired) is refused (400). */
+/**
+ * The page's Pay: undefined for no such checkout. A checkout its payment ended (paid, or declined
+ * with no attempt left) answers as that payment did: a second click, or the retry of a request
+ * whose answer was lost, reads the record and pays nothing. Cancelled or expired, it is refused (400).
+ */
 export async function payCheckout(gateway: Gateway, sessionId: string, token: string | undefined, payer: PayerContext): Promise<PayNext | undefined> {
   const found = await findCheckout(gateway, sessionId);
   if (!found) return undefined;
   const { state, merchant } = found;
-  requireOpen(state, merchantNow(gateway.sandbox, merchant.id), gateway.sessionExpiry.lifetimeMs);
   const s = stepOf(gateway, found, payer);
+  if (state.completed) return returnOf(s, state);
+  requireOpen(state, merchantNow(gateway.sandbox, merchant.id), gateway.sessionExpiry.lifetimeMs);
   const attempt = currentAttempt(state);
   return orError(() => (state.checkout.threeDSecure && state.checkout.operation !== 'NONE' ? authenticateThenPay(s, attempt, token) : payAttempt(s, attempt, token)));
 }
