@@ -177,13 +177,20 @@ t.test('a stored token of the merchant; errors the page shows; AUTHORIZE, VERIFY
 t.test('cancel: the cancelUrl, CheckoutCancelled once, no payment after; unknown sessions 404', async (t) => {
   const a = await buildTestApp(t);
   const c = await newCheckout(a);
+  // The body says nothing: {} or none; anything else is refused, and the checkout stays open.
+  const cancelAt = `/checkout/api/${c.session.id}/cancel`;
+  expectInvalid(t, await a.inject({ method: 'POST', url: cancelAt, payload: { reason: 'x' } }), { field: 'reason', validationType: 'UNSUPPORTED' }, 'cancel: an unknown member');
+  expectInvalid(t, await a.inject({ method: 'POST', url: cancelAt, headers: { 'content-type': 'application/json' }, payload: '[]' }), {}, 'cancel: an array');
+  expectInvalid(t, await a.inject({ method: 'POST', url: cancelAt, headers: { 'content-type': 'application/json' }, payload: '"x"' }), {}, 'cancel: a string');
+  t.equal((await view(a, c.session.id)).json().status, 'OPEN', 'still open');
   const cancelled = await cancel(a, c.session.id);
   t.same(cancelled.json(), { url: 'https://shop.example/cancelled' });
   t.equal((await view(a, c.session.id)).json().status, 'CANCELLED');
   await typeCard(a, c.session.id);
   expectInvalid(t, await pay(a, c.session.id), { field: 'sessionId', explanation: /CANCELLED/ }, 'a cancelled checkout takes no payment');
   const d = await newCheckout(a, checkoutBody({}, { cancelUrl: undefined }));
-  t.same((await cancel(a, d.session.id)).json(), { url: null });
+  const bare = await a.inject({ method: 'POST', url: `/checkout/api/${d.session.id}/cancel` });
+  t.same({ status: bare.statusCode, body: bare.json() }, { status: 200, body: { url: null } }, 'cancel with no body');
   const plain = (await initiate(a, {})).json().session.id as string;
   for (const id of ['SESSION000000000000000000000001', plain]) {
     for (const res of [await view(a, id), await pay(a, id), await cancel(a, id)]) expectInvalid(t, res, { status: 404, field: 'sessionId' }, `${id}: 404`);
