@@ -38,8 +38,8 @@ const CARD_NUMBER = 'Value is invalid. The field must not hold a card number (13
 export const notFreeText = (name: string, value: string) =>
   SENSITIVE_FIELD.test(name) || name === 'amount' || ((name === 'phone' || name === 'mobilePhone') && value.startsWith('+'));
 
-/** Body members (group, member) whose value names a stream that is read: ids, as a path's are. */
-const STREAM_IDS: ReadonlyArray<readonly [string | undefined, string]> = [['session', 'id'], [undefined, 'referenceOrderId'], ['sourceOfFunds', 'token']];
+/** Body members (group, member) whose value names a stream that is read: ids, as a path's are (Initiate Checkout's order.id names the order its page pays). */
+const STREAM_IDS: ReadonlyArray<readonly [string | undefined, string]> = [['session', 'id'], [undefined, 'referenceOrderId'], ['sourceOfFunds', 'token'], ['order', 'id']];
 
 /** What the walk needs of a JSON schema: the type, the members and items it describes. */
 interface Described { type?: unknown; properties?: Record<string, Described>; additionalProperties?: unknown; items?: Described }

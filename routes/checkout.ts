@@ -10,7 +10,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { errorBody } from '../plugins/errors.js';
-import { CheckoutParams, CheckoutPayBody, LinkParams } from '../schemas/checkout.js';
+import { CheckoutCancelBody, CheckoutParams, CheckoutPayBody, LinkParams } from '../schemas/checkout.js';
 import { findCheckout, sessionOfLink } from '../services/session/checkout-lookup.js';
 import { cancelCheckout, showCheckout } from '../services/session/checkout-page.js';
 import { checkoutAcsReturn, payCheckout, type PayerContext } from '../services/session/checkout-payment.js';
@@ -48,7 +48,13 @@ const checkout: FastifyPluginAsyncTypebox = async (app) => {
     return reply.header('cache-control', 'no-store').send(next);
   });
 
-  app.post(`${API}/cancel`, { schema: { hide: true, summary: 'Hosted Checkout: the payer cancels', params: CheckoutParams } }, async (request, reply) => {
+  app.post(`${API}/cancel`, {
+    schema: { hide: true, summary: 'Hosted Checkout: the payer cancels', params: CheckoutParams, body: CheckoutCancelBody },
+    // No body at all is taken as {} (the page's cancel says nothing); JSON null stays refused.
+    preValidation: async (request) => {
+      if (request.body === undefined) request.body = {};
+    },
+  }, async (request, reply) => {
     if (refuseElsewhere(request, reply)) return reply;
     const answer = await cancelCheckout(app.gateway, request.params.sessionId, request.meta());
     if (!answer) return notFound(reply, 'checkout session', 'sessionId');

@@ -58,3 +58,6 @@ export const CheckoutPayBody = Strict({
   token: Opt(Pattern(1, 40, '^[0-9A-Za-z]+$', 'characters 0-9 a-z A-Z')),
 });
 export type CheckoutPayBody = Static<typeof CheckoutPayBody>;
+
+/** Cancel: nothing to say ({} or no body). */
+export const CheckoutCancelBody = Strict({});

@@ -26,6 +26,8 @@ export const warningLog: ReactorLog = {
 export const MAX_RETRY_MS = 60_000;
 /** The first retry waits at least this long (a reactor whose delay is 0 does not spin). */
 const MIN_RETRY_MS = 10;
+/** setTimeout's longest delay (2^31 - 1 ms, about 24.8 days): node fires a longer one after 1 ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** The delay before the retry that follows failure number `attempt` (1, 2, ...). */
 export function retryDelay(baseMs: number, attempt: number): number {
@@ -166,6 +168,12 @@ export abstract class Reactor {
   private arm(key: string, delayMs: number, work: () => Promise<void>, replace: boolean, failures: number): void {
     if (this.stopped || (this.timers.has(key) && !replace)) return;
     clearTimeout(this.timers.get(key));
+    // A longer delay than a timer holds (a payment link's expiry weeks away) would fire at once:
+    // wait the longest a timer holds, then arm again for the rest.
+    if (delayMs > MAX_TIMER_MS) {
+      this.timers.set(key, setTimeout(() => this.arm(key, delayMs - MAX_TIMER_MS, work, true, failures), MAX_TIMER_MS));
+      return;
+    }
     const timer = setTimeout(() => {
       this.timers.delete(key);
       this.dueAt.delete(key);

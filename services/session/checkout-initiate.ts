@@ -77,6 +77,13 @@ function orderOf(merchant: MerchantProfile, body: CheckoutBody, operation: Check
   };
 }
 
+/** Whether an ISO 8601 date and time (the schema's pattern) names a real day and time: not 30 February, not 24:00. */
+function realDateTime(text: string): boolean {
+  const [y, mo, d, h, mi, s] = text.slice(0, 19).split(/[-T:]/).map(Number) as [number, number, number, number, number, number];
+  const at = new Date(Date.UTC(y, mo - 1, d, h, mi, s));
+  return at.getUTCFullYear() === y && at.getUTCMonth() === mo - 1 && at.getUTCDate() === d && at.getUTCHours() === h && at.getUTCMinutes() === mi && at.getUTCSeconds() === s;
+}
+
 /** checkoutMode PAYMENT_LINK: its expiry (in the future on the merchant's clock) and attempts. */
 function linkOf(version: number, body: CheckoutBody, now: string): { expiresAt: string; attempts: number } | undefined {
   const link = body.paymentLink;
@@ -86,7 +93,7 @@ function linkOf(version: number, body: CheckoutBody, now: string): { expiresAt: 
   }
   if (version < PAYMENT_LINK_FROM) throw new InvalidRequest(`Value 'PAYMENT_LINK' is invalid. Payment links are available from version ${PAYMENT_LINK_FROM}`, 'checkoutMode');
   const expiry = link?.expiryDateTime === undefined ? Date.parse(now) + DEFAULT_LINK_LIFETIME_MS : Date.parse(link.expiryDateTime);
-  if (!Number.isFinite(expiry)) throw new InvalidRequest('Value is invalid. Expected an ISO 8601 date and time', 'paymentLink.expiryDateTime');
+  if (!Number.isFinite(expiry) || (link?.expiryDateTime !== undefined && !realDateTime(link.expiryDateTime))) throw new InvalidRequest('Value is invalid. Expected an ISO 8601 date and time', 'paymentLink.expiryDateTime');
   if (expiry <= Date.parse(now)) throw new InvalidRequest('Value is invalid. The link\'s expiry must be in the future', 'paymentLink.expiryDateTime');
   return { expiresAt: new Date(expiry).toISOString(), attempts: link?.numberOfAllowedAttempts ?? DEFAULT_LINK_ATTEMPTS };
 }

@@ -23,6 +23,7 @@ import { merchantNow } from '../test-control/sandbox.js';
 import { findCheckout, type FoundCheckout } from './checkout-lookup.js';
 import { newIndicator } from './checkout-initiate.js';
 import { explanationOf, metaOf } from './checkout-page.js';
+import { attemptFingerprint, attemptTransactionId } from './checkout-transactions.js';
 
 export type PayNext =
   | { next: 'return'; url: string }
@@ -40,13 +41,20 @@ const OPERATIONS = { PURCHASE: 'PAY', AUTHORIZE: 'AUTHORIZE', VERIFY: 'VERIFY' }
 type Answer = Record<string, unknown>;
 const at = (answer: Answer, path: string): unknown => path.split('.').reduce<unknown>((v, k) => (v !== null && typeof v === 'object' ? (v as Answer)[k] : undefined), answer);
 
-/** One transaction of the order API, made by the page on the checkout's order. */
-async function orderRequest(s: Step, transactionId: string, body: TransactionBody): Promise<Answer> {
+/** One transaction of the order API, made by the page on the checkout's order, fingerprinted as its attempt's (checkout-transactions.ts). */
+async function orderRequest(s: Step, transactionId: string, body: TransactionBody, requestFingerprint: string): Promise<Answer> {
   const c = s.found.state.checkout;
   const params = { version: String(c.apiVersion), merchantId: s.found.merchant.id, orderId: c.order.id, transactionId };
   const request = await orderApiRequest(s.gateway, s.found.merchant, params, body, s.payer.origin, 'CHECKOUT');
   const meta = { ...s.meta, ...(c.order.notificationUrl === undefined ? {} : { notificationUrl: c.order.notificationUrl }) };
+  request.facts.requestFingerprint = requestFingerprint;
   return await handleOrderCommand(s.gateway, request, meta) as Answer;
+}
+
+/** The attempt's request of `apiOperation`: its fingerprint, and the id it takes on the order. */
+async function attemptRequest(s: Step, attempt: number, apiOperation: string, kind: 'payment' | 'authentication') {
+  const fingerprint = attemptFingerprint(s.gateway, s.found.state.checkout.sessionId, attempt, apiOperation);
+  return { fingerprint, id: await attemptTransactionId(s.gateway, s.found, attempt, kind, fingerprint) };
 }
 
 /** The card of the attempt: the session's (what the hosted fields put there) or the token's. */
@@ -91,14 +99,15 @@ async function recordOutcome(s: Step, attempt: number, outcome: { transactionId?
 async function payAttempt(s: Step, attempt: number, token: string | undefined, authenticationId?: string): Promise<PayNext> {
   const c = s.found.state.checkout;
   if (c.operation === 'NONE') return recordOutcome(s, attempt, { approved: true });
-  const transactionId = String(attempt);
+  const apiOperation = OPERATIONS[c.operation];
+  const { id: transactionId, fingerprint } = await attemptRequest(s, attempt, apiOperation, 'payment');
   const answer = await orderRequest(s, transactionId, {
-    apiOperation: OPERATIONS[c.operation],
+    apiOperation,
     order: { amount: amountText(s), currency: c.order.currency, ...(c.order.reference === undefined ? {} : { reference: c.order.reference }) },
     ...(c.transactionReference === undefined ? {} : { transaction: { reference: c.transactionReference } }),
     ...(authenticationId === undefined ? {} : { authentication: { transactionId: authenticationId } }),
     ...sourceOf(c.sessionId, token),
-  } as TransactionBody);
+  } as TransactionBody, fingerprint);
   const gatewayCode = at(answer, 'response.gatewayCode');
   return recordOutcome(s, attempt, { transactionId, approved: answer.result === 'SUCCESS', ...(typeof gatewayCode === 'string' ? { gatewayCode } : {}) });
 }
@@ -106,15 +115,15 @@ async function payAttempt(s: Step, attempt: number, token: string | undefined, a
 /** 3-D Secure first: Initiate Authentication, Authenticate Payer; frictionless (or a card without 3-D Secure) goes on to the payment. */
 async function authenticateThenPay(s: Step, attempt: number, token: string | undefined): Promise<PayNext> {
   const c = s.found.state.checkout;
-  const id = `3DS-${attempt}`;
+  const { id, fingerprint } = await attemptRequest(s, attempt, 'INITIATE_AUTHENTICATION', 'authentication');
   const source = sourceOf(c.sessionId, token);
-  const initiated = await orderRequest(s, id, { apiOperation: 'INITIATE_AUTHENTICATION', authentication: { channel: 'PAYER_BROWSER' }, order: { currency: c.order.currency }, ...source } as TransactionBody);
+  const initiated = await orderRequest(s, id, { apiOperation: 'INITIATE_AUTHENTICATION', authentication: { channel: 'PAYER_BROWSER' }, order: { currency: c.order.currency }, ...source } as TransactionBody, fingerprint);
   if (at(initiated, 'transaction.authenticationStatus') === 'AUTHENTICATION_NOT_SUPPORTED') return payAttempt(s, attempt, token);
   const redirectResponseUrl = `${s.payer.origin}/checkout/api/${encodeURIComponent(c.sessionId)}/acs-return`;
   const payer = await orderRequest(s, id, {
     apiOperation: 'AUTHENTICATE_PAYER', authentication: { redirectResponseUrl }, order: { amount: amountText(s), currency: c.order.currency },
     ...(s.payer.browser === undefined ? {} : { device: { browser: s.payer.browser.slice(0, 2048) } }), ...source,
-  } as TransactionBody);
+  } as TransactionBody, attemptFingerprint(s.gateway, c.sessionId, attempt, 'AUTHENTICATE_PAYER'));
   const challenged = payer.result === 'PENDING';
   const lifetimeMs = s.gateway.sessionExpiry.lifetimeMs;
   await handleCommand(s.gateway, s.found.stream, checkoutAggregate, (state, { now }) => ({
@@ -140,13 +149,18 @@ function stepOf(gateway: Gateway, found: FoundCheckout, payer: PayerContext): St
   return { gateway, found, payer, meta: metaOf(payer.meta, found) };
 }
 
-/** The page's Pay: undefined for no such checkout; a closed checkout (paid, declined, cancelled, expired) is refused (400). */
+/**
+ * The page's Pay: undefined for no such checkout. A checkout its payment ended (paid, or declined
+ * with no attempt left) answers as that payment did: a second click, or the retry of a request
+ * whose answer was lost, reads the record and pays nothing. Cancelled or expired, it is refused (400).
+ */
 export async function payCheckout(gateway: Gateway, sessionId: string, token: string | undefined, payer: PayerContext): Promise<PayNext | undefined> {
   const found = await findCheckout(gateway, sessionId);
   if (!found) return undefined;
   const { state, merchant } = found;
-  requireOpen(state, merchantNow(gateway.sandbox, merchant.id), gateway.sessionExpiry.lifetimeMs);
   const s = stepOf(gateway, found, payer);
+  if (state.completed) return returnOf(s, state);
+  requireOpen(state, merchantNow(gateway.sandbox, merchant.id), gateway.sessionExpiry.lifetimeMs);
   const attempt = currentAttempt(state);
   return orError(() => (state.checkout.threeDSecure && state.checkout.operation !== 'NONE' ? authenticateThenPay(s, attempt, token) : payAttempt(s, attempt, token)));
 }

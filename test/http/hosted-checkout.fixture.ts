@@ -1,7 +1,7 @@
 // Shared steps of the Hosted Checkout tests: the merchant's Initiate Checkout, and the payer's
 // browser on the payment page's JSON (the hosted fields' update of the session, pay, cancel), as
 // the merchant's server and the page send them.
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { MERCHANTS, M1, tokenAuth } from '../helpers/app.js';
 import type { App } from './http.fixture.js';
 
@@ -16,16 +16,13 @@ export const CHECKOUT_MERCHANTS = { merchants: [...MERCHANTS.merchants, { ...THR
 
 export const sessionUrl = (version = 100, merchantId = M1.id) => `/api/rest/version/${version}/merchant/${merchantId}/session`;
 
-/**
- * A new order id: 12 random characters, so never the 13 or more digits of a card number (a UUID's
- * digit groups pass as one about once in 400 ids, and the id is then refused as one).
- */
-const newOrderId = () => `hco-${randomBytes(9).toString('base64url')}`;
+/** A fresh order id without digits: a UUID's groups of digits may read as a card number, which order.id refuses. */
+export const orderIdOf = () => `hco-${randomUUID().replace(/[0-9]/g, (d) => 'ghijklmnop'[Number(d)]!)}`;
 
 export const checkoutBody = (extra: Record<string, unknown> = {}, interaction: Record<string, unknown> = {}, order: Record<string, unknown> = {}) => ({
   apiOperation: 'INITIATE_CHECKOUT',
   interaction: { operation: 'PURCHASE', returnUrl: RETURN_URL, cancelUrl: 'https://shop.example/cancelled', merchant: { name: 'Demo Shop' }, ...interaction },
-  order: { id: newOrderId(), amount: '12.50', currency: 'USD', description: 'Ordered goods', ...order },
+  order: { id: orderIdOf(), amount: '12.50', currency: 'USD', description: 'Ordered goods', ...order },
   ...extra,
 });
 

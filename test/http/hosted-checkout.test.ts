@@ -69,6 +69,12 @@ t.test('bounds and errors: the field named, nothing recorded', async (t) => {
     [checkoutBody({ checkoutMode: 'PAYMENT_LINK', paymentLink: { expiryDateTime: '2001-01-01T00:00:00Z' } }), 'paymentLink.expiryDateTime', 'INVALID'],
     [checkoutBody({ checkoutMode: 'PAYMENT_LINK', paymentLink: { expiryDateTime: 'tomorrow' } }), 'paymentLink.expiryDateTime', 'INVALID'],
     [checkoutBody({ checkoutMode: 'PAYMENT_LINK', paymentLink: { colour: 'red' } }), 'paymentLink.colour', 'UNSUPPORTED'],
+    // A day or hour that does not exist is no date (not read as 2 March, or the next day's 01:00).
+    [checkoutBody({ checkoutMode: 'PAYMENT_LINK', paymentLink: { expiryDateTime: '2031-02-30T00:00:00Z' } }), 'paymentLink.expiryDateTime', 'INVALID'],
+    [checkoutBody({ checkoutMode: 'PAYMENT_LINK', paymentLink: { expiryDateTime: '2031-04-31T12:00:00+02:00' } }), 'paymentLink.expiryDateTime', 'INVALID'],
+    [checkoutBody({ checkoutMode: 'PAYMENT_LINK', paymentLink: { expiryDateTime: '2031-01-01T24:00:00Z' } }), 'paymentLink.expiryDateTime', 'INVALID'],
+    // order.id names the order's stream: a NUL is refused as in a path (PostgreSQL holds none in text).
+    [checkoutBody({}, {}, { id: 'hco-\u0000-1' }), 'order.id', 'INVALID'],
   ];
   for (const [payload, field, validationType] of cases) {
     const res = await initiate(a, payload);
@@ -111,7 +117,9 @@ t.test('paid: the card typed into the hosted fields, PAY as transaction 1 with g
   t.match(order.transaction[0], { gatewayEntryPoint: 'CHECKOUT', result: 'SUCCESS', transaction: { id: '1', type: 'PAYMENT', source: 'INTERNET' } });
   t.equal(order.transaction[0].sourceOfFunds.provided.card.number, '512345xxxxxx0008');
   t.equal((await view(a, c.session.id)).json().status, 'PAID');
-  expectInvalid(t, await pay(a, c.session.id), { field: 'sessionId', explanation: /PAID/ }, 'a paid checkout takes no more payments');
+  const again = await pay(a, c.session.id);
+  t.same(again.json(), paid.json(), 'a paid checkout pays no more: a repeated pay is answered from the record');
+  t.equal((await retrieveOrder(a, c.orderId)).json().transaction.length, 1, 'still one payment');
   expectInvalid(t, await cancel(a, c.session.id), { field: 'sessionId' }, 'nor a cancel');
   const types = (await a.gateway.store.readStream(`session-${M1.id}:${c.session.id}`)).map((e) => e.type);
   t.same(types, ['SessionCreated', 'CheckoutInitiated', 'CheckoutPageShown', 'SessionUpdated', 'CheckoutCompleted'], 'every step an event of the checkout, the page shown once');
@@ -169,13 +177,20 @@ t.test('a stored token of the merchant; errors the page shows; AUTHORIZE, VERIFY
 t.test('cancel: the cancelUrl, CheckoutCancelled once, no payment after; unknown sessions 404', async (t) => {
   const a = await buildTestApp(t);
   const c = await newCheckout(a);
+  // The body says nothing: {} or none; anything else is refused, and the checkout stays open.
+  const cancelAt = `/checkout/api/${c.session.id}/cancel`;
+  expectInvalid(t, await a.inject({ method: 'POST', url: cancelAt, payload: { reason: 'x' } }), { field: 'reason', validationType: 'UNSUPPORTED' }, 'cancel: an unknown member');
+  expectInvalid(t, await a.inject({ method: 'POST', url: cancelAt, headers: { 'content-type': 'application/json' }, payload: '[]' }), {}, 'cancel: an array');
+  expectInvalid(t, await a.inject({ method: 'POST', url: cancelAt, headers: { 'content-type': 'application/json' }, payload: '"x"' }), {}, 'cancel: a string');
+  t.equal((await view(a, c.session.id)).json().status, 'OPEN', 'still open');
   const cancelled = await cancel(a, c.session.id);
   t.same(cancelled.json(), { url: 'https://shop.example/cancelled' });
   t.equal((await view(a, c.session.id)).json().status, 'CANCELLED');
   await typeCard(a, c.session.id);
   expectInvalid(t, await pay(a, c.session.id), { field: 'sessionId', explanation: /CANCELLED/ }, 'a cancelled checkout takes no payment');
   const d = await newCheckout(a, checkoutBody({}, { cancelUrl: undefined }));
-  t.same((await cancel(a, d.session.id)).json(), { url: null });
+  const bare = await a.inject({ method: 'POST', url: `/checkout/api/${d.session.id}/cancel` });
+  t.same({ status: bare.statusCode, body: bare.json() }, { status: 200, body: { url: null } }, 'cancel with no body');
   const plain = (await initiate(a, {})).json().session.id as string;
   for (const id of ['SESSION000000000000000000000001', plain]) {
     for (const res of [await view(a, id), await pay(a, id), await cancel(a, id)]) expectInvalid(t, res, { status: 404, field: 'sessionId' }, `${id}: 404`);

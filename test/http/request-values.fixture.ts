@@ -182,7 +182,8 @@ export function requestOf(op: Operation, url: string, field?: string, value?: st
 export function restTwin(op: Operation & { nvp: NonNullable<Operation['nvp']> }, field: string, value: string) {
   const { rest, apiOperation } = op.nvp;
   const ids = Object.fromEntries(Object.entries(NVP_FIELD).map(([param, name]) => [param, NVP_IDS[name] as string]));
-  const body = rest.bodyStrings.includes('apiOperation') ? { apiOperation } : {};
+  // POST .../session's apiOperation names Initiate Checkout: Create Session's body has none.
+  const body = rest.bodyStrings.includes('apiOperation') && apiOperation !== 'CREATE_SESSION' ? { apiOperation } : {};
   return { method: rest.method as 'PUT', url: fill(rest.path, ids), headers: { authorization: authFor(rest.path) }, payload: withField(body, field, value) };
 }
 

@@ -106,6 +106,22 @@ t.test('stop cancels pending work and waits for work under way', async (t) => {
   t.notOk(later, 'the pending work never ran');
 });
 
+t.test('work due beyond setTimeout\'s longest delay (about 24.8 days) waits, rather than running at once', async (t) => {
+  const { store } = counted();
+  const probe = new Probe(store, 'probe', 0n);
+  const host = new ReactorHost(store, [probe]);
+  await host.start();
+  t.teardown(() => host.stop());
+  let far = 0;
+  // A payment link may last longer than 2^31 - 1 ms: node fires such a timer after 1 ms.
+  probe.run('far', 40 * 86_400_000, async () => { far += 1; });
+  let marked!: () => void;
+  const marker = new Promise<void>((resolve) => { marked = resolve; });
+  probe.run('marker', 100, async () => { marked(); });
+  await marker;
+  t.equal(far, 0, 'the work 40 days away has not run');
+});
+
 t.test('failed work is logged in one line each time and retried with a growing delay', async (t) => {
   const { store } = counted();
   const lines: Array<{ fields: Record<string, unknown>; message: string }> = [];
