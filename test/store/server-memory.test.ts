@@ -49,11 +49,20 @@ t.test("another instance's commit drops exactly its streams; a gap stops every a
   t.same(memory.stream('a')?.map((e) => e.position), [1n], 'filled: a stream the other did not write is answered');
   t.equal(memory.stream('b'), undefined, 'the one it wrote is dropped');
   t.same(memory.stream('c')?.map((e) => e.position), [5n]);
-  t.same(memory.fromTail(4n, -1)?.map((e) => e.position), [5n], 'the tail, after the positions it filled, answers again');
+  // The other's events at 3-4 are not in the tail: this instance's commit at 5 waits for a read of them.
+  t.equal(memory.fromTail(2n, -1), undefined, 'the tail lacks the other\'s events: no answer from memory alone');
+  const reads: Array<[bigint, bigint | undefined]> = [];
+  const server = async (after: bigint, until: bigint | undefined) => {
+    reads.push([after, until]);
+    return [event('b', 1n, 3n), event('d', 0n, 4n)].filter((e) => e.position > after && (until === undefined || e.position <= until));
+  };
+  t.same((await memory.fillGaps(2n, -1, server))?.map((e) => e.position), [3n, 4n, 5n], 'the gap read once, the own commit after it joins');
+  t.same(reads, [[2n, 4n]], 'only the positions the tail lacked were read');
+  t.same(memory.fromTail(2n, -1)?.map((e) => e.position), [3n, 4n, 5n], 'the tail, filled, answers again from memory');
   memory.notified({ first: 6n, last: 6n, streams: ['d'] });
   t.equal(memory.fromTail(5n, -1), undefined, 'a commit after the tail: the tail no longer reaches the head');
   memory.committed([[event('c', 1n, 7n)]]);
-  t.same(memory.fromTail(6n, -1)?.map((e) => e.position), [7n], 'a new tail from the next commit');
+  t.equal(memory.fromTail(6n, -1), undefined, 'an own commit after the other\'s is held, not answered, until the gap is read');
   memory.notified({ first: 8n, last: 8n, streams: undefined });
   t.equal(memory.stream('c'), undefined, 'a notification without its streams drops everything');
 });
