@@ -108,6 +108,9 @@ if (server) {
     // After b's commit: a's own is held until a read fills the gap before it.
     await a.append('tail-a', events(1), { expectedRevision: 1n });
     await b.append('tail-b', events(1), { expectedRevision: 2n });
+    // a hears of b's last commit through a read of the head (or its notification, later): before
+    // either, its tail may answer without it, the staleness the store documents.
+    t.equal(await a.headPosition(), 7n, "b's last commit known to a");
     const first = await a.readAll({ fromPosition: 0n });
     t.same(first, await fresh.readAll({ fromPosition: 0n }), 'the same events as the server holds, in log order');
     t.same(first.map((e) => e.position), [1n, 2n, 3n, 4n, 5n, 6n, 7n], 'positions 1..7, none missing, none twice');
