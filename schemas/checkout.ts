@@ -30,6 +30,9 @@ export const CheckoutBody = Type.Object({
     }, open)),
     action: Opt(Type.Object({ '3DSecure': Opt(StringEnum(['BYPASS', 'MANDATORY'] as const)) }, open)),
     locale: Opt(Str(2, 10)),
+    tokens: Opt(Type.Array(Pattern(1, 40, '^[0-9A-Za-z]+$', 'a token of the merchant\'s repository'), {
+      minItems: 1, maxItems: 10, description: 'the stored cards the page offers the payer (before version 100), 1 to 10 tokens',
+    })),
   }, open)),
   order: Opt(Type.Object({
     id: Opt(ModernId('order id')),
