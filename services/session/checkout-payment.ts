@@ -31,8 +31,8 @@ export type PayNext =
   | { next: 'retry'; gatewayCode: string; explanation: string; attemptsLeft: number }
   | { next: 'error'; error: { cause: string; explanation: string; field?: string; validationType?: string } };
 
-/** The payer's request: the gateway's address as the browser reached it, the browser, the request's metadata. */
-export interface PayerContext { origin: string; meta: RequestMeta; browser?: string | undefined }
+/** The payer's request: the gateway's address as the browser reached it, the browser, the request's metadata, the embedded page or not. */
+export interface PayerContext { origin: string; meta: RequestMeta; browser?: string | undefined; embedded?: boolean }
 
 interface Step { gateway: Gateway; found: FoundCheckout; payer: PayerContext; meta: RequestMeta }
 
@@ -119,7 +119,7 @@ async function authenticateThenPay(s: Step, attempt: number, token: string | und
   const source = sourceOf(c.sessionId, token);
   const initiated = await orderRequest(s, id, { apiOperation: 'INITIATE_AUTHENTICATION', authentication: { channel: 'PAYER_BROWSER' }, order: { currency: c.order.currency }, ...source } as TransactionBody, fingerprint);
   if (at(initiated, 'transaction.authenticationStatus') === 'AUTHENTICATION_NOT_SUPPORTED') return payAttempt(s, attempt, token);
-  const redirectResponseUrl = `${s.payer.origin}/checkout/api/${encodeURIComponent(c.sessionId)}/acs-return`;
+  const redirectResponseUrl = `${s.payer.origin}/checkout/api/${encodeURIComponent(c.sessionId)}/acs-return${s.payer.embedded ? '?page=entry' : ''}`;
   const payer = await orderRequest(s, id, {
     apiOperation: 'AUTHENTICATE_PAYER', authentication: { redirectResponseUrl }, order: { amount: amountText(s), currency: c.order.currency },
     ...(s.payer.browser === undefined ? {} : { device: { browser: s.payer.browser.slice(0, 2048) } }), ...source,

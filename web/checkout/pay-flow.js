@@ -46,7 +46,7 @@ async function payNow(request = {}) {
   ctx.paying = true;
   let answer;
   try {
-    answer = await call('POST', '/pay', request);
+    answer = await call('POST', '/pay', Object.assign(ctx.mode === 'entry' ? { embedded: true } : {}, request));
   } catch {
     ctx.paying = false;
     busy(false);
