@@ -3,7 +3,7 @@
 // "2", ... per attempt, made through the one order path as a merchant's request of the order API
 // is (services/order/order-service.ts: the same events, answers, notifications), marked
 // gatewayEntryPoint CHECKOUT. The card is the session's (typed into the hosted fields) or a stored
-// token of the merchant's. When the checkout runs 3-D Secure, Initiate Authentication and
+// token the checkout offers (interaction.tokens). When the checkout runs 3-D Secure, Initiate Authentication and
 // Authenticate Payer come first (transaction "3DS-<attempt>"): frictionless goes straight on to
 // the payment, which names the authentication; a challenge is answered with its HTML, and the
 // payment follows the payer's answer (acs-return). The attempt's outcome is recorded on the
@@ -161,6 +161,10 @@ export async function payCheckout(gateway: Gateway, sessionId: string, token: st
   const s = stepOf(gateway, found, payer);
   if (state.completed) return returnOf(s, state);
   requireOpen(state, merchantNow(gateway.sandbox, merchant.id), gateway.sessionExpiry.lifetimeMs);
+  // Only a stored card the merchant offered on this checkout: the payer holds the session id, not the repository.
+  if (token !== undefined && !(state.checkout.tokens ?? []).includes(token)) {
+    return { next: 'error', error: { cause: 'INVALID_REQUEST', explanation: 'Value is invalid. This checkout offers no such stored card', field: 'token', validationType: 'INVALID' } };
+  }
   const attempt = currentAttempt(state);
   return orError(() => (state.checkout.threeDSecure && state.checkout.operation !== 'NONE' ? authenticateThenPay(s, attempt, token) : payAttempt(s, attempt, token)));
 }

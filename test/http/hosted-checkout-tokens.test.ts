@@ -31,11 +31,17 @@ t.test('interaction.tokens: the stored cards offered on the page, paid with by t
   t.match(order, { status: 'CAPTURED', sourceOfFunds: { token: visa, provided: { card: { number: '450875xxxxxx1019', brand: 'VISA' } } } });
   t.equal(order.transaction.length, 1, 'one payment');
 
-  // A token deleted since Initiate Checkout is no longer offered.
+  // Only an offered token pays: another of the merchant's repository is refused, no attempt used.
+  const other = await createToken(a, M1, '4111111111111111', '1', '40');
   const later = await newCheckout(a, checkoutBody({}, { tokens: [mastercard, visa] }), M1, 80);
+  t.match((await pay(a, later.session.id, { token: other })).json(), { next: 'error', error: { cause: 'INVALID_REQUEST', field: 'token', validationType: 'INVALID' } });
+  t.equal((await view(a, later.session.id)).json().attemptsLeft, 3, 'no attempt used');
+  t.match((await pay(a, (await newCheckout(a)).session.id, { token: visa })).json(), { next: 'error', error: { field: 'token' } }, 'a checkout without tokens pays with none');
+  // A token deleted since Initiate Checkout is no longer offered, and no longer pays.
   const deleted = await a.inject({ method: 'DELETE', url: `${tokenPath(M1.id)}/${mastercard}`, headers: { authorization: tokenAuth(M1) } });
   t.equal(deleted.statusCode, 200, deleted.body);
   t.same((await view(a, later.session.id)).json().storedCards.map((card: { token: string }) => card.token), [visa]);
+  t.match((await pay(a, later.session.id, { token: mastercard })).json(), { next: 'error', error: { field: 'sourceOfFunds.token' } }, 'the payment finds no such token');
 });
 
 t.test('interaction.tokens refused: from version 100, unknown, another repository\'s, a card number, empty, too many', async (t) => {
