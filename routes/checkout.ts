@@ -1,8 +1,9 @@
 // Hosted Checkout's JSON for the gateway's payment page (/checkout/pay/{sessionId}, served apart):
 // GET /checkout/api/{sessionId} (the checkout as the page shows it), POST .../pay (the payment:
 // the card the hosted fields put into the session, or a stored token), POST .../acs-return (the
-// ACS's form post after a 3-D Secure challenge: a 303 on to the merchant or back to the page),
-// POST .../cancel; and GET /pbl/{paymentLinkId}, a payment link's address (302 to its page). No
+// ACS's form post after a 3-D Secure challenge: a 303 on to the merchant or back to the page; for
+// the embedded page, to /checkout/entry/{sessionId}/return in the challenge's frame), POST
+// .../cancel; and GET /pbl/{paymentLinkId}, a payment link's address (302 to its page). No
 // credentials, as on the real gateway: the session id the merchant handed the payer's browser is
 // what the page holds. An unknown session is 404 with the gateway's error body; a request another
 // site's page sends is refused (Sec-Fetch-Site), and nothing here is cached.
@@ -10,7 +11,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { errorBody } from '../plugins/errors.js';
-import { CheckoutCancelBody, CheckoutParams, CheckoutPayBody, LinkParams } from '../schemas/checkout.js';
+import { AcsReturnQuery, CheckoutCancelBody, CheckoutParams, CheckoutPayBody, LinkParams } from '../schemas/checkout.js';
 import { findCheckout, sessionOfLink } from '../services/session/checkout-lookup.js';
 import { cancelCheckout, showCheckout } from '../services/session/checkout-page.js';
 import { checkoutAcsReturn, payCheckout, type PayerContext } from '../services/session/checkout-payment.js';
@@ -27,9 +28,9 @@ const refuseElsewhere = (request: FastifyRequest, reply: FastifyReply) => {
   return reply.code(403).header('cache-control', 'no-store').send(errorBody('INVALID_REQUEST', { explanation: 'Only the gateway\'s own payment page acts on a checkout from a browser' }));
 };
 
-const payerOf = (request: FastifyRequest): PayerContext => {
+const payerOf = (request: FastifyRequest, embedded = false): PayerContext => {
   const agent = request.headers['user-agent'];
-  return { origin: originOf(request), meta: request.meta(), ...(typeof agent === 'string' && agent !== '' ? { browser: agent } : {}) };
+  return { origin: originOf(request), meta: request.meta(), embedded, ...(typeof agent === 'string' && agent !== '' ? { browser: agent } : {}) };
 };
 
 const checkout: FastifyPluginAsyncTypebox = async (app) => {
@@ -43,7 +44,7 @@ const checkout: FastifyPluginAsyncTypebox = async (app) => {
     schema: { hide: true, summary: 'Hosted Checkout: pay', params: CheckoutParams, body: Type.Optional(CheckoutPayBody) },
   }, async (request, reply) => {
     if (refuseElsewhere(request, reply)) return reply;
-    const next = await payCheckout(app.gateway, request.params.sessionId, request.body?.token, payerOf(request));
+    const next = await payCheckout(app.gateway, request.params.sessionId, request.body?.token, payerOf(request, request.body?.embedded === true));
     if (!next) return notFound(reply, 'checkout session', 'sessionId');
     return reply.header('cache-control', 'no-store').send(next);
   });
@@ -65,11 +66,16 @@ const checkout: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(async (forms) => {
     forms.removeAllContentTypeParsers();
     forms.addContentTypeParser('*', { parseAs: 'string', bodyLimit: 16_384 }, (_request, _text, done) => done(null, {}));
-    forms.post(`${API}/acs-return`, { schema: { hide: true, summary: 'Hosted Checkout: back from the 3-D Secure challenge', params: CheckoutParams } }, async (request, reply) => {
+    forms.post(`${API}/acs-return`, {
+      schema: { hide: true, summary: 'Hosted Checkout: back from the 3-D Secure challenge', params: CheckoutParams, querystring: AcsReturnQuery },
+    }, async (request, reply) => {
       const { sessionId } = request.params as { sessionId: string };
       const url = await checkoutAcsReturn(app.gateway, sessionId, payerOf(request));
       if (url === undefined) return notFound(reply, 'checkout session', 'sessionId');
-      return reply.code(303).header('location', url).header('cache-control', 'no-store').send();
+      // The embedded page's challenge ends in its frame: a page there tells the embedded page, which tells the merchant's.
+      const embedded = (request.query as { page?: string }).page === 'entry';
+      const next = embedded ? `/checkout/entry/${encodeURIComponent(sessionId)}/return` : url;
+      return reply.code(303).header('location', next).header('cache-control', 'no-store').send();
     });
   });
 

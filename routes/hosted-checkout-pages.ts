@@ -3,7 +3,8 @@
 // /checkout/version/{n}/checkout.js with showLightbox; web/checkout/checkout-*.js) and the pages
 // it sends the payer to: the payment page /checkout/pay/{sessionId}, its embedded variant
 // /checkout/entry/{sessionId} (an iframe in the merchant's page) and the receipt
-// /checkout/receipt/{sessionId} (after a payment with no returnUrl). The pages are one static
+// /checkout/receipt/{sessionId} (after a payment with no returnUrl), and the small page a 3-D
+// Secure challenge on the embedded page ends on (/checkout/entry/{sessionId}/return). The pages are one static
 // document (web/checkout/pay.html with its stylesheet and scripts written in): it reads the
 // checkout from /checkout/api/{sessionId}, takes the card in the hosted fields of session.js
 // (the same frames as Hosted Session, from the same origin) and pays through that API. Headers:
@@ -78,6 +79,12 @@ const hostedCheckoutPages: FastifyPluginAsyncTypebox = async (app) => {
     }
     return reply.headers(SCRIPT_HEADERS).type('application/javascript; charset=utf-8').send(checkoutScript(version));
   });
+
+  // The challenge's end on the embedded page: a frame in the embedded page, itself in the merchant's.
+  const over = read('challenge-over.html');
+  const overHeaders = pageHeaders(over, 'http: https:');
+  app.get('/checkout/entry/:sessionId/return', { schema: { hide: true, params: PageParams, querystring: AnyQuery } }, async (_request, reply) =>
+    reply.headers(overHeaders).type('text/html; charset=utf-8').send(over));
 
   for (const [path, headers] of [['pay', ownWindow], ['entry', framed], ['receipt', ownWindow]] as const) {
     app.get(`/checkout/${path}/:sessionId`, { schema: { hide: true, params: PageParams, querystring: AnyQuery } }, async (_request, reply) =>

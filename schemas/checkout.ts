@@ -30,6 +30,9 @@ export const CheckoutBody = Type.Object({
     }, open)),
     action: Opt(Type.Object({ '3DSecure': Opt(StringEnum(['BYPASS', 'MANDATORY'] as const)) }, open)),
     locale: Opt(Str(2, 10)),
+    tokens: Opt(Type.Array(Pattern(1, 40, '^[0-9A-Za-z]+$', 'a token of the merchant\'s repository'), {
+      minItems: 1, maxItems: 10, description: 'the stored cards the page offers the payer (before version 100), 1 to 10 tokens',
+    })),
   }, open)),
   order: Opt(Type.Object({
     id: Opt(ModernId('order id')),
@@ -53,10 +56,16 @@ export type CheckoutBody = Static<typeof CheckoutBody>;
 export const CheckoutParams = Strict({ sessionId: Pattern(1, 64, '^[0-9A-Za-z]+$', 'a session id') });
 export const LinkParams = Strict({ paymentLinkId: Pattern(1, 64, '^[0-9A-Za-z]+$', 'a payment link id') });
 
-/** Pay: the card the hosted fields put into the session ({}), or a stored token of the merchant's. */
+/**
+ * Pay: the card the hosted fields put into the session ({}), or a stored token of the merchant's;
+ * `embedded`: the page is the embedded one (a 3-D Secure challenge ends inside it).
+ */
 export const CheckoutPayBody = Strict({
   token: Opt(Pattern(1, 40, '^[0-9A-Za-z]+$', 'characters 0-9 a-z A-Z')),
+  embedded: Opt(Type.Boolean({ description: 'true from the embedded page' })),
 });
+/** acs-return's query: page=entry when the challenge ran in the embedded page. */
+export const AcsReturnQuery = Type.Object({ page: Opt(StringEnum(['entry'] as const)) }, open);
 export type CheckoutPayBody = Static<typeof CheckoutPayBody>;
 
 /** Cancel: nothing to say ({} or no body). */

@@ -34,6 +34,8 @@ export interface CheckoutInitiated {
     cancelUrl?: string;
     timeoutUrl?: string;
     merchantName?: string;
+    /** Stored cards the page offers (interaction.tokens): tokens of the merchant's repository. */
+    tokens?: string[];
     /** Sealed under a key of its own: the merchant's proof of success, never in clear in the log. */
     successIndicatorSealed: string;
     /** Payment attempts the payer has (a declined one leaves the payer on the page while some are left). */

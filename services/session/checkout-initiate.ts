@@ -22,6 +22,7 @@ import { missing } from '../order/card-source.js';
 import { checkNotCardNumber } from '../order/order-api.js';
 import { amountOf } from '../order/pay-request.js';
 import { rememberCheckout } from './checkout-lookup.js';
+import { offeredTokens } from './checkout-tokens.js';
 
 /** The first version of INITIATE_CHECKOUT (CREATE_CHECKOUT_SESSION until the one before). */
 export const INITIATE_CHECKOUT_FROM = 63;
@@ -135,6 +136,7 @@ export async function initiateCheckout(gateway: Gateway, merchant: MerchantProfi
     cancelUrl: absoluteUrl(body.interaction?.cancelUrl, 'interaction.cancelUrl'),
     timeoutUrl: absoluteUrl(body.interaction?.timeoutUrl, 'interaction.timeoutUrl'),
   };
+  const tokens = await offeredTokens(gateway, merchant, body, version);
   const successIndicator = newIndicator();
   const sealed = gateway.sealer.sealNew(successIndicator);
   let digits = '';
@@ -154,6 +156,7 @@ export async function initiateCheckout(gateway: Gateway, merchant: MerchantProfi
         ...(body.transaction?.reference === undefined ? {} : { transactionReference: body.transaction.reference }),
         ...Object.fromEntries(Object.entries(urls).filter(([, v]) => v !== undefined)),
         ...(body.interaction?.merchant?.name === undefined ? {} : { merchantName: body.interaction.merchant.name }),
+        ...(tokens === undefined ? {} : { tokens }),
         successIndicatorSealed: sealed,
         attemptsAllowed: link ? link.attempts : 1 + (body.interaction?.retryAttemptCount ?? DEFAULT_RETRIES),
         threeDSecure: runs3ds(merchant, body, version),

@@ -12,6 +12,7 @@ import type { RequestMeta } from '../context.js';
 import type { Gateway } from '../gateway.js';
 import { maskingOf } from '../order/responses.js';
 import { findCheckout, type FoundCheckout } from './checkout-lookup.js';
+import { storedCards, type StoredCardView } from './checkout-tokens.js';
 
 /** The payer's words for why an attempt failed. */
 const EXPLANATIONS: Readonly<Record<string, string>> = {
@@ -32,7 +33,7 @@ const EXPLANATIONS: Readonly<Record<string, string>> = {
 export const explanationOf = (gatewayCode: string) => EXPLANATIONS[gatewayCode] ?? 'The payment did not go through. Try again or use another card.';
 
 /** The checkout as the payment page shows it. */
-export function checkoutView(found: FoundCheckout, state: CheckoutState, now: string, lifetimeMs: number) {
+export function checkoutView(found: FoundCheckout, state: CheckoutState, now: string, lifetimeMs: number, cards: readonly StoredCardView[] = []) {
   const c = found.state.checkout;
   const { order } = c;
   const card = state.session.status === 'NONE' ? undefined : state.session.card;
@@ -52,6 +53,7 @@ export function checkoutView(found: FoundCheckout, state: CheckoutState, now: st
     ...(c.returnUrl === undefined ? {} : { returnUrl: c.returnUrl }),
     ...(c.cancelUrl === undefined ? {} : { cancelUrl: c.cancelUrl }),
     ...(card?.number !== undefined ? { card: { number: maskCardNumber(card.number, maskingOf(found.merchant)), ...(card.brand ? { brand: card.brand } : {}) } } : {}),
+    ...(cards.length > 0 ? { storedCards: cards } : {}),
     threeDS: c.threeDSecure,
   };
 }
@@ -65,10 +67,11 @@ export async function showCheckout(gateway: Gateway, sessionId: string, meta: Re
   const found = await findCheckout(gateway, sessionId);
   if (!found) return undefined;
   const lifetimeMs = gateway.sessionExpiry.lifetimeMs;
+  const cards = await storedCards(gateway, found.merchant, found.state.checkout.tokens);
   return handleCommand(gateway, found.stream, checkoutAggregate, (state, { now }) => {
     const events = decideShowPage(state, now, lifetimeMs);
     const after = events.reduce(checkoutAggregate.evolve, state);
-    return { events, answer: () => checkoutView(found, after, now, lifetimeMs) };
+    return { events, answer: () => checkoutView(found, after, now, lifetimeMs, cards) };
   }, { meta: metaOf(meta, found), ownStream: true, known: found.history });
 }
 

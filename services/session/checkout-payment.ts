@@ -3,7 +3,7 @@
 // "2", ... per attempt, made through the one order path as a merchant's request of the order API
 // is (services/order/order-service.ts: the same events, answers, notifications), marked
 // gatewayEntryPoint CHECKOUT. The card is the session's (typed into the hosted fields) or a stored
-// token of the merchant's. When the checkout runs 3-D Secure, Initiate Authentication and
+// token the checkout offers (interaction.tokens). When the checkout runs 3-D Secure, Initiate Authentication and
 // Authenticate Payer come first (transaction "3DS-<attempt>"): frictionless goes straight on to
 // the payment, which names the authentication; a challenge is answered with its HTML, and the
 // payment follows the payer's answer (acs-return). The attempt's outcome is recorded on the
@@ -31,8 +31,8 @@ export type PayNext =
   | { next: 'retry'; gatewayCode: string; explanation: string; attemptsLeft: number }
   | { next: 'error'; error: { cause: string; explanation: string; field?: string; validationType?: string } };
 
-/** The payer's request: the gateway's address as the browser reached it, the browser, the request's metadata. */
-export interface PayerContext { origin: string; meta: RequestMeta; browser?: string | undefined }
+/** The payer's request: the gateway's address as the browser reached it, the browser, the request's metadata, the embedded page or not. */
+export interface PayerContext { origin: string; meta: RequestMeta; browser?: string | undefined; embedded?: boolean }
 
 interface Step { gateway: Gateway; found: FoundCheckout; payer: PayerContext; meta: RequestMeta }
 
@@ -119,7 +119,7 @@ async function authenticateThenPay(s: Step, attempt: number, token: string | und
   const source = sourceOf(c.sessionId, token);
   const initiated = await orderRequest(s, id, { apiOperation: 'INITIATE_AUTHENTICATION', authentication: { channel: 'PAYER_BROWSER' }, order: { currency: c.order.currency }, ...source } as TransactionBody, fingerprint);
   if (at(initiated, 'transaction.authenticationStatus') === 'AUTHENTICATION_NOT_SUPPORTED') return payAttempt(s, attempt, token);
-  const redirectResponseUrl = `${s.payer.origin}/checkout/api/${encodeURIComponent(c.sessionId)}/acs-return`;
+  const redirectResponseUrl = `${s.payer.origin}/checkout/api/${encodeURIComponent(c.sessionId)}/acs-return${s.payer.embedded ? '?page=entry' : ''}`;
   const payer = await orderRequest(s, id, {
     apiOperation: 'AUTHENTICATE_PAYER', authentication: { redirectResponseUrl }, order: { amount: amountText(s), currency: c.order.currency },
     ...(s.payer.browser === undefined ? {} : { device: { browser: s.payer.browser.slice(0, 2048) } }), ...source,
@@ -161,6 +161,10 @@ export async function payCheckout(gateway: Gateway, sessionId: string, token: st
   const s = stepOf(gateway, found, payer);
   if (state.completed) return returnOf(s, state);
   requireOpen(state, merchantNow(gateway.sandbox, merchant.id), gateway.sessionExpiry.lifetimeMs);
+  // Only a stored card the merchant offered on this checkout: the payer holds the session id, not the repository.
+  if (token !== undefined && !(state.checkout.tokens ?? []).includes(token)) {
+    return { next: 'error', error: { cause: 'INVALID_REQUEST', explanation: 'Value is invalid. This checkout offers no such stored card', field: 'token', validationType: 'INVALID' } };
+  }
   const attempt = currentAttempt(state);
   return orError(() => (state.checkout.threeDSecure && state.checkout.operation !== 'NONE' ? authenticateThenPay(s, attempt, token) : payAttempt(s, attempt, token)));
 }

@@ -7,7 +7,7 @@ import type { SchemeTokenDetails, StoredShipping, StoredSourceOfFunds } from '..
 import { optional } from '../../domain/order/order.js';
 import { sourceOfFundsOf, type ValidToken } from '../../domain/token/token.js';
 
-const mmyy = (e: { month: number; year: number }) => String(e.month).padStart(2, '0') + String(e.year).padStart(2, '0');
+export const mmyy = (e: { month: number; year: number }) => String(e.month).padStart(2, '0') + String(e.year).padStart(2, '0');
 
 export interface TokenEchoes {
   billing?: unknown;

@@ -24,8 +24,9 @@ async function answerChallenge(t: Parameters<typeof buildTestApp>[0], a: App, ht
   const page = await a.inject({ method: 'POST', url: `${path}/result`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams({ creq, selectAuthResult: answer }).toString() });
   t.equal(page.statusCode, 200, page.body);
   const back = /action="([^"]+)"/.exec(page.body)?.[1] ?? '';
-  t.match(back, /\/checkout\/api\/SESSION[0-9]{24}\/acs-return$/, 'the ACS posts back to the checkout\'s acs-return');
-  return a.inject({ method: 'POST', url: new URL(back).pathname, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'result=SUCCESS' });
+  t.match(back, /\/checkout\/api\/SESSION[0-9]{24}\/acs-return(\?page=entry)?$/, 'the ACS posts back to the checkout\'s acs-return');
+  const url = new URL(back.replace(/&amp;/g, '&'));
+  return a.inject({ method: 'POST', url: url.pathname + url.search, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'result=SUCCESS' });
 }
 
 t.test('frictionless: Initiate Authentication, Authenticate Payer, the PAY naming it', async (t) => {
@@ -72,6 +73,30 @@ t.test('a challenge: its HTML, the payer\'s answer, acs-return pays and sends th
   const order = (await retrieveOrder(a, c.orderId, THREEDS)).json();
   t.same(order.transaction.map((x: { transaction: { id: string }; result: string }) => [x.transaction.id, x.result]), [['3DS-1', 'FAILURE'], ['1', 'FAILURE'], ['3DS-2', 'SUCCESS'], ['2', 'SUCCESS']]);
   t.notMatch(await storeText(a), PAN, 'no card number in the store');
+});
+
+t.test('the embedded page\'s challenge ends in its frame: acs-return to the page that tells the embedded page; Pay then answers the return', async (t) => {
+  const a = await app(t);
+  const c = await newCheckout(a, checkoutBody(), THREEDS);
+  await typed(a, c.session.id, PAN);
+  const challenge = await pay(a, c.session.id, { embedded: true });
+  t.equal(challenge.json().next, 'challenge', challenge.body);
+  const failed = await answerChallenge(t, a, challenge.json().html, 'UNAUTHENTICATED');
+  t.equal(failed.statusCode, 303);
+  t.equal(failed.headers.location, `/checkout/entry/${c.session.id}/return`, 'a failed challenge: the same page, the embedded page reads the checkout');
+  const over = await a.inject({ method: 'GET', url: String(failed.headers.location) });
+  t.equal(over.statusCode, 200);
+  t.match(over.body, /postMessage\(\{ gw: 'tokengate-checkout', type: 'challenge-over' \}, location\.origin\)/, 'it tells its parent, on the gateway\'s origin only');
+  t.match(String(over.headers['content-security-policy']), /script-src 'self' 'sha256-[^']+'.*frame-ancestors http: https:/, 'its own script only; framed inside the merchant\'s page');
+  t.match((await view(a, c.session.id)).json(), { status: 'OPEN', lastError: { gatewayCode: 'AUTHENTICATION_FAILED' } });
+  const again = await pay(a, c.session.id, { embedded: true });
+  const passed = await answerChallenge(t, a, again.json().html, 'AUTHENTICATED');
+  t.equal(passed.headers.location, `/checkout/entry/${c.session.id}/return`);
+  const back = await pay(a, c.session.id, { embedded: true });
+  t.equal(back.json().next, 'return', 'Pay on the paid checkout: where the payer goes, no payment');
+  t.equal(queryOf(back.json().url).resultIndicator, c.successIndicator);
+  t.equal((await retrieveOrder(a, c.orderId, THREEDS)).json().transaction.length, 4, 'two authentications, two payments: nothing more');
+  expectInvalid(t, await pay(a, c.session.id, { embedded: 'yes' }), { field: 'embedded' }, 'embedded is a boolean');
 });
 
 t.test('expiry on the merchant\'s sandbox clock: EXPIRED, no payment, the card data destroyed', async (t) => {

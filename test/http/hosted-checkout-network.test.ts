@@ -75,10 +75,10 @@ t.test('a new checkout for an order that has transactions: its payments take the
 
   // Paid by a stored token in one checkout, the same token in another of the same order is a
   // payment of that checkout, never the first one's record read as its own.
-  const tokenBody = checkoutBody({}, { operation: 'AUTHORIZE' });
-  const one = await newCheckout(a, tokenBody);
+  const tokenBody = checkoutBody({}, { operation: 'AUTHORIZE', tokens: [token] });
+  const one = await newCheckout(a, tokenBody, M1, 99);
   t.equal((await pay(a, one.session.id, { token })).json().next, 'return');
-  const two = await newCheckout(a, { ...tokenBody });
+  const two = await newCheckout(a, { ...tokenBody }, M1, 99);
   const again = await pay(a, two.session.id, { token });
   t.equal(again.json().next, 'return', again.body);
   t.same(await transactionsOf(a, one.orderId, M1), [['1', 'SUCCESS'], ['2', 'SUCCESS']], 'two authorizations, one per checkout');

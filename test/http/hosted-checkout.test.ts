@@ -155,10 +155,10 @@ t.test('declined, then a retry with another card on the same page; out of attemp
 t.test('a stored token of the merchant; errors the page shows; AUTHORIZE, VERIFY, NONE; no returnUrl: the gateway\'s receipt', async (t) => {
   const a = await buildTestApp(t);
   const token = await createToken(a);
-  const c = await newCheckout(a, checkoutBody({}, { operation: 'AUTHORIZE', returnUrl: undefined }));
+  const c = await newCheckout(a, checkoutBody({}, { operation: 'AUTHORIZE', returnUrl: undefined, tokens: [token] }), M1, 99);
   const empty = await pay(a, c.session.id);
   t.match(empty.json(), { next: 'error', error: { cause: 'INVALID_REQUEST', field: 'session.id' } }, 'no card typed yet');
-  t.match((await pay(a, c.session.id, { token: '9999999999999999' })).json(), { next: 'error', error: { field: 'sourceOfFunds.token' } }, 'an unknown token');
+  t.match((await pay(a, c.session.id, { token: '9999999999999999' })).json(), { next: 'error', error: { field: 'token' } }, 'a token the checkout does not offer');
   expectInvalid(t, await pay(a, c.session.id, { token: 'x', card: PAN }), { field: 'card', validationType: 'UNSUPPORTED' }, 'the pay body takes a token only');
   const paid = (await pay(a, c.session.id, { token })).json();
   t.match(paid.url, new RegExp(`^http://localhost(:[0-9]+)?/checkout/receipt/${c.session.id}\\?resultIndicator=${c.successIndicator}&sessionVersion=`));

@@ -42,11 +42,11 @@ function receipt(checkout) {
 }
 
 /** Pay: the card is in the session; the gateway pays (or asks for the bank's challenge). */
-async function payNow() {
+async function payNow(request = {}) {
   ctx.paying = true;
   let answer;
   try {
-    answer = await call('POST', '/pay', {});
+    answer = await call('POST', '/pay', Object.assign(ctx.mode === 'entry' ? { embedded: true } : {}, request));
   } catch {
     ctx.paying = false;
     busy(false);
@@ -68,6 +68,7 @@ async function payNow() {
 async function openForm(checkout, serverNow) {
   show('loading', false);
   show('pay-form');
+  drawStoredCards(checkout);
   const last = checkout.lastError;
   if (last) notice('error', 'Your payment was not completed.', ` ${last.explanation || ''} Try again or use another card.`);
   show('cancel-button', ctx.mode === 'pay' || ctx.info.mode === 'lightbox');
@@ -79,7 +80,9 @@ async function openForm(checkout, serverNow) {
     if ($('pay-button').disabled || ctx.finished || !ctx.fields) return;
     notice(null);
     busy(true);
-    ctx.fields.submit();
+    const token = chosenToken();
+    if (token) payNow({ token });
+    else ctx.fields.submit();
   });
   $('cancel-button').addEventListener('click', cancel);
   ctx.fields = await mountCardFields(ctx.sessionId, {

@@ -2,7 +2,7 @@
 // /checkout/api/{sessionId}/pay: back to the merchant (return), the bank's 3-D Secure challenge
 // in a frame of the page (challenge), a decline with another try (retry), an error; the cancel
 // and the timeout. How the merchant hears of it: on the embedded page a message to checkout.js in
-// the merchant's page; on the payment page the payer is sent back to the merchant's page with
+// the merchant's page (after a challenge too: the challenge ends in its frame, which tells this page); on the payment page the payer is sent back to the merchant's page with
 // what happened in the fragment (#hostedCheckout=...) when it named a callback for it, else to the
 // returnUrl (the receipt when there is none) or the cancelUrl.
 'use strict';
@@ -11,7 +11,7 @@ const TAG = 'tokengate-checkout';
 const PATH = /^\/checkout\/(pay|entry|receipt)\/([^/]+)$/.exec(location.pathname);
 const ctx = {
   mode: PATH ? PATH[1] : null, sessionId: PATH ? decodeURIComponent(PATH[2]) : '', api: PATH ? `/checkout/api/${PATH[2]}` : '',
-  info: {}, checkout: null, legacy: null, fields: null, paying: false, finished: false, stop: () => {},
+  info: {}, checkout: null, legacy: null, fields: null, challengeFrame: null, paying: false, finished: false, stop: () => {},
 };
 
 /** The checkout API: status, JSON body, and the gateway's time (its Date header). */
@@ -102,23 +102,44 @@ function challenge(html) {
   const form = host.querySelector('form');
   if (!frame || !form) return failure({ explanation: 'The 3-D Secure step could not start.' });
   frame.title = '3-D Secure: your bank';
+  ctx.challengeFrame = frame;
   frame.addEventListener('load', () => challengeLoaded(frame));
   form.submit();
   tellParent('resize', { height: document.querySelector('.sheet').offsetHeight });
 }
 
 /**
- * The bank's page loaded in the frame. What follows the payer's answer (the gateway's way back,
- * then the merchant's return page, or this page again for another try) is a whole window's, not
- * this frame's: the bank page's form is sent to the top window.
+ * The bank's page loaded in the frame. On the payment page, what follows the payer's answer (the
+ * gateway's way back, then the merchant's return page, or this page again for another try) is the
+ * whole window's: the bank page's form is sent to the top window. The embedded page is a frame of
+ * the merchant's page, which must stay: there the way back stays in the challenge's frame and ends
+ * on a page that tells this one (challengeOver).
  */
 function challengeLoaded(frame) {
+  if (ctx.mode === 'entry') return;
   let doc = null;
   try { doc = frame.contentDocument; } catch { doc = null; }
   if (!doc) return;
   for (const form of doc.querySelectorAll('form')) form.target = '_top';
   if (/^\/checkout\/pay\//.test(doc.location.pathname)) location.reload();
 }
+
+/**
+ * The challenge is over on the embedded page: still open (the attempt declined, another allowed),
+ * the form again with the reason; else the outcome, which a Pay on the finished checkout answers
+ * with where it sends the payer: the merchant's page hears `complete`.
+ */
+async function challengeOver(event) {
+  const data = event.data;
+  if (event.origin !== location.origin || !ctx.challengeFrame || event.source !== ctx.challengeFrame.contentWindow) return;
+  if (!data || data.gw !== TAG || data.type !== 'challenge-over' || ctx.finished) return;
+  ctx.challengeFrame = null;
+  const now = await call('GET', '').catch(() => null);
+  if (now && now.status === 200 && now.body.status === 'OPEN') return location.reload();
+  payNow();
+}
+
+window.addEventListener('message', challengeOver);
 
 async function cancel() {
   if (ctx.finished) return;
