@@ -8,10 +8,13 @@
 // revision, position, type) as the log hands them over (Gateway.observeLog), before or after the
 // answer is sent.
 //
-// Recording is on every request's path, so it keeps what it can without work: the answer's text
-// as sent (the gateway's answers mask card numbers and bank accounts themselves; one that shows
-// them unmasked is masked before it is kept: plugins/journal.ts), the request's body as a masked
-// copy (lib/mask-body.ts). The times and the answer's parsing are made when the entry is read.
+// Recording is on every request's path, and entries are kept long (a collector traces every
+// object each holds, again and again): an entry is one object holding strings, kept as they come
+// where it can be. The answer's text as sent (the gateway's answers mask card numbers and bank
+// accounts themselves; one that shows them unmasked is masked before it is kept:
+// plugins/journal.ts), the request's body as its masked JSON text (lib/mask-body.ts: the text as
+// sent when nothing in it needs masking). The times and the bodies' parsing are made when the
+// entry is read (views.ts).
 
 export interface JournalSettings {
   /** JOURNAL_SIZE: entries kept (0: no journal, nothing recorded). */
@@ -44,13 +47,14 @@ export interface JournalEntry {
   order: string | null;
   transaction: string | null;
   token: string | null;
-  /** The request's body, masked (null: none, or one that could not be read). */
-  request: unknown;
+  /** The request's body: its masked JSON text (null: none, or one that could not be read). */
+  request: string | null;
   /** The answer as sent: its text (to parse when read), or a value masked already. */
   response: string | Buffer | object | null;
   /** An NVP request: its answer's text is pairs, not JSON. */
   nvp: boolean;
-  events: JournalEvent[];
+  /** null until the request's first event (most requests append none or one). */
+  events: JournalEvent[] | null;
 }
 
 /** What the admin API filters the journal by (services/journal/views.ts); plain data, sent between workers. */
@@ -138,7 +142,7 @@ export class Journal {
       const events = this.early.get(entry.id);
       if (events) {
         this.early.delete(entry.id);
-        entry.events.push(...events);
+        entry.events = events;
       }
     }
     this.ring[this.next] = entry;
@@ -154,7 +158,8 @@ export class Journal {
     const entry = this.byId.get(requestId);
     const ref = { stream: event.stream, revision: Number(event.revision), position: Number(event.position), type: event.type };
     if (entry) {
-      entry.events.push(ref);
+      if (entry.events) entry.events.push(ref);
+      else entry.events = [ref];
     } else if (this.enabled && this.ownRequest(requestId)) {
       const held = this.early.get(requestId);
       if (held) held.push(ref);

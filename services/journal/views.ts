@@ -1,7 +1,7 @@
 // The request journal as the admin API answers it (routes/admin-requests.ts): entries found by
-// filters, newest first, each in its display form: its time in ISO 8601, its answer parsed (JSON,
-// or an NVP answer's pairs) and masked again (a second guard: lib/mask-body.ts), and for a
-// refusal the field and explanation of its error body.
+// filters, newest first, each in its display form: its time in ISO 8601, its request's body and
+// its answer parsed (JSON, or an NVP answer's pairs) and masked again (a second guard:
+// lib/mask-body.ts), and for a refusal the field and explanation of its error body.
 import { maskedBody } from '../../lib/mask-body.js';
 import type { Journal, JournalEntry, Refusal, RequestFilter, RequestView, StreamConcern } from './journal.js';
 
@@ -25,7 +25,7 @@ export function matches(filter: RequestFilter, entry: JournalEntry): boolean {
 }
 
 function concerns(stream: StreamConcern, entry: JournalEntry): boolean {
-  if (entry.events.some((e) => e.stream === stream.name)) return true;
+  if (entry.events?.some((e) => e.stream === stream.name)) return true;
   if (entry.merchant === null || !stream.merchants.includes(entry.merchant)) return false;
   return (stream.order !== undefined && entry.order === stream.order) || (stream.token !== undefined && entry.token === stream.token);
 }
@@ -125,9 +125,9 @@ export function requestView(entry: JournalEntry): RequestView {
     order: entry.order,
     transaction: entry.transaction,
     token: entry.token,
-    request: entry.request,
+    request: entry.request === null ? null : maskedBody(JSON.parse(entry.request)),
     response,
-    events: [...entry.events],
+    events: entry.events ? [...entry.events] : [],
     ...(refusal ? { refusal } : {}),
   };
 }
