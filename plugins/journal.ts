@@ -9,6 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler, 
 import fp from 'fastify-plugin';
 import { maskCardNumbers } from '../lib/mask.js';
 import { maskedBodyText } from '../lib/mask-body.js';
+import { flat } from '../lib/flat.js';
 import { isOwnRequestId } from '../lib/request-ids.js';
 import { DEFAULT_JOURNAL, Journal, type JournalEntry, type JournalSettings } from '../services/journal/journal.js';
 import { maskedAnswer } from '../services/journal/views.js';
@@ -94,7 +95,7 @@ function requestBody(request: FastifyRequest): string | null {
 function answerOf(payload: unknown, nvp: boolean, unmasked: boolean): JournalEntry['response'] {
   if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return null;
   if (payload.length > BODY_MAX) return omitted('an answer', payload.length);
-  return unmasked ? maskedAnswer(String(payload), nvp) as object : payload;
+  return unmasked ? maskedAnswer(String(payload), nvp) as object : typeof payload === 'string' ? flat(payload) : payload;
 }
 
 /** The ids an NVP form names, and its operation. */
@@ -130,7 +131,7 @@ function entryOf(request: FastifyRequest, reply: FastifyReply, payload: unknown,
   const unmasked = body !== undefined && (nvp ? body['responseControls.sensitiveData'] : body.responseControls) !== undefined;
   const elapsed = reply.elapsedTime;
   const entry: JournalEntry = {
-    id: String(request.id), atMs: now - elapsed, method: request.method, path: requestPath(request),
+    id: flat(String(request.id)), atMs: now - elapsed, method: request.method, path: requestPath(request),
     operation: rule?.name ?? null, status: reply.statusCode, durationMs: elapsed,
     merchant: namedMerchantOf(request) ?? null, correlationId: requestCorrelationId(request),
     order: null, transaction: null, token: null,

@@ -16,6 +16,8 @@
 // sent when nothing in it needs masking). The times and the bodies' parsing are made when the
 // entry is read (views.ts).
 
+import { flat } from '../../lib/flat.js';
+
 export interface JournalSettings {
   /** JOURNAL_SIZE: entries kept (0: no journal, nothing recorded). */
   size: number;
@@ -156,7 +158,7 @@ export class Journal {
     const requestId = event.metadata.requestId;
     if (requestId === undefined) return;
     const entry = this.byId.get(requestId);
-    const ref = { stream: event.stream, revision: Number(event.revision), position: Number(event.position), type: event.type };
+    const ref = { stream: flat(event.stream), revision: Number(event.revision), position: Number(event.position), type: event.type };
     if (entry) {
       if (entry.events) entry.events.push(ref);
       else entry.events = [ref];
