@@ -55,8 +55,8 @@ export interface JournalEntry {
   response: string | Buffer | object | null;
   /** An NVP request: its answer's text is pairs, not JSON. */
   nvp: boolean;
-  /** null until the request's first event (most requests append none or one). */
-  events: JournalEvent[] | null;
+  /** The events it appended, as text (eventsOf reads it; '': none). */
+  events: string;
 }
 
 /** What the admin API filters the journal by (services/journal/views.ts); plain data, sent between workers. */
@@ -107,6 +107,34 @@ export interface RequestView {
   refusal?: Refusal;
 }
 
+/**
+ * An event in an entry's events: its position, revision, type, its stream's length and its stream
+ * (one string per entry rather than an object per event: kept long, strings cost the collector
+ * least).
+ */
+const eventText = (e: LoggedEvent): string => `${e.position} ${e.revision} ${e.type} ${e.stream.length} ${e.stream}`;
+
+/** An entry's events as a list (eventText's, one after another). */
+export function eventsOf(text: string): JournalEvent[] {
+  const events: JournalEvent[] = [];
+  let at = 0;
+  const field = (): string => {
+    const end = text.indexOf(' ', at);
+    const value = text.slice(at, end);
+    at = end + 1;
+    return value;
+  };
+  while (at < text.length) {
+    const position = Number(field());
+    const revision = Number(field());
+    const type = field();
+    const length = Number(field());
+    events.push({ stream: text.slice(at, at + length), revision, position, type });
+    at += length;
+  }
+  return events;
+}
+
 /** Events of requests not yet recorded (the log handed them over before the answer was sent). */
 const EARLY_MAX = 1024;
 
@@ -118,7 +146,7 @@ export class Journal {
   private next = 0;
   private count = 0;
   private readonly byId = new Map<string, JournalEntry>();
-  private readonly early = new Map<string, JournalEvent[]>();
+  private readonly early = new Map<string, string>();
 
   /**
    * @param ownRequest whether a request id is one of this process's (an event of another
@@ -144,7 +172,7 @@ export class Journal {
       const events = this.early.get(entry.id);
       if (events) {
         this.early.delete(entry.id);
-        entry.events = events;
+        entry.events = flat(entry.events + events);
       }
     }
     this.ring[this.next] = entry;
@@ -158,14 +186,12 @@ export class Journal {
     const requestId = event.metadata.requestId;
     if (requestId === undefined) return;
     const entry = this.byId.get(requestId);
-    const ref = { stream: flat(event.stream), revision: Number(event.revision), position: Number(event.position), type: event.type };
+    const ref = eventText(event);
     if (entry) {
-      if (entry.events) entry.events.push(ref);
-      else entry.events = [ref];
+      entry.events = flat(entry.events + ref);
     } else if (this.enabled && this.ownRequest(requestId)) {
       const held = this.early.get(requestId);
-      if (held) held.push(ref);
-      else this.early.set(requestId, [ref]);
+      this.early.set(requestId, held === undefined ? ref : held + ref);
       if (this.early.size > EARLY_MAX) this.early.delete(this.early.keys().next().value as string);
     }
   }

@@ -3,7 +3,7 @@
 // its answer parsed (JSON, or an NVP answer's pairs) and masked again (a second guard:
 // lib/mask-body.ts), and for a refusal the field and explanation of its error body.
 import { maskedBody } from '../../lib/mask-body.js';
-import type { Journal, JournalEntry, Refusal, RequestFilter, RequestView, StreamConcern } from './journal.js';
+import { eventsOf, type Journal, type JournalEntry, type Refusal, type RequestFilter, type RequestView, type StreamConcern } from './journal.js';
 
 export type { RequestFilter, RequestView } from './journal.js';
 
@@ -25,7 +25,7 @@ export function matches(filter: RequestFilter, entry: JournalEntry): boolean {
 }
 
 function concerns(stream: StreamConcern, entry: JournalEntry): boolean {
-  if (entry.events?.some((e) => e.stream === stream.name)) return true;
+  if (entry.events !== '' && eventsOf(entry.events).some((e) => e.stream === stream.name)) return true;
   if (entry.merchant === null || !stream.merchants.includes(entry.merchant)) return false;
   return (stream.order !== undefined && entry.order === stream.order) || (stream.token !== undefined && entry.token === stream.token);
 }
@@ -127,7 +127,7 @@ export function requestView(entry: JournalEntry): RequestView {
     token: entry.token,
     request: entry.request === null ? null : maskedBody(JSON.parse(entry.request)),
     response,
-    events: entry.events ? [...entry.events] : [],
+    events: eventsOf(entry.events),
     ...(refusal ? { refusal } : {}),
   };
 }
