@@ -17,6 +17,7 @@
 // entry is read (views.ts).
 
 import { flat } from '../../lib/flat.js';
+import { TextRing } from './texts.js';
 
 export interface JournalSettings {
   /** JOURNAL_SIZE: entries kept (0: no journal, nothing recorded). */
@@ -26,6 +27,9 @@ export interface JournalSettings {
 }
 
 export const DEFAULT_JOURNAL: JournalSettings = { size: 10_000, maxAgeMs: 3_600_000 };
+
+/** Bytes of answers kept per entry (a pay's is 1.2 KB); the ring holds at least 1 MB. */
+const ANSWER_BYTES = 4096;
 
 /** An event a request appended: where it is in its stream and in the log. */
 export interface JournalEvent { stream: string; revision: number; position: number; type: string }
@@ -51,8 +55,14 @@ export interface JournalEntry {
   token: string | null;
   /** The request's body: its masked JSON text (null: none, or one that could not be read). */
   request: string | null;
-  /** The answer as sent: its text (to parse when read), or a value masked already. */
+  /**
+   * The answer as sent: its text (to parse when read), or a value masked already. Once recorded,
+   * a text is in the journal's ring of answers (answerAt), and this null.
+   */
   response: string | Buffer | object | null;
+  /** Where the ring of answers holds its text (-1: nowhere), and its length in bytes. */
+  answerAt?: number;
+  answerBytes?: number;
   /** An NVP request: its answer's text is pairs, not JSON. */
   nvp: boolean;
   /** The events it appended, as text (eventsOf reads it; '': none). */
@@ -154,6 +164,15 @@ export class Journal {
    */
   constructor(readonly settings: JournalSettings, private readonly ownRequest: (id: string) => boolean, readonly now: () => number = Date.now) {
     this.ring = new Array<JournalEntry | undefined>(settings.size);
+    this.answers = new TextRing(settings.size > 0 ? Math.max(settings.size * ANSWER_BYTES, 1 << 20) : 0);
+  }
+
+  private readonly answers: TextRing;
+
+  /** An entry's answer: its text, a value masked already, or null (none, or no longer kept). */
+  answerOf(entry: JournalEntry): string | Buffer | object | null {
+    if (entry.answerAt === undefined) return entry.response;
+    return this.answers.read(entry.answerAt, entry.answerBytes ?? 0) ?? null;
   }
 
   /**
@@ -174,6 +193,14 @@ export class Journal {
         this.early.delete(entry.id);
         entry.events = flat(entry.events + events);
       }
+    }
+    const response = entry.response;
+    if (typeof response === 'string' || Buffer.isBuffer(response)) {
+      entry.answerAt = this.answers.keep(response);
+      entry.answerBytes = this.answers.lastBytes;
+      entry.response = null;
+      // Entries whose answers the ring no longer holds whole: dropped, oldest first.
+      while (this.count > 0 && !this.holdsOldest()) this.dropOldest();
     }
     this.ring[this.next] = entry;
     this.next = (this.next + 1) % this.settings.size;
@@ -218,6 +245,11 @@ export class Journal {
       if (oldest && this.fresh(oldest)) return;
       this.dropOldest();
     }
+  }
+
+  private holdsOldest(): boolean {
+    const at = this.ring[(this.next - this.count + this.settings.size) % this.settings.size]?.answerAt;
+    return at === undefined || at < 0 || this.answers.holds(at);
   }
 
   private fresh(entry: JournalEntry): boolean {

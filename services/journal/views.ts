@@ -53,7 +53,7 @@ export function findRequests(journal: Journal, filter: RequestFilter, limit: num
   const found: RequestView[] = [];
   for (const entry of journal.newestFirst()) {
     if (!matches(filter, entry)) continue;
-    found.push(requestView(entry));
+    found.push(requestView(entry, journal));
     if (found.length >= limit) break;
   }
   return found;
@@ -91,8 +91,8 @@ export function maskedAnswer(text: string, nvp: boolean): unknown {
 }
 
 /** The answer as the API shows it (a text kept as sent is parsed and masked now). */
-function responseOf(entry: JournalEntry): unknown {
-  const { response } = entry;
+function responseOf(entry: JournalEntry, journal: Journal): unknown {
+  const response = journal.answerOf(entry);
   if (response === null) return null;
   return typeof response === 'string' || Buffer.isBuffer(response) ? maskedAnswer(String(response), entry.nvp) : response;
 }
@@ -109,8 +109,8 @@ function refusalOf(status: number, response: unknown): Refusal | undefined {
   return { field: (error ? text(error.field) : text(body['error.field'])) ?? null, explanation };
 }
 
-export function requestView(entry: JournalEntry): RequestView {
-  const response = responseOf(entry);
+export function requestView(entry: JournalEntry, journal: Journal): RequestView {
+  const response = responseOf(entry, journal);
   const refusal = refusalOf(entry.status, response);
   return {
     id: entry.id,
