@@ -95,7 +95,7 @@ function requestBody(request: FastifyRequest): string | null {
 function answerOf(payload: unknown, nvp: boolean, unmasked: boolean): JournalEntry['response'] {
   if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return null;
   if (payload.length > BODY_MAX) return omitted('an answer', payload.length);
-  return unmasked ? maskedAnswer(String(payload), nvp) as object : typeof payload === 'string' ? flat(payload) : payload;
+  return unmasked ? maskedAnswer(String(payload), nvp) as object : payload;
 }
 
 /** The ids an NVP form names, and its operation. */

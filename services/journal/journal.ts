@@ -1,7 +1,8 @@
 // The request journal: every API request this process answered, accepted or refused, with its
 // masked bodies and the events it caused, newest kept, oldest dropped. Not the event log: a
 // refused request appends nothing there, and the journal is what finds it. In memory, a ring of
-// JOURNAL_SIZE entries, none older than JOURNAL_MAX_AGE_MS; gone when the process ends.
+// JOURNAL_SIZE entries, none older than JOURNAL_MAX_AGE_MS, their answers in a ring of bytes
+// (texts.ts: an entry whose answer it overwrote is dropped); gone when the process ends.
 //
 // Linked both ways: an entry's id is its request id, which every event the request appended
 // carries as metadata.requestId (services/context.ts); the entry lists those events (stream,
@@ -12,9 +13,9 @@
 // object each holds, again and again): an entry is one object holding strings, kept as they come
 // where it can be. The answer's text as sent (the gateway's answers mask card numbers and bank
 // accounts themselves; one that shows them unmasked is masked before it is kept:
-// plugins/journal.ts), the request's body as its masked JSON text (lib/mask-body.ts: the text as
-// sent when nothing in it needs masking). The times and the bodies' parsing are made when the
-// entry is read (views.ts).
+// plugins/journal.ts) as bytes outside the heap (texts.ts), the request's body as its masked JSON
+// text (lib/mask-body.ts: the text as sent when nothing in it needs masking). The times and the
+// bodies' parsing are made when the entry is read (views.ts).
 
 import { flat } from '../../lib/flat.js';
 import { TextRing } from './texts.js';
@@ -29,7 +30,7 @@ export interface JournalSettings {
 export const DEFAULT_JOURNAL: JournalSettings = { size: 10_000, maxAgeMs: 3_600_000 };
 
 /** Bytes of answers kept per entry (a pay's is 1.2 KB); the ring holds at least 1 MB. */
-const ANSWER_BYTES = 4096;
+const ANSWER_BYTES = 2048;
 
 /** An event a request appended: where it is in its stream and in the log. */
 export interface JournalEvent { stream: string; revision: number; position: number; type: string }
