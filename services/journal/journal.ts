@@ -62,8 +62,8 @@ export interface JournalEntry {
    */
   response: string | Buffer | object | null;
   /** Where the ring of answers holds its text (-1: nowhere), and its length in bytes. */
-  answerAt?: number;
-  answerBytes?: number;
+  answerAt: number;
+  answerBytes: number;
   /** An NVP request: its answer's text is pairs, not JSON. */
   nvp: boolean;
   /** The events it appended, as text (eventsOf reads it; '': none). */
@@ -172,8 +172,8 @@ export class Journal {
 
   /** An entry's answer: its text, a value masked already, or null (none, or no longer kept). */
   answerOf(entry: JournalEntry): string | Buffer | object | null {
-    if (entry.answerAt === undefined) return entry.response;
-    return this.answers.read(entry.answerAt, entry.answerBytes ?? 0) ?? null;
+    if (entry.answerAt < 0) return entry.response;
+    return this.answers.read(entry.answerAt, entry.answerBytes) ?? null;
   }
 
   /**

@@ -7,7 +7,7 @@ import { TextRing } from '../../services/journal/texts.js';
 
 const entry = (id: string): JournalEntry => ({
   id, atMs: 1000, method: 'PUT', path: '/p', operation: 'PAY', status: 201, durationMs: 1, merchant: 'M', correlationId: id,
-  order: null, transaction: null, token: null, request: '{"card":{"securityCode":"xxx"}}', response: '{"result":"SUCCESS"}', nvp: false, events: '',
+  order: null, transaction: null, token: null, request: '{"card":{"securityCode":"xxx"}}', response: '{"result":"SUCCESS"}', nvp: false, events: '', answerAt: -1, answerBytes: 0,
 });
 const logged = (requestId: string, stream: string, revision: number, position: number, type: string) =>
   ({ stream, revision: BigInt(revision), position: BigInt(position), type, metadata: { requestId } });
