@@ -2,13 +2,15 @@
 // pays on a pool of 20 tokens, each on a new order, 50 at a time (the pay scenario of bench/http.ts
 // without the network). Compares built trees taking turns, each run in a fresh process:
 //
-//   node bench/inject-pay.mjs [--runs 6] [--pays 6000] <tree> [<tree>...]
+//   node bench/inject-pay.mjs [--runs 6] [--pays 6000] [--warmup N] <tree>[@journalSize] [...]
 //
-// A tree is a checkout built with `npm run build` (its dist/ is loaded). Prints each run as it
+// A tree is a checkout built with `npm run build` (its dist/ is loaded); `@N` runs it with a
+// request journal of N entries (JOURNAL_SIZE; default its default), `--warmup N` pays first
+// (default half of --pays; more than the journal's size to measure it full). Prints each run as it
 // ends (with the 1-minute load average) and the median per tree. CPU time, not wall time, is
 // compared: on a shared machine it is the steadier figure. A profile of one tree's measured pays:
 //
-//   INJECT_PAY_PROFILE=/tmp/pay.cpuprofile node bench/inject-pay.mjs --child <tree> 6000
+//   INJECT_PAY_PROFILE=/tmp/pay.cpuprofile node bench/inject-pay.mjs --child <tree>[@size] 6000 [warmup]
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -42,7 +44,8 @@ async function startProfile() {
   };
 }
 
-async function child(tree, pays) {
+async function child(spec, pays, warmup) {
+  const [tree, journalSize] = spec.split('@');
   const { buildApp } = await import(join(tree, 'dist/app.js'));
   const { parseMerchants } = await import(join(tree, 'dist/merchants.js'));
   const dir = mkdtempSync(join(tmpdir(), 'inject-pay-'));
@@ -50,6 +53,7 @@ async function child(tree, pays) {
     eventStore: { kind: 'sqlite', path: join(dir, 'gateway.db') },
     merchants: parseMerchants({ merchants: [MERCHANT] }, 'bench'),
     limits: { authFailureLimit: 1e9 },
+    ...(journalSize === undefined ? {} : { journal: { size: Number(journalSize) } }),
   });
   await app.ready();
   const tokens = [];
@@ -72,7 +76,7 @@ async function child(tree, pays) {
     const cpu = process.cpuUsage(cpu0);
     return { cpuUs: (cpu.user + cpu.system) / n, refused };
   };
-  await run(Math.ceil(pays / 2));
+  await run(warmup);
   const profiler = process.env.INJECT_PAY_PROFILE ? await startProfile() : undefined;
   const measured = await run(pays);
   if (profiler) await profiler.stop(process.env.INJECT_PAY_PROFILE);
@@ -84,10 +88,12 @@ async function child(tree, pays) {
 function main(args) {
   let runs = 6;
   let pays = 6000;
+  let warmup;
   const trees = [];
   for (let i = 0; i < args.length; i++) {
     if (args[i] === '--runs') runs = Number(args[++i]);
     else if (args[i] === '--pays') pays = Number(args[++i]);
+    else if (args[i] === '--warmup') warmup = Number(args[++i]);
     else trees.push(resolve(args[i]));
   }
   if (trees.length === 0) throw new Error('usage: node bench/inject-pay.mjs [--runs 6] [--pays 6000] <tree> [<tree>...]');
@@ -98,7 +104,7 @@ function main(args) {
     const order = r % 2 === 0 ? trees : [...trees].reverse();
     for (const tree of order) {
       const load = loadavg()[0];
-      const out = spawnSync(process.execPath, [self, '--child', tree, String(pays)], { encoding: 'utf8' });
+      const out = spawnSync(process.execPath, [self, '--child', tree, String(pays), String(warmup ?? Math.ceil(pays / 2))], { encoding: 'utf8' });
       if (out.status !== 0) throw new Error(`run of ${tree} failed: ${out.stderr}`);
       const { cpuUs, refused } = JSON.parse(out.stdout);
       results.get(tree).push(cpuUs);
@@ -112,5 +118,5 @@ function main(args) {
   }
 }
 
-if (process.argv[2] === '--child') await child(process.argv[3], Number(process.argv[4]));
+if (process.argv[2] === '--child') await child(process.argv[3], Number(process.argv[4]), Number(process.argv[5] ?? Math.ceil(Number(process.argv[4]) / 2)));
 else main(process.argv.slice(2));

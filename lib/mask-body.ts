@@ -63,9 +63,31 @@ function maskedObject(value: Record<string, unknown>, depth: number): Record<str
   const out: Record<string, unknown> = {};
   for (const name of Object.keys(value)) {
     const masked = maskedBody(value[name], name, depth + 1);
+    // A member's name is text the client wrote too: a card number sent as one is masked.
+    const shown = name.length < 12 ? name : maskCardNumbers(name);
     // A member named __proto__ (JSON.parse makes it an own member) stays a member, not a prototype.
-    if (name === '__proto__') Object.defineProperty(out, name, { value: masked, enumerable: true, writable: true, configurable: true });
-    else out[name] = masked;
+    if (shown === '__proto__') Object.defineProperty(out, shown, { value: masked, enumerable: true, writable: true, configurable: true });
+    else out[shown] = masked;
   }
   return out;
+}
+
+/**
+ * What may need masking in a JSON text as sent: an escape (`\u0035` spells a digit), a number's
+ * exponent (`5.1e15` is a 16-digit number), a member whose name says it holds a secret (a security
+ * code only in its plain form, `"securityCode":"123"`, which SECURITY_CODE masks in the text).
+ */
+const SECRET_MARK = /\\|[0-9][eE]|(?:number|Number|apiPassword)"|[^"]securityCode"|"securityCode"(?!\s*:\s*"[^"]*")/;
+const SECURITY_CODE = /("securityCode"\s*:\s*")([^"]*)"/g;
+
+/**
+ * A JSON body as the journal keeps it: one string, the masked copy's JSON text. The text as sent
+ * (`sent`: `value` is its parse) is kept as it is, or with its security codes masked in place, when
+ * a scan finds nothing else to mask in it: no copy of the body is made.
+ */
+export function maskedBodyText(value: unknown, sent?: string): string {
+  if (sent !== undefined && !SECRET_MARK.test(sent) && maskCardNumbers(sent) === sent) {
+    return sent.includes('"securityCode"') ? sent.replace(SECURITY_CODE, (_all, before: string, code: string) => `${before}${'x'.repeat(code.length)}"`) : sent;
+  }
+  return JSON.stringify(maskedBody(value)) ?? 'null';
 }

@@ -13,6 +13,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Request id, correlation id and merchant for event metadata. */
     meta(): RequestMeta;
+    /** maskedPath of the request's url, once made (requestPath). */
+    maskedPathMemo: string | null;
+    /** correlationIdOf the request, once made (requestCorrelationId). */
+    correlationIdMemo: string | null;
   }
 }
 
@@ -37,20 +41,32 @@ export function correlationIdOf(request: FastifyRequest): string {
   return typeof header === 'string' && CORRELATION_ID.test(header) ? maskCardNumbers(header) : String(request.id);
 }
 
+/** The request's masked path, made once (meta() and the request journal both want it). */
+export function requestPath(request: FastifyRequest): string {
+  return request.maskedPathMemo ??= maskedPath(request.url);
+}
+
+/** The request's correlation id, made once. */
+export function requestCorrelationId(request: FastifyRequest): string {
+  return request.correlationIdMemo ??= correlationIdOf(request);
+}
+
 async function gatewayPlugin(app: FastifyInstance, options: GatewayPluginOptions) {
   const { gateway } = options;
   app.decorate('gateway', gateway);
+  app.decorateRequest('maskedPathMemo', null);
+  app.decorateRequest('correlationIdMemo', null);
   app.decorateRequest('meta', function meta() {
     return {
       requestId: String(this.id),
       // A card number sent as a correlation id is stored masked, as everywhere else.
-      correlationId: correlationIdOf(this),
+      correlationId: requestCorrelationId(this),
       merchantId: this.merchant?.id ?? '',
       method: this.method,
       // The path only (a query string may hold anything), each segment masked where it could be a
       // card number, but for a session id (drawn by the gateway: SESSION and 24 digits), stored
       // only for a write that found it.
-      path: maskedPath(this.url),
+      path: requestPath(this),
     };
   });
   // Hooks on every request take `done` rather than being async: no promise and no extra turn of

@@ -5,23 +5,20 @@
 // admin pages and API, /metrics and the API reference (the tools' own traffic), and what Node
 // refuses before Fastify sees a request (a malformed request line or header, a request timeout:
 // http-server.ts). With JOURNAL_SIZE=0 nothing is recorded and no hook is added.
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import { maskCardNumbers } from '../lib/mask.js';
-import { maskedBody } from '../lib/mask-body.js';
+import { maskedBodyText } from '../lib/mask-body.js';
+import { flat } from '../lib/flat.js';
 import { isOwnRequestId } from '../lib/request-ids.js';
 import { DEFAULT_JOURNAL, Journal, type JournalEntry, type JournalSettings } from '../services/journal/journal.js';
 import { maskedAnswer } from '../services/journal/views.js';
-import { correlationIdOf, maskedPath } from './gateway.js';
+import { requestCorrelationId, requestPath } from './gateway.js';
 import { namedMerchantOf } from './observe.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     journal: Journal;
-  }
-  interface FastifyContextConfig {
-    /** The route's operation in the journal (routeOperation). */
-    journalOperation?: RouteOperation;
   }
 }
 
@@ -76,13 +73,18 @@ const omitted = (what: string, bytes: number) => `[${what} of ${bytes} bytes: no
 type Fields = Record<string, unknown>;
 const fieldsOf = (value: unknown): Fields | undefined => (value !== null && typeof value === 'object' ? value as Fields : undefined);
 
-/** The request's body, masked (lib/mask-body.ts). */
-function requestBody(request: FastifyRequest): unknown {
+/**
+ * The request's body as one string, its masked JSON text (lib/mask-body.ts): the text as sent when
+ * nothing in it needs masking (pay with token keeps it: routes/pay.ts), else the masked copy's.
+ */
+function requestBody(request: FastifyRequest): string | null {
   const body = request.body;
   if (body === undefined || body === null) return null;
   // The size as sent (compressed, if it was): a chunked body has none, and is bounded by the body limit.
   const size = Number(request.headers['content-length'] ?? 0);
-  return size > BODY_MAX ? omitted('a body', size) : maskedBody(body);
+  if (size > BODY_MAX) return JSON.stringify(omitted('a body', size));
+  const sent = request.payText;
+  return maskedBodyText(body, typeof sent === 'string' && sent !== '' ? sent : undefined);
 }
 
 /**
@@ -129,11 +131,11 @@ function entryOf(request: FastifyRequest, reply: FastifyReply, payload: unknown,
   const unmasked = body !== undefined && (nvp ? body['responseControls.sensitiveData'] : body.responseControls) !== undefined;
   const elapsed = reply.elapsedTime;
   const entry: JournalEntry = {
-    id: String(request.id), atMs: now - elapsed, method: request.method, path: maskedPath(request.url),
+    id: flat(String(request.id)), atMs: now - elapsed, method: request.method, path: requestPath(request),
     operation: rule?.name ?? null, status: reply.statusCode, durationMs: elapsed,
-    merchant: namedMerchantOf(request) ?? null, correlationId: correlationIdOf(request),
+    merchant: namedMerchantOf(request) ?? null, correlationId: requestCorrelationId(request),
     order: null, transaction: null, token: null,
-    request: requestBody(request), response: answerOf(payload, nvp, unmasked), nvp, events: [],
+    request: requestBody(request), response: answerOf(payload, nvp, unmasked), nvp, events: '', answerAt: -1, answerBytes: 0,
   };
   if (nvp) {
     if (body) fromForm(entry, body);
@@ -155,22 +157,28 @@ async function journalPlugin(app: FastifyInstance, options: JournalPluginOptions
   const journal = new Journal(settings, isOwnRequestId, now);
   app.decorate('journal', journal);
   if (!journal.enabled) return;
-  app.addHook('onRoute', (route: RouteOptions) => {
-    const operation = routeOperation([route.method].flat()[0] as string, route.url);
-    if (operation) route.config = { ...route.config, journalOperation: operation };
-  });
-  // With `done` rather than async (it runs on every request): no promise per request.
-  app.addHook('onSend', (request, reply, payload, done) => {
-    const route = request.routeOptions;
-    const rule = route.config.journalOperation;
-    if (rule !== undefined || (route.url === undefined && !TOOLS.test(request.url))) {
-      try {
-        journal.record(entryOf(request, reply, payload, rule, now()));
-      } catch (error) {
-        // The journal is for debugging: a request it cannot record is answered all the same.
-        request.log.warn({ err: error }, 'request journal: the request could not be recorded');
-      }
+  const record = (request: FastifyRequest, reply: FastifyReply, payload: unknown, rule: RouteOperation | undefined): void => {
+    try {
+      journal.record(entryOf(request, reply, payload, rule, now()));
+    } catch (error) {
+      // The journal is for debugging: a request it cannot record is answered all the same.
+      request.log.warn({ err: error }, 'request journal: the request could not be recorded');
     }
+  };
+  // A hook on each route of the API, knowing its operation (nothing to look up per request), with
+  // `done` rather than async (it runs on every request): no promise per request.
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const rule = routeOperation([route.method].flat()[0] as string, route.url);
+    if (rule === undefined) return;
+    const hook: onSendHookHandler = (request, reply, payload, done) => {
+      record(request, reply, payload, rule);
+      done(null, payload);
+    };
+    route.onSend = [...[route.onSend ?? []].flat(), hook];
+  });
+  // And the requests no route matched (a wrong path), but for the tools' own.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (request.is404 && !TOOLS.test(request.url)) record(request, reply, payload, undefined);
     done(null, payload);
   });
   const stop = app.gateway.observeLog((event) => journal.eventAppended(event));

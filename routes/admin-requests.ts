@@ -56,7 +56,7 @@ const adminRequests: FastifyPluginAsyncTypebox = async (app) => {
     schema: { summary: 'One request of the journal, by its request id', params: Type.Object({ id: Str(1, 100, 'a request id (X-Request-Id)') }) },
   }, async (request, reply) => {
     const entry = app.journal.get(request.params.id);
-    if (entry) return requestView(entry);
+    if (entry) return requestView(entry, app.journal);
     // With WORKERS > 1, another worker may have answered it.
     const [found] = await findEverywhere(app.journal, { id: request.params.id }, 1);
     if (!found) return reply.code(404).send(errorBody('INVALID_REQUEST', { explanation: 'No such request in the journal (it keeps the last JOURNAL_SIZE requests, none older than JOURNAL_MAX_AGE_MS)', field: 'id' }));

@@ -1,17 +1,24 @@
 // The request journal: every API request this process answered, accepted or refused, with its
 // masked bodies and the events it caused, newest kept, oldest dropped. Not the event log: a
 // refused request appends nothing there, and the journal is what finds it. In memory, a ring of
-// JOURNAL_SIZE entries, none older than JOURNAL_MAX_AGE_MS; gone when the process ends.
+// JOURNAL_SIZE entries, none older than JOURNAL_MAX_AGE_MS, their answers in a ring of bytes
+// (texts.ts: an entry whose answer it overwrote is dropped); gone when the process ends.
 //
 // Linked both ways: an entry's id is its request id, which every event the request appended
 // carries as metadata.requestId (services/context.ts); the entry lists those events (stream,
 // revision, position, type) as the log hands them over (Gateway.observeLog), before or after the
 // answer is sent.
 //
-// Recording is on every request's path, so it keeps what it can without work: the answer's text
-// as sent (the gateway's answers mask card numbers and bank accounts themselves; one that shows
-// them unmasked is masked before it is kept: plugins/journal.ts), the request's body as a masked
-// copy (lib/mask-body.ts). The times and the answer's parsing are made when the entry is read.
+// Recording is on every request's path, and entries are kept long (a collector traces every
+// object each holds, again and again): an entry is one object holding strings, kept as they come
+// where it can be. The answer's text as sent (the gateway's answers mask card numbers and bank
+// accounts themselves; one that shows them unmasked is masked before it is kept:
+// plugins/journal.ts) as bytes outside the heap (texts.ts), the request's body as its masked JSON
+// text (lib/mask-body.ts: the text as sent when nothing in it needs masking). The times and the
+// bodies' parsing are made when the entry is read (views.ts).
+
+import { flat } from '../../lib/flat.js';
+import { TextRing } from './texts.js';
 
 export interface JournalSettings {
   /** JOURNAL_SIZE: entries kept (0: no journal, nothing recorded). */
@@ -21,6 +28,9 @@ export interface JournalSettings {
 }
 
 export const DEFAULT_JOURNAL: JournalSettings = { size: 10_000, maxAgeMs: 3_600_000 };
+
+/** Bytes of answers kept per entry (a pay's is 1.2 KB); the ring holds at least 1 MB. */
+const ANSWER_BYTES = 2048;
 
 /** An event a request appended: where it is in its stream and in the log. */
 export interface JournalEvent { stream: string; revision: number; position: number; type: string }
@@ -44,13 +54,20 @@ export interface JournalEntry {
   order: string | null;
   transaction: string | null;
   token: string | null;
-  /** The request's body, masked (null: none, or one that could not be read). */
-  request: unknown;
-  /** The answer as sent: its text (to parse when read), or a value masked already. */
+  /** The request's body: its masked JSON text (null: none, or one that could not be read). */
+  request: string | null;
+  /**
+   * The answer as sent: its text (to parse when read), or a value masked already. Once recorded,
+   * a text is in the journal's ring of answers (answerAt), and this null.
+   */
   response: string | Buffer | object | null;
+  /** Where the ring of answers holds its text (-1: nowhere), and its length in bytes. */
+  answerAt: number;
+  answerBytes: number;
   /** An NVP request: its answer's text is pairs, not JSON. */
   nvp: boolean;
-  events: JournalEvent[];
+  /** The events it appended, as text (eventsOf reads it; '': none). */
+  events: string;
 }
 
 /** What the admin API filters the journal by (services/journal/views.ts); plain data, sent between workers. */
@@ -101,6 +118,34 @@ export interface RequestView {
   refusal?: Refusal;
 }
 
+/**
+ * An event in an entry's events: its position, revision, type, its stream's length and its stream
+ * (one string per entry rather than an object per event: kept long, strings cost the collector
+ * least).
+ */
+const eventText = (e: LoggedEvent): string => `${e.position} ${e.revision} ${e.type} ${e.stream.length} ${e.stream}`;
+
+/** An entry's events as a list (eventText's, one after another). */
+export function eventsOf(text: string): JournalEvent[] {
+  const events: JournalEvent[] = [];
+  let at = 0;
+  const field = (): string => {
+    const end = text.indexOf(' ', at);
+    const value = text.slice(at, end);
+    at = end + 1;
+    return value;
+  };
+  while (at < text.length) {
+    const position = Number(field());
+    const revision = Number(field());
+    const type = field();
+    const length = Number(field());
+    events.push({ stream: text.slice(at, at + length), revision, position, type });
+    at += length;
+  }
+  return events;
+}
+
 /** Events of requests not yet recorded (the log handed them over before the answer was sent). */
 const EARLY_MAX = 1024;
 
@@ -112,7 +157,7 @@ export class Journal {
   private next = 0;
   private count = 0;
   private readonly byId = new Map<string, JournalEntry>();
-  private readonly early = new Map<string, JournalEvent[]>();
+  private readonly early = new Map<string, string>();
 
   /**
    * @param ownRequest whether a request id is one of this process's (an event of another
@@ -120,6 +165,15 @@ export class Journal {
    */
   constructor(readonly settings: JournalSettings, private readonly ownRequest: (id: string) => boolean, readonly now: () => number = Date.now) {
     this.ring = new Array<JournalEntry | undefined>(settings.size);
+    this.answers = new TextRing(settings.size > 0 ? Math.max(settings.size * ANSWER_BYTES, 1 << 20) : 0);
+  }
+
+  private readonly answers: TextRing;
+
+  /** An entry's answer: its text, a value masked already, or null (none, or no longer kept). */
+  answerOf(entry: JournalEntry): string | Buffer | object | null {
+    if (entry.answerAt < 0) return entry.response;
+    return this.answers.read(entry.answerAt, entry.answerBytes) ?? null;
   }
 
   /**
@@ -138,8 +192,16 @@ export class Journal {
       const events = this.early.get(entry.id);
       if (events) {
         this.early.delete(entry.id);
-        entry.events.push(...events);
+        entry.events = flat(entry.events + events);
       }
+    }
+    const response = entry.response;
+    if (typeof response === 'string' || Buffer.isBuffer(response)) {
+      entry.answerAt = this.answers.keep(response);
+      entry.answerBytes = this.answers.lastBytes;
+      entry.response = null;
+      // Entries whose answers the ring no longer holds whole: dropped, oldest first.
+      while (this.count > 0 && !this.holdsOldest()) this.dropOldest();
     }
     this.ring[this.next] = entry;
     this.next = (this.next + 1) % this.settings.size;
@@ -152,13 +214,12 @@ export class Journal {
     const requestId = event.metadata.requestId;
     if (requestId === undefined) return;
     const entry = this.byId.get(requestId);
-    const ref = { stream: event.stream, revision: Number(event.revision), position: Number(event.position), type: event.type };
+    const ref = eventText(event);
     if (entry) {
-      entry.events.push(ref);
+      entry.events = flat(entry.events + ref);
     } else if (this.enabled && this.ownRequest(requestId)) {
       const held = this.early.get(requestId);
-      if (held) held.push(ref);
-      else this.early.set(requestId, [ref]);
+      this.early.set(requestId, held === undefined ? ref : held + ref);
       if (this.early.size > EARLY_MAX) this.early.delete(this.early.keys().next().value as string);
     }
   }
@@ -185,6 +246,11 @@ export class Journal {
       if (oldest && this.fresh(oldest)) return;
       this.dropOldest();
     }
+  }
+
+  private holdsOldest(): boolean {
+    const at = this.ring[(this.next - this.count + this.settings.size) % this.settings.size]?.answerAt;
+    return at === undefined || at < 0 || this.answers.holds(at);
   }
 
   private fresh(entry: JournalEntry): boolean {

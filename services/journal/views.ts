@@ -1,9 +1,9 @@
 // The request journal as the admin API answers it (routes/admin-requests.ts): entries found by
-// filters, newest first, each in its display form: its time in ISO 8601, its answer parsed (JSON,
-// or an NVP answer's pairs) and masked again (a second guard: lib/mask-body.ts), and for a
-// refusal the field and explanation of its error body.
+// filters, newest first, each in its display form: its time in ISO 8601, its request's body and
+// its answer parsed (JSON, or an NVP answer's pairs) and masked again (a second guard:
+// lib/mask-body.ts), and for a refusal the field and explanation of its error body.
 import { maskedBody } from '../../lib/mask-body.js';
-import type { Journal, JournalEntry, Refusal, RequestFilter, RequestView, StreamConcern } from './journal.js';
+import { eventsOf, type Journal, type JournalEntry, type Refusal, type RequestFilter, type RequestView, type StreamConcern } from './journal.js';
 
 export type { RequestFilter, RequestView } from './journal.js';
 
@@ -25,7 +25,7 @@ export function matches(filter: RequestFilter, entry: JournalEntry): boolean {
 }
 
 function concerns(stream: StreamConcern, entry: JournalEntry): boolean {
-  if (entry.events.some((e) => e.stream === stream.name)) return true;
+  if (entry.events !== '' && eventsOf(entry.events).some((e) => e.stream === stream.name)) return true;
   if (entry.merchant === null || !stream.merchants.includes(entry.merchant)) return false;
   return (stream.order !== undefined && entry.order === stream.order) || (stream.token !== undefined && entry.token === stream.token);
 }
@@ -53,7 +53,7 @@ export function findRequests(journal: Journal, filter: RequestFilter, limit: num
   const found: RequestView[] = [];
   for (const entry of journal.newestFirst()) {
     if (!matches(filter, entry)) continue;
-    found.push(requestView(entry));
+    found.push(requestView(entry, journal));
     if (found.length >= limit) break;
   }
   return found;
@@ -91,8 +91,8 @@ export function maskedAnswer(text: string, nvp: boolean): unknown {
 }
 
 /** The answer as the API shows it (a text kept as sent is parsed and masked now). */
-function responseOf(entry: JournalEntry): unknown {
-  const { response } = entry;
+function responseOf(entry: JournalEntry, journal: Journal): unknown {
+  const response = journal.answerOf(entry);
   if (response === null) return null;
   return typeof response === 'string' || Buffer.isBuffer(response) ? maskedAnswer(String(response), entry.nvp) : response;
 }
@@ -109,8 +109,8 @@ function refusalOf(status: number, response: unknown): Refusal | undefined {
   return { field: (error ? text(error.field) : text(body['error.field'])) ?? null, explanation };
 }
 
-export function requestView(entry: JournalEntry): RequestView {
-  const response = responseOf(entry);
+export function requestView(entry: JournalEntry, journal: Journal): RequestView {
+  const response = responseOf(entry, journal);
   const refusal = refusalOf(entry.status, response);
   return {
     id: entry.id,
@@ -125,9 +125,9 @@ export function requestView(entry: JournalEntry): RequestView {
     order: entry.order,
     transaction: entry.transaction,
     token: entry.token,
-    request: entry.request,
+    request: entry.request === null ? null : maskedBody(JSON.parse(entry.request)),
     response,
-    events: [...entry.events],
+    events: eventsOf(entry.events),
     ...(refusal ? { refusal } : {}),
   };
 }

@@ -1,0 +1,48 @@
+// The journal's entries as kept (services/journal/journal.ts): the events a request appended, held
+// as one text, read back as they were handed over, whether they came before the entry or after.
+import t from 'tap';
+import { Journal, type JournalEntry } from '../../services/journal/journal.js';
+import { requestView } from '../../services/journal/views.js';
+import { TextRing } from '../../services/journal/texts.js';
+
+const entry = (id: string): JournalEntry => ({
+  id, atMs: 1000, method: 'PUT', path: '/p', operation: 'PAY', status: 201, durationMs: 1, merchant: 'M', correlationId: id,
+  order: null, transaction: null, token: null, request: '{"card":{"securityCode":"xxx"}}', response: '{"result":"SUCCESS"}', nvp: false, events: '', answerAt: -1, answerBytes: 0,
+});
+const logged = (requestId: string, stream: string, revision: number, position: number, type: string) =>
+  ({ stream, revision: BigInt(revision), position: BigInt(position), type, metadata: { requestId } });
+
+t.test('events before and after the entry, streams with spaces and digits, read back in order', async (t) => {
+  const journal = new Journal({ size: 10, maxAgeMs: 60_000 }, (id) => id.startsWith('own'), () => 1000);
+  journal.eventAppended(logged('own-1', 'order-M 1:o 2 3', 0, 41, 'PaymentRecorded'));
+  journal.eventAppended(logged('other-1', 'order-M:x', 0, 42, 'PaymentRecorded'));
+  journal.record(entry('own-1'));
+  journal.eventAppended(logged('own-1', 'token-R:9123456789012345', 7, 12345678901, 'TokenUsed'));
+  const view = requestView(journal.get('own-1')!, journal);
+  t.same(view.events, [
+    { stream: 'order-M 1:o 2 3', revision: 0, position: 41, type: 'PaymentRecorded' },
+    { stream: 'token-R:9123456789012345', revision: 7, position: 12345678901, type: 'TokenUsed' },
+  ]);
+  t.same(view.request, { card: { securityCode: 'xxx' } }, "the request's body, parsed when read");
+  journal.record(entry('own-2'));
+  t.same(requestView(journal.get('own-2')!, journal).events, [], 'none');
+});
+
+t.test('answers kept in a ring of bytes: read back whole, and an entry whose answer was overwritten is dropped', async (t) => {
+  const ring = new TextRing(64);
+  const first = ring.keep('{"a":"é✓"}');
+  t.equal(ring.read(first, ring.lastBytes), '{"a":"é✓"}', 'multi-byte characters');
+  const second = ring.keep(Buffer.from('{"b":2}'));
+  t.equal(ring.read(second, ring.lastBytes), '{"b":2}', 'a Buffer answer');
+  t.equal(ring.keep('x'.repeat(30)), -1, 'larger than the ring (as many as 3 bytes a character): not kept');
+  ring.keep('y'.repeat(20)); // starts the ring again: the first texts are overwritten
+  t.equal(ring.read(first, 14), undefined, 'overwritten: gone');
+
+  const journal = new Journal({ size: 10, maxAgeMs: 60_000 }, () => true, () => 1000);
+  const answers = Array.from({ length: 8 }, (_v, i) => `{"i":${i},"pad":"${'p'.repeat(200_000)}"}`);
+  answers.forEach((answer, i) => journal.record({ ...entry(`own-${i}`), response: answer }));
+  const kept = [...journal.newestFirst()];
+  t.ok(kept.length >= 1 && kept.length < 8, `fewer than 10 kept: the ring holds ${kept.length} such answers`);
+  t.equal(kept[0]!.id, 'own-7', 'the newest kept');
+  for (const e of kept) t.equal(journal.answerOf(e), answers[Number(e.id.slice(4))], `${e.id}: its answer whole`);
+});
