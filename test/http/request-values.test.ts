@@ -125,7 +125,7 @@ t.test('NVP: every field of every apiOperation nested 40 levels deep is answered
   for (const op of await operations(app)) {
     if (!op.nvp) continue;
     // (NVP's requests have no lists: `order.item[0]` is a member of that name there, an array item in JSON.)
-    for (const field of [...op.bodyStrings, ...(op.openBody ? OPEN_MEMBERS.filter((m) => !m.includes('[')) : [])]) {
+    for (const field of [...op.bodyStrings, ...(op.openBody ? OPEN_MEMBERS : [])].filter((m) => !m.includes('['))) {
       const rest = await app.inject(restTwin({ ...op, nvp: op.nvp }, `${field}${dotted(40)}`, 'x'));
       t.equal(rest.statusCode, 400, `REST ${op.nvp.apiOperation} ${field}: ${rest.body}`);
       const { error } = rest.json() as { error: { field: string; validationType: 'INVALID'; explanation: string } };
