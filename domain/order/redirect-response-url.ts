@@ -5,14 +5,20 @@ import { InvalidRequest } from '../errors.js';
 
 const FIELD = 'authentication.redirectResponseUrl';
 
-/** The URL as the browser will post to it; refused (400 on the field) unless http or https. */
-export function checkRedirectResponseUrl(text: string): string {
+/**
+ * `text` as the URL a payer's browser will be sent to; refused (400 on `field`, saying it expected
+ * `expected`) unless it parses as an http or https URL.
+ */
+export function browserUrl(text: string, field: string, expected: string): string {
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw new InvalidRequest('Value is invalid. Expected an http or https URL', FIELD);
+    throw new InvalidRequest(`Value is invalid. Expected ${expected}`, field);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidRequest('Value is invalid. Expected an http or https URL', FIELD);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidRequest(`Value is invalid. Expected ${expected}`, field);
   return url.href;
 }
+
+/** The URL as the browser will post to it; refused (400 on the field) unless http or https. */
+export const checkRedirectResponseUrl = (text: string): string => browserUrl(text, FIELD, 'an http or https URL');

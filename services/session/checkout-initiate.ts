@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { InvalidRequest } from '../../domain/errors.js';
 import { streams, type CheckoutInitiated, type CheckoutOperation } from '../../domain/events.js';
 import { minorUnits } from '../../domain/money.js';
+import { browserUrl } from '../../domain/order/redirect-response-url.js';
 import { decideCreateSession } from '../../domain/session/session.js';
 import { numberLiteral } from '../../lib/json-literals.js';
 import type { MerchantProfile } from '../../merchants.js';
@@ -48,17 +49,8 @@ function checkOperation(version: number, apiOperation: CheckoutBody['apiOperatio
 }
 
 /** An absolute http or https URL (the page sends the payer's browser there). */
-function absoluteUrl(text: string | undefined, field: string): string | undefined {
-  if (text === undefined) return undefined;
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new InvalidRequest('Value is invalid. Expected an absolute http or https URL', field);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidRequest('Value is invalid. Expected an absolute http or https URL', field);
-  return url.href;
-}
+const absoluteUrl = (text: string | undefined, field: string): string | undefined =>
+  (text === undefined ? undefined : browserUrl(text, field, 'an absolute http or https URL'));
 
 function orderOf(merchant: MerchantProfile, body: CheckoutBody, operation: CheckoutOperation): CheckoutInitiated['data']['order'] {
   const order = body.order;
