@@ -1,16 +1,14 @@
 // The example shop of examples/hosted-checkout/ as a child process, a gateway process for it to
 // pay through, and what a payer does in Chromium on the gateway's payment page.
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
 import type { FrameLocator, Page } from 'playwright-core';
 import { basic, M1, M2, MERCHANTS } from '../helpers/app.js';
 import { call, startServer, type RunningServer } from '../helpers/server.js';
-import { ADMIN_PASSWORD } from './hosted-session.fixture.js';
+import { ADMIN_PASSWORD, startShop as startExampleShop, type Shop } from './hosted-session.fixture.js';
 
-export { ADMIN_PASSWORD, CHROMIUM, launch } from './hosted-session.fixture.js';
+export { ADMIN_PASSWORD, CHROMIUM, launch, type Shop } from './hosted-session.fixture.js';
 
 const SHOP = fileURLToPath(new URL('../../examples/hosted-checkout/server.mjs', import.meta.url));
 
@@ -19,36 +17,8 @@ export const CHECKOUT_MERCHANTS = {
   merchants: MERCHANTS.merchants.map((m) => (m.id === M2.id ? { ...m, checkout: { threeDSecure: true } } : m)),
 };
 
-export interface Shop {
-  /** On `localhost`: another site than the gateway's 127.0.0.1, as a real shop's page is. */
-  url: string;
-  logs: () => string;
-  stop: () => Promise<void>;
-}
-
-export async function startShop(env: Record<string, string>): Promise<Shop> {
-  const child = spawn(process.execPath, [SHOP], { env: { ...process.env, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (chunk) => { output += String(chunk); });
-  child.stderr.on('data', (chunk) => { output += String(chunk); });
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`the shop did not start:\n${output}`)); }, 30_000);
-    child.stdout.on('data', () => {
-      const match = /Merchant shop at (http:\/\/localhost:\d+\/)/.exec(output);
-      if (match?.[1]) { clearTimeout(timer); resolve(match[1]); }
-    });
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`the shop exited with ${code}:\n${output}`)); });
-  });
-  return {
-    url,
-    logs: () => output,
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    },
-  };
-}
+/** The example shop as a child process, started as Hosted Session's shops are. */
+export const startShop = (env: Record<string, string>): Promise<Shop> => startExampleShop(env, SHOP);
 
 /** A gateway process (SQLite in a test directory, trace logs) and the example shop of `merchant` paying through it. */
 export async function gatewayAndShop(t: Test, options: { merchant?: typeof M1; env?: Record<string, string>; shopEnv?: Record<string, string> } = {}) {
