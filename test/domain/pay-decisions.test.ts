@@ -5,21 +5,10 @@ import { InvalidRequest } from '../../domain/errors.js';
 import type { OrderEvent } from '../../domain/events.js';
 import { decide, evolveOrder, initialOrderState, type PayWithToken } from '../../domain/order/order.js';
 import type { MerchantRule } from '../../domain/merchant-rules.js';
+import { NOW, pay } from './pay-command.fixture.js';
 
-const NOW = '2026-11-21T12:00:00.000Z';
 const LATER = '2026-11-21T12:00:05.000Z';
 
-const pay = (overrides: Partial<PayWithToken> = {}): PayWithToken => ({
-  type: 'PayWithToken', merchantId: 'M', orderId: '10000000001', transactionId: 'tx-1', requestFingerprint: 'fp-1',
-  repositoryId: 'R', token: '9123456789012348',
-  card: { number: '512345xxxxxx0008', brand: 'MASTERCARD', scheme: 'MASTERCARD', fundingMethod: 'CREDIT', expiry: { month: 1, year: 39 } },
-  amount: 1000, currency: 'USD', securityCode: undefined, billingStreet: undefined, orderReference: undefined,
-  transactionReference: undefined, source: undefined, frequency: undefined, cashAdvance: undefined, taxLocal: undefined,
-  acquirerMerchantId: 'M', attemptId: 'a-1',
-  ids: { authorizationCode: '123456', receipt: '100000000001', stan: '000001', acquirerTransactionId: 'ATX', batch: 20261121 },
-  now: NOW,
-  ...overrides,
-});
 
 const fold = (events: OrderEvent[]) => events.reduce(evolveOrder, initialOrderState());
 const slow: MerchantRule[] = [{ match: { reference: 'slow' }, answer: { latencyMs: 500 } }];
