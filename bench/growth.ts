@@ -12,7 +12,7 @@ import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type autocannon from 'autocannon';
 import {
-  call, fire, fireSlice, Ledger, mergeSlices, MERCHANT, PAY_BODY, PAY_HEADERS, payPath, POOL_SIZE, TOKEN_BODY, TOKEN_HEADERS, TOKEN_PATH, Workload,
+  call, createToken, fire, fireSlice, Ledger, mergeSlices, MERCHANT, PAY_BODY, PAY_HEADERS, payPath, POOL_SIZE, TOKEN_HEADERS, Workload,
   type RunStats, type Slice,
 } from './http.js';
 import { buildDir, memoryOf, round, sleep, startChild, treeCpuDelta, treeCpuMsOf, type Child } from './lib.js';
@@ -97,10 +97,7 @@ async function ready(options: GrowthOptions, path: string, merchantsFile: string
   const ledger = new Ledger();
   const pool: string[] = [];
   for (let i = 0; i < POOL_SIZE; i++) {
-    const res = await call(port, 'POST', TOKEN_PATH, TOKEN_HEADERS, TOKEN_BODY);
-    const token = /"token":"([0-9A-Za-z]+)"/.exec(res.text)?.[1];
-    if (res.status !== 201 || !token) throw new Error(`bench: token creation failed: ${res.status} ${res.text}`);
-    pool.push(token);
+    pool.push((await createToken(port)).token);
   }
   const firstOrder = 10_000_000_000 + round * 100_000_000;
   const seed = { orderId: String(firstOrder), token: pool[0] ?? '', body: '' };

@@ -153,6 +153,14 @@ export const payPath = (token: string, orderId: string) =>
   `/api/rest/version/3/merchant/${MERCHANT.id}/token/${token}/order/${orderId}/transaction/1`;
 export const POOL_SIZE = 20;
 
+/** One token of the bench's card, made through the API of the gateway on `port` (`where`: which one, for the error). */
+export async function createToken(port: number, where = ''): Promise<{ token: string; text: string }> {
+  const res = await call(port, 'POST', TOKEN_PATH, TOKEN_HEADERS, TOKEN_BODY);
+  const token = /"token":"([0-9A-Za-z]+)"/.exec(res.text)?.[1];
+  if (res.status !== 201 || !token) throw new Error(`bench: token creation failed${where ? ` on ${where}` : ''}: ${res.status} ${res.text}`);
+  return { token, text: res.text };
+}
+
 /** What the load generator saw of one target: issued requests and acknowledged ids. */
 export class Ledger {
   payIssued = 0;
@@ -331,13 +339,11 @@ export async function runHttp(options: HttpOptions): Promise<HttpResult> {
     const pool: string[] = [];
     let tokenSample = '';
     for (let i = 0; i < POOL_SIZE; i++) {
-      const res = await call(tg.port, 'POST', TOKEN_PATH, TOKEN_HEADERS, TOKEN_BODY);
-      const token = /"token":"([0-9A-Za-z]+)"/.exec(res.text)?.[1];
-      if (res.status !== 201 || !token) throw new Error(`bench: token creation failed: ${res.status} ${res.text}`);
+      const { token, text } = await createToken(tg.port);
       pool.push(token);
       ledger.tokenIssued++;
       ledger.tokensAcked.add(token);
-      tokenSample = res.text;
+      tokenSample = text;
     }
     const seed = { orderId: '10000000000', token: pool[0] ?? '', body: '' };
     const paid = await call(tg.port, 'PUT', payPath(seed.token, seed.orderId), PAY_HEADERS, PAY_BODY);

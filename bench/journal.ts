@@ -22,7 +22,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { call, fire, fireSlice, Ledger, mergeSlices, MERCHANT, PAY_BODY, PAY_HEADERS, payPath, POOL_SIZE, sliceCount, TOKEN_BODY, TOKEN_HEADERS, TOKEN_PATH, Workload, type Slice } from './http.js';
+import { call, createToken, fire, fireSlice, Ledger, mergeSlices, MERCHANT, PAY_BODY, PAY_HEADERS, payPath, POOL_SIZE, sliceCount, TOKEN_BODY, TOKEN_HEADERS, TOKEN_PATH, Workload, type Slice } from './http.js';
 import { buildDir, projectRoot, round, sleep, startChild, table, waitListening, type Child } from './lib.js';
 
 type Target = 'floor' | 'journal on' | 'journal off';
@@ -62,10 +62,7 @@ async function tokengate(root: string, dir: string, merchantsFile: string, journ
   const { port } = await waitListening(child, 60_000);
   const pool: string[] = [];
   for (let i = 0; i < POOL_SIZE; i++) {
-    const res = await call(port, 'POST', TOKEN_PATH, TOKEN_HEADERS, TOKEN_BODY);
-    const token = /"token":"([0-9A-Za-z]+)"/.exec(res.text)?.[1];
-    if (res.status !== 201 || !token) throw new Error(`bench: token creation failed: ${res.status} ${res.text}`);
-    pool.push(token);
+    pool.push((await createToken(port)).token);
   }
   const seed = { orderId: '10000000000', token: pool[0] ?? '', body: '' };
   const paid = await call(port, 'PUT', payPath(seed.token, seed.orderId), PAY_HEADERS, PAY_BODY);

@@ -13,8 +13,8 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import {
-  call, checkDurability, durabilityOf, fire, fireSlice, Ledger, mergeSlices, MERCHANT, PAY_BODY, PAY_HEADERS, payPath, perResponse, POOL_SIZE,
-  sliceCount, TOKEN_BODY, TOKEN_HEADERS, TOKEN_PATH, Workload, type Durability, type FloorDurability, type RunStats, type ScenarioName, type Slice,
+  call, checkDurability, createToken, durabilityOf, fire, fireSlice, Ledger, mergeSlices, MERCHANT, PAY_BODY, PAY_HEADERS, payPath, perResponse, POOL_SIZE,
+  sliceCount, Workload, type Durability, type FloorDurability, type RunStats, type ScenarioName, type Slice,
 } from './http.js';
 import { BenchError, buildDir, round, sleep, startChild, treeCpuDelta, treeCpuMsOf, waitListening, type Child } from './lib.js';
 import { postgresBinaries, startPostgres, type RunningPostgres } from '../scripts/postgres-server.js';
@@ -151,12 +151,10 @@ async function setUp(port: number, what: string): Promise<{ ledger: Ledger; pool
   const ledger = new Ledger();
   let tokenText = '';
   const pool = await Promise.all(Array.from({ length: POOL_SIZE }, async () => {
-    const res = await call(port, 'POST', TOKEN_PATH, TOKEN_HEADERS, TOKEN_BODY);
-    const token = /"token":"([0-9A-Za-z]+)"/.exec(res.text)?.[1];
-    if (res.status !== 201 || !token) throw new Error(`bench: token creation failed on ${what}: ${res.status} ${res.text}`);
+    const { token, text } = await createToken(port, what);
     ledger.tokenIssued++;
     ledger.tokensAcked.add(token);
-    tokenText = res.text;
+    tokenText = text;
     return token;
   }));
   const seed = { orderId: '10000000000', token: pool[0] ?? '', body: '' };
