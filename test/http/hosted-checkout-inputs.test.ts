@@ -96,10 +96,14 @@ t.test('a checkout paid on the page with 3-D Secure: card number, security code 
   texts.push((await view(a, c.session.id)).body, (await a.inject({ method: 'GET', url: `/api/rest/version/100/merchant/${THREEDS.id}/session/${c.session.id}`, headers: { authorization: `Basic ${Buffer.from(`merchant.${THREEDS.id}:${THREEDS.apiPassword}`).toString('base64')}` } })).body);
   const store = await storeText(a);
   const secrets = { 'card number': [FRICTIONLESS], 'security code': [CODE], successIndicator: [c.successIndicator] };
+  t.notMatch(store, /"securityCode"/, 'no security code member in the store');
   for (const [what, values] of Object.entries(secrets)) {
     for (const value of values) {
       t.notOk(log.includes(value), `${what} not in the log`);
-      t.notOk(store.includes(value), `${what} not in the store`);
+      // A 4-digit code can occur by chance inside the store's random ids and numbers: as a stored
+      // value it would be a JSON string of its own (as test/http/card-data.test.ts checks it).
+      const stored = what === 'security code' ? store.includes(`"${value}"`) : store.includes(value);
+      t.notOk(stored, `${what} not in the store`);
       t.notOk(texts.some((text) => text.includes(value)), `${what} not in a view, answer or error text`);
     }
   }
