@@ -26,9 +26,9 @@ export const MAX_NOTIFY_STREAMS_TEXT = 7_000;
  * revision before it (-1: none)}; otherwise NULL, nothing written. Commits with the statement's
  * transaction. NOTIFY's payload: notifyPayload's, as JSON.
  */
-const APPEND_FUNCTION = `
+const appendFunction = (idCheck: string, settings: string) => `
 CREATE OR REPLACE FUNCTION tokengate_append(batch json, created timestamptz, writer text) RETURNS bigint[]
-LANGUAGE plpgsql AS $fn$
+LANGUAGE plpgsql${settings} AS $fn$
 DECLARE
   result bigint[];
   first bigint;
@@ -44,7 +44,7 @@ BEGIN
     SELECT coalesce(max(position), 0) AS head FROM tokengate_events
   ), checked AS MATERIALIZED (
     SELECT (SELECT count(DISTINCT e.i) = count(*) AND count(DISTINCT e.s) = count(DISTINCT e.n) FROM e)
-       AND NOT EXISTS (SELECT 1 FROM tokengate_events v WHERE v.id IN (SELECT e.i FROM e))
+       AND ${idCheck}
        AND (SELECT bool_and(CASE e.x WHEN 'any' THEN true WHEN 'no_stream' THEN c.rev IS NULL
                                      WHEN 'stream_exists' THEN c.rev IS NOT NULL ELSE c.rev = e.x::bigint END)
               FROM e JOIN streams c ON c.s = e.s WHERE e.o = 0) AS ok
@@ -66,6 +66,22 @@ BEGIN
   RETURN result;
 END
 $fn$`;
+
+/** Version 2's function, as released. */
+const APPEND_FUNCTION = appendFunction('NOT EXISTS (SELECT 1 FROM tokengate_events v WHERE v.id IN (SELECT e.i FROM e))', '');
+
+/**
+ * Version 3: the same checks, each a lookup by one of the table's indexes whatever the planner
+ * guesses. Version 2's id check let the planner hash the batch and scan the whole table (a
+ * json_to_recordset is guessed at 100 rows, and a session's cached plan outlives the table's
+ * growth); that scan ran under the append lock, so every writer waited for it, and its cost grew
+ * with the log. Now each id of the batch is probed on its own (a subquery per row, which the
+ * planner cannot turn into a join), and sequential scans are off inside the function (the lookups
+ * by stream and the head read the indexes too).
+ */
+const APPEND_FUNCTION_INDEXED = appendFunction(
+  'NOT EXISTS (SELECT 1 FROM e WHERE (SELECT v.position FROM tokengate_events v WHERE v.id = e.i LIMIT 1) IS NOT NULL)',
+  '\nSET enable_seqscan = off');
 
 /**
  * What an append transaction's NOTIFY says (JSON): its first and last positions (as text), its
@@ -107,6 +123,8 @@ export const MIGRATIONS: readonly string[] = [
   // then (a new snapshot, taken once the lock is held) the head, the checks and one INSERT; NULL and
   // nothing written when any append would need deciding one by one. Events as one JSON parameter.
   APPEND_FUNCTION,
+  // 3: the same function, its checks never reading the whole table (APPEND_FUNCTION_INDEXED).
+  APPEND_FUNCTION_INDEXED,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

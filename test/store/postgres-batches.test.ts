@@ -1,7 +1,8 @@
 // Group commit on PostgreSQL (store/postgres/append-commit.ts): a batch with no conflict is one
 // statement and one transaction; a batch with a conflict fails that append alone and commits the
 // others; data PostgreSQL's JSON functions cannot read goes the decided way and is stored as
-// written; a store made by the first schema is upgraded in place; and two processes appending
+// written; a store made by the first schema is upgraded in place; the append function's checks
+// read the log by its indexes whatever the planner's statistics say; and two processes appending
 // batches at once, conflicts among them, leave positions 1..n without a gap, each append's answer
 // the position it holds in the log. The processes run the test run's build (test/helpers/build.ts).
 import { spawn } from 'node:child_process';
@@ -169,6 +170,43 @@ if (server) {
     t.same(result, { nextExpectedRevision: 1n, position: 2n });
     const { rows } = await client.query("SELECT version FROM tokengate_schema WHERE component = 'events'");
     t.same(rows, [{ version: SCHEMA_VERSION }]);
+  });
+
+  t.test('the append function reads the log by its indexes only, however much the table grew since the planner last looked', async (t) => {
+    const url = await server.get().createDatabase('plans');
+    const store = openStore(t, url);
+    await store.headPosition();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    t.teardown(() => client.end());
+    // `count` events after the head, four to a stream.
+    const fill = (count: number) => client.query(
+      `INSERT INTO tokengate_events SELECT h + g, 'fill-' || (h + g), 'fill-' || ((h + g) / 4), (h + g) % 4, 'Filled', '{"pad":"xxxxxxxxxxxxxxxxxxxxxxxx"}', '{}', now()
+         FROM generate_series(1, ${count}) g, (SELECT coalesce(max(position), 0) AS h FROM tokengate_events) head`);
+    const plans: string[] = [];
+    client.on('notice', (notice) => plans.push(notice.message ?? ''));
+    await client.query("LOAD 'auto_explain'");
+    await client.query("SET auto_explain.log_min_duration = 0; SET auto_explain.log_nested_statements = on; SET auto_explain.log_level = notice");
+    let calls = 0;
+    const append = async () => {
+      const call = calls++;
+      const batch = Array.from({ length: 10 }, (_, i) => ({ n: i, o: 0, s: `plan-${call}-${i}`, x: 'no_stream', i: `plan-${call}-${i}`, t: 'Planned', d: { call }, m: {} }));
+      const { rows } = await client.query<{ r: string[] | null }>("SELECT tokengate_append($1, now(), 'plans') AS r", [JSON.stringify(batch)]);
+      t.not(rows[0]?.r, null, `call ${call} wrote its batch`);
+    };
+    // A session's plan of the function's statement is made while the log is small (more calls than
+    // PostgreSQL's five custom plans, after which it keeps a generic one), then the log grows
+    // eightfold with no new statistics (between two of autovacuum's analyses), and the same
+    // session appends again with the plan it kept.
+    await fill(3000);
+    await client.query('ANALYZE tokengate_events');
+    for (let i = 0; i < 8; i++) await append();
+    await fill(21000);
+    for (let i = 0; i < 4; i++) await append();
+    const function_plans = plans.filter((plan) => plan.includes('tokengate_events') && plan.includes('json_to_recordset'));
+    t.ok(function_plans.length >= 12, `the function's statement was explained (${function_plans.length} plans)`);
+    const scans = function_plans.flatMap((plan) => plan.split('\n').filter((line) => line.includes('Seq Scan on tokengate_events')));
+    t.same(scans, [], 'no plan scans the whole log');
   });
 
   t.test('two processes appending batches at once, conflicts among them: positions 1..n, each answer the position its events hold', async (t) => {
