@@ -3,10 +3,10 @@
 // from the session → AUTHORIZE with the token (UUID order id) → CAPTURE → REFUND → VOID of the
 // refund → Retrieve Order; a restart on the same file keeps the order; the card number never
 // reaches the logs.
-import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import t from 'tap';
 import { M1, MERCHANTS, tokenAuth } from '../helpers/app.js';
+import { uniqueId } from '../helpers/ids.js';
 import { call, startServer } from '../helpers/server.js';
 
 t.test('the order API end to end, across a restart', async (t) => {
@@ -14,7 +14,7 @@ t.test('the order API end to end, across a restart', async (t) => {
   const env = { EVENT_STORE: `sqlite:${join(dir, 'data', 'gateway.db')}`, MERCHANTS_FILE: join(dir, 'merchants.json') };
   const auth = tokenAuth(M1);
   const base = `/api/rest/version/100/merchant/${M1.id}`;
-  const order = randomUUID();
+  const order = uniqueId();
   const txn = (id: string) => `${base}/order/${order}/transaction/${id}`;
 
   const first = await startServer(env);

@@ -4,10 +4,10 @@
 // gateway's body and appends nothing; after every answer 0 <= refunded <= captured <= authorized
 // and the order's status is the one its totals name; Retrieve Order agrees with the last answer.
 // Bounded (a few seconds).
-import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import t from 'tap';
 import { buildTestApp, createToken, M1, tokenAuth } from '../helpers/app.js';
+import { uniqueId } from '../helpers/ids.js';
 
 const amount = fc.oneof(
   fc.integer({ min: 1, max: 12_000 }).map((c) => (c / 100).toFixed(2)),
@@ -42,7 +42,7 @@ t.test('random sequences of operations on one order keep the totals consistent',
   const token = await createToken(app, M1);
   let checked = 0;
   await fc.assert(fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 8 }), fc.constantFrom('50', '77', '100'), async (steps, version) => {
-    const order = randomUUID();
+    const order = uniqueId();
     for (const [i, s] of steps.entries()) {
       const head = await app.gateway.store.headPosition();
       const res = await app.inject({

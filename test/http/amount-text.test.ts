@@ -4,11 +4,11 @@
 // than the currency has, above zero, at most 1000000000000. So the number 1e12 is refused like the
 // string "1e12", and 0.009999999999999999999 (which a double rounds to 0.01) like its string.
 // Version 3's Pay with token takes strings only (a number there is refused by type).
-import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import t from 'tap';
 import { buildTestApp, createToken, M1, tokenAuth } from '../helpers/app.js';
+import { uniqueId } from '../helpers/ids.js';
 import { expectInvalid, orderId, pay, payBody, type App } from './http.fixture.js';
 
 const txnUrl = (order: string, txn = '1') => `/api/rest/version/100/merchant/${M1.id}/order/${order}/transaction/${txn}`;
@@ -28,8 +28,8 @@ function seen(res: Awaited<ReturnType<typeof send>>): unknown {
 }
 
 async function bothForms(app: App, token: string, text: string, currency = 'USD') {
-  const asString = await send(app, txnUrl(randomUUID()), payText(token, JSON.stringify(text), currency));
-  const asNumber = await send(app, txnUrl(randomUUID()), payText(token, text, currency));
+  const asString = await send(app, txnUrl(uniqueId()), payText(token, JSON.stringify(text), currency));
+  const asNumber = await send(app, txnUrl(uniqueId()), payText(token, text, currency));
   return { asString, asNumber };
 }
 
@@ -73,7 +73,7 @@ t.test('order API: the number form of a text is answered as its string form', as
 t.test('order API: a CAPTURE and a REFUND amount too, and only the member the body keeps (the last of a repeated name)', async (t) => {
   const app = await buildTestApp(t);
   const token = await createToken(app);
-  const order = randomUUID();
+  const order = uniqueId();
   t.equal((await send(app, txnUrl(order, 'auth'), payText(token, '"500.00"').replace('"PAY"', '"AUTHORIZE"'))).statusCode, 201, 'authorized');
   const capture = (literal: string) => `{"apiOperation":"CAPTURE","transaction":{"currency":"USD","amount":${literal}}}`;
   expectInvalid(t, await send(app, txnUrl(order, 'c1'), capture('0.009999999999999999999')), { field: 'transaction.amount', explanation: /Length is 23 characters/ }, 'capture of 0.0099… as a number');

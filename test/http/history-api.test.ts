@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import t, { type Test } from 'tap';
 import { basic, buildTestApp, createToken, M1, M2, MERCHANTS, payAuth, payPath, tokenAuth } from '../helpers/app.js';
+import { uniqueId } from '../helpers/ids.js';
 import { streams } from '../../domain/events.js';
 import { ALL_MERCHANTS, SCHEME } from './token-api.fixture.js';
 import { startReceiver } from '../helpers/receiver.js';
@@ -159,7 +160,7 @@ t.test('search by order id, token, transaction id, correlation id and request id
 t.test('the order API: each transaction a step with the order’s status and totals after it', async (t) => {
   const app = await buildTestApp(t, { adminPassword: 'admin-password-for-tests' });
   const token = await createToken(app, M1);
-  const order = randomUUID();
+  const order = uniqueId();
   const put = async (txn: string, payload: Json) => {
     const res = await app.inject({ method: 'PUT', url: `/api/rest/version/100/merchant/${M1.id}/order/${order}/transaction/${txn}`, headers: { authorization: tokenAuth(M1) }, payload });
     t.equal(res.statusCode, 201, `${txn}: ${res.body.slice(0, 200)}`);

@@ -1,8 +1,8 @@
 // Shared steps of the Hosted Checkout tests: the merchant's Initiate Checkout, and the payer's
 // browser on the payment page's JSON (the hosted fields' update of the session, pay, cancel), as
 // the merchant's server and the page send them.
-import { randomUUID } from 'node:crypto';
 import { MERCHANTS, M1, tokenAuth } from '../helpers/app.js';
+import { uniqueId } from '../helpers/ids.js';
 import type { App } from './http.fixture.js';
 
 export const RETURN_URL = 'https://shop.example/return?cart=7';
@@ -16,8 +16,8 @@ export const CHECKOUT_MERCHANTS = { merchants: [...MERCHANTS.merchants, { ...THR
 
 export const sessionUrl = (version = 100, merchantId = M1.id) => `/api/rest/version/${version}/merchant/${merchantId}/session`;
 
-/** A fresh order id without digits: a UUID's groups of digits may read as a card number, which order.id refuses. */
-export const orderIdOf = () => `hco-${randomUUID().replace(/[0-9]/g, (d) => 'ghijklmnop'[Number(d)]!)}`;
+/** A fresh order id that never reads as a card number (which order.id refuses). */
+export const orderIdOf = () => uniqueId('hco-');
 
 export const checkoutBody = (extra: Record<string, unknown> = {}, interaction: Record<string, unknown> = {}, order: Record<string, unknown> = {}) => ({
   apiOperation: 'INITIATE_CHECKOUT',

@@ -4,9 +4,9 @@
 // event, sealed, masked), answered as the formSessionUpdate callback gets it: ok, fields_in_error
 // (nothing stored), request_timeout for a session the gateway does not hold. The browser itself:
 // test/e2e/hosted-session.test.ts.
-import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import { buildTestApp, M1, M2, tokenAuth } from '../helpers/app.js';
+import { uniqueId } from '../helpers/ids.js';
 
 const form = (m = M1.id, v = '100') => `/form/version/${v}/merchant/${m}`;
 const rest = `/api/rest/version/100/merchant/${M1.id}`;
@@ -94,7 +94,7 @@ t.test('an update from the hosted fields is Update Session: the event, masked, s
   const retrieved = await a.inject({ method: 'GET', url: `${rest}/session/${session.id}`, headers: auth });
   t.equal(retrieved.json().sourceOfFunds.provided.card.number, '512345xxxxxx0008');
   const paid = await a.inject({
-    method: 'PUT', url: `${rest}/order/${randomUUID()}/transaction/1`, headers: auth,
+    method: 'PUT', url: `${rest}/order/${uniqueId()}/transaction/1`, headers: auth,
     payload: { apiOperation: 'PAY', order: { amount: '10.00', currency: 'USD' }, session: { id: session.id } },
   });
   t.equal(paid.statusCode, 201, paid.body);

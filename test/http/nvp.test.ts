@@ -1,9 +1,9 @@
 // The NVP protocol (routes/nvp.ts): POST /api/nvp/version/{n}, a form of dotted fields, the answer
 // the same pairs. One operation layer: each apiOperation answers what the REST operation of the
 // same name answers (compared pair by pair), with the same credential checks and locks.
-import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import { basic, buildTestApp, M1, M2, tokenAuth } from '../helpers/app.js';
+import { uniqueId } from '../helpers/ids.js';
 
 type App = Awaited<ReturnType<typeof buildTestApp>>;
 type Fields = Record<string, string>;
@@ -47,7 +47,7 @@ t.test('a first session in NVP: session, card, token, PAY, retrieve, refund, voi
   t.equal(token.pairs['sourceOfFunds.type'], 'CARD', "the session's card");
   const tokenId = token.pairs.token!;
 
-  const order = randomUUID();
+  const order = uniqueId();
   const paid = await nvp(a, { apiOperation: 'PAY', ...creds(), 'order.id': order, 'transaction.id': '1', 'order.amount': '12.50', 'order.currency': 'USD', 'sourceOfFunds.token': tokenId, 'order.reference': 'cart 42' });
   t.equal(paid.status, 201, paid.body);
   t.same([paid.pairs.result, paid.pairs['response.gatewayCode'], paid.pairs['order.status'], paid.pairs['transaction.amount']], ['SUCCESS', 'APPROVED', 'CAPTURED', '12.5']);
@@ -68,7 +68,7 @@ t.test('a first session in NVP: session, card, token, PAY, retrieve, refund, voi
 
   const deleted = await nvp(a, { apiOperation: 'DELETE_TOKEN', ...creds(), token: tokenId });
   t.same(deleted.pairs, { result: 'SUCCESS' }, deleted.body);
-  const refused = await nvp(a, { apiOperation: 'PAY', ...creds(), 'order.id': randomUUID(), 'transaction.id': '1', 'order.amount': '1.00', 'order.currency': 'USD', 'sourceOfFunds.token': tokenId });
+  const refused = await nvp(a, { apiOperation: 'PAY', ...creds(), 'order.id': uniqueId(), 'transaction.id': '1', 'order.amount': '1.00', 'order.currency': 'USD', 'sourceOfFunds.token': tokenId });
   t.equal(refused.status, 400);
   t.same(refused.pairs, { 'error.cause': 'INVALID_REQUEST', 'error.explanation': 'Token not found', 'error.field': 'sourceOfFunds.token', 'error.validationType': 'INVALID', result: 'ERROR' });
   t.equal(refused.body, 'error.cause=INVALID_REQUEST&error.explanation=Token+not+found&error.field=sourceOfFunds.token&error.validationType=INVALID&result=ERROR', 'form-encoded, names sorted');
@@ -81,7 +81,7 @@ t.test('a first session in NVP: session, card, token, PAY, retrieve, refund, voi
 t.test('one operation layer: a PAY sent in NVP and repeated in REST is the same transaction', async (t) => {
   const a = await buildTestApp(t);
   const card = { 'sourceOfFunds.provided.card.number': '5123450000000008', 'sourceOfFunds.provided.card.expiry.month': '5', 'sourceOfFunds.provided.card.expiry.year': '39' };
-  const order = randomUUID();
+  const order = uniqueId();
   const first = await nvp(a, { apiOperation: 'AUTHORIZE', ...creds(), 'order.id': order, 'transaction.id': 't1', 'order.amount': '3.00', 'order.currency': 'EUR', ...card });
   t.equal(first.pairs['response.gatewayCode'], 'DECLINED', 'the expiry rules of the test acquirer (05/39)');
   const repeat = await rest(a, 'PUT', `/order/${order}/transaction/t1`, {

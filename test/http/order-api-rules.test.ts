@@ -3,10 +3,10 @@
 // transaction meanwhile is LOCK_FAILURE, not recorded; an identical repeat waits and answers the
 // record), SERVER_BUSY is a 503 that records nothing, SERVER_FAILED records and loses only the
 // first answer.
-import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import { streams } from '../../domain/events.js';
 import { buildTestApp, tokenAuth } from '../helpers/app.js';
+import { uniqueId } from '../helpers/ids.js';
 import { MERCHANTS_WITH_RULES, RULES } from './pay-triggers.fixture.js';
 import { eventually } from '../helpers/poll.js';
 
@@ -20,7 +20,7 @@ const types = async (a: App, order: string) => (await a.gateway.store.readStream
 
 t.test('latency: the order is held; another transaction meanwhile is LOCK_FAILURE, an identical repeat gets the one record', async (t) => {
   const a = await buildTestApp(t, { merchants: MERCHANTS_WITH_RULES });
-  const order = randomUUID();
+  const order = uniqueId();
   const slow = put(a, order, 'auth', authorize('slow'));
   // Let the first request hold the order before the others arrive.
   await eventually(async () => (await types(a, order)).includes('PaymentStarted'));
@@ -42,13 +42,13 @@ t.test('latency: the order is held; another transaction meanwhile is LOCK_FAILUR
 
 t.test('SERVER_BUSY: 503, nothing recorded; SERVER_FAILED: 500, recorded once, the repeat answers it', async (t) => {
   const a = await buildTestApp(t, { merchants: MERCHANTS_WITH_RULES });
-  const busyOrder = randomUUID();
+  const busyOrder = uniqueId();
   const busy = await put(a, busyOrder, '1', authorize('busy'));
   t.equal(busy.statusCode, 503);
   t.equal(busy.json().error.cause, 'SERVER_BUSY');
   t.same(await types(a, busyOrder), [], 'nothing recorded');
 
-  const lostOrder = randomUUID();
+  const lostOrder = uniqueId();
   const lost = await put(a, lostOrder, '1', { ...authorize('lost'), apiOperation: 'PAY' });
   t.equal(lost.statusCode, 500);
   t.equal(lost.body, `{"error":{"cause":"SERVER_FAILED","supportCode":"${String(lost.headers['x-request-id'])}"},"result":"ERROR"}`);
@@ -56,6 +56,6 @@ t.test('SERVER_BUSY: 503, nothing recorded; SERVER_FAILED: 500, recorded once, t
   t.equal(again.statusCode, 201, again.body);
   t.equal(again.json().order.status, 'CAPTURED');
   t.same(await types(a, lostOrder), ['OrderTransactionRecorded'], 'recorded once, at the first request');
-  const rule = await put(a, randomUUID(), '1', authorize('x', '13.13'));
+  const rule = await put(a, uniqueId(), '1', authorize('x', '13.13'));
   t.equal(rule.json().response.gatewayCode, 'INSUFFICIENT_FUNDS', "a rule's gatewayCode");
 });

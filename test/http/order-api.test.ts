@@ -3,9 +3,9 @@
 // apiOperation AUTHORIZE, CAPTURE, REFUND, VOID, PAY, VERIFY and a token of the merchant's
 // repository; Retrieve Transaction and Retrieve Order; retries; the refusals; a version 3 order
 // seen on this path.
-import { randomUUID } from 'node:crypto';
 import t, { type Test } from 'tap';
 import { createToken, M1, M2, payAuth, payPath, tokenAuth } from '../helpers/app.js';
+import { uniqueId } from '../helpers/ids.js';
 import { expect401, expectInvalid, assertSortedJson, type App } from './http.fixture.js';
 import { MASK04, app as appWithMask, create } from './token-api.fixture.js';
 import { buildTestApp } from '../helpers/app.js';
@@ -51,7 +51,7 @@ function expectTransaction(t: Test, res: Awaited<ReturnType<App['inject']>>, exp
 t.test('authorize → capture (partial, then the rest) → refund (partial) → void of the refund, UUID order id', async (t) => {
   const a = await buildTestApp(t);
   const token = await createToken(a, M1);
-  const order = randomUUID();
+  const order = uniqueId();
   const auth = expectTransaction(t, await put(a, M1, order, 'auth-1', authorize(token)),
     { type: 'AUTHORIZATION', amount: 100, status: 'AUTHORIZED', authorized: 100, captured: 0, refunded: 0 }, 'authorize');
   t.equal(auth.order.id, order, 'order.id is the UUID, as a string');
@@ -102,14 +102,14 @@ t.test('authorize → capture (partial, then the rest) → refund (partial) → 
 t.test('refusals: beyond the authorized or captured amount, a voided transaction, an unknown order, another currency', async (t) => {
   const a = await buildTestApp(t);
   const token = await createToken(a, M1);
-  const order = randomUUID();
+  const order = uniqueId();
   t.equal((await put(a, M1, order, '1', authorize(token, '50.00'))).statusCode, 201);
   const head = await a.gateway.store.headPosition();
   expectInvalid(t, await put(a, M1, order, '2', capture('50.01')), { field: 'transaction.amount', explanation: /exceeds the order's authorized amount/ }, 'capture beyond the authorized amount');
   expectInvalid(t, await put(a, M1, order, '2', refund('1.00')), { field: 'transaction.amount', explanation: /exceeds the order's captured amount/ }, 'refund before any capture');
   expectInvalid(t, await put(a, M1, order, '2', capture('10.00', 'EUR')), { field: 'transaction.currency', explanation: /order's currency is USD/ }, 'capture in another currency');
-  expectInvalid(t, await put(a, M1, randomUUID(), '1', capture('10.00')), { field: 'orderId', explanation: /No such order/ }, 'capture on an unknown order');
-  expectInvalid(t, await put(a, M1, randomUUID(), '1', voidOf('1')), { field: 'orderId', explanation: /No such order/ }, 'void on an unknown order');
+  expectInvalid(t, await put(a, M1, uniqueId(), '1', capture('10.00')), { field: 'orderId', explanation: /No such order/ }, 'capture on an unknown order');
+  expectInvalid(t, await put(a, M1, uniqueId(), '1', voidOf('1')), { field: 'orderId', explanation: /No such order/ }, 'void on an unknown order');
   expectInvalid(t, await put(a, M1, order, '2', voidOf('nope')), { field: 'transaction.targetTransactionId' }, 'void of an unknown transaction');
   expectInvalid(t, await put(a, M1, order, '2', capture('-1')), { field: 'transaction.amount' }, 'a negative amount');
   expectInvalid(t, await put(a, M1, order, '2', capture(0)), { field: 'transaction.amount' }, 'a zero amount');
@@ -131,7 +131,7 @@ t.test('refusals: beyond the authorized or captured amount, a voided transaction
 t.test('PAY, then refunds up to the amount paid; VERIFY moves no funds; a decline by expiry 05/39', async (t) => {
   const a = await buildTestApp(t);
   const token = await createToken(a, M1);
-  const order = randomUUID();
+  const order = uniqueId();
   const paid = expectTransaction(t, await put(a, M1, order, 'p', payOp(token, 25)),
     { type: 'PAYMENT', amount: 25, status: 'CAPTURED', authorized: 25, captured: 25, refunded: 0 }, 'PAY');
   t.equal(paid.response.cardSecurityCode?.gatewayCode, 'NOT_PRESENT');
@@ -140,12 +140,12 @@ t.test('PAY, then refunds up to the amount paid; VERIFY moves no funds; a declin
   expectTransaction(t, await put(a, M1, order, 'r1', refund('25.00')), { type: 'REFUND', amount: 25, status: 'REFUNDED', authorized: 25, captured: 25, refunded: 25 }, 'full refund');
   expectInvalid(t, await put(a, M1, order, 'r2', refund('0.01')), { field: 'transaction.amount' }, 'refund beyond the captured amount');
 
-  const verified = expectTransaction(t, await put(a, M1, randomUUID(), 'v', { apiOperation: 'VERIFY', order: { currency: 'USD' }, sourceOfFunds: { type: 'CARD', token, provided: { card: { securityCode: '102' } } } }),
+  const verified = expectTransaction(t, await put(a, M1, uniqueId(), 'v', { apiOperation: 'VERIFY', order: { currency: 'USD' }, sourceOfFunds: { type: 'CARD', token, provided: { card: { securityCode: '102' } } } }),
     { type: 'VERIFICATION', amount: 0, status: 'VERIFIED', authorized: 0, captured: 0, refunded: 0 }, 'VERIFY');
   t.equal(verified.response.cardSecurityCode.gatewayCode, 'NO_MATCH', 'the security code sent beside the token is checked');
 
   const declining = await createToken(a, M1, '5123450000000008', '5', '39');
-  const declined = expectTransaction(t, await put(a, M1, randomUUID(), '1', authorize(declining)),
+  const declined = expectTransaction(t, await put(a, M1, uniqueId(), '1', authorize(declining)),
     { type: 'AUTHORIZATION', amount: 100, status: 'FAILED', authorized: 0, captured: 0, refunded: 0, gatewayCode: 'DECLINED', result: 'FAILURE' }, 'decline by expiry 05/39');
   t.equal(declined.response.acquirerCode, '05');
   t.notOk(declined.transaction.authorizationCode, 'no authorization code on a decline');
@@ -154,7 +154,7 @@ t.test('PAY, then refunds up to the amount paid; VERIFY moves no funds; a declin
 t.test('retries: identical → the recorded answer, nothing appended; different body → 400', async (t) => {
   const a = await buildTestApp(t);
   const token = await createToken(a, M1);
-  const order = randomUUID();
+  const order = uniqueId();
   const first = await put(a, M1, order, 'a', authorize(token));
   t.equal(first.statusCode, 201);
   const head = await a.gateway.store.headPosition();
@@ -186,12 +186,12 @@ t.test('versions 50 and 100 alike; deactivated and unknown versions, ids and cre
   const cardAsId = await put(a, M1, '5123450000000008', '1', payOp(token));
   expectInvalid(t, cardAsId, { field: 'orderId' }, 'a card number as the order id');
   t.notMatch(cardAsId.body, '5123450000000008', 'not quoted');
-  expectInvalid(t, await put(a, M1, randomUUID(), '1', payOp('9999999999999999')), { field: 'sourceOfFunds.token', explanation: 'Token not found' }, 'an unknown token');
+  expectInvalid(t, await put(a, M1, uniqueId(), '1', payOp('9999999999999999')), { field: 'sourceOfFunds.token', explanation: 'Token not found' }, 'an unknown token');
   const other = await createToken(a, M2);
-  expectInvalid(t, await put(a, M1, randomUUID(), '1', payOp(other)), { field: 'sourceOfFunds.token', explanation: 'Token not found' }, 'a token of another repository');
-  expectInvalid(t, await put(a, M1, randomUUID(), '1', { apiOperation: 'PAY', order: { amount: '1.00', currency: 'USD' } }), { field: 'sourceOfFunds.token', validationType: 'MISSING' }, 'no token');
+  expectInvalid(t, await put(a, M1, uniqueId(), '1', payOp(other)), { field: 'sourceOfFunds.token', explanation: 'Token not found' }, 'a token of another repository');
+  expectInvalid(t, await put(a, M1, uniqueId(), '1', { apiOperation: 'PAY', order: { amount: '1.00', currency: 'USD' } }), { field: 'sourceOfFunds.token', validationType: 'MISSING' }, 'no token');
 
-  expectInvalid(t, await put(a, M1, randomUUID(), '1', { apiOperation: 'REFUND_ALL' }), { field: 'apiOperation' }, 'an unknown apiOperation');
+  expectInvalid(t, await put(a, M1, uniqueId(), '1', { apiOperation: 'REFUND_ALL' }), { field: 'apiOperation' }, 'an unknown apiOperation');
 
   expect401(t, await a.inject({ method: 'PUT', url: txnPath(M1, order, '3'), headers: { authorization: tokenAuth({ id: M1.id, apiPassword: 'wrong' }) }, payload: payOp(token) }), 'wrong password');
   expect401(t, await a.inject({ method: 'PUT', url: txnPath(M1, order, '3'), payload: payOp(token) }), 'no credentials');
@@ -223,7 +223,7 @@ t.test('a version 3 order on the order API: the same order; its v3 answers uncha
 t.test('card numbers masked per cardNumberMasking 0.4 on the order API', async (t) => {
   const a = await appWithMask(t);
   const token = (await create(a, MASK04, { sourceOfFunds: { type: 'CARD', provided: { card: { number: '5123450000000008', expiry: { month: '1', year: '39' } } } } })).json().token as string;
-  const order = randomUUID();
+  const order = uniqueId();
   const res = await put(a, MASK04, order, '1', payOp(token));
   t.equal(res.statusCode, 201, res.body);
   t.equal((res.json() as Body).sourceOfFunds.provided.card.number, 'xxxxxxxxxxxx0008');
@@ -236,12 +236,12 @@ t.test('the orders read model learns the order API; a rebuild equals the live re
   const { join } = await import('node:path');
   const a = await buildTestApp(t, { eventStore: { kind: 'sqlite', path: join(t.testdir(), 'gateway.db') } });
   const token = await createToken(a, M1);
-  const order = randomUUID();
+  const order = uniqueId();
   await put(a, M1, order, 'a', authorize(token, '80.00'));
   await put(a, M1, order, 'c', capture('80.00'));
   await put(a, M1, order, 'r', refund('5.00'));
   await put(a, M1, order, 'v', voidOf('r'));
-  await put(a, M1, randomUUID(), 'p', { ...payOp(token), sourceOfFunds: { type: 'CARD', token, provided: { card: { securityCode: '100' } } } });
+  await put(a, M1, uniqueId(), 'p', { ...payOp(token), sourceOfFunds: { type: 'CARD', token, provided: { card: { securityCode: '100' } } } });
   await a.gateway.readModels.catchUp();
   const doc = await a.gateway.readModels.get<Body>('orders', `${M1.id}/${order}`);
   t.equal(doc?.status, 'CAPTURED');
@@ -260,7 +260,7 @@ t.test('the orders read model learns the order API; a rebuild equals the live re
 t.test('transaction.reference is echoed and may repeat on this API (version 3 alone holds it unique)', async (t) => {
   const a = await buildTestApp(t);
   const token = await createToken(a);
-  const order = randomUUID();
+  const order = uniqueId();
   const first = await put(a, M1, order, '1', { ...authorize(token), transaction: { reference: 'ref-A' } });
   t.equal(first.statusCode, 201, first.body);
   t.equal((first.json() as Body).transaction.reference, 'ref-A', 'echoed');
@@ -277,7 +277,7 @@ t.test('an UNKNOWN outcome (expiry 05/37) on the order API is made final by the 
   t.teardown(() => { delete process.env.UNKNOWN_RESOLUTION_DELAY_MS; });
   const a = await buildTestApp(t);
   const token = await createToken(a, M1, '5123450000000008', '5', '37');
-  const order = randomUUID();
+  const order = uniqueId();
   // 12.50: an even amount in minor units resolves APPROVED (docs/triggers.md).
   const first = expectTransaction(t, await put(a, M1, order, '1', authorize(token, '12.50')),
     { type: 'AUTHORIZATION', amount: 12.5, status: 'INITIATED', authorized: 0, captured: 0, refunded: 0, gatewayCode: 'UNKNOWN', result: 'UNKNOWN' }, 'AUTHORIZE answered UNKNOWN');
@@ -296,17 +296,17 @@ t.test('a session holding a card pays on the order API (Create Session → Updat
   const created = await a.inject({ method: 'POST', url: sessions, headers: { authorization: tokenAuth(M1) } });
   t.equal(created.statusCode, 201, created.body);
   const sessionId = (created.json() as Body).session.id as string;
-  expectInvalid(t, await put(a, M1, randomUUID(), '1', { apiOperation: 'AUTHORIZE', order: { amount: '5.00', currency: 'USD' }, session: { id: sessionId } }),
+  expectInvalid(t, await put(a, M1, uniqueId(), '1', { apiOperation: 'AUTHORIZE', order: { amount: '5.00', currency: 'USD' }, session: { id: sessionId } }),
     { field: 'session.id', explanation: /holds no card/ }, 'a session without a card');
   const updated = await a.inject({ method: 'PUT', url: `${sessions}/${sessionId}`, headers: { authorization: tokenAuth(M1) },
     payload: { sourceOfFunds: { provided: { card: { number: '5123450000000008', expiry: { month: '5', year: '39' }, securityCode: '101' } } } } });
   t.equal(updated.statusCode, 200, updated.body);
-  const declined = expectTransaction(t, await put(a, M1, randomUUID(), '1', { apiOperation: 'AUTHORIZE', order: { amount: '5.00', currency: 'USD' }, session: { id: sessionId } }),
+  const declined = expectTransaction(t, await put(a, M1, uniqueId(), '1', { apiOperation: 'AUTHORIZE', order: { amount: '5.00', currency: 'USD' }, session: { id: sessionId } }),
     { type: 'AUTHORIZATION', amount: 5, status: 'FAILED', authorized: 0, captured: 0, refunded: 0, gatewayCode: 'DECLINED', result: 'FAILURE' }, 'the session card (05/39) declines');
   t.equal(declined.response.cardSecurityCode.gatewayCode, 'NOT_PROCESSED', "the session's security code is checked");
   t.equal(declined.sourceOfFunds.provided.card.number, '512345xxxxxx0008');
   t.notOk(declined.sourceOfFunds.token, 'no token');
-  expectInvalid(t, await put(a, M1, randomUUID(), '1', { apiOperation: 'PAY', order: { amount: '5.00', currency: 'USD' }, session: { id: 'SESSION0002000000000000000000000' } }),
+  expectInvalid(t, await put(a, M1, uniqueId(), '1', { apiOperation: 'PAY', order: { amount: '5.00', currency: 'USD' }, session: { id: 'SESSION0002000000000000000000000' } }),
     { field: 'session.id' }, 'an unknown session');
   const events = JSON.stringify((await a.gateway.store.readAll()).filter((e) => e.type === 'OrderTransactionRecorded').map((e) => e.data));
   t.notMatch(events, '5123450000000008', 'no card number in the order events');
@@ -314,7 +314,7 @@ t.test('a session holding a card pays on the order API (Create Session → Updat
 
 t.test('a card in the request pays; only its 6.4 mask is recorded', async (t) => {
   const a = await buildTestApp(t);
-  const order = randomUUID();
+  const order = uniqueId();
   const cardPay = (number: string, month = '1', year = '39', securityCode?: string) => ({
     apiOperation: 'PAY', order: { amount: '7.00', currency: 'USD' },
     sourceOfFunds: { type: 'CARD', provided: { card: { number, expiry: { month, year }, ...(securityCode ? { securityCode } : {}) } } },
@@ -329,12 +329,12 @@ t.test('a card in the request pays; only its 6.4 mask is recorded', async (t) =>
   t.equal(again.body, first.body, 'an identical repeat answers the record');
   expectInvalid(t, await put(a, M1, order, '1', cardPay('4012000033330026', '1', '39', '100')), { explanation: /different request/ }, 'another card under the same ids');
   expectTransaction(t, await put(a, M1, order, '2', refund('7.00')), { type: 'REFUND', amount: 7, status: 'REFUNDED', authorized: 7, captured: 7, refunded: 7 }, 'refund of it');
-  expectTransaction(t, await put(a, M1, randomUUID(), '1', cardPay('4508750015741019', '4', '27')),
+  expectTransaction(t, await put(a, M1, uniqueId(), '1', cardPay('4508750015741019', '4', '27')),
     { type: 'PAYMENT', amount: 7, status: 'FAILED', authorized: 0, captured: 0, refunded: 0, gatewayCode: 'EXPIRED_CARD', result: 'FAILURE' }, 'expiry 04/27: EXPIRED_CARD');
-  const luhn = await put(a, M1, randomUUID(), '1', cardPay('4508750015741018'));
+  const luhn = await put(a, M1, uniqueId(), '1', cardPay('4508750015741018'));
   expectInvalid(t, luhn, { field: 'sourceOfFunds.provided.card.number' }, 'a number failing Luhn');
   t.notMatch(luhn.body, '4508750015741018', 'not quoted');
-  expectInvalid(t, await put(a, M1, randomUUID(), '1', { apiOperation: 'PAY', order: { amount: '7.00', currency: 'USD' }, sourceOfFunds: { provided: { card: { number: '4508750015741019' } } } }),
+  expectInvalid(t, await put(a, M1, uniqueId(), '1', { apiOperation: 'PAY', order: { amount: '7.00', currency: 'USD' }, sourceOfFunds: { provided: { card: { number: '4508750015741019' } } } }),
     { field: 'sourceOfFunds.provided.card.expiry.month', validationType: 'MISSING' }, 'no expiry');
   const text = JSON.stringify((await a.gateway.store.readAll()).map((e) => [e.stream, e.data, e.metadata]));
   t.notMatch(text, '4508750015741019', 'no card number in any event');

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import t, { type Test } from 'tap';
 import { buildTestApp, createToken, M1, payAuth, payPath, tokenAuth } from '../helpers/app.js';
+import { uniqueId } from '../helpers/ids.js';
 import { streams } from '../../domain/events.js';
 import { expectInvalid, orderId, type App } from './http.fixture.js';
 
@@ -46,7 +47,7 @@ function expectTotals(t: Test, res: { statusCode: number; body: string }, expect
 t.test('BHD: ten PAYs of 1000000000000 and one of 0.003, then ten REFUNDs of 1000000000000 and one of 0.004', async (t) => {
   const app = await buildTestApp(t);
   const token = await createToken(app);
-  const order = randomUUID();
+  const order = uniqueId();
   expectTotals(t, await put(app, order, 'p0', payOp(token, '1000000000000')), { authorized: FILS_MAX, captured: FILS_MAX, refunded: 0n }, 'the first PAY');
   for (let i = 1; i < 10; i++) {
     expectInvalid(t, await put(app, order, `p${i}`, payOp(token, '1000000000000')), {
@@ -67,7 +68,7 @@ t.test('BHD: ten PAYs of 1000000000000 and one of 0.003, then ten REFUNDs of 100
 t.test('BHD: up to the maximum by the fils, every total exact; one fils more is refused', async (t) => {
   const app = await buildTestApp(t);
   const token = await createToken(app);
-  const order = randomUUID();
+  const order = uniqueId();
   let total = 0n;
   for (const [i, amount] of ['999999999999', '0.997', '0.001', '0.001', '0.001'].entries()) {
     total += fils(amount);
@@ -105,7 +106,7 @@ t.test('a payment answered UNKNOWN counts toward the maximum: its resolution may
   const app = await buildTestApp(t);
   const unknownCard = await createToken(app, M1, '5123450000000008', '5', '37');
   const approved = await createToken(app);
-  const order = randomUUID();
+  const order = uniqueId();
   const first = await put(app, order, 'u', payOp(unknownCard, '1000000000000'));
   t.equal(first.json().result, 'UNKNOWN', `answered UNKNOWN (${first.body.slice(0, 200)})`);
   t.same(writtenTotals(first.body), { authorized: 0n, captured: 0n, refunded: 0n }, 'not in the totals yet');
@@ -115,7 +116,7 @@ t.test('a payment answered UNKNOWN counts toward the maximum: its resolution may
 t.test('an order an earlier release recorded past the maximum: read back as recorded, refunded, no further PAY', async (t) => {
   const app = await buildTestApp(t);
   const token = await createToken(app);
-  const order = randomUUID();
+  const order = uniqueId();
   expectTotals(t, await put(app, order, 'p0', payOp(token, '1000000000000')), { authorized: FILS_MAX, captured: FILS_MAX, refunded: 0n }, 'a PAY');
   // A second payment of 1000000000000, as a release without the bound recorded it (the same event format).
   const stream = streams.order(M1.id, order);
@@ -140,7 +141,7 @@ t.test('property: totals in BHD under random PAYs and REFUNDs equal a bigint mod
   const token = await createToken(app);
   let accepted = 0;
   await fc.assert(fc.asyncProperty(fc.array(fc.tuple(fc.constantFrom('PAY', 'REFUND', 'REFUND'), amount), { minLength: 1, maxLength: 12 }), async (steps) => {
-    const order = randomUUID();
+    const order = uniqueId();
     const model: Totals = { authorized: 0n, captured: 0n, refunded: 0n };
     for (const [i, [op, text]] of steps.entries()) {
       const x = fils(text);

@@ -5,12 +5,12 @@
 // into later steps, and every field the client reads is checked for presence and format.
 // Adding an exchange is adding a JSON file; test/fixtures/recorded/README.md describes the format
 // and where each exchange comes from.
-import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { basic, buildTestApp } from '../helpers/app.js';
+import { uniqueId } from '../helpers/ids.js';
 import type { App } from './http.fixture.js';
 
 /**
@@ -44,10 +44,10 @@ interface Fixture { name: string; needs?: string[]; merchant: string; steps: Ste
 const DIR = fileURLToPath(new URL('../fixtures/recorded/', import.meta.url));
 const password = (merchant: string) => `recorded-exchange-${merchant}-password-0123456789`;
 
-/** {{name}} from the values saved so far; {{uuid:name}} is one UUID per fixture. */
+/** {{name}} from the values saved so far; {{uuid:name}} is one UUID-shaped id per fixture (its digits as letters: never a card number). */
 function substitute(text: string, vars: Map<string, string>): string {
   return text.replace(/\{\{([^}]+)\}\}/g, (_, key: string) => {
-    if (key.startsWith('uuid:') && !vars.has(key)) vars.set(key, randomUUID());
+    if (key.startsWith('uuid:') && !vars.has(key)) vars.set(key, uniqueId());
     const value = vars.get(key);
     if (value === undefined) throw new Error(`no value for {{${key}}}`);
     return value;

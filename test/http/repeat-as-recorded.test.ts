@@ -3,10 +3,10 @@
 // its reference), on the order API and on version 3, on every store. Retrieve Transaction shows
 // the same order fields.
 import { join } from 'node:path';
-import { randomUUID } from 'node:crypto';
 import t, { type Test } from 'tap';
 import type { EventStoreConfig } from '../../config.js';
 import { buildTestApp, createToken, M1, payAuth, payPath, tokenAuth } from '../helpers/app.js';
+import { uniqueId } from '../helpers/ids.js';
 import type { App } from './http.fixture.js';
 
 const STORES: Array<[string, (t: Test) => EventStoreConfig]> = [
@@ -24,7 +24,7 @@ for (const [name, store] of STORES) {
   t.test(`order API: a CAPTURE repeated after a later AUTHORIZE answers its first body (${name})`, async (t) => {
     const a = await buildTestApp(t, { eventStore: store(t) });
     const token = await createToken(a);
-    const order = randomUUID();
+    const order = uniqueId();
     t.equal((await put(a, order, 'auth-1', orderOp('AUTHORIZE', token, '10.00'))).statusCode, 201);
     const capture = { apiOperation: 'CAPTURE', transaction: { amount: '5.00', currency: 'USD' } };
     const first = await put(a, order, 'capture-1', capture);
@@ -43,7 +43,7 @@ for (const [name, store] of STORES) {
   t.test(`order API: a PAY repeated after a later PAY that gave the order a reference answers its first body (${name})`, async (t) => {
     const a = await buildTestApp(t, { eventStore: store(t) });
     const token = await createToken(a);
-    const order = randomUUID();
+    const order = uniqueId();
     const first = await put(a, order, 'pay-1', orderOp('PAY', token, '3.00'));
     t.equal(first.statusCode, 201, first.body);
     t.notOk('reference' in first.json().order, 'no order.reference yet');

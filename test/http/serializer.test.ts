@@ -21,6 +21,7 @@ import { PayableCards } from '../../services/order/payable-cards.js';
 import { retrieveOrder, retrieveToken, retrieveTransaction } from '../../services/queries/retrieval.js';
 import { createToken } from '../../services/token/tokens.js';
 import { buildTestApp, createToken as createStoredToken, M1, M2, UNIQUE, payAuth, tokenAuth } from '../helpers/app.js';
+import { uniqueId } from '../helpers/ids.js';
 import { cell, newOrderId, payAs, payBody, readmeTriggerTables, RULES, storedCard, type App, type Merchant } from './pay-triggers.fixture.js';
 import { ALL_MERCHANTS, MASK04, SCHEME, SCHEME_SYNC, SCHEME_UNIQUE, ach, card, create, directDebitCanada, wallet } from './token-api.fixture.js';
 import { eventually } from '../helpers/poll.js';
@@ -145,7 +146,7 @@ async function payTriggers(t: Test, app: App, samples: Samples) {
     customer: { ipAddress: '10.1.2.3' },
     order: { reference: `ref-${n}\u2028` },
     transaction: {
-      amount, currency, cashAdvance: n % 2 === 0, frequency: ['INSTALLMENT', 'RECURRING', 'SINGLE'][n % 3], reference: `tx-${n}-${Date.now()}`,
+      amount, currency, cashAdvance: n % 2 === 0, frequency: ['INSTALLMENT', 'RECURRING', 'SINGLE'][n % 3], reference: uniqueId('tx-'),
       source: ['CALL_CENTRE', 'CARD_PRESENT', 'INTERNET', 'MAIL_ORDER', 'MOTO', 'TELEPHONE_ORDER', 'VOICE_RESPONSE'][n % 7],
       tax: { local: { amount: '1', exempt: n % 2 === 1, reference: `tax-${n}` } },
     },

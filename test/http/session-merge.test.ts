@@ -2,9 +2,9 @@
 // and those sent directly, the request's own winning member by member
 // (services/session/session-request.ts), on every operation that takes session.id: Create or
 // Update Token, Tokenize, and the order API's PAY, AUTHORIZE and VERIFY.
-import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import { buildTestApp, M1, MERCHANTS, tokenAuth } from '../helpers/app.js';
+import { uniqueId } from '../helpers/ids.js';
 import { expectInvalid } from './http.fixture.js';
 
 type App = Awaited<ReturnType<typeof buildTestApp>>;
@@ -55,7 +55,7 @@ t.test("the request's own fields win member by member; the session fills the oth
   const a = await buildTestApp(t);
   // The session holds an expiry that declines (05/39) and a security code NOT_PROCESSED (101).
   const id = await sessionWith(a, M1, { order: { amount: '9.00', currency: 'USD' }, ...card({ expiry: { month: '5', year: '39' }, securityCode: '101' }) });
-  const pay = (body: Record<string, unknown>) => call(a, M1, 'PUT', `/order/${randomUUID()}/transaction/1`, { session: { id }, ...body });
+  const pay = (body: Record<string, unknown>) => call(a, M1, 'PUT', `/order/${uniqueId()}/transaction/1`, { session: { id }, ...body });
   const declined = await pay({ apiOperation: 'PAY' });
   t.equal(declined.statusCode, 201, declined.body);
   t.equal(declined.json().response.gatewayCode, 'DECLINED', "the session's card (05/39)");

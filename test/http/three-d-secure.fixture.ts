@@ -1,8 +1,8 @@
 // Shared steps of the 3-D Secure tests: Initiate Authentication, Authenticate Payer, the payer's
 // browser on the emulator's challenge page, and a payment naming the authentication, through HTTP
 // as a merchant's server and a payer's browser send them.
-import { randomUUID } from 'node:crypto';
 import { M1, tokenAuth } from '../helpers/app.js';
+import { uniqueId } from '../helpers/ids.js';
 import type { App } from './http.fixture.js';
 
 export const RETURN_URL = 'https://shop.example/3ds/return';
@@ -19,7 +19,7 @@ export const put = (f: Flow, transactionId: string, payload: object) => app(f).i
 });
 const app = (f: Flow) => f.app;
 
-export const newFlow = (app: App, version?: number): Flow => ({ app, orderId: `3ds-${randomUUID()}`, ...(version ? { version } : {}) });
+export const newFlow = (app: App, version?: number): Flow => ({ app, orderId: uniqueId('3ds-'), ...(version ? { version } : {}) });
 
 export const initiateBody = (sourceOfFunds: object, extra: Record<string, unknown> = {}) => ({
   apiOperation: 'INITIATE_AUTHENTICATION', authentication: { acceptVersions: '3DS1,3DS2', channel: 'PAYER_BROWSER', purpose: 'PAYMENT_TRANSACTION' },

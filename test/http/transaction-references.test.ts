@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import t from 'tap';
 import { buildTestApp, createToken, M1, tokenAuth } from '../helpers/app.js';
+import { uniqueId } from '../helpers/ids.js';
 import { expectInvalid, orderId, pay, type App } from './http.fixture.js';
 import { budget } from '../helpers/slowdown.js';
 
@@ -20,7 +21,7 @@ t.test('order API: the same reference on many orders and within an order, as rea
   const a = await buildTestApp(t);
   const token = await createToken(a);
   for (let n = 1; n <= 3; n++) {
-    const order = randomUUID();
+    const order = uniqueId();
     const paid = await put(a, order, 'pay', payOp(token, '20.00', 'PAY'));
     t.equal(paid.statusCode, 201, `order ${n}: PAY with reference "PAY" (${paid.body})`);
     t.equal(paid.json().transaction.reference, 'PAY', 'echoed');
@@ -38,17 +39,17 @@ t.test('version 3 still refuses a reference another version 3 transaction holds;
   const a = await buildTestApp(t);
   const token = await createToken(a);
   const reference = `v3-${randomUUID().slice(0, 8)}`;
-  t.equal((await put(a, randomUUID(), 'pay', payOp(token, '5.00', reference))).statusCode, 201, 'the order API uses it first');
+  t.equal((await put(a, uniqueId(), 'pay', payOp(token, '5.00', reference))).statusCode, 201, 'the order API uses it first');
   const first = await pay(a, token, v3Pay('5.00', 'USD', reference));
   t.equal(first.statusCode, 201, `version 3 may still use it once (${first.body})`);
   expectInvalid(t, await pay(a, token, v3Pay('5.00', 'USD', reference)), { field: 'transaction.reference' }, 'on another order');
-  t.equal((await put(a, randomUUID(), 'pay', payOp(token, '5.00', reference))).statusCode, 201, 'the order API still accepts it');
+  t.equal((await put(a, uniqueId(), 'pay', payOp(token, '5.00', reference))).statusCode, 201, 'the order API still accepts it');
 });
 
 t.test('order API: eight parallel REFUNDs with distinct references, six refused; every reference stays usable', async (t) => {
   const a = await buildTestApp(t);
   const token = await createToken(a);
-  const order = randomUUID();
+  const order = uniqueId();
   t.equal((await put(a, order, 'pay', payOp(token, '10.00', 'first'))).statusCode, 201);
   const references = Array.from({ length: 8 }, (_, i) => `refund-${i}-${randomUUID().slice(0, 6)}`);
   const replies = await Promise.all(references.map((reference, i) => put(a, order, `refund-${i}`, money('REFUND', '4.00', reference))));
@@ -57,7 +58,7 @@ t.test('order API: eight parallel REFUNDs with distinct references, six refused;
   t.equal(refused.length, 6);
   for (const [i, res] of replies.entries()) if (res.statusCode !== 201) expectInvalid(t, res, { field: 'transaction.amount' }, `refund ${i}: refused for its amount`);
   for (const reference of references) {
-    const res = await put(a, randomUUID(), 'pay', payOp(token, '1.00', reference));
+    const res = await put(a, uniqueId(), 'pay', payOp(token, '1.00', reference));
     t.equal(res.statusCode, 201, `reference ${reference} accepted on a new transaction (${res.body})`);
   }
 });

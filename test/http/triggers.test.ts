@@ -3,8 +3,8 @@
 // a test case fails). Together the tables reach each of the 27 response.gatewayCode values, the
 // 5 risk codes, the 13 3-D Secure codes and the 12 AVS codes.
 import t, { type Test } from 'tap';
-import { randomUUID } from 'node:crypto';
 import { buildTestApp, M1, tokenAuth } from '../helpers/app.js';
+import { uniqueId } from '../helpers/ids.js';
 import { GATEWAY_CODES, THREE_D_SECURE_CODES } from '../../domain/order/triggers.js';
 import {
   cell, MERCHANTS_WITH_RULES, newOrderId, payAs, payBody, readmeTriggerTables, RULES, storedCard, type App,
@@ -164,7 +164,7 @@ t.test("docs/triggers.md table 'word in the holder's name': 3-D Secure, version 
 
 /** An order API PAY (version 100) as merchant M1. */
 const orderPay = (app: App, body: Record<string, unknown>) => app.inject({
-  method: 'PUT', url: `/api/rest/version/100/merchant/${M1.id}/order/${randomUUID()}/transaction/1`,
+  method: 'PUT', url: `/api/rest/version/100/merchant/${M1.id}/order/${uniqueId()}/transaction/1`,
   headers: { authorization: tokenAuth(M1) }, payload: { apiOperation: 'PAY', order: { amount: '12.50', currency: 'USD' }, ...body },
 });
 

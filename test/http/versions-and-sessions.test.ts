@@ -1,9 +1,9 @@
 // Issue 15 items 6 and 8: the token and session operations on every version (one
 // behaviour), Retrieve Session, and a PAY or AUTHORIZE whose amount, currency or token come from
 // the session it names (Update Session with order.amount, order.currency, sourceOfFunds.token).
-import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import { buildTestApp, cardBody, createToken, M1, M2, tokenAuth } from '../helpers/app.js';
+import { uniqueId } from '../helpers/ids.js';
 import { assertSortedJson, expectInvalid } from './http.fixture.js';
 
 type M = { id: string; apiPassword: string };
@@ -79,7 +79,7 @@ t.test('PAY with session.id and no order.amount: the amount and currency come fr
     order: { amount: '40.00', currency: 'EUR' },
     sourceOfFunds: { provided: { card: { number: '5123450000000008', expiry: { month: '1', year: '39' } } } },
   });
-  const order = randomUUID();
+  const order = uniqueId();
   const paid = await call(a, M1, 'PUT', `${base(M1, 100)}/order/${order}/transaction/1`, { apiOperation: 'PAY', session: { id } });
   t.equal(paid.statusCode, 201, paid.body);
   t.equal(paid.json().transaction.amount, 40, 'the session\'s amount');
@@ -87,14 +87,14 @@ t.test('PAY with session.id and no order.amount: the amount and currency come fr
   t.equal(paid.json().order.totalCapturedAmount, 40);
   t.equal(paid.json().sourceOfFunds.provided.card.number, '512345xxxxxx0008');
   // An amount in the request wins over the session's.
-  const own = await call(a, M1, 'PUT', `${base(M1, 100)}/order/${randomUUID()}/transaction/1`, { apiOperation: 'AUTHORIZE', order: { amount: '5.00' }, session: { id } });
+  const own = await call(a, M1, 'PUT', `${base(M1, 100)}/order/${uniqueId()}/transaction/1`, { apiOperation: 'AUTHORIZE', order: { amount: '5.00' }, session: { id } });
   t.equal(own.statusCode, 201, own.body);
   t.equal(own.json().transaction.amount, 5, 'the request\'s amount');
   t.equal(own.json().transaction.currency, 'EUR', 'the session\'s currency');
   // A session with neither an amount nor a currency leaves them missing.
   const bare = (await call(a, M1, 'POST', `${base(M1, 100)}/session`)).json().session.id as string;
   await call(a, M1, 'PUT', `${base(M1, 100)}/session/${bare}`, { sourceOfFunds: { provided: { card: { number: '5123450000000008', expiry: { month: '1', year: '39' } } } } });
-  expectInvalid(t, await call(a, M1, 'PUT', `${base(M1, 100)}/order/${randomUUID()}/transaction/1`, { apiOperation: 'PAY', session: { id: bare } }), { field: 'order.currency', validationType: 'MISSING' });
+  expectInvalid(t, await call(a, M1, 'PUT', `${base(M1, 100)}/order/${uniqueId()}/transaction/1`, { apiOperation: 'PAY', session: { id: bare } }), { field: 'order.currency', validationType: 'MISSING' });
 });
 
 t.test('a session holding a token (and the amount) pays with that token; a deleted token is "Token not found"', async (t) => {
@@ -103,12 +103,12 @@ t.test('a session holding a token (and the amount) pays with that token; a delet
   const id = (await call(a, M1, 'POST', `${base(M1, 100)}/session`)).json().session.id as string;
   const updated = await call(a, M1, 'PUT', `${base(M1, 100)}/session/${id}`, { order: { amount: '7.25', currency: 'USD' }, sourceOfFunds: { token } });
   t.equal(updated.json().sourceOfFunds.token, token, 'the session shows its token');
-  const paid = await call(a, M1, 'PUT', `${base(M1, 100)}/order/${randomUUID()}/transaction/t1`, { apiOperation: 'PAY', session: { id } });
+  const paid = await call(a, M1, 'PUT', `${base(M1, 100)}/order/${uniqueId()}/transaction/t1`, { apiOperation: 'PAY', session: { id } });
   t.equal(paid.statusCode, 201, paid.body);
   t.equal(paid.json().transaction.amount, 7.25);
   t.equal(paid.json().sourceOfFunds.token, token, 'paid with the session\'s token');
   await call(a, M1, 'DELETE', `${base(M1, 100)}/token/${token}`);
-  const gone = await call(a, M1, 'PUT', `${base(M1, 100)}/order/${randomUUID()}/transaction/t1`, { apiOperation: 'PAY', session: { id } });
+  const gone = await call(a, M1, 'PUT', `${base(M1, 100)}/order/${uniqueId()}/transaction/t1`, { apiOperation: 'PAY', session: { id } });
   expectInvalid(t, gone, { field: 'sourceOfFunds.token' });
   t.match(gone.json().error.explanation, /Token not found/);
 });
