@@ -58,7 +58,7 @@ function validated(request: FastifyRequest, schema: TSchema, value: unknown, con
   const validate = request.compileValidationSchema(schema);
   if (!validate(value)) {
     const first = validate.errors?.[0];
-    if (first) throw fromValidation(first as unknown as Parameters<typeof fromValidation>[0], context);
+    if (first) throw fromValidation(first as unknown as Parameters<typeof fromValidation>[0], context, value);
   }
 }
 
