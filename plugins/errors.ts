@@ -19,7 +19,7 @@ interface AjvError {
   instancePath: string;
   params: Record<string, unknown>;
   data?: unknown;
-  parentSchema?: { description?: string; enum?: unknown[]; maxLength?: number; minLength?: number };
+  parentSchema?: { description?: string; enum?: unknown[]; maxLength?: number; minLength?: number; maxItems?: number; minItems?: number };
 }
 
 /** Fastify's own refusals, in words that quote nothing of the request. */
@@ -44,14 +44,32 @@ const quoted = (value: unknown): string | undefined => {
   return clip(text, 100);
 };
 
+const items = (value: unknown): number => (Array.isArray(value) ? value.length : 0);
+
 const TYPE_NAMES: Record<string, string> = {
   string: 'a string', boolean: 'true or false', object: 'a JSON object', number: 'a number', integer: 'an integer', array: 'an array',
 };
 
-/** The first schema violation as the gateway's field-level INVALID_REQUEST. */
-export function fromValidation(error: AjvError, context: string): InvalidRequest {
+/**
+ * The field at a validation error's path, as the gateway names it: members dotted, list items
+ * `name[i]` (`interaction.tokens[0]`, `a[0].b[1].c`). The value validated tells an item of a list
+ * from a member of a group named with digits, which the path alone does not.
+ */
+function fieldAt(path: readonly string[], validated: unknown): string {
+  let field = '';
+  let at = validated;
+  for (const step of path) {
+    field += Array.isArray(at) ? `[${step}]` : field === '' ? step : `.${step}`;
+    at = at !== null && typeof at === 'object' && Object.hasOwn(at, step) ? (at as Record<string, unknown>)[step] : undefined;
+  }
+  return field;
+}
+
+/** The first schema violation as the gateway's field-level INVALID_REQUEST; `validated`: the value checked. */
+export function fromValidation(error: AjvError, context: string, validated: unknown): InvalidRequest {
   const path = error.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
-  const at = (member?: unknown) => [...path, ...(member === undefined ? [] : [String(member)])].join('.');
+  const where = fieldAt(path, validated);
+  const at = (member?: unknown) => (member === undefined ? where : where === '' ? String(member) : `${where}.${String(member)}`);
   if (error.keyword === 'required') {
     return new InvalidRequest('Missing parameter', at(error.params.missingProperty), 'MISSING');
   }
@@ -77,6 +95,10 @@ export function fromValidation(error: AjvError, context: string): InvalidRequest
       return new InvalidRequest(`${value} is invalid. Length is ${length} characters, but must be less than ${Number(schema.maxLength) + 1}`, field);
     case 'minLength':
       return new InvalidRequest(`${value} is invalid. Length is ${length} characters, but must be at least ${Number(schema.minLength)}`, field);
+    case 'maxItems':
+      return new InvalidRequest(`Value is invalid. The list has ${items(error.data)} items, but must have less than ${Number(schema.maxItems) + 1}`, field);
+    case 'minItems':
+      return new InvalidRequest(`Value is invalid. The list has ${items(error.data)} items, but must have at least ${Number(schema.minItems)}`, field);
     case 'enum':
       return new InvalidRequest(`${value} is invalid. Expected one of ${(schema.enum ?? []).join(', ')}`, field);
     case 'pattern':
@@ -103,9 +125,17 @@ export class FrameworkRefusal extends GatewayError {
   }
 }
 
+/** The part of a request each validation context of Fastify checks. */
+const VALIDATED: Record<string, (request: FastifyRequest) => unknown> = {
+  body: (request) => request.body, params: (request) => request.params, querystring: (request) => request.query, headers: (request) => request.headers,
+};
+
 /** Fastify's own errors as the gateway's coded errors; undefined for anything else. */
-function fromFramework(error: FastifyError & { validation?: AjvError[]; validationContext?: string }): GatewayError | undefined {
-  if (error.validation && error.validation[0]) return fromValidation(error.validation[0], error.validationContext ?? 'body');
+function fromFramework(error: FastifyError & { validation?: AjvError[]; validationContext?: string }, request: FastifyRequest): GatewayError | undefined {
+  if (error.validation && error.validation[0]) {
+    const context = error.validationContext ?? 'body';
+    return fromValidation(error.validation[0], context, VALIDATED[context]?.(request));
+  }
   if (error.code?.startsWith('FST_BASIC_AUTH')) return new AuthenticationFailed();
   const framework = FRAMEWORK_ERRORS[error.code ?? ''];
   if (framework) return new FrameworkRefusal(framework[0], framework[1], error.code);
@@ -145,7 +175,7 @@ function render(coded: GatewayError, error: unknown, request: FastifyRequest, re
 export function renderError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply, write: ErrorWriter = send) {
   // An error of the store that no adapter translated (a statement the read models run on the event
   // store's connection) is translated by the store's own function, which app.ts hands in.
-  const coded = error instanceof GatewayError ? error : fromFramework(error as FastifyError) ?? request.server.storeErrors?.(error);
+  const coded = error instanceof GatewayError ? error : fromFramework(error as FastifyError, request) ?? request.server.storeErrors?.(error);
   // An unreachable store says less than a store that cannot write: the fault, while it lasts, wins.
   if (coded && !(coded instanceof StoreUnreachable)) return render(coded, error, request, reply, write);
   // A store that cannot write (full disk, read-only or corrupt file, I/O error, failed sync):

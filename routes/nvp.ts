@@ -58,7 +58,7 @@ function validated(request: FastifyRequest, schema: TSchema, value: unknown, con
   const validate = request.compileValidationSchema(schema);
   if (!validate(value)) {
     const first = validate.errors?.[0];
-    if (first) throw fromValidation(first as unknown as Parameters<typeof fromValidation>[0], context);
+    if (first) throw fromValidation(first as unknown as Parameters<typeof fromValidation>[0], context, value);
   }
 }
 
@@ -114,7 +114,7 @@ const nvp: FastifyPluginAsync = async (app) => {
   app.post('/api/nvp/version/:version', {
     schema: {
       summary: 'NVP: every operation, chosen by apiOperation',
-      description: 'A form of dotted fields (apiOperation, merchant, apiUsername merchant.<merchantId>, apiPassword, order.id, ...); the answer is the same pairs. See docs/operations.md, "NVP".',
+      description: 'A form of dotted fields (apiOperation, merchant, apiUsername merchant.<merchantId>, apiPassword, order.id, ...; list items numbered from 0: interaction.tokens[0], ...); the answer is the same pairs. See docs/operations.md, "NVP".',
       tags: ['nvp'],
       params: Strict({ version: VersionParam }),
     },

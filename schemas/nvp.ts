@@ -22,7 +22,7 @@ export const nvpRequestForm = (operations: readonly string[]) => Type.Object({
   'session.id': O(S('UPDATE_SESSION and RETRIEVE_SESSION (REST: {sessionId}); in other operations, the session whose fields the request takes')),
   token: O(S('TOKENIZE of that id, RETRIEVE_TOKEN, DELETE_TOKEN (REST: {tokenid})')),
 }, {
-  additionalProperties: S("every field of the REST operation's body, dotted: order.amount, order.currency, sourceOfFunds.token, sourceOfFunds.provided.card.number, ..."),
+  additionalProperties: S("every field of the REST operation's body, dotted: order.amount, order.currency, sourceOfFunds.token, sourceOfFunds.provided.card.number, ...; list items by their index from 0, without a gap: interaction.tokens[0], interaction.tokens[1], order.item[0].name"),
   description: 'A form of dotted fields (application/x-www-form-urlencoded; read as one whatever the Content-Type says)',
 });
 

@@ -157,19 +157,37 @@ export const NVP_CREDENTIALS = { merchant: M1.id, apiUsername: `merchant.${M1.id
 /** Plausible values of NVP's fields that are REST's path parameters (as fill gives the path's). */
 const NVP_IDS: Record<string, string> = { 'order.id': '10000000001', 'transaction.id': '1', 'session.id': `SESSION${'0'.repeat(24)}`, token: '1' };
 
+/**
+ * The items before each list item of a dotted path, each with the rest of the path (its own lists
+ * at [0]): `a[1].b[2].c` needs `a[0].b[0].c`, `a[1].b[0].c` and `a[1].b[1].c`, as NVP's lists
+ * are numbered from 0 without a gap (a JSON list may leave items out: they are null).
+ */
+export function earlierItems(path: string): string[] {
+  const earlier: string[] = [];
+  for (const index of path.matchAll(/\[(\d+)\]/g)) {
+    const head = path.slice(0, index.index);
+    const tail = path.slice(index.index + index[0].length).replace(/\[\d+\]/g, '[0]');
+    for (let i = 0; i < Number(index[1]); i++) earlier.push(`${head}[${i}]${tail}`);
+  }
+  return earlier;
+}
+
 /** The body before any field is set: the apiOperation that selects it, on a route of several bodies. */
 const bodyOf = (op: Operation): Record<string, unknown> => (op.selects ? { apiOperation: op.selects[0] } : {});
 
 /**
  * The operation requested at `url` with one field set: in a JSON body (`field` a dotted path), or
  * for an NVP operation as a form field of that (dotted) name, beside its apiOperation, credentials
- * and ids.
+ * and ids (and, for a list item, the items before it).
  */
 export function requestOf(op: Operation, url: string, field?: string, value?: string) {
   if (op.nvp) {
     const fields: Record<string, string> = { apiOperation: op.nvp.apiOperation, ...NVP_CREDENTIALS };
     for (const id of op.nvp.idFields) fields[id] = NVP_IDS[id] ?? '1';
-    if (field !== undefined) fields[field] = value ?? '';
+    if (field !== undefined) {
+      for (const item of earlierItems(field)) fields[item] = 'x';
+      fields[field] = value ?? '';
+    }
     return { method: 'POST' as const, url, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams(fields).toString() };
   }
   return {
@@ -184,7 +202,9 @@ export function restTwin(op: Operation & { nvp: NonNullable<Operation['nvp']> },
   const ids = Object.fromEntries(Object.entries(NVP_FIELD).map(([param, name]) => [param, NVP_IDS[name] as string]));
   // POST .../session's apiOperation names Initiate Checkout: Create Session's body has none.
   const body = rest.bodyStrings.includes('apiOperation') && apiOperation !== 'CREATE_SESSION' ? { apiOperation } : {};
-  return { method: rest.method as 'PUT', url: fill(rest.path, ids), headers: { authorization: authFor(rest.path) }, payload: withField(body, field, value) };
+  // The items before a list item, as requestOf sends them in NVP.
+  const items = earlierItems(field).reduce((b: Record<string, unknown>, item) => withField(b, item, 'x'), body);
+  return { method: rest.method as 'PUT', url: fill(rest.path, ids), headers: { authorization: authFor(rest.path) }, payload: withField(items, field, value) };
 }
 
 /** Body members that name a stream: a NUL there is refused as in a parameter. */
