@@ -250,7 +250,9 @@ export function mergeSlices(slices: readonly Slice[], connections: number): RunS
   if (first === undefined) throw new Error('bench: no slice to merge');
   // (autocannon's own merge of raw results; its type declarations do not list it.)
   const aggregate = (autocannon as unknown as { aggregateResult(results: autocannon.Result[], options: { url: string; connections: number }): autocannon.Result }).aggregateResult;
-  const result = aggregate(slices.map((s) => s.raw), { url: first.url, connections });
+  // Its merge adds the later results' status counts into the first result's own objects: it is
+  // given copies, so that merging the same slices again (or in another set) counts each once.
+  const result = aggregate(slices.map((s) => ({ ...s.raw, statusCodeStats: structuredClone(s.raw.statusCodeStats) })), { url: first.url, connections });
   const raws = slices.map((s) => s.raw as autocannon.Result & { totalCompletedRequests: number; '2xx': number });
   const durationSec = raws.reduce((sum, r) => sum + (Number(r.duration) || 0), 0);
   const ok = raws.reduce((sum, r) => sum + r['2xx'], 0);
