@@ -1,9 +1,12 @@
 // The stores compared (`npm run bench -- --store postgres`): tokengate on SQLite and on PostgreSQL,
-// each with 1 and 2 worker processes (WORKERS, cluster.ts), and two durable floors on PostgreSQL
-// (bench/floor.mjs with bench/floor-postgres.mjs: one transaction per pay, and group commit), all
-// started at once, each in its own process, measured on the same scenarios slice by slice, the
-// targets taking turns (the VM's speed moves within a minute: a ratio is only good between runs
-// made side by side). PostgreSQL is a throwaway server from the machine's packages
+// each with 1 and 2 worker processes (WORKERS, cluster.ts); two independent tokengate processes on
+// PostgreSQL (WORKERS=1 each, each its own database, loaded at the same time with half the
+// connections each: they share nothing but the cores and the server, the most any 2-worker design
+// reaches here); and two durable floors on PostgreSQL (bench/floor.mjs with
+// bench/floor-postgres.mjs: one transaction per pay, and group commit), all started at once, each
+// in its own process, measured on the same scenarios slice by slice, the targets taking turns (the
+// VM's speed moves within a minute: a ratio is only good between runs made side by side).
+// PostgreSQL is a throwaway server from the machine's packages
 // (scripts/postgres-server.ts, as the tests start it: fsync on), a database per target, stopped and
 // removed at the end. What else ran on the machine meanwhile is measured too (/proc/stat: its CPU
 // outside the bench's processes). After the runs each target is stopped and its store checked: every
@@ -22,6 +25,8 @@ import { postgresBinaries, startPostgres, type RunningPostgres } from '../script
 export const STORES = ['sqlite', 'postgres'] as const;
 export type StoreName = (typeof STORES)[number];
 export const WORKER_COUNTS = [1, 2] as const;
+/** Independent WORKERS=1 processes on PostgreSQL measured as one target, beside WORKERS=2. */
+export const INDEPENDENT = 2;
 /** The PostgreSQL floors: one transaction per append, and the appends of a turn in one (bench/floor-postgres.mjs). */
 export const FLOOR_MODES = ['naive', 'group'] as const;
 export type FloorMode = (typeof FLOOR_MODES)[number];
@@ -55,6 +60,17 @@ export interface StoreConfigResult {
   durability: Durability;
 }
 
+/** Independent tokengate processes on PostgreSQL, loaded at once, measured as one target. */
+export interface IndependentResult {
+  store: 'postgres';
+  /** How many (each WORKERS=1, each its own database on the same server, its own token pool and workload; the connections split evenly). */
+  processes: number;
+  /** req/s summed over the processes, latency of every response of them all, CPU per 2xx of them all and of the PostgreSQL server. */
+  scenarios: Array<{ name: ScenarioName; tokengate: StoreRun }>;
+  /** Each process: spawn → ready, exit code, its own store's durability check. */
+  parts: Array<{ startMs: number; exitCode: number | null; durability: Durability }>;
+}
+
 export interface FloorResult {
   mode: FloorMode;
   scenarios: Array<{ name: ScenarioName; floor: StoreRun }>;
@@ -75,6 +91,10 @@ export interface Comparison {
   postgresOverGroupFloor: number;
   /** tokengate on PostgreSQL: 2 workers ÷ 1. */
   twoWorkersOverOne: number;
+  /** Two independent WORKERS=1 processes on PostgreSQL (req/s summed) ÷ one: what two processes can reach here. */
+  independentOverOne: number;
+  /** tokengate on PostgreSQL, 2 workers ÷ two independent processes: WORKERS=2 against what it could reach. */
+  twoWorkersOverIndependent: number;
 }
 
 export interface StoresResult {
@@ -82,6 +102,7 @@ export interface StoresResult {
   postgres: { version: string; binaries: string; dir: string };
   slices: number;
   configs: StoreConfigResult[];
+  independent: IndependentResult;
   floors: FloorResult[];
   load: ScenarioLoad[];
   comparisons: Comparison[];
@@ -146,6 +167,13 @@ interface Target {
 interface Gateway extends Target { store: StoreName; workers: number; startMs: number; url: string | undefined; dbPath: string }
 interface Floor extends Target { mode: FloorMode; url: string }
 
+/** What takes a turn: one target, or independent ones loaded at the same time, the connections split between them. */
+interface Group { label: string; usesPostgres: boolean; parts: readonly Target[] }
+const alone = (target: Target): Group => ({ label: target.label, usesPostgres: target.usesPostgres, parts: [target] });
+
+/** The `k`th of `n` targets loaded at once: its share of the connections (at least one). */
+const shareOf = (connections: number, n: number, k: number) => Math.max(1, Math.floor(connections / n) + (k < connections % n ? 1 : 0));
+
 /** The pool of tokens and the repeated payment, through the API of a started gateway. */
 async function setUp(port: number, what: string): Promise<{ ledger: Ledger; pool: string[]; seed: Target['seed']; tokenText: string }> {
   const ledger = new Ledger();
@@ -166,17 +194,19 @@ async function setUp(port: number, what: string): Promise<{ ledger: Ledger; pool
   return { ledger, pool, seed, tokenText };
 }
 
-async function startGateway(options: StoresOptions, store: StoreName, workers: number, server: RunningPostgres | undefined, merchantsFile: string): Promise<Gateway> {
-  const dir = join(options.workDir, `${store}-${workers}`);
+/** tokengate on a fresh store of its own; `part`: the how-manieth of the independent processes (its own folder and database). */
+async function startGateway(options: StoresOptions, store: StoreName, workers: number, server: RunningPostgres | undefined, merchantsFile: string, part?: number): Promise<Gateway> {
+  const name = part === undefined ? String(workers) : `independent_${part}`;
+  const dir = join(options.workDir, `${store}-${name}`);
   mkdirSync(dir, { recursive: true });
   const dbPath = join(dir, 'data', 'gateway.db');
-  const url = store === 'postgres' && server ? await server.createDatabase(`bench_${workers}`) : undefined;
+  const url = store === 'postgres' && server ? await server.createDatabase(`bench_${name}`) : undefined;
   const child = startChild([join(buildDir(options.root), 'server.js')], {
     HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', MERCHANTS_FILE: merchantsFile, WORKERS: String(workers),
     EVENT_STORE: url ?? `sqlite:${dbPath}`,
   }, dir);
   const ready = await waitReady(child, 60_000);
-  const label = `${store} ×${workers}`;
+  const label = part === undefined ? `${store} ×${workers}` : `${store} independent ${part} of ${INDEPENDENT}`;
   options.log(`${label}: tokengate pid ${child.pid} on port ${ready.port}, ready in ${ready.ms} ms`);
   const { ledger, pool, seed, tokenText } = await setUp(ready.port, label);
   if (store === 'sqlite' && workers === 1) {
@@ -218,29 +248,67 @@ function machineBusyMs(): number {
   return (user + nice + system + irq + softirq + steal) * 10;
 }
 
-/** One slice of a target: its CPU (process tree) and the server's; returns the CPU the bench's processes used. */
-async function measureSlice(target: Target, name: ScenarioName, seconds: number, connections: number, server: RunningPostgres | undefined): Promise<number> {
-  const dbPid = target.usesPostgres ? server?.serverPid() : undefined;
-  const from = treeCpuMsOf(target.child.pid);
+/**
+ * One slice of a group: its targets loaded at the same time (each its share of the connections),
+ * the CPU of each one's process tree and the server's; returns the CPU the bench's processes used.
+ * The load generator's and the server's CPU over the slice is the whole group's: each target
+ * holds an equal part of it, so that the group's sums count it once.
+ */
+async function measureSlice(group: Group, name: ScenarioName, seconds: number, connections: number, server: RunningPostgres | undefined): Promise<number> {
+  const { parts } = group;
+  const dbPid = group.usesPostgres ? server?.serverPid() : undefined;
+  const from = parts.map((target) => treeCpuMsOf(target.child.pid));
   const dbFrom = dbPid === undefined ? undefined : treeCpuMsOf(dbPid);
-  const slice = await fireSlice(target.port, target.workload.requests(name, target.ledger), seconds, connections);
-  const ms = treeCpuDelta(from, treeCpuMsOf(target.child.pid));
+  const loadFrom = process.cpuUsage();
+  const slices = await Promise.all(parts.map((target, k) =>
+    fireSlice(target.port, target.workload.requests(name, target.ledger), seconds, shareOf(connections, parts.length, k))));
+  const load = process.cpuUsage(loadFrom);
+  const loadGenUs = load.user + load.system;
+  const ms = parts.map((target, k) => treeCpuDelta(from[k], treeCpuMsOf(target.child.pid)));
   const dbCpuMs = dbPid === undefined ? undefined : treeCpuDelta(dbFrom, treeCpuMsOf(dbPid));
-  if (target.child.process.exitCode !== null || target.child.process.signalCode !== null) {
-    throw new Error(`bench: ${target.label} exited (${target.child.process.exitCode ?? target.child.process.signalCode}) during '${name}':\n${target.child.output().slice(-4000)}`);
-  }
-  const list = target.taken.get(name) ?? [];
-  list.push({ ...slice, serverCpuMs: ms, dbCpuMs });
-  target.taken.set(name, list);
-  return (ms ?? 0) + (dbCpuMs ?? 0) + slice.loadGenUs / 1000;
+  parts.forEach((target, k) => {
+    if (target.child.process.exitCode !== null || target.child.process.signalCode !== null) {
+      throw new Error(`bench: ${target.label} exited (${target.child.process.exitCode ?? target.child.process.signalCode}) during '${name}':\n${target.child.output().slice(-4000)}`);
+    }
+    const list = target.taken.get(name) ?? [];
+    list.push({
+      ...(slices[k] as Slice), serverCpuMs: ms[k], loadGenUs: loadGenUs / parts.length,
+      dbCpuMs: dbCpuMs === undefined ? undefined : dbCpuMs / parts.length,
+    });
+    target.taken.set(name, list);
+  });
+  return ms.reduce<number>((sum, m) => sum + (m ?? 0), 0) + (dbCpuMs ?? 0) + loadGenUs / 1000;
 }
 
-function runOf(target: Target, name: ScenarioName, connections: number): StoreRun {
-  const slices = target.taken.get(name) ?? [];
+/**
+ * A group's run of a scenario: every slice of its targets merged (latency of every response, CPU
+ * per 2xx of them all and of the server); targets loaded at the same time add their req/s up over
+ * the same seconds (mergeSlices adds the seconds of slices taken one after another).
+ */
+function runOf(group: Group, name: ScenarioName, connections: number): StoreRun {
+  const taken = group.parts.map((target) => target.taken.get(name) ?? []);
+  const slices = taken.flat();
   const { cpuUsPerRequest, ...stats } = mergeSlices(slices, connections);
-  const ok = Math.round(stats.rps * stats.durationSec);
-  const db = slices.every((s) => s.dbCpuMs !== undefined) && target.usesPostgres ? slices.reduce((sum, s) => sum + (s.dbCpuMs ?? 0), 0) : undefined;
-  return { ...stats, cpuUsPerRequest, ...(target.usesPostgres ? { dbCpuUsPerRequest: perResponse(db, ok) } : {}) };
+  if (taken.length > 1) {
+    const each = taken.map((own) => mergeSlices(own, connections));
+    stats.rps = round(each.reduce((sum, e) => sum + e.rps, 0), 1);
+    stats.rpsAll = round(each.reduce((sum, e) => sum + e.rpsAll, 0), 1);
+    stats.durationSec = Math.max(...each.map((e) => e.durationSec));
+  }
+  const ok = slices.reduce((sum, s) => sum + s.raw['2xx'], 0);
+  const db = slices.every((s) => s.dbCpuMs !== undefined) && group.usesPostgres ? slices.reduce((sum, s) => sum + (s.dbCpuMs ?? 0), 0) : undefined;
+  return { ...stats, cpuUsPerRequest, ...(group.usesPostgres ? { dbCpuUsPerRequest: perResponse(db, ok) } : {}) };
+}
+
+/** Stops a gateway and checks its store: every acknowledged payment and token recorded, the repeated payment once. */
+async function stopAndCheck(g: Gateway, log: (line: string) => void): Promise<{ exitCode: number | null; durability: Durability }> {
+  const exitCode = await g.child.stop();
+  const durability = g.url
+    ? durabilityOf(await streamsOf(g.url, 'tokengate_events', 'PaymentRecorded'), await streamsOf(g.url, 'tokengate_events', 'TokenCreated'), g.ledger, g.seed.orderId)
+    : checkDurability(g.dbPath, g.ledger, g.seed.orderId);
+  log(`${g.label}: stopped (exit ${exitCode}); durability ${durability.ok ? 'OK' : 'FAILED'}: ` +
+    `${durability.payments.missing + durability.tokens.missing} of ${durability.payments.acknowledged + durability.tokens.acknowledged} acknowledged missing`);
+  return { exitCode, durability };
 }
 
 /** Every target started, then each scenario's slices, the targets taking turns (a rotating order). */
@@ -250,75 +318,88 @@ export async function runStores(options: StoresOptions): Promise<StoresResult> {
   const merchantsFile = join(options.workDir, 'merchants.json');
   writeFileSync(merchantsFile, JSON.stringify({ merchants: [MERCHANT] }));
   const gateways: Gateway[] = [];
+  const independent: Gateway[] = [];
   const floors: Floor[] = [];
   let server: RunningPostgres | undefined;
   try {
     server = await startPostgres();
     options.log(`PostgreSQL (${binaries}) on port ${server.port}, fsync on`);
     for (const store of STORES) for (const workers of WORKER_COUNTS) gateways.push(await startGateway(options, store, workers, server, merchantsFile));
+    for (let part = 1; part <= INDEPENDENT; part++) independent.push(await startGateway(options, 'postgres', 1, server, merchantsFile, part));
     const pool = gateways[0]?.pool ?? [];
     for (const mode of FLOOR_MODES) floors.push(await startFloor(options, mode, server, merchantsFile, pool));
-    const targets: Target[] = [...gateways, ...floors];
+    const together: Group = { label: `postgres, ${INDEPENDENT} independent`, usesPostgres: true, parts: independent };
+    const groups: Group[] = [...gateways.map(alone), together, ...floors.map(alone)];
     if (options.warmup > 0) {
       options.log(`warm-up: mixed for ${options.warmup} s on each`);
-      for (const target of targets) await fire(target.port, target.workload.requests('mixed', target.ledger), options.warmup, options.connections);
+      for (const { parts } of groups) {
+        await Promise.all(parts.map((t, k) => fire(t.port, t.workload.requests('mixed', t.ledger), options.warmup, shareOf(options.connections, parts.length, k))));
+      }
     }
     const slices = sliceCount(options.duration, options.slices ?? 5);
-    const load: ScenarioLoad[] = [];
-    for (const name of options.scenarios) {
-      options.log(`${name}: ${options.duration} s × ${options.connections} connections on each of ${targets.length} targets, in ${slices} slices taking turns`);
-      let ours = 0;
-      let busy = 0;
-      let elapsed = 0;
-      for (let slice = 0; slice < slices; slice++) {
-        for (let i = 0; i < targets.length; i++) {
-          const target = targets[(i + slice) % targets.length] as Target;
-          if (slices > 1) await sleep(SETTLE_MS);
-          const busyFrom = machineBusyMs();
-          const started = performance.now();
-          ours += await measureSlice(target, name, options.duration / slices, options.connections, server);
-          busy += machineBusyMs() - busyFrom;
-          elapsed += performance.now() - started;
-        }
-      }
-      load.push({ name, otherCores: elapsed > 0 ? round(Math.max(0, busy - ours) / elapsed, 2) : 0, loadAverage: round(loadavg()[0] ?? 0, 1) });
-      for (const target of targets) {
-        const run = runOf(target, name, options.connections);
-        options.log(`  ${target.label}: ${run.rps} req/s, p99 ${run.latencyMs.p99} ms, ${run.cpuUsPerRequest ?? '?'} µs CPU/resp` +
-          (target.usesPostgres ? ` + PostgreSQL ${run.dbCpuUsPerRequest ?? '?'} µs` : ''));
-      }
-      options.log(`  the rest of the machine: ${load.at(-1)?.otherCores} cores busy on average, load average ${load.at(-1)?.loadAverage}`);
-    }
+    const load = await runScenarios(options, groups, slices, server);
     const configs: StoreConfigResult[] = [];
     for (const g of gateways) {
-      const exitCode = await g.child.stop();
-      const durability = g.url
-        ? durabilityOf(await streamsOf(g.url, 'tokengate_events', 'PaymentRecorded'), await streamsOf(g.url, 'tokengate_events', 'TokenCreated'), g.ledger, g.seed.orderId)
-        : checkDurability(g.dbPath, g.ledger, g.seed.orderId);
-      options.log(`${g.label}: stopped (exit ${exitCode}); durability ${durability.ok ? 'OK' : 'FAILED'}: ` +
-        `${durability.payments.missing + durability.tokens.missing} of ${durability.payments.acknowledged + durability.tokens.acknowledged} acknowledged missing`);
+      const { exitCode, durability } = await stopAndCheck(g, options.log);
       configs.push({
         store: g.store, workers: g.workers, startMs: g.startMs, exitCode, durability,
-        scenarios: options.scenarios.map((name) => ({ name, tokengate: runOf(g, name, options.connections) })),
+        scenarios: options.scenarios.map((name) => ({ name, tokengate: runOf(alone(g), name, options.connections) })),
       });
     }
+    const independentResult: IndependentResult = {
+      store: 'postgres', processes: INDEPENDENT,
+      scenarios: options.scenarios.map((name) => ({ name, tokengate: runOf(together, name, options.connections) })),
+      parts: [],
+    };
+    for (const g of independent) independentResult.parts.push({ startMs: g.startMs, ...await stopAndCheck(g, options.log) });
     const floorResults: FloorResult[] = [];
     for (const f of floors) {
       const exitCode = await f.child.stop();
       const durability = await floorDurability(f);
       options.log(`${f.label}: stopped (exit ${exitCode}); durability ${durability.ok ? 'OK' : 'FAILED'}`);
-      floorResults.push({ mode: f.mode, exitCode, durability, scenarios: options.scenarios.map((name) => ({ name, floor: runOf(f, name, options.connections) })) });
+      floorResults.push({ mode: f.mode, exitCode, durability, scenarios: options.scenarios.map((name) => ({ name, floor: runOf(alone(f), name, options.connections) })) });
     }
     const version = (await query<{ server_version: string }>(server.url, 'SHOW server_version'))[0]?.server_version ?? '?';
+    const stored = [...configs, ...independentResult.parts, ...floorResults];
     return {
-      postgres: { version, binaries, dir: server.dir }, slices, configs, floors: floorResults, load,
-      comparisons: compare(options.scenarios, configs, floorResults),
-      ok: configs.every((c) => c.durability.ok && c.exitCode === 0) && floorResults.every((f) => f.durability.ok && f.exitCode === 0),
+      postgres: { version, binaries, dir: server.dir }, slices, configs, independent: independentResult, floors: floorResults, load,
+      comparisons: compare(options.scenarios, configs, independentResult, floorResults),
+      ok: stored.every((c) => c.durability.ok && c.exitCode === 0),
     };
   } finally {
-    for (const target of [...gateways, ...floors]) await target.child.stop(5_000);
+    for (const target of [...gateways, ...independent, ...floors]) await target.child.stop(5_000);
     await server?.stop();
   }
+}
+
+/** Each scenario: its seconds in slices, the groups taking turns; what else the machine did meanwhile. */
+async function runScenarios(options: StoresOptions, groups: readonly Group[], slices: number, server: RunningPostgres): Promise<ScenarioLoad[]> {
+  const load: ScenarioLoad[] = [];
+  for (const name of options.scenarios) {
+    options.log(`${name}: ${options.duration} s × ${options.connections} connections on each of ${groups.length} targets, in ${slices} slices taking turns`);
+    let ours = 0;
+    let busy = 0;
+    let elapsed = 0;
+    for (let slice = 0; slice < slices; slice++) {
+      for (let i = 0; i < groups.length; i++) {
+        const group = groups[(i + slice) % groups.length] as Group;
+        if (slices > 1) await sleep(SETTLE_MS);
+        const busyFrom = machineBusyMs();
+        const started = performance.now();
+        ours += await measureSlice(group, name, options.duration / slices, options.connections, server);
+        busy += machineBusyMs() - busyFrom;
+        elapsed += performance.now() - started;
+      }
+    }
+    load.push({ name, otherCores: elapsed > 0 ? round(Math.max(0, busy - ours) / elapsed, 2) : 0, loadAverage: round(loadavg()[0] ?? 0, 1) });
+    for (const group of groups) {
+      const run = runOf(group, name, options.connections);
+      options.log(`  ${group.label}: ${run.rps} req/s, p99 ${run.latencyMs.p99} ms, ${run.cpuUsPerRequest ?? '?'} µs CPU/resp` +
+        (group.usesPostgres ? ` + PostgreSQL ${run.dbCpuUsPerRequest ?? '?'} µs` : ''));
+    }
+    options.log(`  the rest of the machine: ${load.at(-1)?.otherCores} cores busy on average, load average ${load.at(-1)?.loadAverage}`);
+  }
+  return load;
 }
 
 /** A floor's table after it stopped: every pay and token it acknowledged is a row (floor.mjs's streams). */
@@ -338,9 +419,10 @@ async function floorDurability(floor: Floor): Promise<FloorDurability> {
   };
 }
 
-function compare(scenarios: readonly ScenarioName[], configs: readonly StoreConfigResult[], floors: readonly FloorResult[]): Comparison[] {
+function compare(scenarios: readonly ScenarioName[], configs: readonly StoreConfigResult[], independent: IndependentResult, floors: readonly FloorResult[]): Comparison[] {
   const rps = (store: StoreName, workers: number, name: ScenarioName) =>
     configs.find((c) => c.store === store && c.workers === workers)?.scenarios.find((s) => s.name === name)?.tokengate.rps ?? 0;
+  const independentRps = (name: ScenarioName) => independent.scenarios.find((s) => s.name === name)?.tokengate.rps ?? 0;
   const floorRps = (mode: FloorMode, name: ScenarioName) => floors.find((f) => f.mode === mode)?.scenarios.find((s) => s.name === name)?.floor.rps ?? 0;
   const ratio = (a: number, b: number) => (b > 0 ? round(a / b, 2) : 0);
   return scenarios.map((name) => ({
@@ -349,6 +431,8 @@ function compare(scenarios: readonly ScenarioName[], configs: readonly StoreConf
     postgresOverNaiveFloor: ratio(rps('postgres', 1, name), floorRps('naive', name)),
     postgresOverGroupFloor: ratio(rps('postgres', 1, name), floorRps('group', name)),
     twoWorkersOverOne: ratio(rps('postgres', 2, name), rps('postgres', 1, name)),
+    independentOverOne: ratio(independentRps(name), rps('postgres', 1, name)),
+    twoWorkersOverIndependent: ratio(rps('postgres', 2, name), independentRps(name)),
   }));
 }
 
@@ -360,6 +444,9 @@ export function storesTable(result: StoresResult): Array<Array<string | number>>
     run.cpuUsPerRequest ?? '?', run.dbCpuUsPerRequest ?? '', i === 0 ? (ok ? 'OK' : 'FAILED') : '',
   ]));
   for (const c of result.configs) add(`tokengate, ${c.store} ×${c.workers}`, c.scenarios.map((s) => ({ name: s.name, run: s.tokengate })), c.durability.ok);
+  const { independent } = result;
+  add(`tokengate, ${independent.store} ×1, ${independent.processes} independent`, independent.scenarios.map((s) => ({ name: s.name, run: s.tokengate })),
+    independent.parts.every((p) => p.durability.ok));
   for (const f of result.floors) add(`floor, PostgreSQL ${f.mode}`, f.scenarios.map((s) => ({ name: s.name, run: s.floor })), f.durability.ok);
   return rows;
 }

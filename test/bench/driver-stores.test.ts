@@ -1,9 +1,10 @@
 // The driver's `--store postgres` works (not how fast anything is): a tiny run of the mixed scenario
 // against tokengate on SQLite and on a throwaway PostgreSQL (test/helpers/postgres.ts), 1 and 2
-// workers each, and the two PostgreSQL floors, gives every target's numbers, the ratios side by
-// side, and a passed durability check of each store.
+// workers each, two independent one-worker processes on PostgreSQL loaded at once, and the two
+// PostgreSQL floors, gives every target's numbers, the ratios side by side, and a passed durability
+// check of each store.
 // Skipped, and said so, without PostgreSQL; without it the driver says so in one line and exits 1.
-// Its own file (not driver.test.ts): four gateways and a server start here, tens of seconds on a busy machine.
+// Its own file (not driver.test.ts): six gateways and a server start here, tens of seconds on a busy machine.
 // Runs the test build's server.js (test/helpers/build.ts, TOKENGATE_DIST); the driver itself runs from source.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -15,7 +16,7 @@ import { budget, slowdown } from '../helpers/slowdown.js';
 
 const finite = (value: unknown) => typeof value === 'number' && Number.isFinite(value);
 
-t.test('--store postgres: SQLite and PostgreSQL, 1 and 2 workers, the PostgreSQL floors, every acknowledged event in each store', async (t) => {
+t.test('--store postgres: SQLite and PostgreSQL, 1 and 2 workers, 2 independent, the PostgreSQL floors, every acknowledged event in each store', async (t) => {
   if (!postgresAvailable()) {
     console.error(`\n*** ${SKIP_MESSAGE} ***\n`);
     t.skip(SKIP_MESSAGE, () => {}); // a skipped subtest's function is never called
@@ -52,6 +53,29 @@ t.test('--store postgres: SQLite and PostgreSQL, 1 and 2 workers, the PostgreSQL
     t.ok(c.durability.payments.acknowledged > 1 && c.durability.tokens.acknowledged > 0, `${where}: payments and tokens acknowledged`);
     t.equal(c.durability.retries.seedOrderEvents, 1, `${where}: the set-up payment recorded once`);
   }
+  const { independent } = stores;
+  t.equal(independent.processes, 2, 'two independent processes on PostgreSQL');
+  t.same(independent.scenarios.map((s) => s.name), ['mixed'], 'independent: the scenarios');
+  const together = independent.scenarios[0]?.tokengate;
+  t.ok(together && together.rps > 0 && together.errors + together.timeouts === 0, `independent: ${together?.rps} req/s, no errors`);
+  t.ok(finite(together?.cpuUsPerRequest) && (together?.cpuUsPerRequest ?? 0) > 0, 'independent: both processes\' CPU per response');
+  t.ok(finite(together?.dbCpuUsPerRequest), `independent: the PostgreSQL server's CPU per response ${together?.dbCpuUsPerRequest} µs`);
+  t.equal(independent.parts.length, 2, 'independent: each process checked');
+  const acknowledged = independent.parts.map((p) => p.durability.payments.acknowledged);
+  for (const [k, p] of independent.parts.entries()) {
+    const where = `independent process ${k + 1}`;
+    t.equal(p.exitCode, 0, `${where}: stopped cleanly`);
+    t.ok(p.durability.ok, `${where}: every acknowledged payment and token is in its own database`);
+    t.ok(p.durability.payments.acknowledged > 1 && p.durability.tokens.acknowledged > 0, `${where}: loaded (${p.durability.payments.acknowledged} payments acknowledged)`);
+    t.equal(p.durability.retries.seedOrderEvents, 1, `${where}: its set-up payment recorded once`);
+  }
+  // req/s summed: both were loaded over the same seconds, so their 2xx add up over those seconds
+  // (mixed: 4 pays in 5 answers, so the pays alone are 0.8 of it; were the seconds of both added,
+  // as for slices taken one after another, it would be 0.625 of them).
+  const alone = stores.configs.find((c) => c.store === 'postgres' && c.workers === 1)?.scenarios[0]?.tokengate.durationSec ?? 0;
+  t.ok((together?.durationSec ?? Infinity) < 1.5 * alone, `independent: measured over the same seconds as one target (${together?.durationSec} s; one worker's ${alone} s)`);
+  const paysPerSecond = acknowledged.reduce((a, b) => a + b, 0) / (together?.durationSec ?? 1);
+  t.ok((together?.rps ?? 0) > 0.9 * paysPerSecond, `independent: req/s summed (${together?.rps}; both processes' acknowledged pays ${Math.round(paysPerSecond)}/s)`);
   t.same(stores.floors.map((f) => f.mode), ['naive', 'group'], 'both PostgreSQL floors');
   for (const f of stores.floors) {
     const run = f.scenarios[0]?.floor;
@@ -62,14 +86,16 @@ t.test('--store postgres: SQLite and PostgreSQL, 1 and 2 workers, the PostgreSQL
   }
   const [comparison] = stores.comparisons;
   t.equal(comparison?.name, 'mixed');
-  for (const key of ['postgresOverSqlite', 'postgresOverNaiveFloor', 'postgresOverGroupFloor', 'twoWorkersOverOne'] as const) {
+  for (const key of ['postgresOverSqlite', 'postgresOverNaiveFloor', 'postgresOverGroupFloor', 'twoWorkersOverOne', 'independentOverOne', 'twoWorkersOverIndependent'] as const) {
     t.ok(finite(comparison?.[key]) && (comparison?.[key] ?? 0) > 0, `side by side: ${key} ${comparison?.[key]}`);
   }
   t.ok(finite(stores.load[0]?.otherCores) && finite(stores.load[0]?.loadAverage), 'what else the machine did is measured');
-  t.ok(['pay on PostgreSQL ÷ on SQLite', 'pay on PostgreSQL ÷ naive floor', 'pay on PostgreSQL, 2 workers ÷ 1'].every((name) => written.targets.some((target) => target.name === name)),
+  t.ok(['pay on PostgreSQL ÷ on SQLite', 'pay on PostgreSQL ÷ naive floor', 'pay on PostgreSQL, 2 workers ÷ 1', 'pay on PostgreSQL, 2 workers ÷ 2 independent'].every((name) => written.targets.some((target) => target.name === name)),
     'the stores\' targets are evaluated');
   t.ok(stores.ok);
-  t.equal(written.targets.find((target) => target.name === 'durability')?.met, true, 'the durability target is met');
+  const durability = written.targets.find((target) => target.name === 'durability');
+  t.equal(durability?.met, true, 'the durability target is met');
+  t.match(durability?.measured, /postgres independent 1: 0 of \d+ missing; postgres independent 2: 0 of \d+ missing/, 'both independent stores in the durability target');
   t.ok(stores.postgres.dir.includes('tokengate-pg-') && !existsSync(stores.postgres.dir), `the PostgreSQL server is stopped and its folder removed (${stores.postgres.dir})`);
 });
 
