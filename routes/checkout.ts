@@ -3,7 +3,8 @@
 // the card the hosted fields put into the session, or a stored token), POST .../acs-return (the
 // ACS's form post after a 3-D Secure challenge: a 303 on to the merchant or back to the page; for
 // the embedded page, to /checkout/entry/{sessionId}/return in the challenge's frame), POST
-// .../cancel; and GET /pbl/{paymentLinkId}, a payment link's address (302 to its page). No
+// .../cancel; and GET /pbl/{paymentLinkId}, a payment link's address (302 to its page, or to its
+// errorUrl once used up or expired). No
 // credentials, as on the real gateway: the session id the merchant handed the payer's browser is
 // what the page holds. An unknown session is 404 with the gateway's error body; a request another
 // site's page sends is refused (Sec-Fetch-Site), and nothing here is cached.
