@@ -3,7 +3,8 @@
 // the card the hosted fields put into the session, or a stored token), POST .../acs-return (the
 // ACS's form post after a 3-D Secure challenge: a 303 on to the merchant or back to the page; for
 // the embedded page, to /checkout/entry/{sessionId}/return in the challenge's frame), POST
-// .../cancel; and GET /pbl/{paymentLinkId}, a payment link's address (302 to its page). No
+// .../cancel; and GET /pbl/{paymentLinkId}, a payment link's address (302 to its page, or to its
+// errorUrl once used up or expired). No
 // credentials, as on the real gateway: the session id the merchant handed the payer's browser is
 // what the page holds. An unknown session is 404 with the gateway's error body; a request another
 // site's page sends is refused (Sec-Fetch-Site), and nothing here is cached.
@@ -13,7 +14,7 @@ import { Type } from '@sinclair/typebox';
 import { errorBody } from '../plugins/errors.js';
 import { AcsReturnQuery, CheckoutCancelBody, CheckoutParams, CheckoutPayBody, LinkParams } from '../schemas/checkout.js';
 import { findCheckout, sessionOfLink } from '../services/session/checkout-lookup.js';
-import { cancelCheckout, showCheckout } from '../services/session/checkout-page.js';
+import { cancelCheckout, linkDestination, showCheckout } from '../services/session/checkout-page.js';
 import { checkoutAcsReturn, payCheckout, type PayerContext } from '../services/session/checkout-payment.js';
 import { fromElsewhere } from './hosted-session.js';
 import { originOf } from './transactions.js';
@@ -44,7 +45,7 @@ const checkout: FastifyPluginAsyncTypebox = async (app) => {
     schema: { hide: true, summary: 'Hosted Checkout: pay', params: CheckoutParams, body: Type.Optional(CheckoutPayBody) },
   }, async (request, reply) => {
     if (refuseElsewhere(request, reply)) return reply;
-    const next = await payCheckout(app.gateway, request.params.sessionId, request.body?.token, payerOf(request, request.body?.embedded === true));
+    const next = await payCheckout(app.gateway, request.params.sessionId, request.body ?? {}, payerOf(request, request.body?.embedded === true));
     if (!next) return notFound(reply, 'checkout session', 'sessionId');
     return reply.header('cache-control', 'no-store').send(next);
   });
@@ -83,7 +84,7 @@ const checkout: FastifyPluginAsyncTypebox = async (app) => {
     const sessionId = sessionOfLink(request.params.paymentLinkId);
     const found = sessionId === undefined ? undefined : await findCheckout(app.gateway, sessionId);
     if (!found?.state.checkout.paymentLink) return notFound(reply, 'payment link', 'paymentLinkId');
-    return reply.code(302).header('location', `/checkout/pay/${encodeURIComponent(found.state.checkout.sessionId)}`).header('cache-control', 'no-store').send();
+    return reply.code(302).header('location', linkDestination(app.gateway, found)).header('cache-control', 'no-store').send();
   });
 };
 

@@ -34,11 +34,11 @@ export const TokenizeParams = Strict({
   tokenid: Pattern(1, 40, '^[0-9A-Za-z]+$', 'characters 0-9 a-z A-Z'),
 });
 
-const Email = () => Pattern(4, 256, "^[^\\s@\"(),:;<>\\[\\]\\\\]+@[^\\s@\"(),:;<>\\[\\]\\\\]+\\.[^\\s@\"(),:;<>\\[\\]\\\\]+$", 'an email address');
+export const Email = () => Pattern(4, 256, "^[^\\s@\"(),:;<>\\[\\]\\\\]+@[^\\s@\"(),:;<>\\[\\]\\\\]+\\.[^\\s@\"(),:;<>\\[\\]\\\\]+$", 'an email address');
 // ITU-T E.123 international notation: '+', a 1-3 digit country code, a space, the national
 // number (single spaces allowed); at most 15 digits in total (the lookahead).
 const Telephone = () => Pattern(4, 20, '^(?=(?:[^0-9]*[0-9]){1,15}[^0-9]*$)\\+[0-9]{1,3} [0-9]+( [0-9]+)*$', 'an ITU-T E.123 telephone number such as +1 2125551234, at most 15 digits');
-const PostcodeZip = () => Pattern(1, 10, '^[0-9A-Za-z -]+$', "characters 0-9 a-z A-Z ' ' '-'");
+export const PostcodeZip = () => Pattern(1, 10, '^[0-9A-Za-z -]+$', "characters 0-9 a-z A-Z ' ' '-'");
 const BankAccountNumber = (min: number, max: number) => Pattern(min, max, '^[0-9A-Za-z /-]+$', "characters 0-9 a-z A-Z ' ' '-' '/'");
 
 const Address = (stateProvinceCode: boolean, company: boolean) => Strict({

@@ -1,6 +1,7 @@
 // The commands of the order aggregate (one order stream: version 3's Pay with token and the order
 // API's transactions share it) and what deciding a transaction gives (order.ts decide). Pure
 // data: the acquirer's references and the time are in each command.
+import type { PayerDetails } from '../payer-details.js';
 import type { ApiOperation, AuthenticationOperation, CardHolder, OrderEvent, OrderSource, PayerRequest, PaymentRecorded, PaymentStarted, StoredCard } from '../events.js';
 import type { MerchantRule } from '../merchant-rules.js';
 import type { ChallengeOption } from './authentication-cards.js';
@@ -82,6 +83,8 @@ export interface Initiating<Type extends 'PAY' | 'AUTHORIZE' | 'VERIFY' = 'PAY' 
   authenticationTransactionId?: string | undefined;
   /** Made by the gateway's payment page (Hosted Checkout), not by a request of the merchant. */
   entryPoint?: 'CHECKOUT' | undefined;
+  /** The payment page's: the payer's billing address, email and shipping address (interaction.displayControl). */
+  payer?: PayerDetails | undefined;
 }
 
 /** CAPTURE, REFUND: transaction.amount of the order's authorized (captured) amount. */

@@ -1,5 +1,6 @@
 // The order aggregate's events (payments, their outcome resolved later) and the holds of a
 // transaction.reference: every decision of the simulator inside, so replay never re-runs it.
+import type { PayerDetails } from '../payer-details.js';
 import type { Brand, FundingMethod, Scheme } from '../card.js';
 import type { CardExpiry } from '../token/events.js';
 import type { CscResponse, AvsResponse, PayResult } from './test-acquirer.js';
@@ -191,6 +192,8 @@ export interface OrderTransactionRecorded {
     authentication?: PaymentAuthentication;
     /** CHECKOUT: made by the gateway's payment page (Hosted Checkout); absent: by the merchant's request (WEB_SERVICES_API). */
     gatewayEntryPoint?: 'CHECKOUT';
+    /** The payment page's: billing.address, customer.email, shipping.address, shown as sent. */
+    payer?: PayerDetails;
     outcome: PaymentOutcome;
     /** The rule that chose the outcome, in words (payment-outcome.ts; a capture, refund or void: the order's totals). */
     decidedBy?: string;

@@ -187,6 +187,7 @@ function recorded(state: OrderState, c: PaymentCommand, facts: Facts): OrderTran
     ...(facts.rule !== undefined ? { rule: facts.rule } : {}),
     ...(facts.authentication ? { authentication: facts.authentication } : {}),
     ...('entryPoint' in c && c.entryPoint ? { gatewayEntryPoint: c.entryPoint } : {}),
+    ...('payer' in c && c.payer ? { payer: c.payer } : {}),
     outcome: facts.outcome,
     ...(facts.decidedBy !== undefined ? { decidedBy: facts.decidedBy } : {}),
     orderStatus: facts.orderStatus,

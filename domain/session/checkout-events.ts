@@ -4,6 +4,7 @@
 // authentication begun for an attempt, an attempt declined, the checkout completed (the payer
 // sent back to the merchant), cancelled by the payer. The payments themselves are the order's
 // events (OrderTransactionRecorded, gatewayEntryPoint CHECKOUT).
+import type { CheckoutDisplay, PayerDetails } from '../payer-details.js';
 
 /** interaction.operation: what the payment page does with the card (NONE: only collects it into the session). */
 export type CheckoutOperation = 'PURCHASE' | 'AUTHORIZE' | 'VERIFY' | 'NONE';
@@ -33,7 +34,13 @@ export interface CheckoutInitiated {
     returnUrl?: string;
     cancelUrl?: string;
     timeoutUrl?: string;
+    /** Where the payer goes once the attempts are used up (kept only when retryAttemptCount came with it). */
+    redirectMerchantUrl?: string;
     merchantName?: string;
+    /** interaction.displayControl: what the page shows and lets the payer edit. */
+    display?: CheckoutDisplay;
+    /** The merchant's billing.address, customer.email and shipping.address: shown, and the payment's unless the payer changes them. */
+    details?: PayerDetails;
     /** Stored cards the page offers (interaction.tokens): tokens of the merchant's repository. */
     tokens?: string[];
     /** Sealed under a key of its own: the merchant's proof of success, never in clear in the log. */
@@ -43,7 +50,8 @@ export interface CheckoutInitiated {
     /** The merchant's profile runs 3-D Secure on the page (merchants file: checkout.threeDSecure). */
     threeDSecure: boolean;
     checkoutMode: 'WEBSITE' | 'PAYMENT_LINK';
-    paymentLink?: { id: string; expiryDateTime: string };
+    /** errorUrl: where the payer goes once the link is used up or expired. */
+    paymentLink?: { id: string; expiryDateTime: string; errorUrl?: string };
     initiatedAt: string;
   };
 }
@@ -64,6 +72,8 @@ export interface CheckoutAuthenticationStarted {
     challenged: boolean;
     /** The stored token the payer chose (absent: the session's card). */
     token?: string;
+    /** The payer's details the attempt's payment carries (it is made after the challenge). */
+    details?: PayerDetails;
     startedAt: string;
   };
 }

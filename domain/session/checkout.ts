@@ -3,6 +3,7 @@
 // page: OPEN until paid, finally declined (no attempt left), cancelled by the payer, or past its
 // expiry (interaction.timeout, or a payment link's expiryDateTime). Pure; time, ids and indicators passed in.
 import { InvalidRequest } from '../errors.js';
+import type { PayerDetails } from '../payer-details.js';
 import type { SessionEvent } from './events.js';
 import { evolveSession, initialSessionState, usable, type SessionState } from './session.js';
 import type {
@@ -95,13 +96,17 @@ export function decideCancel(state: CheckoutState, now: string, lifetimeMs: numb
 
 /** An authentication begun for the current attempt (recorded once per attempt). */
 export function decideAuthenticationStarted(
-  state: CheckoutState, c: { attempt: number; transactionId: string; challenged: boolean; token?: string | undefined; now: string; lifetimeMs: number },
+  state: CheckoutState,
+  c: { attempt: number; transactionId: string; challenged: boolean; token?: string | undefined; details?: PayerDetails | undefined; now: string; lifetimeMs: number },
 ): CheckoutAuthenticationStarted[] {
   if (state.authentication?.attempt === c.attempt || c.attempt !== currentAttempt(state)) return [];
   requireOpen(state, c.now, c.lifetimeMs);
   return [{
     type: 'CheckoutAuthenticationStarted',
-    data: { ...ids(state), attempt: c.attempt, transactionId: c.transactionId, challenged: c.challenged, ...(c.token === undefined ? {} : { token: c.token }), startedAt: c.now },
+    data: {
+      ...ids(state), attempt: c.attempt, transactionId: c.transactionId, challenged: c.challenged,
+      ...(c.token === undefined ? {} : { token: c.token }), ...(c.details === undefined ? {} : { details: c.details }), startedAt: c.now,
+    },
   }];
 }
 

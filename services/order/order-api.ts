@@ -4,6 +4,7 @@
 // and an order of this API with the same id are one order). Here: the request's checks the
 // schema cannot make (what each apiOperation requires, amounts as strings or JSON numbers), the
 // token looked up in the merchant's own repository, the fingerprint of the request, the answer.
+import type { PayerDetails } from '../../domain/payer-details.js';
 import { luhnValid, mask64 } from '../../domain/card.js';
 import { InvalidRequest } from '../../domain/errors.js';
 import { streams } from '../../domain/events.js';
@@ -139,11 +140,14 @@ async function commandFacts(gateway: Gateway, merchant: MerchantProfile, params:
  * to the emulator's pages there). `entryPoint`: CHECKOUT for the payments of the gateway's payment page.
  */
 export async function orderApiRequest(
-  gateway: Gateway, merchant: MerchantProfile, params: TransactionApiParams, body: TransactionBody, origin = DEFAULT_ORIGIN, entryPoint?: 'CHECKOUT',
+  gateway: Gateway, merchant: MerchantProfile, params: TransactionApiParams, body: TransactionBody, origin = DEFAULT_ORIGIN, entryPoint?: 'CHECKOUT', payer?: PayerDetails,
 ): Promise<OrderRequest<OrderApiCommand, object>> {
   const facts = await commandFacts(gateway, merchant, params, body);
-  // The payment page's payments show where they came from (gatewayEntryPoint).
-  if (entryPoint && (facts.type === 'PAY' || facts.type === 'AUTHORIZE' || facts.type === 'VERIFY')) facts.entryPoint = entryPoint;
+  // The payment page's payments show where they came from (gatewayEntryPoint), and the payer's details the page took.
+  if (entryPoint && (facts.type === 'PAY' || facts.type === 'AUTHORIZE' || facts.type === 'VERIFY')) {
+    facts.entryPoint = entryPoint;
+    if (payer) facts.payer = payer;
+  }
   const masking = maskingOf(merchant);
   const { version } = params;
   return {

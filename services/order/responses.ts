@@ -134,7 +134,9 @@ export function transactionResponse(t: OrderTransaction, order: ExistingOrder, v
   const used = paymentAuthenticationFields(t.authentication);
   return optional({
     authentication: used?.authentication,
+    billing: t.payer?.billing,
     correlationId,
+    customer: t.payer?.customer,
     gatewayEntryPoint: t.gatewayEntryPoint ?? 'WEB_SERVICES_API',
     merchant: t.merchantId,
     order: optional({
@@ -153,6 +155,7 @@ export function transactionResponse(t: OrderTransaction, order: ExistingOrder, v
     response: responseView(outcome),
     result: outcome.result,
     risk: used?.risk,
+    shipping: t.payer?.shipping,
     sourceOfFunds: sourceOfFunds(t, masking),
     timeOfRecord: t.timeOfRecord,
     transaction: optional({
@@ -184,19 +187,24 @@ export function orderResponse(
 ) {
   const { currency } = order;
   const latest = transactions[transactions.length - 1];
+  // The payer's details as the latest payment of the payment page carried them.
+  const payer = [...transactions].reverse().find((t) => t.payer !== undefined)?.payer;
   const views = [...authentications.views, ...transactions.map((t) => ({ time: t.timeOfRecord, view: transactionResponse(t, order, version, masking) as object }))];
   // Oldest first; a stable sort keeps an authentication before a payment of the same instant.
   views.sort((a, b) => (a.time < b.time ? -1 : a.time > b.time ? 1 : 0));
   return optional({
     amount: decimal(currentOrderAmount(order), currency),
     authenticationStatus: authentications.status,
+    billing: payer?.billing,
     creationTime: order.creationTime,
+    customer: payer?.customer,
     currency,
     id: order.orderId,
     lastUpdatedTime: order.lastUpdatedTime,
     merchant: order.merchantId,
     reference: order.reference,
     result: 'SUCCESS',
+    shipping: payer?.shipping,
     sourceOfFunds: latest ? sourceOfFunds(latest, masking) : undefined,
     status: order.status,
     totalAuthorizedAmount: decimal(order.totals.authorized, currency),

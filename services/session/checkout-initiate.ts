@@ -22,6 +22,7 @@ import { requestedNotificationUrl } from '../notification/body.js';
 import { missing } from '../order/card-source.js';
 import { checkNotCardNumber } from '../order/order-api.js';
 import { amountOf } from '../order/pay-request.js';
+import { checkoutDetails } from './checkout-details.js';
 import { rememberCheckout } from './checkout-lookup.js';
 import { offeredTokens } from './checkout-tokens.js';
 
@@ -78,7 +79,7 @@ function realDateTime(text: string): boolean {
 }
 
 /** checkoutMode PAYMENT_LINK: its expiry (in the future on the merchant's clock) and attempts. */
-function linkOf(version: number, body: CheckoutBody, now: string): { expiresAt: string; attempts: number } | undefined {
+function linkOf(version: number, body: CheckoutBody, now: string): { expiresAt: string; attempts: number; errorUrl?: string } | undefined {
   const link = body.paymentLink;
   if (body.checkoutMode !== 'PAYMENT_LINK') {
     if (link !== undefined) throw new InvalidRequest('Value is invalid. paymentLink is only taken with checkoutMode PAYMENT_LINK', 'paymentLink', 'UNSUPPORTED');
@@ -88,7 +89,8 @@ function linkOf(version: number, body: CheckoutBody, now: string): { expiresAt: 
   const expiry = link?.expiryDateTime === undefined ? Date.parse(now) + DEFAULT_LINK_LIFETIME_MS : Date.parse(link.expiryDateTime);
   if (!Number.isFinite(expiry) || (link?.expiryDateTime !== undefined && !realDateTime(link.expiryDateTime))) throw new InvalidRequest('Value is invalid. Expected an ISO 8601 date and time', 'paymentLink.expiryDateTime');
   if (expiry <= Date.parse(now)) throw new InvalidRequest('Value is invalid. The link\'s expiry must be in the future', 'paymentLink.expiryDateTime');
-  return { expiresAt: new Date(expiry).toISOString(), attempts: link?.numberOfAllowedAttempts ?? DEFAULT_LINK_ATTEMPTS };
+  const errorUrl = absoluteUrl(link?.errorUrl, 'paymentLink.errorUrl');
+  return { expiresAt: new Date(expiry).toISOString(), attempts: link?.numberOfAllowedAttempts ?? DEFAULT_LINK_ATTEMPTS, ...(errorUrl === undefined ? {} : { errorUrl }) };
 }
 
 /** Whether the page runs 3-D Secure: interaction.action.3DSecure, else the merchant's profile (never before version 50: no Authentication API). */
@@ -123,11 +125,15 @@ export async function initiateCheckout(gateway: Gateway, merchant: MerchantProfi
   const operation = body.interaction?.operation ?? (version < OPERATION_REQUIRED_FROM ? 'PURCHASE' : undefined);
   if (operation === undefined) throw new InvalidRequest(`Missing parameter 'interaction.operation' required from version ${OPERATION_REQUIRED_FROM}`, 'interaction.operation', 'MISSING');
   const order = orderOf(merchant, body, operation);
+  const redirect = absoluteUrl(body.interaction?.redirectMerchantUrl, 'interaction.redirectMerchantUrl');
   const urls = {
     returnUrl: absoluteUrl(body.interaction?.returnUrl, 'interaction.returnUrl'),
     cancelUrl: absoluteUrl(body.interaction?.cancelUrl, 'interaction.cancelUrl'),
     timeoutUrl: absoluteUrl(body.interaction?.timeoutUrl, 'interaction.timeoutUrl'),
+    // Acted on only with retryAttemptCount (the reference: "only if both the new variables are passed").
+    redirectMerchantUrl: body.interaction?.retryAttemptCount === undefined ? undefined : redirect,
   };
+  const shown = checkoutDetails(body);
   const tokens = await offeredTokens(gateway, merchant, body, version);
   const successIndicator = newIndicator();
   const sealed = gateway.sealer.sealNew(successIndicator);
@@ -140,7 +146,7 @@ export async function initiateCheckout(gateway: Gateway, merchant: MerchantProfi
     const created = decideCreateSession(state.session, {
       type: 'CreateSession', merchantId: merchant.id, sessionId, version: randomBytes(5).toString('hex'), now, lifetimeMs: timeoutMs,
     });
-    const paymentLink = link ? { id: `PAYLINK${digits}`, expiryDateTime: link.expiresAt } : undefined;
+    const paymentLink = link ? { id: `PAYLINK${digits}`, expiryDateTime: link.expiresAt, ...(link.errorUrl === undefined ? {} : { errorUrl: link.errorUrl }) } : undefined;
     const initiated: CheckoutInitiated = {
       type: 'CheckoutInitiated',
       data: {
@@ -149,6 +155,7 @@ export async function initiateCheckout(gateway: Gateway, merchant: MerchantProfi
         ...Object.fromEntries(Object.entries(urls).filter(([, v]) => v !== undefined)),
         ...(body.interaction?.merchant?.name === undefined ? {} : { merchantName: body.interaction.merchant.name }),
         ...(tokens === undefined ? {} : { tokens }),
+        ...shown,
         successIndicatorSealed: sealed,
         attemptsAllowed: link ? link.attempts : 1 + (body.interaction?.retryAttemptCount ?? DEFAULT_RETRIES),
         threeDSecure: runs3ds(merchant, body, version),
@@ -161,7 +168,7 @@ export async function initiateCheckout(gateway: Gateway, merchant: MerchantProfi
       events: [...created, initiated],
       answer: () => {
         rememberCheckout(sessionId, merchant.id);
-        const facts = { sessionId, version: created[0]!.data.version, successIndicator, ...(link && paymentLink ? { link: { ...link, id: paymentLink.id } } : {}) };
+        const facts = { sessionId, version: created[0]!.data.version, successIndicator, ...(link && paymentLink ? { link: { expiresAt: link.expiresAt, attempts: link.attempts, id: paymentLink.id } } : {}) };
         return answerOf(merchant, body, version, origin, facts);
       },
     };

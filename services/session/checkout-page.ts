@@ -11,6 +11,8 @@ import { handleCommand } from '../command-handler.js';
 import type { RequestMeta } from '../context.js';
 import type { Gateway } from '../gateway.js';
 import { maskingOf } from '../order/responses.js';
+import { shownDetails } from './checkout-details.js';
+import { merchantNow } from '../test-control/sandbox.js';
 import { findCheckout, type FoundCheckout } from './checkout-lookup.js';
 import { storedCards, type StoredCardView } from './checkout-tokens.js';
 
@@ -52,6 +54,9 @@ export function checkoutView(found: FoundCheckout, state: CheckoutState, now: st
     expiresAt: state.session.status === 'NONE' ? c.initiatedAt : expiresAt(state.session, lifetimeMs),
     ...(c.returnUrl === undefined ? {} : { returnUrl: c.returnUrl }),
     ...(c.cancelUrl === undefined ? {} : { cancelUrl: c.cancelUrl }),
+    ...(c.timeoutUrl === undefined ? {} : { timeoutUrl: c.timeoutUrl }),
+    ...(c.paymentLink?.errorUrl === undefined ? {} : { errorUrl: c.paymentLink.errorUrl }),
+    display: shownDetails(c),
     ...(card?.number !== undefined ? { card: { number: maskCardNumber(card.number, maskingOf(found.merchant)), ...(card.brand ? { brand: card.brand } : {}) } } : {}),
     ...(cards.length > 0 ? { storedCards: cards } : {}),
     threeDS: c.threeDSecure,
@@ -84,6 +89,17 @@ export async function cancelCheckout(gateway: Gateway, sessionId: string, meta: 
     events: decideCancel(state, now, lifetimeMs),
     answer: () => ({ url: found.state.checkout.cancelUrl ?? null }),
   }), { meta: metaOf(meta, found), ownStream: true, known: found.history });
+}
+
+/**
+ * Where a payment link sends the payer: its page; once the link is used up (declined with no
+ * attempt left) or expired, the merchant's paymentLink.errorUrl when it gave one.
+ */
+export function linkDestination(gateway: Gateway, found: FoundCheckout): string {
+  const c = found.state.checkout;
+  const status = checkoutStatus(found.state, merchantNow(gateway.sandbox, found.merchant.id), gateway.sessionExpiry.lifetimeMs);
+  const unusable = status === 'DECLINED' || status === 'EXPIRED';
+  return unusable && c.paymentLink?.errorUrl !== undefined ? c.paymentLink.errorUrl : `/checkout/pay/${encodeURIComponent(c.sessionId)}`;
 }
 
 export { metaOf };

@@ -12,6 +12,8 @@
 import { GatewayError, InvalidRequest } from '../../domain/errors.js';
 import { checkoutStatus, currentAttempt, decideAttemptOutcome, decideAuthenticationStarted, requireOpen, returnUrlOf, type CheckoutState } from '../../domain/session/checkout.js';
 import { formatAmount, minorUnits } from '../../domain/money.js';
+import type { PayerDetails } from '../../domain/payer-details.js';
+import type { CheckoutPayBody } from '../../schemas/checkout.js';
 import type { TransactionBody } from '../../schemas/transaction.js';
 import { checkoutAggregate } from '../aggregates.js';
 import { handleCommand } from '../command-handler.js';
@@ -20,13 +22,14 @@ import type { Gateway } from '../gateway.js';
 import { orderApiRequest } from '../order/order-api.js';
 import { handleOrderCommand } from '../order/order-service.js';
 import { merchantNow } from '../test-control/sandbox.js';
+import { paymentDetails } from './checkout-details.js';
 import { findCheckout, type FoundCheckout } from './checkout-lookup.js';
 import { newIndicator } from './checkout-initiate.js';
 import { explanationOf, metaOf } from './checkout-page.js';
 import { attemptFingerprint, attemptTransactionId } from './checkout-transactions.js';
 
 export type PayNext =
-  | { next: 'return'; url: string }
+  | { next: 'return'; url: string; redirect?: true }
   | { next: 'challenge'; html: string }
   | { next: 'retry'; gatewayCode: string; explanation: string; attemptsLeft: number }
   | { next: 'error'; error: { cause: string; explanation: string; field?: string; validationType?: string } };
@@ -42,10 +45,10 @@ type Answer = Record<string, unknown>;
 const at = (answer: Answer, path: string): unknown => path.split('.').reduce<unknown>((v, k) => (v !== null && typeof v === 'object' ? (v as Answer)[k] : undefined), answer);
 
 /** One transaction of the order API, made by the page on the checkout's order, fingerprinted as its attempt's (checkout-transactions.ts). */
-async function orderRequest(s: Step, transactionId: string, body: TransactionBody, requestFingerprint: string): Promise<Answer> {
+async function orderRequest(s: Step, transactionId: string, body: TransactionBody, requestFingerprint: string, details?: PayerDetails): Promise<Answer> {
   const c = s.found.state.checkout;
   const params = { version: String(c.apiVersion), merchantId: s.found.merchant.id, orderId: c.order.id, transactionId };
-  const request = await orderApiRequest(s.gateway, s.found.merchant, params, body, s.payer.origin, 'CHECKOUT');
+  const request = await orderApiRequest(s.gateway, s.found.merchant, params, body, s.payer.origin, 'CHECKOUT', details);
   const meta = { ...s.meta, ...(c.order.notificationUrl === undefined ? {} : { notificationUrl: c.order.notificationUrl }) };
   request.facts.requestFingerprint = requestFingerprint;
   return await handleOrderCommand(s.gateway, request, meta) as Answer;
@@ -66,11 +69,18 @@ const amountText = (s: Step) => {
   return formatAmount(order.amount, minorUnits(order.currency) ?? 2);
 };
 
-/** Where the payer is sent back: the merchant's returnUrl, else the gateway's own receipt, with resultIndicator and sessionVersion. */
+/**
+ * Where the payer is sent back, with resultIndicator and sessionVersion: the merchant's returnUrl,
+ * else the gateway's own receipt. Declined for good, the redirectMerchantUrl (given with
+ * retryAttemptCount), else a payment link's errorUrl, comes first: the merchant asked for the
+ * payer there whatever the page's callbacks (`redirect`).
+ */
 function returnOf(s: Step, state: CheckoutState): PayNext {
   const c = s.found.state.checkout;
   const done = state.completed!;
   const indicator = done.outcome === 'PAID' ? s.gateway.sealer.open(c.successIndicatorSealed) ?? newIndicator() : done.resultIndicator ?? newIndicator();
+  const failedTo = done.outcome === 'DECLINED' ? c.redirectMerchantUrl ?? c.paymentLink?.errorUrl : undefined;
+  if (failedTo !== undefined) return { next: 'return', url: returnUrlOf(failedTo, indicator, done.sessionVersion), redirect: true };
   const url = c.returnUrl ?? `${s.payer.origin}/checkout/receipt/${encodeURIComponent(c.sessionId)}`;
   return { next: 'return', url: returnUrlOf(url, indicator, done.sessionVersion) };
 }
@@ -96,7 +106,7 @@ async function recordOutcome(s: Step, attempt: number, outcome: { transactionId?
 }
 
 /** The payment of the attempt (naming its authentication, if any), then its outcome recorded. */
-async function payAttempt(s: Step, attempt: number, token: string | undefined, authenticationId?: string): Promise<PayNext> {
+async function payAttempt(s: Step, attempt: number, token: string | undefined, details: PayerDetails | undefined, authenticationId?: string): Promise<PayNext> {
   const c = s.found.state.checkout;
   if (c.operation === 'NONE') return recordOutcome(s, attempt, { approved: true });
   const apiOperation = OPERATIONS[c.operation];
@@ -107,18 +117,18 @@ async function payAttempt(s: Step, attempt: number, token: string | undefined, a
     ...(c.transactionReference === undefined ? {} : { transaction: { reference: c.transactionReference } }),
     ...(authenticationId === undefined ? {} : { authentication: { transactionId: authenticationId } }),
     ...sourceOf(c.sessionId, token),
-  } as TransactionBody, fingerprint);
+  } as TransactionBody, fingerprint, details);
   const gatewayCode = at(answer, 'response.gatewayCode');
   return recordOutcome(s, attempt, { transactionId, approved: answer.result === 'SUCCESS', ...(typeof gatewayCode === 'string' ? { gatewayCode } : {}) });
 }
 
 /** 3-D Secure first: Initiate Authentication, Authenticate Payer; frictionless (or a card without 3-D Secure) goes on to the payment. */
-async function authenticateThenPay(s: Step, attempt: number, token: string | undefined): Promise<PayNext> {
+async function authenticateThenPay(s: Step, attempt: number, token: string | undefined, details: PayerDetails | undefined): Promise<PayNext> {
   const c = s.found.state.checkout;
   const { id, fingerprint } = await attemptRequest(s, attempt, 'INITIATE_AUTHENTICATION', 'authentication');
   const source = sourceOf(c.sessionId, token);
   const initiated = await orderRequest(s, id, { apiOperation: 'INITIATE_AUTHENTICATION', authentication: { channel: 'PAYER_BROWSER' }, order: { currency: c.order.currency }, ...source } as TransactionBody, fingerprint);
-  if (at(initiated, 'transaction.authenticationStatus') === 'AUTHENTICATION_NOT_SUPPORTED') return payAttempt(s, attempt, token);
+  if (at(initiated, 'transaction.authenticationStatus') === 'AUTHENTICATION_NOT_SUPPORTED') return payAttempt(s, attempt, token, details);
   const redirectResponseUrl = `${s.payer.origin}/checkout/api/${encodeURIComponent(c.sessionId)}/acs-return${s.payer.embedded ? '?page=entry' : ''}`;
   const payer = await orderRequest(s, id, {
     apiOperation: 'AUTHENTICATE_PAYER', authentication: { redirectResponseUrl }, order: { amount: amountText(s), currency: c.order.currency },
@@ -127,9 +137,9 @@ async function authenticateThenPay(s: Step, attempt: number, token: string | und
   const challenged = payer.result === 'PENDING';
   const lifetimeMs = s.gateway.sessionExpiry.lifetimeMs;
   await handleCommand(s.gateway, s.found.stream, checkoutAggregate, (state, { now }) => ({
-    events: decideAuthenticationStarted(state, { attempt, transactionId: id, challenged, token, now, lifetimeMs }), answer: () => undefined,
+    events: decideAuthenticationStarted(state, { attempt, transactionId: id, challenged, token, details, now, lifetimeMs }), answer: () => undefined,
   }), { meta: s.meta, ownStream: true });
-  if (!challenged) return payAttempt(s, attempt, token, id);
+  if (!challenged) return payAttempt(s, attempt, token, details, id);
   const html = at(payer, 'authentication.redirect.html') ?? at(payer, 'authentication.redirectHtml');
   return { next: 'challenge', html: typeof html === 'string' ? html : '' };
 }
@@ -154,7 +164,8 @@ function stepOf(gateway: Gateway, found: FoundCheckout, payer: PayerContext): St
  * with no attempt left) answers as that payment did: a second click, or the retry of a request
  * whose answer was lost, reads the record and pays nothing. Cancelled or expired, it is refused (400).
  */
-export async function payCheckout(gateway: Gateway, sessionId: string, token: string | undefined, payer: PayerContext): Promise<PayNext | undefined> {
+export async function payCheckout(gateway: Gateway, sessionId: string, request: CheckoutPayBody, payer: PayerContext): Promise<PayNext | undefined> {
+  const { token } = request;
   const found = await findCheckout(gateway, sessionId);
   if (!found) return undefined;
   const { state, merchant } = found;
@@ -166,7 +177,11 @@ export async function payCheckout(gateway: Gateway, sessionId: string, token: st
     return { next: 'error', error: { cause: 'INVALID_REQUEST', explanation: 'Value is invalid. This checkout offers no such stored card', field: 'token', validationType: 'INVALID' } };
   }
   const attempt = currentAttempt(state);
-  return orError(() => (state.checkout.threeDSecure && state.checkout.operation !== 'NONE' ? authenticateThenPay(s, attempt, token) : payAttempt(s, attempt, token)));
+  return orError(async () => {
+    // The details the page asked for (interaction.displayControl): a MANDATORY one missing is refused, no attempt used.
+    const details = paymentDetails(state.checkout, request);
+    return state.checkout.threeDSecure && state.checkout.operation !== 'NONE' ? authenticateThenPay(s, attempt, token, details) : payAttempt(s, attempt, token, details);
+  });
 }
 
 /**
@@ -187,6 +202,6 @@ export async function checkoutAcsReturn(gateway: Gateway, sessionId: string, pay
   const pending = state.authentication;
   const open = checkoutStatus(state, merchantNow(gateway.sandbox, found.merchant.id), gateway.sessionExpiry.lifetimeMs) === 'OPEN';
   if (!open || !pending || pending.attempt !== currentAttempt(state)) return page;
-  const next = await orError(() => payAttempt(s, pending.attempt, pending.token, pending.transactionId));
+  const next = await orError(() => payAttempt(s, pending.attempt, pending.token, pending.details, pending.transactionId));
   return next.next === 'return' ? next.url : page;
 }

@@ -21,7 +21,9 @@ const FIELDS = [
   'apiOperation', 'checkoutMode', 'correlationId', 'interaction', 'interaction.operation', 'interaction.returnUrl', 'interaction.cancelUrl', 'interaction.timeout',
   'interaction.retryAttemptCount', 'interaction.merchant', 'interaction.merchant.name', 'interaction.action', 'interaction.action.3DSecure', 'order', 'order.id',
   'order.amount', 'order.currency', 'order.description', 'order.reference', 'order.notificationUrl', 'paymentLink', 'paymentLink.expiryDateTime',
-  'paymentLink.numberOfAllowedAttempts', 'transaction', 'transaction.reference',
+  'paymentLink.numberOfAllowedAttempts', 'paymentLink.errorUrl', 'transaction', 'transaction.reference', 'interaction.timeoutUrl', 'interaction.redirectMerchantUrl',
+  'interaction.displayControl', 'interaction.displayControl.billingAddress', 'interaction.displayControl.customerEmail', 'interaction.displayControl.orderSummary',
+  'billing', 'billing.address', 'billing.address.country', 'billing.address.street', 'customer', 'customer.email', 'shipping.address',
 ] as const;
 
 function withValue(body: Record<string, unknown>, path: string, value: unknown): Record<string, unknown> {

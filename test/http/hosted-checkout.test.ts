@@ -96,7 +96,7 @@ t.test('paid: the card typed into the hosted fields, PAY as transaction 1 with g
   t.same(shown.json(), {
     apiVersion: 100, attemptsLeft: 3, cancelUrl: 'https://shop.example/cancelled', expiresAt: shown.json().expiresAt,
     merchant: { id: M1.id, name: 'Demo Shop' }, operation: 'PURCHASE', order: { amount: '12.50', currency: 'USD', description: 'Ordered goods', id: c.orderId },
-    returnUrl: RETURN_URL, status: 'OPEN', threeDS: false,
+    display: { orderSummary: 'SHOW', paymentConfirmation: 'HIDE' }, returnUrl: RETURN_URL, status: 'OPEN', threeDS: false,
   });
   t.equal((await typeCard(a, c.session.id)).statusCode, 200);
   const withCard = (await view(a, c.session.id)).json();

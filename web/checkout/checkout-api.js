@@ -145,6 +145,10 @@ function fromPage(m) {
     fire('cancel', [], {});
   } else if (m.type === 'timeout') {
     fire('timeout', [], {});
+  } else if (m.type === 'redirect' && typeof m.url === 'string' && /^https?:\/\//i.test(m.url)) {
+    // An address the merchant gave for it (timeoutUrl, redirectMerchantUrl): the payer goes there.
+    if (state.mode === 'lightbox') closeFrame();
+    location.assign(m.url);
   } else if (m.type === 'error') {
     failed(m.error || {});
   }

@@ -54,21 +54,41 @@ async function payNow(request = {}) {
   }
   ctx.paying = false;
   const body = answer.body;
-  if (body.next === 'return' && typeof body.url === 'string') return returnToMerchant(body.url);
+  if (body.next === 'return' && typeof body.url === 'string') return returnToMerchant(body.url, body.redirect === true);
   if (body.next === 'challenge' && typeof body.html === 'string') return challenge(body.html);
   if (body.next === 'retry') return declined(body);
   busy(false);
+  // A detail the payer can correct here (the billing address, the email): said, the form kept.
+  const field = body.error && typeof body.error.field === 'string' ? body.error.field : '';
+  if (/^(billing|customer)\./.test(field)) return notice('error', 'Check your details.', ` ${body.error.explanation || ''}`);
   // An error: the checkout may have ended meanwhile (timed out, paid in another tab).
   const now = await call('GET', '').catch(() => null);
   if (now && now.status === 200 && !settle(now.body, true)) return;
   failure(body.error || { explanation: `The gateway answered ${answer.status}.` });
 }
 
-/** The form: the hosted fields, the Pay and Cancel buttons, the countdown, the watch. */
+/** The card in the session (or a stored one chosen): paid now, or first shown for confirmation (paymentConfirmation SHOW). */
+function proceed(request, card) {
+  const full = Object.assign({}, ctx.details || {}, request);
+  const display = ctx.checkout.display || {};
+  if (display.paymentConfirmation !== 'SHOW') return payNow(full);
+  busy(false);
+  confirmPayment(ctx.checkout, card, ctx.details || {}, { pay: () => payNow(full) });
+}
+
+/** The text of the card about to pay: the session's (masked) or the stored one chosen. */
+function cardText(card, token) {
+  const stored = token && (ctx.checkout.storedCards || []).find((c) => c.token === token);
+  if (stored) return storedCardText(stored);
+  return card && card.number ? `${card.brand || 'Card'} ${card.number}` : undefined;
+}
+
+/** The form: the hosted fields, the payer's details, the Pay and Cancel buttons, the countdown, the watch. */
 async function openForm(checkout, serverNow) {
   show('loading', false);
   show('pay-form');
   drawStoredCards(checkout);
+  drawDetails(checkout);
   const last = checkout.lastError;
   if (last) notice('error', 'Your payment was not completed.', ` ${last.explanation || ''} Try again or use another card.`);
   show('cancel-button', ctx.mode === 'pay' || ctx.info.mode === 'lightbox');
@@ -79,16 +99,20 @@ async function openForm(checkout, serverNow) {
     event.preventDefault();
     if ($('pay-button').disabled || ctx.finished || !ctx.fields) return;
     notice(null);
+    // The details the merchant asks for first: nothing is sent while a required one is missing.
+    const details = payerDetails(checkout);
+    if (!details) return;
+    ctx.details = details;
     busy(true);
     const token = chosenToken();
-    if (token) payNow({ token });
+    if (token) proceed({ token }, cardText(null, token));
     else ctx.fields.submit();
   });
   $('cancel-button').addEventListener('click', cancel);
   ctx.fields = await mountCardFields(ctx.sessionId, {
     checkout,
     ready: () => busy(false),
-    updated: () => payNow(),
+    updated: (card) => proceed({}, cardText(card)),
     invalid: () => busy(false),
     expired: () => { busy(false); refresh(); },
     failed: (message) => { busy(false); notice('error', 'The card could not be read.', ` ${message}`); },
@@ -114,6 +138,7 @@ async function start() {
   // From version 67 configure() takes the session only: what else a page gives it is not used.
   ctx.legacy = Number(checkout.apiVersion) < 67 ? ctx.info.configure || null : null;
   drawSummary(checkout, ctx.legacy);
+  drawOrderSummary(checkout.display);
   if (ctx.mode === 'receipt') return receipt(checkout);
   if (settle(checkout, false)) await openForm(checkout, answer.date);
 }

@@ -73,12 +73,27 @@ function finish() {
   ctx.stop();
 }
 
-/** The payment is over: the payer goes back with resultIndicator and sessionVersion. */
-function returnToMerchant(url) {
+/**
+ * The payer sent to an address the merchant gave for it (timeoutUrl, redirectMerchantUrl, a
+ * link's errorUrl): this window; from the embedded page (or the Lightbox), the merchant's page.
+ */
+function leaveTo(url) {
+  if (typeof url !== 'string' || !/^https?:\/\//i.test(url)) return;
+  if (ctx.mode === 'entry') tellParent('redirect', { url });
+  else location.assign(url);
+}
+
+/**
+ * The payment is over: the payer goes back with resultIndicator and sessionVersion. `redirect`:
+ * declined for good where the merchant gave an address for it (redirectMerchantUrl), which the
+ * payer goes to whatever callbacks the merchant's page named.
+ */
+function returnToMerchant(url, redirect) {
   finish();
   const params = new URL(url, location.href).searchParams;
   const result = { resultIndicator: params.get('resultIndicator'), sessionVersion: params.get('sessionVersion'), url };
   outcome('ok', 'Returning you to the merchant', 'Please wait…', orderDetails(ctx.checkout, ctx.legacy));
+  if (redirect) return leaveTo(url);
   if (!tellMerchant('complete', result)) location.assign(url);
 }
 
@@ -150,12 +165,17 @@ async function cancel() {
   if (typeof answer.body.url === 'string' && /^https?:\/\//i.test(answer.body.url)) location.assign(answer.body.url);
 }
 
-/** The checkout timed out; `tell`: the merchant hears of it (its timeout callback). */
+/**
+ * The checkout timed out; `tell`: it happened while the payer was here, and the merchant's page
+ * hears of it (its timeout callback). Otherwise, or without that callback, the payer goes to the
+ * timeoutUrl (a payment link's errorUrl) when the merchant gave one; else this page says so.
+ */
 function timedOut(tell = true) {
   if (ctx.finished) return;
   finish();
   outcome('warn', 'Your payment session has timed out', 'No payment was taken. Return to the merchant to start again.', orderDetails(ctx.checkout, ctx.legacy), backLink());
-  if (tell) tellMerchant('timeout', {});
+  if (tell && tellMerchant('timeout', {})) return;
+  if (ctx.checkout) leaveTo(ctx.checkout.timeoutUrl || ctx.checkout.errorUrl);
 }
 
 /** An error the payer cannot fix here: the session unknown, or the gateway refusing. */

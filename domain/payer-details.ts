@@ -1,0 +1,29 @@
+// What a Hosted Checkout payment carries about the payer beside the card: the billing address and
+// email address (the merchant's from Initiate Checkout, or what the payer typed on the payment page
+// where interaction.displayControl let them) and the merchant's shipping address. Recorded on the
+// payment's transaction, shown by Retrieve Order and Retrieve Transaction in the API's own shape.
+
+export interface PayerAddress {
+  street?: string;
+  street2?: string;
+  city?: string;
+  stateProvince?: string;
+  postcodeZip?: string;
+  country?: string;
+}
+
+export interface PayerDetails {
+  billing?: { address: PayerAddress };
+  customer?: { email: string };
+  shipping?: { address: PayerAddress };
+}
+
+/** interaction.displayControl as the checkout keeps it (members absent: the page's defaults). */
+export interface CheckoutDisplay {
+  billingAddress?: 'HIDE' | 'MANDATORY' | 'OPTIONAL' | 'READ_ONLY';
+  customerEmail?: 'HIDE' | 'MANDATORY' | 'OPTIONAL' | 'READ_ONLY';
+  shipping?: 'HIDE' | 'READ_ONLY';
+  orderSummary?: 'HIDE' | 'SHOW' | 'SHOW_PARTIAL';
+  paymentConfirmation?: 'HIDE' | 'SHOW';
+  paymentTerms?: 'HIDE' | 'SHOW_IF_SUPPORTED';
+}

@@ -1,0 +1,124 @@
+// Hosted Checkout's page controls in headless Chromium, as a payer uses the payment page a
+// merchant's server opened (Initiate Checkout through the API, the payer following the page's
+// address): a checkout that times out lands on interaction.timeoutUrl; declined attempts up to
+// retryAttemptCount end on redirectMerchantUrl; a billing address MANDATORY refuses to pay until
+// filled (at 375 px too) and the order shows what the payer typed; HIDE shows no address.
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import t, { type Test } from 'tap';
+import type { Page } from 'playwright-core';
+import { basic, M1 } from '../helpers/app.js';
+import { call, type RunningServer } from '../helpers/server.js';
+import { advanceClock, APPROVED, CHROMIUM, DECLINED, gatewayAndShop, launch, retrieveOrder, typeCard } from './hosted-checkout.fixture.js';
+
+const skip = existsSync(CHROMIUM) ? false : `no ${CHROMIUM}: apt-get install chromium`;
+
+/** The merchant's site: any address answers a page naming its path. */
+async function merchantSite(t: Test): Promise<string> {
+  const server = createServer((request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end(`<h1 id="landed">${request.url?.split('?')[0]}</h1>`));
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.teardown(() => server.close());
+  return `http://localhost:${(server.address() as AddressInfo).port}`;
+}
+
+let orders = 0;
+/** Initiate Checkout as the merchant's server sends it; the session and order ids. */
+async function initiate(gateway: RunningServer, interaction: Record<string, unknown>, extra: Record<string, unknown> = {}) {
+  const orderId = `e2e-display-${process.pid}-${++orders}`;
+  const answer = await call(gateway.url, 'POST', `/api/rest/version/100/merchant/${M1.id}/session`, basic(`merchant.${M1.id}`, M1.apiPassword), {
+    apiOperation: 'INITIATE_CHECKOUT', interaction: { operation: 'PURCHASE', merchant: { name: 'Demo Shop' }, ...interaction },
+    order: { id: orderId, amount: '25.00', currency: 'USD', description: 'Ordered goods' }, ...extra,
+  });
+  if (answer.status !== 201) throw new Error(`Initiate Checkout: ${answer.status} ${answer.text}`);
+  return { sessionId: answer.json().session.id as string, orderId };
+}
+
+async function openPage(page: Page, gateway: RunningServer, sessionId: string) {
+  await page.goto(`${gateway.url}/checkout/pay/${sessionId}?checkoutVersion=1.0.0`);
+  await page.locator('#pay-button:enabled').waitFor({ timeout: 30_000 });
+}
+
+t.test('a timeout lands on timeoutUrl; declines up to retryAttemptCount end on redirectMerchantUrl', { skip }, async (t) => {
+  const { gateway } = await gatewayAndShop(t);
+  const site = await merchantSite(t);
+  const browser = await launch(t);
+  const page = await browser.newPage({ viewport: { width: 1000, height: 900 } });
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+
+  const late = await initiate(gateway, { timeout: 300, timeoutUrl: `${site}/timed-out?cart=1`, returnUrl: `${site}/return` });
+  await openPage(page, gateway, late.sessionId);
+  await typeCard(page, APPROVED);
+  await advanceClock(gateway, M1.id, 301_000);
+  await page.waitForURL(`${site}/timed-out?cart=1`, { timeout: 30_000 });
+  t.equal(await page.textContent('#landed'), '/timed-out', 'the payer is on the merchant\'s timeoutUrl');
+  t.equal((await call(gateway.url, 'GET', `/checkout/api/${late.sessionId}`, '')).json().status, 'EXPIRED');
+  await page.goto(`${gateway.url}/checkout/pay/${late.sessionId}`);
+  await page.waitForURL(`${site}/timed-out?cart=1`, { timeout: 30_000 });
+  t.pass('the expired checkout opened again: to the timeoutUrl too');
+
+  const failing = await initiate(gateway, { retryAttemptCount: 1, redirectMerchantUrl: `${site}/failed`, returnUrl: `${site}/return` });
+  await openPage(page, gateway, failing.sessionId);
+  await typeCard(page, DECLINED);
+  await page.click('#pay-button');
+  await page.locator('#notice.error').waitFor({ timeout: 30_000 });
+  t.match(await page.textContent('#notice'), /declined.*1 attempt left/, 'the first decline: one retry left');
+  await page.locator('#pay-button:enabled').waitFor({ timeout: 30_000 });
+  await page.click('#pay-button');
+  await page.waitForURL((url) => url.pathname === '/failed', { timeout: 30_000 });
+  t.match(new URL(page.url()).searchParams.get('resultIndicator'), /^[0-9a-f]{16}$/, 'on redirectMerchantUrl, with resultIndicator');
+  const order = (await retrieveOrder(gateway, failing.orderId)).json();
+  t.same(order.transaction.map((x: { response: { gatewayCode: string } }) => x.response.gatewayCode), ['DECLINED', 'DECLINED'], 'two attempts, both declined');
+  t.same(errors, [], 'no script error');
+});
+
+async function billingMandatory(t: Test, viewport: { width: number; height: number }) {
+  const { gateway } = await gatewayAndShop(t);
+  const site = await merchantSite(t);
+  const browser = await launch(t);
+  const page = await browser.newPage({ viewport, ...(viewport.width < 500 ? { isMobile: true, hasTouch: true } : {}) });
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+
+  const { sessionId, orderId } = await initiate(gateway, { returnUrl: `${site}/return`, displayControl: { billingAddress: 'MANDATORY', customerEmail: 'OPTIONAL' } });
+  await openPage(page, gateway, sessionId);
+  t.ok(await page.locator('#billing-street').isVisible(), 'the billing address is asked for');
+  t.ok(await page.locator('#customer-email').isVisible(), 'and the email (optional)');
+  t.equal(await page.evaluate(() => document.documentElement.scrollWidth), viewport.width, 'no sideways scrolling');
+  const street = await page.locator('#billing-street').boundingBox();
+  t.ok(street && street.x >= 0 && street.x + street.width <= viewport.width, 'the inputs inside the screen', { street });
+  await typeCard(page, APPROVED);
+  await page.click('#pay-button');
+  await page.locator('#billing-error:not(:empty)').waitFor({ timeout: 30_000 });
+  t.match(await page.textContent('#billing-error'), /Enter your billing address/, 'refused until filled');
+  t.match(page.url(), /\/checkout\/pay\//, 'still on the page');
+  t.equal((await retrieveOrder(gateway, orderId)).status, 400, 'nothing paid');
+
+  await page.fill('#billing-street', '9 Payer Road');
+  await page.fill('#billing-city', 'Shelbyville');
+  await page.fill('#billing-postcode', 'AB1 2CD');
+  await page.selectOption('#billing-country', 'GBR');
+  await page.fill('#customer-email', 'payer@example.org');
+  await page.click('#pay-button');
+  await page.waitForURL((url) => url.pathname === '/return', { timeout: 30_000 });
+  const order = (await retrieveOrder(gateway, orderId)).json();
+  t.equal(order.status, 'CAPTURED');
+  t.same(order.billing, { address: { street: '9 Payer Road', city: 'Shelbyville', postcodeZip: 'AB1 2CD', country: 'GBR' } }, 'Retrieve Order: the address typed');
+  t.same(order.customer, { email: 'payer@example.org' }, 'and the email');
+
+  const hidden = await initiate(gateway, { returnUrl: `${site}/return`, displayControl: { billingAddress: 'HIDE', customerEmail: 'HIDE' } }, { billing: { address: { street: '1 Main Street', country: 'USA' } } });
+  await openPage(page, gateway, hidden.sessionId);
+  t.notOk(await page.locator('#billing-block').isVisible(), 'HIDE: no address');
+  t.notOk(await page.locator('#payer-details').isVisible(), 'nothing of the payer\'s');
+  await typeCard(page, APPROVED);
+  await page.click('#pay-button');
+  await page.waitForURL((url) => url.pathname === '/return', { timeout: 30_000 });
+  t.same((await retrieveOrder(gateway, hidden.orderId)).json().billing, { address: { street: '1 Main Street', country: 'USA' } }, 'the merchant\'s address on the order');
+  t.same(errors, [], 'no script error');
+}
+
+t.test('billing address MANDATORY: no payment until it is filled; the order shows it; HIDE shows none', { skip }, (t) => billingMandatory(t, { width: 1000, height: 1000 }));
+t.test('the same at 375 px', { skip }, (t) => billingMandatory(t, { width: 375, height: 812 }));
