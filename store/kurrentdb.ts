@@ -12,7 +12,6 @@
 // token, one order), so that read is cheap. Unlike the SQLite adapter, ids already used by
 // another stream are not detected: KurrentDB keeps no index of event ids across streams.
 import { createRequire } from 'node:module';
-import type { KurrentDBClient } from '@kurrent/kurrentdb-client';
 import {
   checkExpectedRevision, IdempotencyConflictError, WrongExpectedRevisionError,
   type AppendResult, type EventData, type EventStore, type ExpectedRevision, type ReadAllOptions,
