@@ -5,8 +5,8 @@
 //     with a database for each. The fill writes tokengate_events as the store's append does
 //     (positions from the head, revisions from 0 in each new stream, the events' own ids), and the
 //     key store's card_keys row of every fixture token's card (sealed under a key of its own, as the
-//     gateway seals): one INSERT … SELECT FROM unnest of ~10,000 events per statement, the next
-//     batch generated while the server writes this one. Nothing else: the gateway's first start
+//     gateway seals): one INSERT … SELECT FROM json_to_recordset of ~10,000 events per statement,
+//     the next batch generated while the server writes this one. Nothing else: the gateway's first start
 //     makes the read models and their checkpoints, as on SQLite.
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -90,20 +90,21 @@ class MadeKeys extends MemoryKeyStore {
 
 /**
  * A batch's events and card keys in one statement (its own transaction). The events as the
- * store's append writes them: positions after the head, data and metadata as JSON text.
+ * store's append writes them (positions after the head, data and metadata as the JSON text), sent
+ * as one JSON array, as the append function gets its batch: the server parses it once (text
+ * arrays of JSON, escaped element by element, took it three times as long).
  */
 const INSERT_BATCH = `
 WITH keys AS (
-  INSERT INTO card_keys (key_id, key) SELECT id, decode(k, 'hex') FROM unnest($9::text[], $10::text[]) AS t(id, k)
+  INSERT INTO card_keys (key_id, key) SELECT id, decode(k, 'hex') FROM unnest($3::text[], $4::text[]) AS t(id, k)
 )
 INSERT INTO tokengate_events (position, id, stream, revision, type, data, metadata, created)
-SELECT $1::bigint + e.n, e.id, e.stream, e.revision, e.type, e.data::json, e.metadata::json, $2::timestamptz
-  FROM unnest($3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[], $8::text[])
-       WITH ORDINALITY AS e(id, stream, revision, type, data, metadata, n)`;
+SELECT e.p, e.i, e.s, e.r, e.t, e.d, e.m, $2::timestamptz
+  FROM json_to_recordset($1::json) AS e(p bigint, i text, s text, r bigint, t text, d json, m json)`;
 
-/** The next batch's parameters (after the `head`'s two): TOKENS_PER_BATCH tokens' events and keys. */
-function nextBatch(tokens: Generator<FixtureStream[], void, undefined>, keys: MadeKeys) {
-  const columns = { id: [] as string[], stream: [] as string[], revision: [] as string[], type: [] as string[], data: [] as string[], metadata: [] as string[] };
+/** The next batch (TOKENS_PER_BATCH tokens, positions from `head` + 1): its events as one JSON text, and the keys that seal its cards. */
+function nextBatch(tokens: Generator<FixtureStream[], void, undefined>, keys: MadeKeys, head: bigint) {
+  const rows: string[] = [];
   let tokenCount = 0;
   for (let k = 0; k < TOKENS_PER_BATCH; k++) {
     const next = tokens.next();
@@ -111,20 +112,14 @@ function nextBatch(tokens: Generator<FixtureStream[], void, undefined>, keys: Ma
     tokenCount++;
     for (const { stream, events } of next.value) {
       events.forEach((e, revision) => {
-        columns.id.push(e.id);
-        columns.stream.push(stream);
-        columns.revision.push(String(revision));
-        columns.type.push(e.type);
-        columns.data.push(JSON.stringify(e.data));
-        columns.metadata.push(JSON.stringify(e.metadata));
+        const position = head + BigInt(rows.length + 1);
+        rows.push(`{"p":${position},"i":${JSON.stringify(e.id)},"s":${JSON.stringify(stream)},"r":${revision},"t":${JSON.stringify(e.type)},` +
+          `"d":${JSON.stringify(e.data)},"m":${JSON.stringify(e.metadata)}}`);
       });
     }
   }
   const made = keys.made.splice(0);
-  return {
-    events: columns.id.length, tokens: tokenCount,
-    values: [columns.id, columns.stream, columns.revision, columns.type, columns.data, columns.metadata, made.map((k) => k.keyId), made.map((k) => k.key.toString('hex'))],
-  };
+  return { events: rows.length, tokens: tokenCount, json: `[${rows.join(',')}]`, keyIds: made.map((k) => k.keyId), keys: made.map((k) => k.key.toString('hex')) };
 }
 
 /**
@@ -152,10 +147,10 @@ export async function fillPostgres(url: string, total: number, owner: FixtureOwn
     let tokenCount = 0;
     let pending: Promise<unknown> | undefined;
     while (written < total) {
-      const batch = nextBatch(tokens, keys);
+      const batch = nextBatch(tokens, keys, head + BigInt(written));
       if (batch.events === 0) break;
       await pending;
-      pending = client.query(INSERT_BATCH, [String(head + BigInt(written)), new Date().toISOString(), ...batch.values]);
+      pending = client.query(INSERT_BATCH, [batch.json, new Date().toISOString(), batch.keyIds, batch.keys]);
       written += batch.events;
       tokenCount += batch.tokens;
       if (performance.now() - lastLog > 5000) {
