@@ -1,8 +1,8 @@
 // Cost flat in the store's size (`npm run bench -- --growth [--store postgres]`): a SQLite store, or
 // a PostgreSQL database on a throwaway server, filled straight through its tables (bench/fixture.ts:
 // the real deciders' events, 1 TokenCreated : 9 PaymentRecorded, for the bench's merchant;
-// bench/growth-stores.ts), in steps up to each size (default 1,000,000 and 10,000,000 events on
-// SQLite, 1,000,000 on PostgreSQL: 100,000 and 1,000,000 tokens), and at each size:
+// bench/growth-stores.ts), in steps up to each size (default 1,000,000 and 10,000,000 events:
+// 100,000 and 1,000,000 tokens), and at each size:
 //   - the first start after the fill (the read models catch up with the new events before it listens);
 //   - a restart, read models current: spawn → the start-up block (the start-up that counts);
 //   - pay, create and retrieve (Retrieve Token) on a pool of 20 tokens made through the API, beside

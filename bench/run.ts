@@ -22,7 +22,7 @@
 //                      PostgreSQL loaded at once, and two PostgreSQL floors (naive, group commit),
 //                      side by side (scenarios pay,create,mixed by default)
 //   --growth           cost in the store's size (bench/growth.ts) at 1M and 10M events (--growth-sizes a,b), beside an empty store;
-//                      with --store postgres on PostgreSQL, at 1M events by default
+//                      with --store postgres on PostgreSQL
 //   --quick            a tiny run: 2 s per scenario, 10 connections, 0.5 s warm-up, 20,000 events
 //   --out DIR          where the JSON result goes (default bench/results)
 //   --keep             keep the temporary stores (default: removed)
@@ -160,7 +160,7 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv = proc
         options.store = store;
         break;
       }
-      case '--growth': options.growth ??= []; break;
+      case '--growth': options.growth ??= [1_000_000, 10_000_000]; break;
       case '--growth-sizes': {
         options.growth = (value() ?? '').split(',').map((n) => Math.round(numberArg(flag, n.trim())));
         if (options.growth.length === 0 || options.growth.some((n, k) => n <= 0 || n <= (options.growth?.[k - 1] ?? 0))) {
@@ -186,8 +186,6 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv = proc
       default: throw new Error(`bench: unknown option '${arg}' (see bench/README.md)`);
     }
   }
-  // 10,000,000 events on PostgreSQL take hours here (the fill, then the first start's catch-up): 1,000,000 unless told.
-  if (options.growth?.length === 0) options.growth = options.store === 'postgres' ? [1_000_000] : [1_000_000, 10_000_000];
   if (options.store === 'postgres' && !scenariosGiven) options.scenarios = ['pay', 'create', 'mixed'];
   if (options.store === 'postgres' && (options.budget || options.profile || options.prism)) {
     throw new BenchError('bench: --store postgres runs tokengate alone: not with --budget, --profile or --prism');

@@ -53,7 +53,7 @@ t.test('--growth --store postgres: the same on PostgreSQL, the server\'s CPU per
     t.skip(SKIP_MESSAGE, () => {}); // a skipped subtest's function is never called
     return;
   }
-  t.same(parseArgs(['--growth', '--store', 'postgres'], {}).growth, [1_000_000], 'PostgreSQL: 1M by default');
+  t.same(parseArgs(['--growth', '--store', 'postgres'], {}).growth, [1_000_000, 10_000_000], 'PostgreSQL: 1M and 10M by default too');
   const growth = await tinyRun(t, 'postgres');
   t.match(growth.postgres, /^\d+/, `PostgreSQL ${growth.postgres}`);
   for (const p of growth.points) {
