@@ -6,20 +6,12 @@
 //   - the server's start-up on that store (spawn → "Server listening"), read models current;
 //   - the start-up when the read models must be built first (cold: after a projection reset);
 //   - the file size per event (events only, then with the read models), and the memory of each.
-// Events come from the real deciders (decideToken, the order's decide) and services/context toEventData,
-// so their shape follows the domain's: 1 TokenCreated : 9 PaymentRecorded (8 orders per token,
-// the first with two transactions), a few cards, brands and outcomes.
-import { randomFillSync, randomUUID } from 'node:crypto';
+// The events are bench/fixture.ts's: the real deciders' (1 TokenCreated : 9 PaymentRecorded).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { detectBrand, fundingMethodOf, mask64, schemeOf } from '../domain/card.js';
-import { streams, type StoredCard } from '../domain/events.js';
-import { decide, evolveOrder, initialOrderState, type OrderState } from '../domain/order/order.js';
-import { decideToken, initialTokenState } from '../domain/token/token.js';
-import { toEventData } from '../services/context.js';
-import type { EventData } from '../store/event-store.js';
 import { SqliteEventStore } from '../store/sqlite.js';
+import { EVENTS_PER_TOKEN, fixtureTokens, TOKENS_PER_BATCH, type FixtureOwner } from './fixture.js';
 import { buildDir, memoryOf, round, startChild, waitListening } from './lib.js';
 
 export interface ReplayOptions {
@@ -67,79 +59,8 @@ const MERCHANTS = { merchants: [{
   id: MERCHANT_ID, apiPassword: 'replay-api-password-0123456789abcdef',
   repository: { id: REPOSITORY_ID, tokenGeneration: 'RANDOM', tokenManagement: 'UNIQUE_TOKEN', schemeTokenization: false, schemeTokenProvisioningMode: 'ASYNCHRONOUS' },
 }] };
-// Test cards with expiries of the trigger table: most approved, some declined.
-const CARDS = [
-  { number: '5123450000000008', expiry: { month: 1, year: 39 } },
-  { number: '4508750015741019', expiry: { month: 1, year: 39 } },
-  { number: '2223000000000007', expiry: { month: 5, year: 39 } },
-  { number: '378282246310005', expiry: { month: 1, year: 39 } },
-];
-const ORDERS_PER_TOKEN = 8;
-const TOKENS_PER_BATCH = 1000; // ≈ 10,000 events per transaction
-const digits = (n: number) => String(Math.floor(Math.random() * 10 ** n)).padStart(n, '0');
-// Random bytes from a pool refilled 64 KiB at a time (one randomFillSync per ~2,000 values).
-const pool = Buffer.alloc(65_536);
-let poolAt = pool.length;
-const randomText = (bytes: number) => {
-  if (poolAt + bytes > pool.length) { randomFillSync(pool); poolAt = 0; }
-  poolAt += bytes;
-  return pool.toString('base64url', poolAt - bytes, poolAt);
-};
-const fileSize = (path: string) => { try { return statSync(path).size; } catch { return 0; } };
-
-/** Whose events the fixture holds, and the first token's index (a store filled in steps goes on from the last). */
-export interface FixtureOwner { merchantId: string; repositoryId: string; firstToken: number; orderBase: number }
 const REPLAY_OWNER: FixtureOwner = { merchantId: MERCHANT_ID, repositoryId: REPOSITORY_ID, firstToken: 0, orderBase: 10_000_000_000 };
-
-/** One token's streams: its TokenCreated, then its orders' PaymentRecorded (at most `budget` events). */
-function tokenHistory(index: number, budget: number, clock: { t: number }, owner: FixtureOwner): Array<{ stream: string; events: EventData[] }> {
-  const { merchantId: MERCHANT_ID, repositoryId: REPOSITORY_ID } = owner;
-  const source = CARDS[index % CARDS.length] ?? CARDS[0]!;
-  const brand = detectBrand(source.number);
-  const keyId = randomUUID();
-  const card: StoredCard = {
-    // The shape of store/sealing.ts output (v1.<keyId>.<iv>.<ciphertext+tag>), random bytes.
-    numberSealed: `v1.${keyId}.${randomText(12)}.${randomText(source.number.length + 16)}`,
-    number: mask64(source.number), brand, scheme: schemeOf(brand), fundingMethod: fundingMethodOf(brand), expiry: source.expiry,
-  };
-  const token = `9${String(index).padStart(15, '0')}`;
-  const meta = () => { const requestId = randomUUID(); return { requestId, correlationId: requestId, merchantId: MERCHANT_ID }; };
-  const tick = () => new Date((clock.t += 1000)).toISOString();
-  let now = tick();
-  const created = decideToken(initialTokenState(), {
-    type: 'CreateToken', merchantId: MERCHANT_ID, repositoryId: REPOSITORY_ID, tokenGeneration: 'RANDOM', token,
-    sourceOfFunds: { type: 'CARD', card }, verification: { strategy: 'BASIC', gatewayCode: 'BASIC_VERIFICATION_SUCCESSFUL' }, now,
-  });
-  const out = [{ stream: streams.token(REPOSITORY_ID, token), events: toEventData(created, meta(), now) }];
-  let left = budget - 1;
-  const { numberSealed: _sealed, ...payCard } = card;
-  for (let o = 0; o < ORDERS_PER_TOKEN && left > 0; o++) {
-    const orderId = String(owner.orderBase + index * ORDERS_PER_TOKEN + o);
-    let state: OrderState = initialOrderState();
-    const events: EventData[] = [];
-    for (let t = 1; t <= (o === 0 ? 2 : 1) && left > 0; t++, left--) {
-      now = tick();
-      const decision = decide({
-        type: 'PayWithToken', merchantId: MERCHANT_ID, orderId, transactionId: String(t),
-        requestFingerprint: randomText(32), repositoryId: REPOSITORY_ID, token, card: payCard,
-        amount: 1250 + (index % 100) * 100, currency: 'USD', securityCode: '100', billingStreet: undefined,
-        orderReference: `cart-${index}-${o}`, transactionReference: undefined, source: undefined, frequency: undefined,
-        cashAdvance: undefined, taxLocal: undefined, acquirerMerchantId: MERCHANT_ID,
-        ids: {
-          authorizationCode: digits(6), receipt: digits(12), stan: digits(6),
-          acquirerTransactionId: randomUUID().replace(/-/g, '').slice(0, 20).toUpperCase(),
-          batch: Number(now.slice(0, 10).replace(/-/g, '')),
-        },
-        now,
-      }, state);
-      if (decision.kind !== 'recorded') throw new Error('bench: a fresh transaction must be recorded');
-      state = decision.events.reduce(evolveOrder, state);
-      events.push(...toEventData(decision.events, meta(), now));
-    }
-    out.push({ stream: streams.order(MERCHANT_ID, orderId), events });
-  }
-  return out;
-}
+const fileSize = (path: string) => { try { return statSync(path).size; } catch { return 0; } };
 
 const INSERT_COLUMNS = ['event_id', 'stream', 'revision', 'type', 'data', 'metadata', 'created'];
 
@@ -158,14 +79,21 @@ export async function writeEvents(path: string, total: number, log: (line: strin
   const direct = INSERT_COLUMNS.every((c) => columns.some((col) => col.name === c)) &&
     columns.every((col) => INSERT_COLUMNS.includes(col.name) || col.pk === 1 || col.notnull === 0 || col.dflt_value !== null);
   const insert = direct ? store.db.prepare(`INSERT INTO events (${INSERT_COLUMNS.join(', ')}) VALUES (?, ?, ?, ?, ?, ?, ?)`) : undefined;
-  const clock = { t: Date.parse('2026-01-01T00:00:00.000Z') };
+  const tokens = fixtureTokens(total, owner);
   let written = 0;
-  let tokenIndex = owner.firstToken;
+  let tokenCount = 0;
+  /** The next token's streams (undefined: `total` events given). */
+  const nextToken = () => {
+    const next = tokens.next();
+    if (next.done) return undefined;
+    tokenCount++;
+    return next.value;
+  };
   // Generated and inserted token by token inside the transaction: the objects die young.
   const insertBatch = store.db.transaction(() => {
     const created = new Date().toISOString();
-    for (let k = 0; k < TOKENS_PER_BATCH && written < total; k++) {
-      for (const { stream, events } of tokenHistory(tokenIndex++, total - written, clock, owner)) {
+    for (let k = 0; k < TOKENS_PER_BATCH; k++) {
+      for (const { stream, events } of nextToken() ?? []) {
         events.forEach((e, revision) => insert?.run(e.id, stream, revision, e.type, JSON.stringify(e.data), JSON.stringify(e.metadata), created));
         written += events.length;
       }
@@ -179,8 +107,8 @@ export async function writeEvents(path: string, total: number, log: (line: strin
         insertBatch.immediate();
       } else {
         const appends: Array<Promise<unknown>> = [];
-        for (let k = 0; k < TOKENS_PER_BATCH && written < total; k++) {
-          for (const { stream, events } of tokenHistory(tokenIndex++, total - written, clock, owner)) {
+        for (let k = 0; k < TOKENS_PER_BATCH; k++) {
+          for (const { stream, events } of nextToken() ?? []) {
             appends.push(store.append(stream, events, { expectedRevision: 'no_stream' }));
             written += events.length;
           }
@@ -198,8 +126,8 @@ export async function writeEvents(path: string, total: number, log: (line: strin
   const seconds = (performance.now() - started) / 1000;
   return {
     method: insert ? 'prepared INSERT, one transaction per batch' : 'SqliteEventStore.append, one flush per batch',
-    seconds: round(seconds, 2), eventsPerSecond: round(written / seconds, 0), batchEvents: TOKENS_PER_BATCH * (1 + ORDERS_PER_TOKEN + 1),
-    tokens: tokenIndex - owner.firstToken,
+    seconds: round(seconds, 2), eventsPerSecond: round(written / seconds, 0), batchEvents: TOKENS_PER_BATCH * EVENTS_PER_TOKEN,
+    tokens: tokenCount,
   };
 }
 

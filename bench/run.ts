@@ -21,7 +21,8 @@
 //                      throwaway PostgreSQL, 1 and 2 workers each, 2 independent one-worker processes on
 //                      PostgreSQL loaded at once, and two PostgreSQL floors (naive, group commit),
 //                      side by side (scenarios pay,create,mixed by default)
-//   --growth           cost in the store's size (bench/growth.ts) at 1M and 10M events (--growth-sizes a,b), beside an empty store
+//   --growth           cost in the store's size (bench/growth.ts) at 1M and 10M events (--growth-sizes a,b), beside an empty store;
+//                      with --store postgres on PostgreSQL
 //   --quick            a tiny run: 2 s per scenario, 10 connections, 0.5 s warm-up, 20,000 events
 //   --out DIR          where the JSON result goes (default bench/results)
 //   --keep             keep the temporary stores (default: removed)
@@ -35,7 +36,7 @@ import { KINDS, perfStageTimes, perfUsable } from './perf.js';
 import { runHttp, SCENARIOS, type Durability, type HttpResult, type RunStats, type ScenarioName, type ScenarioResult } from './http.js';
 import { BenchError, projectRoot, round, table } from './lib.js';
 import { requirePostgres, runStores, storesTable, type StoreName, type StoresResult } from './stores.js';
-import { runGrowth, type GrowthResult } from './growth.js';
+import { runGrowth, type GrowthResult, type GrowthRun } from './growth.js';
 import { writeFlameGraph } from './flamegraph.js';
 import { summarizeProfile, type ProfileSummary } from './profile.js';
 import { runReplay, type ReplayResult } from './replay.js';
@@ -310,13 +311,16 @@ export function evaluateTargets(http: HttpResult | undefined, replay: ReplayResu
   ];
 }
 
+/** CPU µs per response of a growth run: the gateway's, + the PostgreSQL server's on PostgreSQL. */
+const cpu = (run: GrowthRun) => `${run.cpuUsPerRequest ?? '?'}${run.dbCpuUsPerRequest === undefined ? '' : ` + ${run.dbCpuUsPerRequest}`}`;
+
 /** The growth run as rows: size, start-up, then each scenario here and on the empty store. */
 function growthTable(growth: GrowthResult): Array<Array<string | number>> {
   return [
-    ['events', 'tokens', 'first start ms', 'restart ms', 'scenario', 'req/s', 'CPU µs', 'empty req/s', 'empty CPU µs', '× req/s', '× CPU'],
+    ['events', 'tokens', 'first start ms', 'restart ms', 'scenario', 'req/s', 'CPU µs', 'empty req/s', 'empty CPU µs', '× req/s', '× CPU', 'load avg'],
     ...growth.points.flatMap((p) => p.scenarios.map((s, i) => [
       i === 0 ? p.events.toLocaleString('en') : '', i === 0 ? p.tokens.toLocaleString('en') : '', i === 0 ? p.firstStartMs : '', i === 0 ? p.startMs : '',
-      s.name, s.here.rps, s.here.cpuUsPerRequest ?? '?', s.empty.rps, s.empty.cpuUsPerRequest ?? '?', s.ratio, s.cpuRatio ?? '?',
+      s.name, s.here.rps, cpu(s.here), s.empty.rps, cpu(s.empty), s.ratio, s.cpuRatio ?? '?', s.loadAverage,
     ])),
   ];
 }
@@ -335,7 +339,10 @@ const medianOf = (runs: readonly number[]) =>
 function report(result: BenchResult): string {
   const lines: string[] = [];
   const { http, replay, profile, stores, growth } = result;
-  if (growth) lines.push('', 'cost in the store\'s size: each size beside an empty store, side by side (req/s; CPU µs per response; ×: here ÷ empty)', table(growthTable(growth)));
+  if (growth) {
+    lines.push('', `cost in the store's size on ${growth.postgres ? `PostgreSQL ${growth.postgres}` : 'SQLite'}: each size beside an empty store, side by side ` +
+      `(req/s; CPU µs per response${growth.postgres ? ', the gateway\'s + the server\'s' : ''}; ×: here ÷ empty)`, table(growthTable(growth)));
+  }
   if (stores) {
     lines.push('', `the stores compared: tokengate on SQLite and PostgreSQL ${stores.postgres.version} (fsync on), 1 and 2 workers, ` +
       `${stores.independent.processes} independent processes on PostgreSQL (1 worker and its own database each, loaded at once, the connections split), ` +
@@ -502,7 +509,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
   const log = (line: string) => { if (options.print) process.stderr.write(`${line}\n`); };
   const startedAt = new Date();
   // Before anything starts: without PostgreSQL, one line (the caller exits 1).
-  if (options.store === 'postgres' && options.http) requirePostgres();
+  if (options.store === 'postgres' && (options.http || options.growth)) requirePostgres();
   const workDir = mkdtempSync(join(tmpdir(), 'tokengate-bench-'));
   // Ctrl-C: the children get SIGTERM and the PostgreSQL server is stopped by their own exit hooks
   // (bench/lib.ts, scripts/postgres-server.ts); the stores go with the work folder.
@@ -524,7 +531,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
     let growth: GrowthResult | undefined;
     if (options.growth) {
       growth = await runGrowth({
-        root, workDir: join(workDir, 'growth'), sizes: options.growth, duration: options.duration, slices: Math.max(2, options.slices),
+        root, workDir: join(workDir, 'growth'), store: options.store, sizes: options.growth, duration: options.duration, slices: Math.max(2, options.slices),
         connections: options.connections, log,
       });
     } else if (options.http && options.store === 'postgres') {

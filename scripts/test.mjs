@@ -60,6 +60,7 @@ const LONG = [
   'test/bench/driver.test.ts',
   'test/bench/driver-stores.test.ts',
   'test/bench/driver-growth.test.ts',
+  'test/bench/growth-fill.test.ts',
   'test/bench/journal.test.ts',
   'test/fitness/lint.test.ts',
 ];
