@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { basic, M1 } from '../helpers/app.js';
 import { call } from '../helpers/server.js';
-import { APPROVED, CHROMIUM, gatewayAndShop, launch, retrieveOrder, typeCard } from './hosted-checkout.fixture.js';
+import { APPROVED, arrivedAt, CHROMIUM, gatewayAndShop, launch, retrieveOrder, typeCard } from './hosted-checkout.fixture.js';
 
 const skip = existsSync(CHROMIUM) ? false : `no ${CHROMIUM}: apt-get install chromium`;
 
@@ -90,7 +90,7 @@ t.test('the legacy library: the Node sample\'s page pays on the payment page and
   t.equal(await page.textContent('#pay-button'), 'Pay $100.00');
   await typeCard(page, APPROVED);
   await page.click('#pay-button');
-  await page.waitForURL(/\/process\/hostedCheckout\//, { timeout: 30_000 });
+  await arrivedAt(page, /\/process\/hostedCheckout\//);
   t.equal(new URL(page.url()).pathname, '/process/hostedCheckout/legacy-page/SUCCESS', 'the sample\'s own verdict: resultIndicator matched');
   const [type, count, version] = JSON.parse(await stored('complete') ?? '[]') as [string, number, unknown];
   t.same([type, count], ['string', 2], 'completeCallback(resultIndicator, sessionVersion): two arguments, the first a string');
@@ -111,7 +111,7 @@ t.test('the legacy library: the Node sample\'s page pays on the payment page and
   await box.locator('#pay-button:enabled').waitFor({ timeout: 30_000 });
   await typeCard(box, APPROVED);
   await box.locator('#pay-button').click();
-  await page.waitForURL(/\/process\/hostedCheckout\//, { timeout: 30_000 });
+  await arrivedAt(page, /\/process\/hostedCheckout\//);
   t.equal(new URL(page.url()).pathname, '/process/hostedCheckout/legacy-lightbox/SUCCESS', 'paid in the Lightbox');
   t.equal((await retrieveOrder(gateway, 'legacy-lightbox')).json().status, 'CAPTURED');
   t.same(errors, [], 'no script error');

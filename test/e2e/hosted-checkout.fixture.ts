@@ -71,6 +71,24 @@ export async function typeCard(scope: Page | FrameLocator, card: Card): Promise<
 }
 
 /** The shop's page after the payer came back: its tone (approved, failed) and text. */
+/**
+ * Waits until the page's address matches `url`, through a chain of navigations: Playwright's
+ * waitForURL fails with net::ERR_ABORTED when the navigation it watched is cut short by the next
+ * one (the legacy library reads the hash the payment page returned with, clears it, then goes on),
+ * so such an abort is waited past, within the one deadline.
+ */
+export async function arrivedAt(page: Page, url: RegExp, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await page.waitForURL(url, { timeout: Math.max(1, deadline - Date.now()) });
+      return;
+    } catch (error) {
+      if (Date.now() >= deadline || !/ERR_ABORTED|frame was detached/.test(String(error))) throw error;
+    }
+  }
+}
+
 export async function shopResult(page: Page): Promise<{ tone: string; text: string }> {
   await page.locator('#result').waitFor({ timeout: 30_000 });
   return { tone: (await page.getAttribute('#result', 'data-tone')) ?? '', text: (await page.textContent('#result-text')) ?? '' };
