@@ -16,20 +16,23 @@ import type {
   AppendResult, EventData, EventMetadata, EventStore, ExpectedRevision, ReadAllOptions,
   ReadStreamOptions, RecordedEvent, SubscribeOptions, Subscription, SubscriptionHandlers,
 } from '../event-store.js';
-import { Notifier, pullSubscription } from '../subscription.js';
+import { Notifier } from '../subscription.js';
 import { AppendQueue } from './append-queue.js';
-import { isTransient, redactUrl, translatePgError } from './errors.js';
+import { redactUrl, translatePgError } from './errors.js';
 import { guardPool, PostgresHealth } from './health.js';
 import { CommitListener } from './listener.js';
 import { ServerMemory } from './memory.js';
 import { COLUMNS, frozenRecorded, toRecorded, type Row } from './rows.js';
 import { migrate, readPayload } from './schema.js';
+import { subscribe } from './subscriptions.js';
 
 export interface PostgresStoreOptions {
   /** Connections of the pool (default 10). */
   poolSize?: number;
   /** How often subscriptions read the log without a notification (ms; default 500): the fallback of LISTEN. */
   pollIntervalMs?: number;
+  /** The least time between two reads of the server by a live subscription (ms; default 50; subscriptions.ts). */
+  gatherMs?: number;
   /** The most appends committed in one transaction (default 500). */
   maxBatch?: number;
   /** Whole streams kept in memory (default 2,000; 0: none). */
@@ -60,8 +63,6 @@ const READ_AFTER_TAIL = {
 
 const HEAD = { name: 'tokengate-head', text: 'SELECT coalesce(max(position), 0)::text AS head FROM tokengate_events' };
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
-
 export class PostgresEventStore implements EventStore {
   readonly kind = 'postgres';
   /** The server and database, without credentials (for messages). */
@@ -72,6 +73,7 @@ export class PostgresEventStore implements EventStore {
   private readonly notifier = new Notifier();
   private readonly listener: CommitListener;
   private readonly pollIntervalMs: number;
+  private readonly gatherMs: number;
   private readonly memory: ServerMemory;
   /** This instance's id in its commits' notifications (its own are not news to it). */
   private readonly writer = randomBytes(6).toString('hex');
@@ -94,6 +96,7 @@ export class PostgresEventStore implements EventStore {
     this.health = options.health ?? new PostgresHealth();
     guardPool(this.pool, this.health);
     this.pollIntervalMs = options.pollIntervalMs ?? 500;
+    this.gatherMs = options.gatherMs ?? 50;
     this.memory = new ServerMemory(options.cachedStreams ?? 2_000, options.cachedTail ?? 1_000);
     this.appends = new AppendQueue({
       pool: this.pool, health: this.health, memory: this.memory, notifier: this.notifier, writer: this.writer,
@@ -234,35 +237,18 @@ export class PostgresEventStore implements EventStore {
   }
 
   /**
-   * Catch-up, then live: woken by this process's commits, by the server's NOTIFY of any
-   * process's commit (a connection of its own, reconnected when dropped), and by a poll. A read
-   * that fails for a transient reason (the server restarting) is tried again until it succeeds or
-   * the subscription closes: the subscription resumes from its last position, nothing lost or repeated.
+   * Catch-up, then live (subscriptions.ts): woken by this process's commits, by the server's NOTIFY
+   * of any process's commit (a connection of its own, reconnected when dropped), and by a poll; a
+   * live one reads what others committed at most every `gatherMs`; transient failures are retried.
    */
   subscribeAll(options: SubscribeOptions, handlers: SubscriptionHandlers): Subscription {
     this.listener.start();
-    let closed = false;
-    let warned = false;
-    const readAll = async (o: ReadAllOptions): Promise<RecordedEvent[]> => {
-      for (let pause = 100; ; pause = Math.min(pause * 2, 1_000)) {
-        try {
-          const events = await this.readAll(o);
-          warned = false;
-          return events;
-        } catch (error) {
-          if (closed || this.closing || !isTransient(error)) throw error;
-          if (!warned) process.emitWarning(`a subscription to the event store waits for PostgreSQL: ${(error as Error).message}`);
-          warned = true;
-          await sleep(pause);
-          if (closed || this.closing) return [];
-        }
-      }
-    };
-    const subscription = pullSubscription(readAll, this.notifier, options, handlers, this.pollIntervalMs);
-    return {
-      caughtUp: subscription.caughtUp,
-      close: () => { closed = true; return subscription.close(); },
-    };
+    return subscribe({
+      readAll: (o) => this.readAll(o),
+      fromMemory: (from, max) => this.memory.fromTail(from, max),
+      notifier: this.notifier, pollIntervalMs: this.pollIntervalMs, gatherMs: this.gatherMs,
+      closing: () => this.closing,
+    }, options, handlers);
   }
 
   /**
