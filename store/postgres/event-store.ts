@@ -70,7 +70,10 @@ export class PostgresEventStore implements EventStore {
   /** What this store's connections found of the server (`unreachable`). */
   readonly health: PostgresHealth;
   private readonly pool: pg.Pool;
+  /** Told of every commit: this instance's, and the others' as LISTEN hears of them. */
   private readonly notifier = new Notifier();
+  /** Told of this instance's commits only (the read models' following: onAppended). */
+  private readonly ownCommits = new Notifier();
   private readonly listener: CommitListener;
   private readonly pollIntervalMs: number;
   private readonly gatherMs: number;
@@ -99,7 +102,7 @@ export class PostgresEventStore implements EventStore {
     this.gatherMs = options.gatherMs ?? 50;
     this.memory = new ServerMemory(options.cachedStreams ?? 2_000, options.cachedTail ?? 1_000);
     this.appends = new AppendQueue({
-      pool: this.pool, health: this.health, memory: this.memory, notifier: this.notifier, writer: this.writer,
+      pool: this.pool, health: this.health, memory: this.memory, notifier: { notify: () => { this.notifier.notify(); this.ownCommits.notify(); } }, writer: this.writer,
       maxBatch: options.maxBatch ?? 500, target: this.target, ready: () => this.whenReady(),
     });
     this.listener = new CommitListener({ ...config, application_name: `${config.application_name}-listen` }, {
@@ -252,13 +255,13 @@ export class PostgresEventStore implements EventStore {
   }
 
   /**
-   * Calls `listener` after each commit of this process's appends and at each notification of
-   * another process's (LISTEN), without reading any event: for a follower that reads the log its
-   * own way (the read models' catch-up: store/projection-feed.ts). Returns what stops it.
+   * Calls `listener` after each commit of this process's appends (not another process's: that
+   * process's read models apply those), without reading any event: for a follower that reads the
+   * log its own way (the read models' catch-up: store/projection-feed.ts). Returns what stops it.
    */
   onAppended(listener: () => void): () => void {
     this.listener.start();
-    return this.notifier.on(listener);
+    return this.ownCommits.on(listener);
   }
 
   /**
