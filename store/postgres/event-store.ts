@@ -22,7 +22,7 @@ import { redactUrl, translatePgError } from './errors.js';
 import { guardPool, PostgresHealth } from './health.js';
 import { CommitListener } from './listener.js';
 import { ServerMemory } from './memory.js';
-import { COLUMNS, frozenRecorded, toRecorded, type Row } from './rows.js';
+import { COLUMNS, frozenRecorded, ROW_TYPES, TIME_SETTINGS, toRecorded, type Row } from './rows.js';
 import { migrate, readPayload } from './schema.js';
 import { subscribe } from './subscriptions.js';
 
@@ -51,14 +51,14 @@ const IDLE_IN_TRANSACTION_TIMEOUT = 10_000;
 const LOCK_TIMEOUT = 10_000;
 
 const READ_STREAM = {
-  name: 'tokengate-read-stream',
+  name: 'tokengate-read-stream', types: ROW_TYPES,
   text: `SELECT ${COLUMNS} FROM tokengate_events
           WHERE stream = $1 AND revision >= $2 AND ($3::bigint IS NULL OR revision <= $3) AND ($4::timestamptz IS NULL OR created <= $4)
           ORDER BY revision`,
 };
-const READ_ALL = { name: 'tokengate-read-all', text: `SELECT ${COLUMNS} FROM tokengate_events WHERE position > $1 ORDER BY position LIMIT $2` };
+const READ_ALL = { name: 'tokengate-read-all', types: ROW_TYPES, text: `SELECT ${COLUMNS} FROM tokengate_events WHERE position > $1 ORDER BY position LIMIT $2` };
 const READ_AFTER_TAIL = {
-  name: 'tokengate-read-after-tail', text: `SELECT ${COLUMNS} FROM tokengate_events WHERE position > $1 AND ($2::bigint IS NULL OR position <= $2) ORDER BY position LIMIT $3`,
+  name: 'tokengate-read-after-tail', types: ROW_TYPES, text: `SELECT ${COLUMNS} FROM tokengate_events WHERE position > $1 AND ($2::bigint IS NULL OR position <= $2) ORDER BY position LIMIT $3`,
 };
 
 const HEAD = { name: 'tokengate-head', text: 'SELECT coalesce(max(position), 0)::text AS head FROM tokengate_events' };
@@ -92,7 +92,7 @@ export class PostgresEventStore implements EventStore {
       application_name: options.applicationName ?? 'tokengate',
       connectionTimeoutMillis: 5_000,
       // A stopped or cut-off process must not hold the append lock, nor a statement wait forever.
-      options: `-c statement_timeout=${STATEMENT_TIMEOUT} -c idle_in_transaction_session_timeout=${IDLE_IN_TRANSACTION_TIMEOUT} -c lock_timeout=${LOCK_TIMEOUT}`,
+      options: `-c statement_timeout=${STATEMENT_TIMEOUT} -c idle_in_transaction_session_timeout=${IDLE_IN_TRANSACTION_TIMEOUT} -c lock_timeout=${LOCK_TIMEOUT} ${TIME_SETTINGS}`,
       keepAlive: true,
     };
     this.pool = new pg.Pool({ ...config, max: options.poolSize ?? 10, idleTimeoutMillis: 30_000 });
@@ -144,7 +144,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   /** A query on a pooled connection, its errors the port's. */
-  private async query<R extends pg.QueryResultRow>(statement: { name: string; text: string }, values: unknown[]): Promise<pg.QueryResult<R>> {
+  private async query<R extends pg.QueryResultRow>(statement: { name: string; text: string; types?: typeof ROW_TYPES }, values: unknown[]): Promise<pg.QueryResult<R>> {
     if (this.closing) throw new Error('the event store is not open (closed)');
     const ticket = this.health.ticket();
     try {
