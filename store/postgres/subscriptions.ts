@@ -61,9 +61,10 @@ export function subscribe(source: SubscriptionSource, options: SubscribeOptions,
   let live = false;
   let lastRead = Number.NEGATIVE_INFINITY;
   let later: NodeJS.Timeout | undefined;
-  // The subscription's own wake-ups: the store's, and the end of a put-off read's wait.
+  // The subscription's own wake-ups: the store's, and the end of a put-off read's wait (while a
+  // read is put off, the store's are not passed on: nothing can be delivered before that read).
   const wake = new Notifier();
-  const unlisten = source.notifier.on(() => wake.notify());
+  const unlisten = source.notifier.on(() => { if (later === undefined) wake.notify(); });
   const readServer = retrying(source, () => closed || source.closing());
   const readAll = (o: ReadAllOptions): Promise<RecordedEvent[]> => {
     const held = source.fromMemory(o.fromPosition ?? 0n, o.maxCount ?? -1);
