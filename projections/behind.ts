@@ -8,8 +8,9 @@
 // before its catch-up, of a process that does not follow (the CLI). So every second each instance
 // looks at the checkpoints as stored (one read, no lock) and catches up when they are behind the
 // head as it was at its previous look, a second ago: what is that late, its writer did not apply.
-// The look also tells this instance's known checkpoints what others applied, so that its next
-// catch-up (a read's) starts from there. Reads are not concerned: each catches up to the head first.
+// The look also tells this instance's known checkpoints what others applied, and so does every
+// catch-up before it reads the log (refresh), so that it starts from there. Reads are not
+// concerned: each catches up to the head first.
 import type { EventStore } from '../store/event-store.js';
 import type { SharedTables } from '../store/read-model-tables.js';
 import type { KnownCheckpoints } from './checkpoints.js';
@@ -43,10 +44,20 @@ export class BehindWatch {
     this.compare().catch(() => undefined).finally(() => { this.looking = false; });
   }
 
-  private async compare(): Promise<void> {
+  /**
+   * The checkpoints as stored raised into the known ones (one read, no lock): a catch-up starts
+   * where the others left off, instead of reading what they applied only to skip it in its
+   * transaction (an instance that follows nothing, read long after its last catch-up).
+   */
+  async refresh(): Promise<ReadonlyMap<string, bigint>> {
     const since = this.known.clears;
     const stored = await this.tables.checkpoints(this.names);
     this.known.raise(stored, since);
+    return stored;
+  }
+
+  private async compare(): Promise<void> {
+    const stored = await this.refresh();
     let lowest: bigint | undefined;
     for (const position of stored.values()) if (lowest === undefined || position < lowest) lowest = position;
     const before = this.headBefore;

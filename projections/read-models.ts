@@ -211,9 +211,10 @@ export class ReadModels<Tables extends ReadModelTables = ReadModelTables> {
     this.catchUps.run();
   }
 
-  /** One pass of a catch-up: what is held, then the log after the checkpoints, a page at a time. */
+  /** One pass of a catch-up: what is held, then the log after the checkpoints (shared: as stored), a page at a time. */
   private async applyLog(reached: (position: bigint) => void): Promise<void> {
     this.applyHeld();
+    await this.watch?.refresh();
     let batch: readonly ProjectedEvent[];
     do {
       batch = await readForProjections(this.replay, { fromPosition: await this.minCheckpoint(), maxCount: this.page });

@@ -75,6 +75,9 @@ if (server) {
     await waitFor(() => heard.length === events.length, "b heard of a's commits");
     // (b's models were told of a's commits when b heard of them, before this change: they wrote within a moment.)
     t.notOk(await eventually(() => writes > 0, { timeoutMs: 1_500 }), 'b wrote nothing for them');
+    // A read of b's catches up first: from the checkpoints as stored, so it finds nothing to write.
+    t.equal(await b.models.checkpoint('tokens'), head, "b's read sees the tokens model through the head");
+    t.equal(writes, 0, 'its catch-up started where a left off: no page to write');
     t.equal(await b.models.hash(), hash, "b's reads see every model as a whole log makes it");
     t.equal(await a.models.hash(), hash);
   });
