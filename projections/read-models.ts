@@ -80,7 +80,8 @@ export class ReadModels<Tables extends ReadModelTables = ReadModelTables> {
     this.inlineNames = this.inline.map((p) => p.name);
     this.known = new KnownCheckpoints((name) => this.tables.checkpoint(name));
     this.replay = { page: this.page, store, feed: this.feed, write: (events, only) => this.write(events, only) };
-    this.watch = tables.shared ? new BehindWatch(tables, store, this.liveNames, this.known, () => this.run(), options.lookMs) : undefined;
+    // (A look still under way when the models stop starts nothing.)
+    this.watch = tables.shared ? new BehindWatch(tables, store, this.liveNames, this.known, () => { if (this.unfollow) this.run(); }, options.lookMs) : undefined;
   }
 
   /** Rebuild models whose stored version differs, catch up, and follow the store's log. */
