@@ -179,9 +179,20 @@ function addMember(copy: Record<string, unknown>, name: string, member: unknown)
 
 /** Frozen in place, deeply: events in the stores' caches are shared by every reader, so nobody may change them (a change throws). */
 export function frozen<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    for (const member of Object.values(value)) frozen(member);
-    Object.freeze(value);
-  }
+  freezeDeep(value, inheritsEnumerable());
   return value;
+}
+
+/** A plain object's members by for...in and an array's by index: no array of values made per object. */
+function freezeDeep(value: unknown, inherited: boolean): void {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) freezeDeep(value[i], inherited);
+  } else if (!inherited && Object.getPrototypeOf(value) === Object.prototype) {
+    const record = value as Record<string, unknown>;
+    for (const name in record) freezeDeep(record[name], inherited);
+  } else {
+    for (const member of Object.values(value)) freezeDeep(member, inherited);
+  }
+  Object.freeze(value);
 }

@@ -5,6 +5,7 @@ import type { Maybe } from '../lib/maybe.js';
 
 export class KnownCheckpoints {
   private readonly known = new Map<string, bigint>();
+  private cleared = 0;
 
   /** `read`: the stored checkpoint of a projection, for one not known yet. */
   constructor(private readonly read: (name: string) => Maybe<bigint>) {}
@@ -36,12 +37,27 @@ export class KnownCheckpoints {
 
   /** The checkpoints after a page was written (undefined: nothing written, a gap: all are read again). */
   wrote(after: ReadonlyMap<string, bigint> | undefined): void {
-    if (after === undefined) this.known.clear();
+    if (after === undefined) this.clear();
     else for (const [name, position] of after) this.known.set(name, position);
+  }
+
+  /** How many times they were forgotten (a read begun before the last time is no longer news). */
+  get clears(): number {
+    return this.cleared;
+  }
+
+  /**
+   * Checkpoints read as stored (another process may have written them) when `clears` was
+   * `since`: each one raised to it, none lowered; nothing if they were forgotten since (a reset).
+   */
+  raise(stored: ReadonlyMap<string, bigint>, since: number): void {
+    if (since !== this.cleared) return;
+    for (const [name, position] of stored) if ((this.known.get(name) ?? -1n) < position) this.known.set(name, position);
   }
 
   /** Forget them all (a reset, a write that did not commit): they are read again. */
   clear(): void {
+    this.cleared += 1;
     this.known.clear();
   }
 }

@@ -1,9 +1,11 @@
 // How the read models hear of appends after start (each notice may start a catch-up): told by the
-// store without reading the events where it can (PostgreSQL: its commits and LISTEN; the notices of
-// a moment gathered into one), with a poll beside it for a notice lost while LISTEN reconnects; else
-// through a subscription to the log, which also brings the events other processes append.
+// store without reading the events where it can (PostgreSQL: this process's commits; the notices of
+// a moment gathered into one), with a poll beside it (on tables shared by every process, a look at
+// what no process applied: behind.ts); else through a subscription to the log, which also brings
+// the events other processes append.
 import type { EventStore, RecordedEvent } from '../store/event-store.js';
 import type { ProjectionFeed } from '../store/projection-feed.js';
+import type { BehindWatch } from './behind.js';
 
 /** How often the read models look at the log without being told of an append (ms). */
 const FOLLOW_POLL_MS = 1_000;
@@ -15,6 +17,7 @@ const FOLLOW_POLL_MS = 1_000;
  */
 export function followLog(
   store: EventStore, feed: ProjectionFeed | undefined, fromPosition: bigint, onAppended: (event?: RecordedEvent) => void, deferMs = 0,
+  watch?: Pick<BehindWatch, 'look' | 'everyMs'>,
 ): () => Promise<void> {
   if (feed?.onAppended) {
     let timer: NodeJS.Timeout | undefined;
@@ -25,7 +28,8 @@ export function followLog(
       timer.unref();
     };
     const unfollow = feed.onAppended(notice);
-    const poll = setInterval(() => onAppended(), FOLLOW_POLL_MS);
+    // Shared tables: a look at what no one applied (behind.ts); else a catch-up, in case.
+    const poll = watch ? setInterval(() => watch.look(), watch.everyMs) : setInterval(() => onAppended(), FOLLOW_POLL_MS);
     poll.unref();
     return async () => {
       unfollow();

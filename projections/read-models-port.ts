@@ -15,6 +15,8 @@ export interface ReadModelsOptions {
   deferMs?: number;
   /** The store's speed-ups for the read models (store/projection-feed.ts), if it has them. */
   feed?: ProjectionFeed | undefined;
+  /** Tables shared by every process, told of this process's commits only: how often to look for what no one applied (ms; projections/behind.ts). */
+  lookMs?: number;
 }
 
 export interface RebuildOptions {

@@ -6,19 +6,21 @@
 //  - this process's own (SQLite, answering at once): 'inline' in the events' commit (the store's
 //    commit listener) or by the catch-up the command handler awaits; 'deferred' held in memory and
 //    written DEFER_MS later; 'onRead' brought up from the log by its reads. Reads do not wait.
-//  - shared by every instance (PostgreSQL): after the reply, by the catch-up the appends of DEFER_MS
-//    start; every read catches up first, to the log's head when it began; 'onRead' by its reads.
+//  - shared by every instance (PostgreSQL): after the reply, by the catch-up this instance's appends
+//    start DEFER_MS later (others' by theirs: behind.ts); every read catches up first, to the log's
+//    head when it began; 'onRead' by its reads.
 import { allOf, then, type Maybe } from '../lib/maybe.js';
 import type { EventStore, ProjectedEvent } from '../store/event-store.js';
 import type { CommitListener, ProjectionFeed } from '../store/projection-feed.js';
 import type { LocalTables, ReadModelTables, TableRow } from '../store/read-model-tables.js';
+import { BehindWatch } from './behind.js';
 import { CatchUps } from './catch-up.js';
 import { KnownCheckpoints } from './checkpoints.js';
 import { followLog } from './follow.js';
 import { HeldEvents } from './held.js';
 import { pageUpdate } from './page.js';
 import type { Projection } from './projection.js';
-import { bringUpShared, readForProjections, replayAhead, replayLog, type ReplayTarget } from './replay.js';
+import { bringUpLocal, bringUpShared, readForProjections, replayAhead, replayLog, type ReplayTarget } from './replay.js';
 import { hashOf, type Answer, type ReadModelsOptions, type RebuildOptions, type RebuildResult } from './read-models-port.js';
 
 export * from './read-models-port.js';
@@ -56,6 +58,8 @@ export class ReadModels<Tables extends ReadModelTables = ReadModelTables> {
   private pinned = false;
   private unfollow: (() => Promise<void>) | undefined;
   private readonly replay: ReplayTarget;
+  /** On shared tables: the look every second at what no process applied. */
+  private readonly watch: BehindWatch | undefined;
 
   constructor(
     private readonly tables: Tables,
@@ -76,6 +80,8 @@ export class ReadModels<Tables extends ReadModelTables = ReadModelTables> {
     this.inlineNames = this.inline.map((p) => p.name);
     this.known = new KnownCheckpoints((name) => this.tables.checkpoint(name));
     this.replay = { page: this.page, store, feed: this.feed, write: (events, only) => this.write(events, only) };
+    // (A look still under way when the models stop starts nothing.)
+    this.watch = tables.shared ? new BehindWatch(tables, store, this.liveNames, this.known, () => { if (this.unfollow) this.run(); }, options.lookMs) : undefined;
   }
 
   /** Rebuild models whose stored version differs, catch up, and follow the store's log. */
@@ -90,7 +96,7 @@ export class ReadModels<Tables extends ReadModelTables = ReadModelTables> {
     this.unfollow = followLog(this.store, this.feed, await this.minCheckpoint(), (event) => {
       // This process's own events are held or applied already (checked here: no promise per event).
       if (event === undefined || this.covered() < event.position) this.run();
-    }, this.held.deferMs);
+    }, this.held.deferMs, this.watch);
   }
 
   async stop(): Promise<void> {
@@ -156,22 +162,7 @@ export class ReadModels<Tables extends ReadModelTables = ReadModelTables> {
     if (tables.shared) return this.pinned ? undefined : then(this.catchUp(), () => bringUpShared(this.replay, tables, this.onRead, projection));
     this.applyHeld();
     if (this.pinned || !tables.open) return;
-    for (const p of this.onRead) if (projection === undefined || p.name === projection) this.bringUp(tables, p);
-  }
-
-  /**
-   * Apply the log after an 'onRead' projection's checkpoint, up to what this connection last
-   * committed, a page per transaction (so every event this process answered for is in it).
-   * Synchronous: the first read after a long run replays that run.
-   */
-  private bringUp(tables: LocalTables, projection: Projection): void {
-    const feed = this.feed;
-    if (!feed?.readForProjectionsNow) return;
-    for (;;) {
-      const page = feed.readForProjectionsNow(tables.checkpoint(projection.name), this.page);
-      this.writeNow(tables, page, [projection]);
-      if (page.length < this.page) return;
-    }
+    for (const p of this.onRead) if (projection === undefined || p.name === projection) bringUpLocal(this.replay, tables, p, (page) => this.writeNow(tables, page, [p]));
   }
 
   appliedThrough(): bigint {
@@ -221,9 +212,10 @@ export class ReadModels<Tables extends ReadModelTables = ReadModelTables> {
     this.catchUps.run();
   }
 
-  /** One pass of a catch-up: what is held, then the log after the checkpoints, a page at a time. */
+  /** One pass of a catch-up: what is held, then the log after the checkpoints (shared: as stored), a page at a time. */
   private async applyLog(reached: (position: bigint) => void): Promise<void> {
     this.applyHeld();
+    await this.watch?.refresh();
     let batch: readonly ProjectedEvent[];
     do {
       batch = await readForProjections(this.replay, { fromPosition: await this.minCheckpoint(), maxCount: this.page });

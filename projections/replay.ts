@@ -7,7 +7,7 @@ import type { ProjectionFeed } from '../store/projection-feed.js';
 import { dataShape } from './page.js';
 import type { Projection } from './projection.js';
 import type { RebuildOptions, RebuildResult } from './read-models-port.js';
-import type { SharedTables } from '../store/read-model-tables.js';
+import type { LocalTables, SharedTables } from '../store/read-model-tables.js';
 
 /** What a replay reads from and writes to (the runner, projections/read-models.ts). */
 export interface ReplayTarget {
@@ -93,5 +93,21 @@ async function bringUp(target: ReplayTarget, tables: SharedTables, models: reado
       await target.write(slice, [model]);
       from = (slice.at(-1) as ProjectedEvent).position;
     }
+  }
+}
+
+/**
+ * An 'onRead' model on this process's own tables, brought up by a read: the log after its
+ * checkpoint, up to what this connection last committed, a page per transaction through `write`
+ * (so every event this process answered for is in it). Synchronous: the first read after a long
+ * run replays that run.
+ */
+export function bringUpLocal(target: ReplayTarget, tables: LocalTables, projection: Projection, write: (page: readonly ProjectedEvent[]) => void): void {
+  const feed = target.feed;
+  if (!feed?.readForProjectionsNow) return;
+  for (;;) {
+    const page = feed.readForProjectionsNow(tables.checkpoint(projection.name), target.page);
+    write(page);
+    if (page.length < target.page) return;
   }
 }

@@ -30,9 +30,10 @@ export interface ProjectionFeed {
   /** Resolves when everything this process committed (events and read models) is on disk. */
   durable?(): Promise<void>;
   /**
-   * Calls `listener` after each append committed (by this process or, told by the server,
-   * another), without reading the events; returns what stops it. The read models then read the
-   * log their own way, in pages.
+   * Calls `listener` after each append this process committed, without reading the events;
+   * returns what stops it. The read models then read the log their own way, in pages. (Tables
+   * shared by every process: each process's read models apply what it committed, and look every
+   * second for what no one applied: projections/behind.ts.)
    */
   onAppended?(listener: () => void): () => void;
 }

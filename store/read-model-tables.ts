@@ -78,6 +78,8 @@ export interface LocalTables extends Tables<true> {
  */
 export interface SharedTables extends Tables<false> {
   readonly shared: true;
+  /** The checkpoints stored for these projections (0 for none), in one read, locking nothing. */
+  checkpoints(names: readonly string[]): Promise<ReadonlyMap<string, bigint>>;
   close(): Promise<void>;
 }
 

@@ -19,7 +19,7 @@ export interface AppendQueueOptions {
   health: PostgresHealth;
   memory: ServerMemory;
   /** Woken after each commit (this instance's subscriptions and read models). */
-  notifier: Notifier;
+  notifier: Pick<Notifier, 'notify'>;
   /** This instance's id in its notifications. */
   writer: string;
   maxBatch: number;

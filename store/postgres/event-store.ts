@@ -16,20 +16,23 @@ import type {
   AppendResult, EventData, EventMetadata, EventStore, ExpectedRevision, ReadAllOptions,
   ReadStreamOptions, RecordedEvent, SubscribeOptions, Subscription, SubscriptionHandlers,
 } from '../event-store.js';
-import { Notifier, pullSubscription } from '../subscription.js';
+import { Notifier } from '../subscription.js';
 import { AppendQueue } from './append-queue.js';
-import { isTransient, redactUrl, translatePgError } from './errors.js';
+import { redactUrl, translatePgError } from './errors.js';
 import { guardPool, PostgresHealth } from './health.js';
 import { CommitListener } from './listener.js';
 import { ServerMemory } from './memory.js';
-import { COLUMNS, frozenRecorded, toRecorded, type Row } from './rows.js';
+import { COLUMNS, frozenRecorded, ROW_TYPES, TIME_SETTINGS, toRecorded, type Row } from './rows.js';
 import { migrate, readPayload } from './schema.js';
+import { subscribe } from './subscriptions.js';
 
 export interface PostgresStoreOptions {
   /** Connections of the pool (default 10). */
   poolSize?: number;
   /** How often subscriptions read the log without a notification (ms; default 500): the fallback of LISTEN. */
   pollIntervalMs?: number;
+  /** The least time between two reads of the server by a live subscription (ms; default 50; subscriptions.ts). */
+  gatherMs?: number;
   /** The most appends committed in one transaction (default 500). */
   maxBatch?: number;
   /** Whole streams kept in memory (default 2,000; 0: none). */
@@ -48,19 +51,17 @@ const IDLE_IN_TRANSACTION_TIMEOUT = 10_000;
 const LOCK_TIMEOUT = 10_000;
 
 const READ_STREAM = {
-  name: 'tokengate-read-stream',
+  name: 'tokengate-read-stream', types: ROW_TYPES,
   text: `SELECT ${COLUMNS} FROM tokengate_events
           WHERE stream = $1 AND revision >= $2 AND ($3::bigint IS NULL OR revision <= $3) AND ($4::timestamptz IS NULL OR created <= $4)
           ORDER BY revision`,
 };
-const READ_ALL = { name: 'tokengate-read-all', text: `SELECT ${COLUMNS} FROM tokengate_events WHERE position > $1 ORDER BY position LIMIT $2` };
+const READ_ALL = { name: 'tokengate-read-all', types: ROW_TYPES, text: `SELECT ${COLUMNS} FROM tokengate_events WHERE position > $1 ORDER BY position LIMIT $2` };
 const READ_AFTER_TAIL = {
-  name: 'tokengate-read-after-tail', text: `SELECT ${COLUMNS} FROM tokengate_events WHERE position > $1 AND ($2::bigint IS NULL OR position <= $2) ORDER BY position LIMIT $3`,
+  name: 'tokengate-read-after-tail', types: ROW_TYPES, text: `SELECT ${COLUMNS} FROM tokengate_events WHERE position > $1 AND ($2::bigint IS NULL OR position <= $2) ORDER BY position LIMIT $3`,
 };
 
 const HEAD = { name: 'tokengate-head', text: 'SELECT coalesce(max(position), 0)::text AS head FROM tokengate_events' };
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 export class PostgresEventStore implements EventStore {
   readonly kind = 'postgres';
@@ -69,9 +70,13 @@ export class PostgresEventStore implements EventStore {
   /** What this store's connections found of the server (`unreachable`). */
   readonly health: PostgresHealth;
   private readonly pool: pg.Pool;
+  /** Told of every commit: this instance's, and the others' as LISTEN hears of them. */
   private readonly notifier = new Notifier();
+  /** Told of this instance's commits only (the read models' following: onAppended). */
+  private readonly ownCommits = new Notifier();
   private readonly listener: CommitListener;
   private readonly pollIntervalMs: number;
+  private readonly gatherMs: number;
   private readonly memory: ServerMemory;
   /** This instance's id in its commits' notifications (its own are not news to it). */
   private readonly writer = randomBytes(6).toString('hex');
@@ -87,16 +92,17 @@ export class PostgresEventStore implements EventStore {
       application_name: options.applicationName ?? 'tokengate',
       connectionTimeoutMillis: 5_000,
       // A stopped or cut-off process must not hold the append lock, nor a statement wait forever.
-      options: `-c statement_timeout=${STATEMENT_TIMEOUT} -c idle_in_transaction_session_timeout=${IDLE_IN_TRANSACTION_TIMEOUT} -c lock_timeout=${LOCK_TIMEOUT}`,
+      options: `-c statement_timeout=${STATEMENT_TIMEOUT} -c idle_in_transaction_session_timeout=${IDLE_IN_TRANSACTION_TIMEOUT} -c lock_timeout=${LOCK_TIMEOUT} ${TIME_SETTINGS}`,
       keepAlive: true,
     };
     this.pool = new pg.Pool({ ...config, max: options.poolSize ?? 10, idleTimeoutMillis: 30_000 });
     this.health = options.health ?? new PostgresHealth();
     guardPool(this.pool, this.health);
     this.pollIntervalMs = options.pollIntervalMs ?? 500;
+    this.gatherMs = options.gatherMs ?? 50;
     this.memory = new ServerMemory(options.cachedStreams ?? 2_000, options.cachedTail ?? 1_000);
     this.appends = new AppendQueue({
-      pool: this.pool, health: this.health, memory: this.memory, notifier: this.notifier, writer: this.writer,
+      pool: this.pool, health: this.health, memory: this.memory, notifier: { notify: () => { this.notifier.notify(); this.ownCommits.notify(); } }, writer: this.writer,
       maxBatch: options.maxBatch ?? 500, target: this.target, ready: () => this.whenReady(),
     });
     this.listener = new CommitListener({ ...config, application_name: `${config.application_name}-listen` }, {
@@ -138,7 +144,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   /** A query on a pooled connection, its errors the port's. */
-  private async query<R extends pg.QueryResultRow>(statement: { name: string; text: string }, values: unknown[]): Promise<pg.QueryResult<R>> {
+  private async query<R extends pg.QueryResultRow>(statement: { name: string; text: string; types?: typeof ROW_TYPES }, values: unknown[]): Promise<pg.QueryResult<R>> {
     if (this.closing) throw new Error('the event store is not open (closed)');
     const ticket = this.health.ticket();
     try {
@@ -234,45 +240,28 @@ export class PostgresEventStore implements EventStore {
   }
 
   /**
-   * Catch-up, then live: woken by this process's commits, by the server's NOTIFY of any
-   * process's commit (a connection of its own, reconnected when dropped), and by a poll. A read
-   * that fails for a transient reason (the server restarting) is tried again until it succeeds or
-   * the subscription closes: the subscription resumes from its last position, nothing lost or repeated.
+   * Catch-up, then live (subscriptions.ts): woken by this process's commits, by the server's NOTIFY
+   * of any process's commit (a connection of its own, reconnected when dropped), and by a poll; a
+   * live one reads what others committed at most every `gatherMs`; transient failures are retried.
    */
   subscribeAll(options: SubscribeOptions, handlers: SubscriptionHandlers): Subscription {
     this.listener.start();
-    let closed = false;
-    let warned = false;
-    const readAll = async (o: ReadAllOptions): Promise<RecordedEvent[]> => {
-      for (let pause = 100; ; pause = Math.min(pause * 2, 1_000)) {
-        try {
-          const events = await this.readAll(o);
-          warned = false;
-          return events;
-        } catch (error) {
-          if (closed || this.closing || !isTransient(error)) throw error;
-          if (!warned) process.emitWarning(`a subscription to the event store waits for PostgreSQL: ${(error as Error).message}`);
-          warned = true;
-          await sleep(pause);
-          if (closed || this.closing) return [];
-        }
-      }
-    };
-    const subscription = pullSubscription(readAll, this.notifier, options, handlers, this.pollIntervalMs);
-    return {
-      caughtUp: subscription.caughtUp,
-      close: () => { closed = true; return subscription.close(); },
-    };
+    return subscribe({
+      readAll: (o) => this.readAll(o),
+      fromMemory: (from, max) => this.memory.fromTail(from, max),
+      notifier: this.notifier, pollIntervalMs: this.pollIntervalMs, gatherMs: this.gatherMs,
+      closing: () => this.closing,
+    }, options, handlers);
   }
 
   /**
-   * Calls `listener` after each commit of this process's appends and at each notification of
-   * another process's (LISTEN), without reading any event: for a follower that reads the log its
-   * own way (the read models' catch-up: store/projection-feed.ts). Returns what stops it.
+   * Calls `listener` after each commit of this process's appends (not another process's: that
+   * process's read models apply those), without reading any event: for a follower that reads the
+   * log its own way (the read models' catch-up: store/projection-feed.ts). Returns what stops it.
    */
   onAppended(listener: () => void): () => void {
     this.listener.start();
-    return this.notifier.on(listener);
+    return this.ownCommits.on(listener);
   }
 
   /**

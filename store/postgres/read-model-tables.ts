@@ -119,6 +119,12 @@ export class PostgresReadModelTables implements SharedTables {
     return BigInt(rows[0]?.position ?? 0);
   }
 
+  async checkpoints(names: readonly string[]): Promise<ReadonlyMap<string, bigint>> {
+    const rows = await this.query<{ name: string; position: string }>('SELECT name, position FROM read_model_checkpoints WHERE name = ANY($1::text[])', [names]);
+    const stored = new Map(rows.map((row) => [row.name, BigInt(row.position)]));
+    return new Map(names.map((name) => [name, stored.get(name) ?? 0n]));
+  }
+
   async reset(models: readonly ModelVersion[], changedOnly = false): Promise<void> {
     await this.schema();
     await this.transaction(async (client) => {

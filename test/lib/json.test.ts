@@ -4,7 +4,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import t from 'tap';
 import fc from 'fast-check';
-import { frozenJsonCopy, sortedJson } from '../../lib/json.js';
+import { frozen, frozenJsonCopy, sortedJson } from '../../lib/json.js';
 
 /** sortedJson before issue 7 (recursive, Object.keys().sort(), arrays of parts joined). */
 function reference(value: unknown): string {
@@ -172,3 +172,36 @@ t.test('frozenJsonCopy: a member added to Object.prototype is not copied (JSON l
   }
   t.ok(copiesLikeJson({ a: 1, nested: { b: 2 } }), 'and once it is gone, as before');
 });
+
+t.test('frozen: the value itself, every object and array in it frozen, nothing else changed', async (t) => {
+  fc.assert(fc.property(fc.jsonValue({ maxDepth: 5 }), (json) => {
+    const text = JSON.stringify(json);
+    const value: unknown = JSON.parse(text);
+    return frozen(value) === value && deeplyFrozen(value) && JSON.stringify(value) === text;
+  }), { numRuns: runs });
+  // Not only what JSON.parse makes: an object without a prototype, a class's instance, a Map (its
+  // own members only), a nested member frozen already, array holes.
+  class Box { constructor(readonly inner: { n: number[] }) {} }
+  // eslint-disable-next-line no-sparse-arrays
+  const holes = [{ a: 1 }, , { b: [2] }];
+  const cases: object[] = [Object.assign(Object.create(null) as object, { a: { b: [1] } }), new Box({ n: [1] }), { m: new Map([[1, { x: 1 }]]) }, { done: Object.freeze({ inner: { x: 1 } }) }, holes];
+  for (const value of cases) t.ok(frozen(value) === value && Object.isFrozen(value), String(Object.keys(value)));
+  t.ok(Object.isFrozen((cases[0] as { a: { b: number[] } }).a.b) && Object.isFrozen((cases[1] as Box).inner.n), 'nested in each: frozen');
+  t.notOk(Object.isFrozen((cases[3] as { done: { inner: object } }).done.inner), 'inside a member frozen already: left as it is');
+  t.ok(Object.isFrozen(holes[2]), 'after a hole');
+});
+
+t.test('frozen: a member added to Object.prototype is not frozen (own members only)', async (t) => {
+  const proto = Object.prototype as Record<string, unknown>;
+  const inherited = { shared: true };
+  proto.polluted = inherited;
+  try {
+    const value = { a: { b: [{ c: 2 }] } };
+    frozen(value);
+    t.ok(deeplyFrozen(value), 'the value frozen throughout');
+    t.notOk(Object.isFrozen(inherited), "the prototype's member left alone");
+  } finally {
+    delete proto.polluted;
+  }
+});
+
