@@ -5,43 +5,32 @@
 // first fill, as a first start would set it, left to the gateway after. Runs the test build's server.js.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
 import t from 'tap';
 import { fillPostgres } from '../../bench/growth-stores.js';
 import { MERCHANT, TOKEN_HEADERS } from '../../bench/http.js';
 import { SERVER, startGateway } from '../helpers/gateway-process.js';
-import { postgresForFile } from '../helpers/postgres.js';
+import { postgresForFile, rowsOf } from '../helpers/postgres.js';
 
 const server = postgresForFile(t);
 
 const owner = (firstToken: number) => ({ merchantId: MERCHANT.id, repositoryId: MERCHANT.repository.id, firstToken, orderBase: 50_000_000_000 });
 const fixtureToken = (index: number) => `9${String(index).padStart(15, '0')}`;
 
-async function rows<R extends pg.QueryResultRow>(url: string, text: string): Promise<R[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<R>(text)).rows;
-  } finally {
-    await client.end();
-  }
-}
-
 if (server) {
   t.test('filled in two steps, then served: fixture tokens retrieved, their cards opened', async (t) => {
     const url = await server.get().createDatabase('grown');
     const first = await fillPostgres(url, 300, owner(0), () => undefined);
     t.equal(first.tokens, 30, '1 token : 10 events');
-    t.same(await rows(url, "SELECT value FROM key_store_meta WHERE name = 'shredded-through'"), [{ value: '300' }], 'the shredder\'s checkpoint: the head');
+    t.same(await rowsOf(url, "SELECT value FROM key_store_meta WHERE name = 'shredded-through'"), [{ value: '300' }], 'the shredder\'s checkpoint: the head');
     const second = await fillPostgres(url, 205, owner(first.tokens), () => undefined);
     t.equal(second.tokens, 21, 'the last token cut short');
-    t.same(await rows(url, "SELECT value FROM key_store_meta WHERE name = 'shredded-through'"), [{ value: '300' }], 'a key store already made keeps its checkpoint');
-    const [log] = await rows<{ n: string; min: string; max: string; streams: string; bad: string }>(url, `
+    t.same(await rowsOf(url, "SELECT value FROM key_store_meta WHERE name = 'shredded-through'"), [{ value: '300' }], 'a key store already made keeps its checkpoint');
+    const [log] = await rowsOf<{ n: string; min: string; max: string; streams: string; bad: string }>(url, `
       SELECT count(*) AS n, min(position) AS min, max(position) AS max, count(DISTINCT stream) AS streams,
              count(*) FILTER (WHERE revision <> r) AS bad
         FROM (SELECT position, revision, row_number() OVER (PARTITION BY stream ORDER BY position) - 1 AS r, stream FROM tokengate_events) e`);
     t.same(log, { n: '505', min: '1', max: '505', streams: String(50 * 9 + 4), bad: '0' }, 'positions 1..505, revisions from 0 in position order');
-    t.same(await rows(url, 'SELECT count(*) AS n FROM card_keys'), [{ n: '51' }], 'a card key per fixture token');
+    t.same(await rowsOf(url, 'SELECT count(*) AS n FROM card_keys'), [{ n: '51' }], 'a card key per fixture token');
 
     const dir = t.testdir({});
     const merchantsFile = join(dir, 'merchants.json');

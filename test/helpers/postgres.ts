@@ -4,6 +4,7 @@
 //
 //   const pg = postgresForFile(t);                         // skips the file loudly when not installed
 //   const url = await pg.get().createDatabase('contract'); // inside a test
+import pg from 'pg';
 import type { Test } from 'tap';
 import { postgresAvailable, SKIP_MESSAGE, startPostgres, type RunningPostgres } from '../../scripts/postgres-server.js';
 
@@ -33,4 +34,15 @@ export function postgresForFile(t: TapLike): { get(): RunningPostgres } | undefi
       return server;
     },
   };
+}
+
+/** The rows of one statement on a connection of its own to `url`, closed after. */
+export async function rowsOf<R extends pg.QueryResultRow>(url: string, text: string): Promise<R[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<R>(text)).rows;
+  } finally {
+    await client.end();
+  }
 }

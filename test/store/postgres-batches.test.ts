@@ -15,7 +15,7 @@ import { WrongExpectedRevisionError, type RecordedEvent } from '../../store/even
 import { PostgresEventStore } from '../../store/postgres/event-store.js';
 import { migrate, MIGRATIONS, SCHEMA_VERSION } from '../../store/postgres/schema.js';
 import { events, newEvent } from './contract.js';
-import { postgresForFile } from '../helpers/postgres.js';
+import { postgresForFile, rowsOf } from '../helpers/postgres.js';
 import { BUILD } from '../helpers/build.js';
 
 const server = postgresForFile(t);
@@ -24,16 +24,6 @@ function openStore(t: Test, url: string): PostgresEventStore {
   const store = new PostgresEventStore(url);
   t.teardown(() => store.close());
   return store;
-}
-
-async function sql<R extends pg.QueryResultRow>(t: Test, url: string, text: string): Promise<R[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<R>(text)).rows;
-  } finally {
-    await client.end();
-  }
 }
 
 const STORE = pathToFileURL(join(BUILD, 'store/postgres/event-store.js')).href;
@@ -99,7 +89,7 @@ if (server) {
   t.test('a batch without a conflict is written by one statement in one transaction, each append answered with its own revision and position', async (t) => {
     const url = await server.get().createDatabase('at_once');
     // The server counts the calls of tokengate_append (the one statement) in sessions opened from now on.
-    await sql(t, url, `ALTER DATABASE ${new URL(url).pathname.slice(1)} SET track_functions = 'pl'`);
+    await rowsOf(url, `ALTER DATABASE ${new URL(url).pathname.slice(1)} SET track_functions = 'pl'`);
     const store = openStore(t, url);
     await store.append('known', events(2));
     const results = await Promise.all([
@@ -114,19 +104,19 @@ if (server) {
       { nextExpectedRevision: 0n, position: 7n },
       { nextExpectedRevision: 0n, position: 8n },
     ]);
-    const xmins = await sql<{ x: string }>(t, url, 'SELECT DISTINCT xmin::text AS x FROM tokengate_events WHERE position > 2');
+    const xmins = await rowsOf<{ x: string }>(url, 'SELECT DISTINCT xmin::text AS x FROM tokengate_events WHERE position > 2');
     t.equal(xmins.length, 1, 'one transaction');
     const log = await store.readAll();
     t.same(log.map((e) => `${e.stream}@${e.revision}#${e.position}`),
       ['known@0#1', 'known@1#2', 'fresh-1@0#3', 'fresh-1@1#4', 'fresh-1@2#5', 'known@2#6', 'fresh-2@0#7', 'known-too@0#8']);
     t.same(log.at(-1)?.data, { text: 'a "quoted" \\ back\nslash, é, 😀' }, 'data read back as written');
-    const texts = await sql<{ data: string }>(t, url, 'SELECT data::text FROM tokengate_events WHERE position = 8');
+    const texts = await rowsOf<{ data: string }>(url, 'SELECT data::text FROM tokengate_events WHERE position = 8');
     t.equal(texts[0]?.data, JSON.stringify({ text: 'a "quoted" \\ back\nslash, é, 😀' }), 'stored as the JSON text it was given');
     // A session's statistics reach the server's counters when it ends (or idles a while).
     await store.close();
     const deadline = Date.now() + 20_000;
     let calls: string | undefined;
-    while ((calls = (await sql<{ calls: string }>(t, url, "SELECT calls::text FROM pg_stat_user_functions WHERE funcname = 'tokengate_append'"))[0]?.calls) !== '2' && Date.now() < deadline) {
+    while ((calls = (await rowsOf<{ calls: string }>(url, "SELECT calls::text FROM pg_stat_user_functions WHERE funcname = 'tokengate_append'"))[0]?.calls) !== '2' && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     t.equal(calls, '2', 'one statement per batch: the first append, then the four');
@@ -144,7 +134,7 @@ if (server) {
     t.same(settled.map((s) => s.status), ['fulfilled', 'rejected', 'fulfilled']);
     t.type((settled[1] as PromiseRejectedResult).reason, WrongExpectedRevisionError);
     t.same(settled.map((s) => s.status === 'fulfilled' ? s.value.position : undefined), [2n, undefined, 4n], 'positions without a gap');
-    const xmins = await sql<{ x: string }>(t, url, 'SELECT DISTINCT xmin::text AS x FROM tokengate_events WHERE position > 1');
+    const xmins = await rowsOf<{ x: string }>(url, 'SELECT DISTINCT xmin::text AS x FROM tokengate_events WHERE position > 1');
     t.equal(xmins.length, 1, 'one transaction');
     t.same((await store.readAll()).map((e) => e.position), [1n, 2n, 3n, 4n]);
   });
