@@ -7,17 +7,14 @@
 // in services/session/checkout-initiate.ts.
 import { Type, type Static } from '@sinclair/typebox';
 import { Alpha3, Opt, Pattern, Str, StringEnum, Strict } from './common.js';
-import { Email, PostcodeZip } from './token.js';
+import { addressMembers, Email } from './token.js';
 import { ModernId } from './transaction.js';
 
 const open = { additionalProperties: true } as const;
 const Url = (what: string) => Str(1, 2048, `an absolute http or https URL (${what})`);
 
-/** An address as the gateway's fields type it. */
-const ADDRESS = {
-  street: Opt(Str(1, 100)), street2: Opt(Str(1, 100)), city: Opt(Str(1, 100)), stateProvince: Opt(Str(1, 20)),
-  postcodeZip: Opt(PostcodeZip()), country: Opt(Alpha3('ISO 3166 alpha-3 country code')),
-};
+/** An address as the gateway's fields type it (as a token's shipping address). */
+const ADDRESS = addressMembers(false, false);
 /** The merchant's: a plugin's other members (company, ...) taken and not used. */
 const CheckoutAddress = Type.Object(ADDRESS, open);
 

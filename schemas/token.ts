@@ -41,7 +41,8 @@ const Telephone = () => Pattern(4, 20, '^(?=(?:[^0-9]*[0-9]){1,15}[^0-9]*$)\\+[0
 export const PostcodeZip = () => Pattern(1, 10, '^[0-9A-Za-z -]+$', "characters 0-9 a-z A-Z ' ' '-'");
 const BankAccountNumber = (min: number, max: number) => Pattern(min, max, '^[0-9A-Za-z /-]+$', "characters 0-9 a-z A-Z ' ' '-' '/'");
 
-const Address = (stateProvinceCode: boolean, company: boolean) => Strict({
+/** An address's members as the gateway's fields type them (`company`, `stateProvinceCode`: where a field has them). */
+export const addressMembers = (stateProvinceCode: boolean, company: boolean) => ({
   city: Opt(Str(1, 100)),
   ...(company ? { company: Opt(Str(1, 100)) } : {}),
   country: Opt(Alpha3('ISO 3166 alpha-3 country code')),
@@ -51,6 +52,8 @@ const Address = (stateProvinceCode: boolean, company: boolean) => Strict({
   street: Opt(Str(1, 100)),
   street2: Opt(Str(1, 100)),
 });
+
+const Address = (stateProvinceCode: boolean, company: boolean) => Strict(addressMembers(stateProvinceCode, company));
 
 const SOURCE_OF_FUNDS_TYPES = ['ACH', 'CARD', 'DIRECT_DEBIT_CANADA', 'WALLET'] as const;
 const PROVISIONING_MODES = ['ASYNCHRONOUS', 'ATTEMPT_SYNCHRONOUS', 'SYNCHRONOUS'] as const;
