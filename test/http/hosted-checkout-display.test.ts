@@ -3,9 +3,10 @@
 // onto the order, the payer's where the page let them edit, the merchant's otherwise; a MANDATORY
 // one refused until given), interaction.timeoutUrl in the page's view, redirectMerchantUrl with
 // retryAttemptCount (the payer sent there once the attempts are used up; without the count, as
-// before), and a payment link's errorUrl (where the link sends the payer once used up).
+// before), and a payment link's errorUrl (where the link sends the payer once used up, or once
+// past its paymentLink.expiryDateTime on the merchant's clock).
 import t from 'tap';
-import { buildTestApp, M1 } from '../helpers/app.js';
+import { basic, buildTestApp, M1 } from '../helpers/app.js';
 import { expectInvalid } from './http.fixture.js';
 import { checkoutBody, initiate, newCheckout, pay, queryOf, RETURN_URL, retrieveOrder, typeCard, view } from './hosted-checkout.fixture.js';
 
@@ -131,4 +132,36 @@ t.test('a payment link\'s errorUrl: where /pbl sends the payer once its attempts
   t.equal(declined.url.split('?')[0], errorUrl, 'the payer goes to the errorUrl');
   const after = await a.inject({ method: 'GET', url: link });
   t.same([after.statusCode, after.headers.location], [302, errorUrl], 'used up: the link sends the payer to its errorUrl');
+});
+
+t.test('a payment link past its expiryDateTime: /pbl sends the payer to its errorUrl (to its page without one), and the page takes no payment', async (t) => {
+  const admin = 'hosted-checkout-display-admin';
+  const a = await buildTestApp(t, { adminPassword: admin, testControl: true });
+  const errorUrl = 'https://shop.example/link-expired?cart=3';
+  // Ten minutes from now, written with a +01:00 offset (the same instant).
+  const expiryDateTime = new Date(Date.now() + 10 * 60_000 + 3_600_000).toISOString().replace('Z', '+01:00');
+  const links = [];
+  for (const paymentLink of [{ expiryDateTime, errorUrl }, { expiryDateTime }]) {
+    const res = await initiate(a, checkoutBody({ checkoutMode: 'PAYMENT_LINK', paymentLink }));
+    t.equal(res.statusCode, 201, res.body);
+    links.push(`/pbl/${res.json().paymentLink.id}`);
+  }
+  const [withError, without] = links as [string, string];
+  const opened = await a.inject({ method: 'GET', url: withError });
+  const sessionId = /\/checkout\/pay\/(SESSION[0-9]+)$/.exec(String(opened.headers.location))?.[1] ?? '';
+  t.ok(sessionId, 'before its expiry the link opens its page');
+  await typeCard(a, sessionId);
+  t.equal((await view(a, sessionId)).json().status, 'OPEN');
+
+  const advanced = await a.inject({
+    method: 'POST', url: `/admin/api/test-control/merchants/${M1.id}/clock/advance`, headers: { authorization: basic('admin', admin) }, payload: { milliseconds: 11 * 60_000 },
+  });
+  t.equal(advanced.statusCode, 200, advanced.body);
+  const expired = await a.inject({ method: 'GET', url: withError });
+  t.same([expired.statusCode, expired.headers.location, expired.headers['cache-control']], [302, errorUrl, 'no-store'], 'past its expiry: to the errorUrl, as given');
+  t.equal((await view(a, sessionId)).json().status, 'EXPIRED', 'the page\'s view: EXPIRED');
+  expectInvalid(t, await pay(a, sessionId), { field: 'sessionId', explanation: /EXPIRED/ }, 'the card typed before pays nothing');
+  const noErrorUrl = await a.inject({ method: 'GET', url: without });
+  t.equal(noErrorUrl.statusCode, 302);
+  t.match(String(noErrorUrl.headers.location), /^\/checkout\/pay\/SESSION[0-9]+$/, 'without an errorUrl: its page, which says it timed out');
 });
