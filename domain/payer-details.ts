@@ -1,9 +1,12 @@
 // What a Hosted Checkout payment carries about the payer beside the card: the billing address and
 // email address (the merchant's from Initiate Checkout, or what the payer typed on the payment page
-// where interaction.displayControl let them) and the merchant's shipping address. Recorded on the
-// payment's transaction, shown by Retrieve Order and Retrieve Transaction in the API's own shape.
+// where interaction.displayControl let them) and the merchant's shipping address; on a merchant's
+// own PAY, AUTHORIZE or VERIFY, the billing address it sent. Recorded on the payment's transaction,
+// shown by its answer, Retrieve Order and Retrieve Transaction in the API's own shape.
 
 export interface PayerAddress {
+  company?: string;
+  stateProvinceCode?: string;
   street?: string;
   street2?: string;
   city?: string;

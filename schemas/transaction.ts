@@ -7,6 +7,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Alpha3, Opt, Pattern, Str, Strict, StringEnum } from './common.js';
 import { MerchantIdParam, VersionParam } from './pay.js';
+import { addressMembers } from './token.js';
 
 export { VersionParam };
 
@@ -45,7 +46,8 @@ export const TransactionBody = Open({
   // 3-D Secure: Initiate Authentication's version, channel and purpose; Authenticate Payer's way
   // back; a payment's authentication (services/order/authentication-request.ts).
   authentication: Opt(Open(authenticationFields(), open)),
-  billing: Opt(Open({ address: Opt(Open({ street: Opt(Str(1, 100)) }, open)) }, open)),
+  // The payer's billing address: read by the outcome rules (street) and echoed by the answers and Retrieve Order.
+  billing: Opt(Open({ address: Opt(Open(addressMembers(true, true), open)) }, open)),
   correlationId: Opt(Str(1, 100)),
   device: Opt(Open({
     browser: Opt(Str(1, 2048)),

@@ -4,7 +4,7 @@
 // and an order of this API with the same id are one order). Here: the request's checks the
 // schema cannot make (what each apiOperation requires, amounts as strings or JSON numbers), the
 // token looked up in the merchant's own repository, the fingerprint of the request, the answer.
-import type { PayerDetails } from '../../domain/payer-details.js';
+import type { PayerAddress, PayerDetails } from '../../domain/payer-details.js';
 import { luhnValid, mask64 } from '../../domain/card.js';
 import { InvalidRequest } from '../../domain/errors.js';
 import { streams } from '../../domain/events.js';
@@ -19,7 +19,7 @@ import type { OrderApiParams, TransactionApiParams, TransactionBody } from '../.
 import { foldOrder, readOwnStream } from '../aggregates.js';
 import { withSession, type HeldSession } from '../session/session-request.js';
 import type { Gateway } from '../gateway.js';
-import { amountOf } from './pay-request.js';
+import { amountOf, checkCountry } from './pay-request.js';
 import { missing, providedSource, tokenSource } from './card-source.js';
 import type { CommandFacts, OrderRequest } from './order-service.js';
 import { maskingOf, orderResponse, transactionResponse } from './responses.js';
@@ -65,6 +65,17 @@ function fingerprintOf(gateway: Gateway, body: TransactionBody): string {
   return gateway.sealer.fingerprint(sortedJson({ api: 'order', body: masked }));
 }
 
+const ADDRESS_MEMBERS = ['city', 'company', 'country', 'postcodeZip', 'stateProvince', 'stateProvinceCode', 'street', 'street2'] as const;
+
+/** The billing address a payment request sent (or its session held), as its answers and Retrieve Order echo it: the typed members. */
+function billingOf(body: TransactionBody): PayerDetails | undefined {
+  const sent = body.billing?.address;
+  if (!sent) return undefined;
+  const address: PayerAddress = {};
+  for (const name of ADDRESS_MEMBERS) if (typeof sent[name] === 'string') address[name] = sent[name];
+  return Object.keys(address).length > 0 ? { billing: { address } } : undefined;
+}
+
 /**
  * PAY, AUTHORIZE, VERIFY: the card (sent, or held by the session: it takes precedence over a token,
  * as the spec says: "explicit or session account details take precedence over it") or the token,
@@ -88,8 +99,11 @@ async function initiatingFacts(gateway: Gateway, merchant: MerchantProfile, sent
     if (session) throw new InvalidRequest(`Value '${session.sessionId}' is invalid. The session holds no card: update it with the card first`, 'session.id');
     throw missing('sourceOfFunds.token');
   }
+  checkCountry(body);
   const source = inRequest ?? await tokenSource(gateway, merchant, token as string);
+  const payer = billingOf(body);
   return {
+    ...(payer ? { payer } : {}),
     amount, currency, source, rules: merchant.rules ?? [],
     securityCode: card?.securityCode, billingStreet: body.billing?.address?.street, orderReference: body.order?.reference,
     transactionReference: body.transaction?.reference,
@@ -143,10 +157,12 @@ export async function orderApiRequest(
   gateway: Gateway, merchant: MerchantProfile, params: TransactionApiParams, body: TransactionBody, origin = DEFAULT_ORIGIN, entryPoint?: 'CHECKOUT', payer?: PayerDetails,
 ): Promise<OrderRequest<OrderApiCommand, object>> {
   const facts = await commandFacts(gateway, merchant, params, body);
-  // The payment page's payments show where they came from (gatewayEntryPoint), and the payer's details the page took.
+  // The payment page's payments show where they came from (gatewayEntryPoint), and the payer's details the page took
+  // (a merchant's own payment: the billing address it sent).
   if (entryPoint && (facts.type === 'PAY' || facts.type === 'AUTHORIZE' || facts.type === 'VERIFY')) {
     facts.entryPoint = entryPoint;
     if (payer) facts.payer = payer;
+    else delete facts.payer;
   }
   const masking = maskingOf(merchant);
   const { version } = params;

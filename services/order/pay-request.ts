@@ -69,7 +69,8 @@ function checkAmounts(body: PayBody): { amount: number; taxAmount: number | unde
   return { amount: amount.minor, taxAmount: tax.ok ? tax.minor : 0 };
 }
 
-function checkCountry(body: PayBody): void {
+/** billing.address.country: an ISO 3166 alpha-3 code the gateway knows. */
+export function checkCountry(body: { billing?: { address?: { country?: string } } }): void {
   const country = body.billing?.address?.country;
   if (country !== undefined && !isCountryAlpha3(country)) {
     throw new InvalidRequest(`Value '${country}' is invalid. Expected an ISO 3166-1 alpha-3 country code`, 'billing.address.country');

@@ -1,0 +1,69 @@
+// The order API echoes the billing address of a merchant's own PAY, AUTHORIZE or VERIFY: in its
+// answer, a repeat's, Retrieve Transaction and Retrieve Order (the latest payment's), as the
+// payment page's payments already were; a follow-on transaction (CAPTURE) shows none. Its members
+// are checked with the bounds of a token's address.
+import t from 'tap';
+import { buildTestApp, createToken, M1, tokenAuth } from '../helpers/app.js';
+import { uniqueId } from '../helpers/ids.js';
+import { expectInvalid, type App } from './http.fixture.js';
+
+const orderPath = (order: string, version = 100) => `/api/rest/version/${version}/merchant/${M1.id}/order/${encodeURIComponent(order)}`;
+const put = (a: App, order: string, txn: string, payload: Record<string, unknown>, version = 100) =>
+  a.inject({ method: 'PUT', url: `${orderPath(order, version)}/transaction/${txn}`, headers: { authorization: tokenAuth(M1) }, payload });
+const get = (a: App, url: string) => a.inject({ method: 'GET', url, headers: { authorization: tokenAuth(M1) } });
+
+const ADDRESS = {
+  street: '1 Alpha St', street2: 'Flat 4', city: 'Ottawa', stateProvince: 'Ontario', stateProvinceCode: 'ON', postcodeZip: 'K1C 2N6', country: 'CAN', company: 'Shop & Co',
+};
+
+t.test('PAY and AUTHORIZE with billing.address: the address in the answer, the repeat, Retrieve Transaction and Retrieve Order', async (t) => {
+  const a = await buildTestApp(t);
+  const token = await createToken(a, M1);
+  const order = uniqueId();
+  const body = { apiOperation: 'AUTHORIZE', order: { amount: '40.00', currency: 'USD' }, sourceOfFunds: { type: 'CARD', token }, billing: { address: ADDRESS } };
+  const first = await put(a, order, 'auth-1', body);
+  t.equal(first.statusCode, 201, first.body);
+  t.same(first.json().billing, { address: ADDRESS }, 'the answer: the address as sent');
+  t.equal(first.json().response.gatewayCode, 'APPROVED');
+  t.same((await put(a, order, 'auth-1', body)).json().billing, { address: ADDRESS }, 'an identical repeat: the same');
+  t.same((await get(a, `${orderPath(order)}/transaction/auth-1`)).json().billing, { address: ADDRESS }, 'Retrieve Transaction');
+
+  const captured = await put(a, order, 'cap-1', { apiOperation: 'CAPTURE', transaction: { amount: '40.00', currency: 'USD' } });
+  t.equal(captured.statusCode, 201, captured.body);
+  t.notOk('billing' in captured.json(), 'a capture carries no address of its own');
+  const retrieved = (await get(a, orderPath(order))).json();
+  t.same(retrieved.billing, { address: ADDRESS }, 'Retrieve Order: the payment\'s address at the order\'s level');
+  t.same(retrieved.transaction.map((x: { billing?: unknown }) => x.billing !== undefined), [true, false], 'on the authorization only');
+  t.notOk('customer' in retrieved || 'shipping' in retrieved, 'nothing else of the payer\'s');
+
+  // A later payment on another order with another address, through version 60: its own.
+  const other = uniqueId();
+  const paid = await put(a, other, '1', { apiOperation: 'PAY', order: { amount: '5.00', currency: 'USD' }, sourceOfFunds: { type: 'CARD', token }, billing: { address: { street: '9 Kilo St', country: 'USA' } } }, 60);
+  t.equal(paid.statusCode, 201, paid.body);
+  t.same(paid.json().billing, { address: { street: '9 Kilo St', country: 'USA' } }, 'PAY: only the members sent');
+  const again = await put(a, other, '2', { apiOperation: 'PAY', order: { amount: '1.00', currency: 'USD' }, sourceOfFunds: { type: 'CARD', token }, billing: { address: { street: '10 Kilo St', country: 'USA' } } });
+  t.equal(again.statusCode, 201, again.body);
+  t.same((await get(a, orderPath(other))).json().billing, { address: { street: '10 Kilo St', country: 'USA' } }, 'Retrieve Order: the latest payment\'s');
+  const plain = await put(a, uniqueId(), '1', { apiOperation: 'PAY', order: { amount: '1.00', currency: 'USD' }, sourceOfFunds: { type: 'CARD', token } });
+  t.notOk('billing' in plain.json(), 'no address sent: none shown');
+});
+
+t.test('a bad address member refused on its field, nothing recorded; the street still read by the AVS rule', async (t) => {
+  const a = await buildTestApp(t);
+  const token = await createToken(a, M1);
+  const paid = await put(a, uniqueId(), '1', { apiOperation: 'PAY', order: { amount: '2.00', currency: 'USD' }, sourceOfFunds: { type: 'CARD', token }, billing: { address: { street: '3 Olive St', country: 'GBR' } } });
+  t.equal(paid.statusCode, 201, paid.body);
+  t.same(paid.json().billing, { address: { street: '3 Olive St', country: 'GBR' } });
+  t.equal(paid.json().response.avs?.gatewayCode, 'NAME_ADDRESS_MATCH', 'the street read by the AVS rule (Olive St)');
+
+  const refusedOrder = uniqueId();
+  expectInvalid(t, await put(a, refusedOrder, '1', { apiOperation: 'PAY', order: { amount: '2.00', currency: 'USD' }, sourceOfFunds: { type: 'CARD', token }, billing: { address: { country: 'XYZ' } } }),
+    { field: 'billing.address.country' }, 'an unknown country');
+  t.equal((await get(a, orderPath(refusedOrder))).statusCode, 400, 'refused: no order');
+  const pay = (address: Record<string, unknown>) => put(a, uniqueId(), '1', { apiOperation: 'PAY', order: { amount: '2.00', currency: 'USD' }, sourceOfFunds: { type: 'CARD', token }, billing: { address } });
+  expectInvalid(t, await pay({ street2: 'x'.repeat(101) }), { field: 'billing.address.street2' }, 'street2 longer than 100');
+  expectInvalid(t, await pay({ postcodeZip: 'K1C#2N6' }), { field: 'billing.address.postcodeZip' }, 'a postcode with another character');
+  expectInvalid(t, await pay({ stateProvince: 'x'.repeat(21) }), { field: 'billing.address.stateProvince' }, 'a state longer than 20');
+  expectInvalid(t, await pay({ stateProvinceCode: 'ont' }), { field: 'billing.address.stateProvinceCode' }, 'a lower-case subdivision code');
+  t.equal((await pay({ street: '1 Main St', district: 'taken and not used' })).statusCode, 201, 'an unknown member of the address: taken, as the order API takes others');
+});
