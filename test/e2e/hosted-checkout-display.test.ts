@@ -2,7 +2,8 @@
 // merchant's server opened (Initiate Checkout through the API, the payer following the page's
 // address): a checkout that times out lands on interaction.timeoutUrl; declined attempts up to
 // retryAttemptCount end on redirectMerchantUrl; a billing address MANDATORY refuses to pay until
-// filled (at 375 px too) and the order shows what the payer typed; HIDE shows no address.
+// filled (at 375 px too) and the order shows what the payer typed (the optional second street line
+// too); HIDE shows no address.
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -98,6 +99,9 @@ async function billingMandatory(t: Test, viewport: { width: number; height: numb
   t.equal((await retrieveOrder(gateway, orderId)).status, 400, 'nothing paid');
 
   await page.fill('#billing-street', '9 Payer Road');
+  t.ok(await page.locator('#billing-street2').isVisible(), 'a second line for the street, optional');
+  t.notOk(await page.locator('#billing-street2').evaluate((e) => (e as HTMLInputElement).required), 'not required');
+  await page.fill('#billing-street2', 'Flat 2');
   await page.fill('#billing-city', 'Shelbyville');
   await page.fill('#billing-postcode', 'AB1 2CD');
   await page.selectOption('#billing-country', 'GBR');
@@ -106,7 +110,7 @@ async function billingMandatory(t: Test, viewport: { width: number; height: numb
   await page.waitForURL((url) => url.pathname === '/return', { timeout: 30_000 });
   const order = (await retrieveOrder(gateway, orderId)).json();
   t.equal(order.status, 'CAPTURED');
-  t.same(order.billing, { address: { street: '9 Payer Road', city: 'Shelbyville', postcodeZip: 'AB1 2CD', country: 'GBR' } }, 'Retrieve Order: the address typed');
+  t.same(order.billing, { address: { street: '9 Payer Road', street2: 'Flat 2', city: 'Shelbyville', postcodeZip: 'AB1 2CD', country: 'GBR' } }, 'Retrieve Order: the address typed, its second line too');
   t.same(order.customer, { email: 'payer@example.org' }, 'and the email');
 
   const hidden = await initiate(gateway, { returnUrl: `${site}/return`, displayControl: { billingAddress: 'HIDE', customerEmail: 'HIDE' } }, { billing: { address: { street: '1 Main Street', country: 'USA' } } });

@@ -11,7 +11,7 @@ import { expectInvalid } from './http.fixture.js';
 import { checkoutBody, initiate, newCheckout, pay, queryOf, RETURN_URL, retrieveOrder, typeCard, view } from './hosted-checkout.fixture.js';
 
 const ADDRESS = { street: '1 Main Street', city: 'Springfield', postcodeZip: '12345', country: 'USA' };
-const TYPED = { street: '9 Payer Road', city: 'Shelbyville', postcodeZip: 'AB1 2CD', country: 'GBR' };
+const TYPED = { street: '9 Payer Road', street2: 'Flat 2, Second Floor', city: 'Shelbyville', postcodeZip: 'AB1 2CD', country: 'GBR' };
 const display = (control: Record<string, string>, extra: Record<string, unknown> = {}) =>
   checkoutBody({ billing: { address: ADDRESS }, customer: { email: 'shop-known@example.com' }, ...extra }, { displayControl: control });
 
@@ -57,6 +57,7 @@ t.test('billing address MANDATORY and email OPTIONAL: the page is told; no payme
   t.equal((await view(a, c.session.id)).json().attemptsLeft, 3, 'no attempt used');
   t.equal((await retrieveOrder(a, c.orderId)).statusCode, 400, 'nothing paid');
   t.match((await pay(a, c.session.id, { billing: { address: { ...TYPED, country: 'ZZZ' } } })).json(), { next: 'error', error: { field: 'billing.address.country' } }, 'an unknown country');
+  expectInvalid(t, await pay(a, c.session.id, { billing: { address: { ...TYPED, street2: 'x'.repeat(101) } } }), { field: 'billing.address.street2' }, 'street2 longer than 100 (the token\'s bound)');
 
   const paid = (await pay(a, c.session.id, { billing: { address: TYPED } })).json();
   t.equal(paid.next, 'return', JSON.stringify(paid));

@@ -14,7 +14,7 @@ const COUNTRIES = [
   ['QAT', 'Qatar'], ['SAU', 'Saudi Arabia'], ['SGP', 'Singapore'], ['SWE', 'Sweden'], ['ARE', 'United Arab Emirates'], ['USA', 'United States'],
   ['ZAF', 'South Africa'],
 ];
-const ADDRESS_INPUTS = { street: 'billing-street', city: 'billing-city', postcodeZip: 'billing-postcode', stateProvince: 'billing-state', country: 'billing-country' };
+const ADDRESS_INPUTS = { street: 'billing-street', street2: 'billing-street2', city: 'billing-city', postcodeZip: 'billing-postcode', stateProvince: 'billing-state', country: 'billing-country' };
 const REQUIRED_ADDRESS = ['street', 'city', 'country'];
 const EMAIL = /^[^\s@"(),:;<>[\]\\]+@[^\s@"(),:;<>[\]\\]+\.[^\s@"(),:;<>[\]\\]+$/;
 
