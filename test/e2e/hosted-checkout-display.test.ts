@@ -4,43 +4,15 @@
 // retryAttemptCount end on redirectMerchantUrl; a billing address MANDATORY refuses to pay until
 // filled (at 375 px too) and the order shows what the payer typed (the optional second street line
 // too); HIDE shows no address.
-import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
-import type { Page } from 'playwright-core';
-import { basic, M1 } from '../helpers/app.js';
-import { call, type RunningServer } from '../helpers/server.js';
-import { advanceClock, APPROVED, CHROMIUM, DECLINED, gatewayAndShop, launch, retrieveOrder, typeCard } from './hosted-checkout.fixture.js';
+import { M1 } from '../helpers/app.js';
+import { call } from '../helpers/server.js';
+import {
+  advanceClock, APPROVED, CHROMIUM, DECLINED, gatewayAndShop, initiateCheckout as initiate, launch, merchantSite, openPage, retrieveOrder, typeCard,
+} from './hosted-checkout.fixture.js';
 
 const skip = existsSync(CHROMIUM) ? false : `no ${CHROMIUM}: apt-get install chromium`;
-
-/** The merchant's site: any address answers a page naming its path. */
-async function merchantSite(t: Test): Promise<string> {
-  const server = createServer((request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end(`<h1 id="landed">${request.url?.split('?')[0]}</h1>`));
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  t.teardown(() => server.close());
-  return `http://localhost:${(server.address() as AddressInfo).port}`;
-}
-
-let orders = 0;
-/** Initiate Checkout as the merchant's server sends it; the session and order ids. */
-async function initiate(gateway: RunningServer, interaction: Record<string, unknown>, extra: Record<string, unknown> = {}) {
-  const orderId = `e2e-display-${process.pid}-${++orders}`;
-  const answer = await call(gateway.url, 'POST', `/api/rest/version/100/merchant/${M1.id}/session`, basic(`merchant.${M1.id}`, M1.apiPassword), {
-    apiOperation: 'INITIATE_CHECKOUT', interaction: { operation: 'PURCHASE', merchant: { name: 'Demo Shop' }, ...interaction },
-    order: { id: orderId, amount: '25.00', currency: 'USD', description: 'Ordered goods' }, ...extra,
-  });
-  if (answer.status !== 201) throw new Error(`Initiate Checkout: ${answer.status} ${answer.text}`);
-  return { sessionId: answer.json().session.id as string, orderId };
-}
-
-async function openPage(page: Page, gateway: RunningServer, sessionId: string) {
-  await page.goto(`${gateway.url}/checkout/pay/${sessionId}?checkoutVersion=1.0.0`);
-  await page.locator('#pay-button:enabled').waitFor({ timeout: 30_000 });
-}
 
 t.test('a timeout lands on timeoutUrl; declines up to retryAttemptCount end on redirectMerchantUrl', { skip }, async (t) => {
   const { gateway } = await gatewayAndShop(t);

@@ -1,5 +1,8 @@
 // The example shop of examples/hosted-checkout/ as a child process, a gateway process for it to
 // pay through, and what a payer does in Chromium on the gateway's payment page.
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
@@ -102,3 +105,30 @@ export async function advanceClock(gateway: RunningServer, merchantId: string, m
 
 export const APPROVED: Card = { number: '5123450000000008', month: '01', year: '39', securityCode: '100', name: 'Jo Payer' };
 export const DECLINED: Card = { ...APPROVED, month: '05' };
+
+/** The merchant's site: any address answers a page naming its path (#landed). */
+export async function merchantSite(t: Test): Promise<string> {
+  const server = createServer((request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end(`<h1 id="landed">${request.url?.split('?')[0]}</h1>`));
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.teardown(() => server.close());
+  return `http://localhost:${(server.address() as AddressInfo).port}`;
+}
+
+let orders = 0;
+/** Initiate Checkout as the merchant's server sends it (M1, version 100, a PURCHASE of $25.00 unless `extra` says otherwise); the session and order ids. */
+export async function initiateCheckout(gateway: RunningServer, interaction: Record<string, unknown>, extra: Record<string, unknown> = {}) {
+  const orderId = `e2e-checkout-${process.pid}-${++orders}`;
+  const answer = await call(gateway.url, 'POST', `/api/rest/version/100/merchant/${M1.id}/session`, basic(`merchant.${M1.id}`, M1.apiPassword), {
+    apiOperation: 'INITIATE_CHECKOUT', interaction: { operation: 'PURCHASE', merchant: { name: 'Demo Shop' }, ...interaction },
+    order: { id: orderId, amount: '25.00', currency: 'USD', description: 'Ordered goods' }, ...extra,
+  });
+  if (answer.status !== 201) throw new Error(`Initiate Checkout: ${answer.status} ${answer.text}`);
+  return { sessionId: answer.json().session.id as string, orderId };
+}
+
+/** The payer on the payment page of `sessionId` (as the merchant's server sent them there), its card fields ready. */
+export async function openPage(page: Page, gateway: RunningServer, sessionId: string) {
+  await page.goto(`${gateway.url}/checkout/pay/${sessionId}?checkoutVersion=1.0.0`);
+  await page.locator('#pay-button:enabled').waitFor({ timeout: 30_000 });
+}
