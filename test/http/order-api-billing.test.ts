@@ -56,6 +56,10 @@ t.test('a bad address member refused on its field, nothing recorded; the street 
   t.same(paid.json().billing, { address: { street: '3 Olive St', country: 'GBR' } });
   t.equal(paid.json().response.avs?.gatewayCode, 'NAME_ADDRESS_MATCH', 'the street read by the AVS rule (Olive St)');
 
+  const verified = await put(a, uniqueId(), 'v1', { apiOperation: 'VERIFY', order: { currency: 'USD' }, sourceOfFunds: { type: 'CARD', token }, billing: { address: { postcodeZip: '10001', country: 'USA' } } });
+  t.equal(verified.statusCode, 201, verified.body);
+  t.same(verified.json().billing, { address: { postcodeZip: '10001', country: 'USA' } }, 'VERIFY: echoed too');
+
   const refusedOrder = uniqueId();
   expectInvalid(t, await put(a, refusedOrder, '1', { apiOperation: 'PAY', order: { amount: '2.00', currency: 'USD' }, sourceOfFunds: { type: 'CARD', token }, billing: { address: { country: 'XYZ' } } }),
     { field: 'billing.address.country' }, 'an unknown country');
