@@ -17,6 +17,8 @@ export interface ReadModelsOptions {
   feed?: ProjectionFeed | undefined;
   /** Tables shared by every process, told of this process's commits only: how often to look for what no one applied (ms; projections/behind.ts). */
   lookMs?: number;
+  /** Tables shared by every process: how many documents reads keep (projections/doc-cache.ts; default CACHED_DOCS). */
+  cachedDocs?: number;
 }
 
 export interface RebuildOptions {

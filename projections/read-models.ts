@@ -21,6 +21,7 @@ import { HeldEvents } from './held.js';
 import { pageUpdate } from './page.js';
 import type { Projection } from './projection.js';
 import { bringUpLocal, bringUpShared, readForProjections, replayAhead, replayLog, type ReplayTarget } from './replay.js';
+import { SharedReads } from './shared-reads.js';
 import { hashOf, type Answer, type ReadModelsOptions, type RebuildOptions, type RebuildResult } from './read-models-port.js';
 
 export * from './read-models-port.js';
@@ -60,6 +61,8 @@ export class ReadModels<Tables extends ReadModelTables = ReadModelTables> {
   private readonly replay: ReplayTarget;
   /** On shared tables: the look every second at what no process applied. */
   private readonly watch: BehindWatch | undefined;
+  /** On shared tables: the documents read (a cache; projections/shared-reads.ts). */
+  readonly sharedReads: SharedReads | undefined;
 
   constructor(
     private readonly tables: Tables,
@@ -82,6 +85,10 @@ export class ReadModels<Tables extends ReadModelTables = ReadModelTables> {
     this.replay = { page: this.page, store, feed: this.feed, write: (events, only) => this.write(events, only) };
     // (A look still under way when the models stop starts nothing.)
     this.watch = tables.shared ? new BehindWatch(tables, store, this.liveNames, this.known, () => { if (this.unfollow) this.run(); }, options.lookMs) : undefined;
+    this.sharedReads = tables.shared ? new SharedReads(tables, store, projections, {
+      catchUp: (head, projection) => then(this.catchUpTo(head), () => bringUpShared(this.replay, tables, this.onRead, projection)),
+      knownCheckpoint: (name) => this.known.lowestKnown([name]),
+    }, { cachedDocs: options.cachedDocs, page: this.page }) : undefined;
   }
 
   /** Rebuild models whose stored version differs, catch up, and follow the store's log. */
@@ -116,6 +123,7 @@ export class ReadModels<Tables extends ReadModelTables = ReadModelTables> {
     // Held events would follow the old checkpoints: the replay from the log applies them.
     this.held.drop();
     this.known.clear();
+    this.sharedReads?.clear();
     return this.tables.reset(projections, changedOnly);
   }
 
@@ -142,7 +150,8 @@ export class ReadModels<Tables extends ReadModelTables = ReadModelTables> {
   }
 
   get<Doc>(projection: string, key: string): Answer<Tables, Doc | undefined> {
-    return then(this.beforeRead(projection), () => then(this.tables.get(projection, key), (doc) => doc === undefined ? undefined : JSON.parse(doc) as Doc)) as Answer<Tables, Doc | undefined>;
+    const text = this.sharedReads && !this.pinned ? this.sharedReads.get(projection, key) : then(this.beforeRead(projection), () => this.tables.get(projection, key));
+    return then(text, (doc) => doc === undefined ? undefined : JSON.parse(doc) as Doc) as Answer<Tables, Doc | undefined>;
   }
 
   all(projection: string): Answer<Tables, TableRow[]> {

@@ -52,6 +52,7 @@ const LONG = [
   'test/services/postgres-shared-keys.test.ts',
   'test/projections/postgres-after-reply.test.ts',
   'test/projections/postgres-read-models.test.ts',
+  'test/projections/postgres-doc-cache.test.ts',
   'test/http/request-values-postgres.test.ts',
   // Long on purpose: bounded fuzzing, thousands of dropped connections, the benchmark driver,
   // and the linter, whose type-aware rules type-check the whole product first.

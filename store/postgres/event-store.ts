@@ -20,6 +20,7 @@ import { Notifier } from '../subscription.js';
 import { AppendQueue } from './append-queue.js';
 import { redactUrl, translatePgError } from './errors.js';
 import { guardPool, PostgresHealth } from './health.js';
+import { HeadReads } from './head-reads.js';
 import { CommitListener } from './listener.js';
 import { ServerMemory } from './memory.js';
 import { COLUMNS, frozenRecorded, ROW_TYPES, TIME_SETTINGS, toRecorded, type Row } from './rows.js';
@@ -81,6 +82,7 @@ export class PostgresEventStore implements EventStore {
   /** This instance's id in its commits' notifications (its own are not news to it). */
   private readonly writer = randomBytes(6).toString('hex');
   private readonly appends: AppendQueue;
+  private readonly heads = new HeadReads(() => this.readHead());
   private closing = false;
   private ready: Promise<void> | undefined;
 
@@ -232,7 +234,12 @@ export class PostgresEventStore implements EventStore {
     return events;
   }
 
-  async headPosition(): Promise<bigint> {
+  /** The head, read after this call (the reads of a moment shared: head-reads.ts). */
+  headPosition(): Promise<bigint> {
+    return this.heads.next();
+  }
+
+  private async readHead(): Promise<bigint> {
     const { rows } = await this.query<{ head: string }>(HEAD, []);
     const head = BigInt(rows[0]?.head ?? '0');
     this.memory.note(head);
