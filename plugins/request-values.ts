@@ -7,9 +7,10 @@
 //     stream (session.id, ...), is refused: PostgreSQL cannot hold one in text (error 22021).
 //     Free text may hold any character (the gateway's rule for its strings), a NUL too: it is
 //     stored escaped, in JSON.
-//   - a card number in any string of the body other than the fields meant for one is refused
-//     (docs/guarantees.md, "Card numbers in other fields"): free text is stored and shown as sent
-//     (events, export, timeline, notifications, CLI), where a card number must never be.
+//   - a card number in a path parameter (an id), or in any string of the body other than the
+//     fields meant for one, is refused (docs/guarantees.md, "Card numbers in other fields"): ids
+//     and free text are stored and shown as sent (stream names, events, export, timeline,
+//     notifications, CLI), where a card number must never be.
 // Each is a 400 INVALID_REQUEST naming the field, in the gateway's shape (plugins/errors.ts).
 // NVP's form (routes/nvp.ts) is checked once decoded: its dotted names become the REST body's
 // members (and path parameters), which these rules then see as they see REST's.
@@ -121,13 +122,19 @@ export function bodyProblem(body: unknown, schema?: Described): InvalidRequest |
   return undefined;
 }
 
-/** A NUL in a path parameter or a query parameter (a repeated one is an array). */
-function parameterProblem(values: unknown): InvalidRequest | undefined {
+/**
+ * A NUL in a path parameter or a query parameter (a repeated one is an array); and a card number
+ * in a path parameter (`path`): every one is an id (an order's, a transaction's, a token's, a
+ * session's...) that names a stream or is looked up, recorded in events and shown in histories,
+ * or quoted by a "no such" answer.
+ */
+function parameterProblem(values: unknown, path: boolean): InvalidRequest | undefined {
   if (typeof values !== 'object' || values === null) return undefined;
   for (const name in values) {
     const value: unknown = (values as Record<string, unknown>)[name];
     const nul = typeof value === 'string' ? value.includes('\u0000') : Array.isArray(value) && value.some((v) => typeof v === 'string' && v.includes('\u0000'));
     if (nul) return new InvalidRequest(NUL, name);
+    if (path && typeof value === 'string' && holdsCardNumber(value)) return new InvalidRequest(CARD_NUMBER, name);
   }
   return undefined;
 }
@@ -139,7 +146,7 @@ function parameterProblem(values: unknown): InvalidRequest | undefined {
  * decodes, so that the same rules see the same members under the same names.
  */
 export function valuesProblem(params: unknown, query: unknown, body: unknown, schema?: unknown): InvalidRequest | undefined {
-  return parameterProblem(params) ?? parameterProblem(query) ?? bodyProblem(body, schema as Described | undefined);
+  return parameterProblem(params, true) ?? parameterProblem(query, false) ?? bodyProblem(body, schema as Described | undefined);
 }
 
 async function requestValues(app: FastifyInstance) {
