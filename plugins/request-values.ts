@@ -11,6 +11,8 @@
 //     fields meant for one, is refused (docs/guarantees.md, "Card numbers in other fields"): ids
 //     and free text are stored and shown as sent (stream names, events, export, timeline,
 //     notifications, CLI), where a card number must never be.
+//   - a null item of a list the route's schema does not describe (the open groups' lists:
+//     `order.item[0]`), as the schema refuses one of a list it describes; named `name[i]`.
 // Each is a 400 INVALID_REQUEST naming the field, in the gateway's shape (plugins/errors.ts).
 // NVP's form (routes/nvp.ts) is checked once decoded: its dotted names become the REST body's
 // members (and path parameters), which these rules then see as they see REST's.
@@ -26,6 +28,7 @@ export const MAX_NESTING = 32;
 const NUL = 'Value is invalid. The NUL character (\\u0000) is not allowed';
 const TOO_DEEP = `Value is invalid. Objects and arrays nest more than ${MAX_NESTING} levels deep (the gateway accepts at most ${MAX_NESTING})`;
 const CARD_NUMBER = 'Value is invalid. The field must not hold a card number (13 to 19 digits passing the Luhn check)';
+const NULL_ITEM = "Value 'null' is invalid. A list item must not be null";
 
 /**
  * Whether a string is not scanned for card numbers: one of the members meant for card and bank
@@ -50,7 +53,7 @@ interface Described { type?: unknown; properties?: Record<string, Described>; ad
  * pushed while the walk unwinds), and the index in it of the outermost step the route's schema
  * does not describe (a member it does not list, or a member whose schema takes any value).
  */
-interface Found { kind: 'nesting' | 'card'; path: Array<string | number>; undescribed: number | undefined }
+interface Found { kind: 'nesting' | 'card' | 'null'; path: Array<string | number>; undescribed: number | undefined }
 
 /**
  * The walk looks only where the route's schema lets a value through: a member a closed group does
@@ -66,7 +69,12 @@ function problemIn(value: unknown, level: number, schema: Described | undefined,
   if (typeof schema?.type === 'string' && schema.type !== (Array.isArray(value) ? 'array' : 'object')) return undefined;
   if (level > MAX_NESTING) return { kind: 'nesting', path: [], undescribed: undefined };
   if (Array.isArray(value)) {
+    // A list the schema does not describe (an open group's member) or whose items have no type
+    // holds no null item; where the items have one, the schema refuses null itself ("Expected a
+    // string"), and a member of any value (an amount) has its own rule.
+    const nullRefused = (schema === undefined || schema.type === 'array') && typeof schema?.items?.type !== 'string';
     for (let i = 0; i < value.length; i++) {
+      if (value[i] === null && nullRefused) return step({ kind: 'null', path: [], undescribed: undefined }, i, schema?.items !== undefined);
       const found = problemIn(value[i], level + 1, schema?.items, name);
       if (found) return step(found, i, schema?.items !== undefined);
     }
@@ -113,7 +121,7 @@ function fieldName({ kind, path, undescribed }: Found): string {
 export function bodyProblem(body: unknown, schema?: Described): InvalidRequest | undefined {
   if (typeof body !== 'object' || body === null) return undefined;
   const found = problemIn(body, 1, schema, '');
-  if (found) return new InvalidRequest(found.kind === 'nesting' ? TOO_DEEP : CARD_NUMBER, fieldName(found));
+  if (found) return new InvalidRequest(found.kind === 'nesting' ? TOO_DEEP : found.kind === 'card' ? CARD_NUMBER : NULL_ITEM, fieldName(found));
   for (const [group, member] of STREAM_IDS) {
     const holder: unknown = group === undefined ? body : (body as Record<string, unknown>)[group];
     const id = typeof holder === 'object' && holder !== null ? (holder as Record<string, unknown>)[member] : undefined;
