@@ -89,7 +89,7 @@ function holdsCardLikeRun(text: string): boolean {
  * (6011 0009 9013 9424); any run of whole groups counts, so a number written among other groups
  * ("ref 12 6011000990139424 2030") is found. An unbroken run of more than 19 digits holds none (no
  * card has as many digits, and where one would begin is unknown), nor does a gateway token id (16
- * digits beginning with 9).
+ * digits beginning with 9), nor a UUID.
  */
 export function holdsCardNumber(text: string): boolean {
   const n = text.length;
@@ -109,8 +109,27 @@ export function holdsCardNumber(text: string): boolean {
       if ((c === 32 || c === 45) && isDigit(text.charCodeAt(j + 1))) { j++; continue; }
       break;
     }
-    if (digits >= 13 && groupsHoldCardNumber(text.slice(i, j).split(/[ -]/))) return true;
+    if (digits >= 13 && groupsHoldCardNumber(text.slice(i, j).split(/[ -]/)) && !inUuid(text, i, j)) return true;
     i = j;
+  }
+  return false;
+}
+
+/** A UUID, written as one (8-4-4-4-12 hex digits). */
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+
+/**
+ * Whether the run of digits from `start` to `end` lies inside a UUID: the gateway's own ids
+ * (notifications, events) are UUIDs, and the digit groups of about one UUID in a thousand (the
+ * fourth group and the digits that begin the fifth) are 13 to 19 digits passing Luhn; so are those
+ * of the UUIDs merchants send as references. A UUID is no card number, as a token id is not.
+ */
+function inUuid(text: string, start: number, end: number): boolean {
+  // A UUID holding the run begins at most 35 characters before it.
+  const from = Math.max(0, start - 35);
+  const near = text.slice(from, Math.min(text.length, end + 35));
+  for (const match of near.matchAll(UUID)) {
+    if (from + match.index <= start && from + match.index + match[0].length >= end) return true;
   }
   return false;
 }

@@ -7,9 +7,12 @@
 //     stream (session.id, ...), is refused: PostgreSQL cannot hold one in text (error 22021).
 //     Free text may hold any character (the gateway's rule for its strings), a NUL too: it is
 //     stored escaped, in JSON.
-//   - a card number in any string of the body other than the fields meant for one is refused
-//     (docs/guarantees.md, "Card numbers in other fields"): free text is stored and shown as sent
-//     (events, export, timeline, notifications, CLI), where a card number must never be.
+//   - a card number in a path parameter (an id), or in any string of the body other than the
+//     fields meant for one, is refused (docs/guarantees.md, "Card numbers in other fields"): ids
+//     and free text are stored and shown as sent (stream names, events, export, timeline,
+//     notifications, CLI), where a card number must never be.
+//   - a null item of a list the route's schema does not describe (the open groups' lists:
+//     `order.item[0]`), as the schema refuses one of a list it describes; named `name[i]`.
 // Each is a 400 INVALID_REQUEST naming the field, in the gateway's shape (plugins/errors.ts).
 // NVP's form (routes/nvp.ts) is checked once decoded: its dotted names become the REST body's
 // members (and path parameters), which these rules then see as they see REST's.
@@ -25,6 +28,7 @@ export const MAX_NESTING = 32;
 const NUL = 'Value is invalid. The NUL character (\\u0000) is not allowed';
 const TOO_DEEP = `Value is invalid. Objects and arrays nest more than ${MAX_NESTING} levels deep (the gateway accepts at most ${MAX_NESTING})`;
 const CARD_NUMBER = 'Value is invalid. The field must not hold a card number (13 to 19 digits passing the Luhn check)';
+const NULL_ITEM = "Value 'null' is invalid. A list item must not be null";
 
 /**
  * Whether a string is not scanned for card numbers: one of the members meant for card and bank
@@ -49,7 +53,7 @@ interface Described { type?: unknown; properties?: Record<string, Described>; ad
  * pushed while the walk unwinds), and the index in it of the outermost step the route's schema
  * does not describe (a member it does not list, or a member whose schema takes any value).
  */
-interface Found { kind: 'nesting' | 'card'; path: Array<string | number>; undescribed: number | undefined }
+interface Found { kind: 'nesting' | 'card' | 'null'; path: Array<string | number>; undescribed: number | undefined }
 
 /**
  * The walk looks only where the route's schema lets a value through: a member a closed group does
@@ -65,7 +69,12 @@ function problemIn(value: unknown, level: number, schema: Described | undefined,
   if (typeof schema?.type === 'string' && schema.type !== (Array.isArray(value) ? 'array' : 'object')) return undefined;
   if (level > MAX_NESTING) return { kind: 'nesting', path: [], undescribed: undefined };
   if (Array.isArray(value)) {
+    // A list the schema does not describe (an open group's member) or whose items have no type
+    // holds no null item; where the items have one, the schema refuses null itself ("Expected a
+    // string"), and a member of any value (an amount) has its own rule.
+    const nullRefused = (schema === undefined || schema.type === 'array') && typeof schema?.items?.type !== 'string';
     for (let i = 0; i < value.length; i++) {
+      if (value[i] === null && nullRefused) return step({ kind: 'null', path: [], undescribed: undefined }, i, schema?.items !== undefined);
       const found = problemIn(value[i], level + 1, schema?.items, name);
       if (found) return step(found, i, schema?.items !== undefined);
     }
@@ -112,7 +121,7 @@ function fieldName({ kind, path, undescribed }: Found): string {
 export function bodyProblem(body: unknown, schema?: Described): InvalidRequest | undefined {
   if (typeof body !== 'object' || body === null) return undefined;
   const found = problemIn(body, 1, schema, '');
-  if (found) return new InvalidRequest(found.kind === 'nesting' ? TOO_DEEP : CARD_NUMBER, fieldName(found));
+  if (found) return new InvalidRequest(found.kind === 'nesting' ? TOO_DEEP : found.kind === 'card' ? CARD_NUMBER : NULL_ITEM, fieldName(found));
   for (const [group, member] of STREAM_IDS) {
     const holder: unknown = group === undefined ? body : (body as Record<string, unknown>)[group];
     const id = typeof holder === 'object' && holder !== null ? (holder as Record<string, unknown>)[member] : undefined;
@@ -121,13 +130,19 @@ export function bodyProblem(body: unknown, schema?: Described): InvalidRequest |
   return undefined;
 }
 
-/** A NUL in a path parameter or a query parameter (a repeated one is an array). */
-function parameterProblem(values: unknown): InvalidRequest | undefined {
+/**
+ * A NUL in a path parameter or a query parameter (a repeated one is an array); and a card number
+ * in a path parameter (`path`): every one is an id (an order's, a transaction's, a token's, a
+ * session's...) that names a stream or is looked up, recorded in events and shown in histories,
+ * or quoted by a "no such" answer.
+ */
+function parameterProblem(values: unknown, path: boolean): InvalidRequest | undefined {
   if (typeof values !== 'object' || values === null) return undefined;
   for (const name in values) {
     const value: unknown = (values as Record<string, unknown>)[name];
     const nul = typeof value === 'string' ? value.includes('\u0000') : Array.isArray(value) && value.some((v) => typeof v === 'string' && v.includes('\u0000'));
     if (nul) return new InvalidRequest(NUL, name);
+    if (path && typeof value === 'string' && holdsCardNumber(value)) return new InvalidRequest(CARD_NUMBER, name);
   }
   return undefined;
 }
@@ -139,7 +154,7 @@ function parameterProblem(values: unknown): InvalidRequest | undefined {
  * decodes, so that the same rules see the same members under the same names.
  */
 export function valuesProblem(params: unknown, query: unknown, body: unknown, schema?: unknown): InvalidRequest | undefined {
-  return parameterProblem(params) ?? parameterProblem(query) ?? bodyProblem(body, schema as Described | undefined);
+  return parameterProblem(params, true) ?? parameterProblem(query, false) ?? bodyProblem(body, schema as Described | undefined);
 }
 
 async function requestValues(app: FastifyInstance) {

@@ -5,8 +5,8 @@ import fc from 'fast-check';
 import currencyCodes from 'currency-codes';
 import { buildTestApp, createToken, M1, M2, UNIQUE, payAuth } from '../helpers/app.js';
 import {
-  ALNUM, DIGIT, NOT_ALNUM, NOT_DIGIT, anyChar, booleanField, clone, codePoints, digits, enumField, groupMutations, groupsOf,
-  ipv4, badIpv4, leafMutations, length, sensitiveValues, text, textField, toText, validBody, withBadChar,
+  ALNUM, DIGIT, NOT_ALNUM, NOT_DIGIT, anyChar, booleanField, cardNumber, clone, codePoints, digits, enumField, groupMutations, groupsOf,
+  ipv4, badIpv4, leafMutations, length, luhnValid, sensitiveValues, text, textField, toText, validBody, withBadChar,
   type App, type FieldSpec, type JsonObject, type Mutation, type Sent,
 } from './fuzz.fixture.js';
 import type { Test } from 'tap';
@@ -150,7 +150,8 @@ const enc = (s: string) => encodeURIComponent(s);
 export const payUrl = (merchantId: string, tokenid: string, orderid: string, transactionid: string) =>
   `/api/rest/version/3/merchant/${enc(merchantId)}/token/${enc(tokenid)}/order/${enc(orderid)}/transaction/${enc(transactionid)}`;
 
-export const orderIdArb = fc.bigInt({ min: 10n ** 10n, max: 10n ** 16n - 1n }).map(String);
+/** An order id of version 3: 10000000000 to 9999999999999999, and no card number (13 digits or more passing Luhn: refused). */
+export const orderIdArb = fc.bigInt({ min: 10n ** 10n, max: 10n ** 16n - 1n }).map(String).filter((v) => v.length < 13 || !luhnValid(v));
 /**
  * Any characters but NUL (refused in every parameter: PostgreSQL cannot hold one), 1-40 (but '.'
  * and '..', which every URL parser turns into a dot segment).
@@ -232,6 +233,8 @@ export function urlMutation(world: PayWorld, r: PayRequest): fc.Arbitrary<PayMut
     fc.bigInt({ min: 10n ** 16n, max: 10n ** 30n }).map((v) => param('orderid', 'above 9999999999999999', String(v))),
     fc.tuple(fc.integer({ min: 1, max: 5 }), orderIdArb).map(([zeros, v]) => param('orderid', 'leading zeros', '0'.repeat(zeros) + v)),
     withBadChar(orderIdArb, urlChar).map((v) => param('orderid', 'bad character', v)),
+    // (A gateway token id, 16 digits beginning with 9, is no card number.)
+    cardNumber(13, 16).filter((v) => !/^9[0-9]{15}$/.test(v)).map((v) => param('orderid', 'a card number', v)),
     fc.constantFrom('1e10', '-10000000000', '10000000000.0', '0x2540BE400', '\u0661\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660', '', ' 10000000000')
       .map((v) => param('orderid', 'not an integer', v)),
     // transactionid: any characters but NUL, 1-40.

@@ -76,7 +76,8 @@ function checkStored(world: TokenWorld, r: TokenRequest, sent: Sent, out: Outcom
 t.test('valid create requests are 201, mask the card, and the token pays', async (t) => {
   const world = await tokenWorld(t);
   const seen = new Map<string, { token: string; expiry: string }>();
-  let order = 10n ** 12n;
+  // 11 digits: no card number (one of 13 digits or more passing Luhn is refused as an id).
+  let order = 10n ** 10n;
   const arb = validToken(world).filter((r) => !TRIGGER_YEARS.has(String((cardOf(r).expiry as JsonObject).year)));
   await fuzz(t, 'valid token', arb, async (generated) => {
     const r = applied(generated, []);

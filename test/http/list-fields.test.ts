@@ -3,7 +3,9 @@
 // REST's error.field as in NVP's field names. The only list the REST schemas describe is Initiate
 // Checkout's interaction.tokens; the order API also accepts lists it ignores (order.item,
 // airline...), where the value checks name items the same way. NVP's form writes the same lists
-// `interaction.tokens[0]=...&interaction.tokens[1]=...`, numbered from 0 without a gap.
+// `interaction.tokens[0]=...&interaction.tokens[1]=...`, numbered from 0 without a gap. A null
+// item of a JSON list is refused on the item, in the lists the schemas describe (the schema) and
+// in those of the open groups (plugins/request-values.ts).
 import Fastify from 'fastify';
 import { Type } from '@sinclair/typebox';
 import t from 'tap';
@@ -11,7 +13,7 @@ import errors from '../../plugins/errors.js';
 import { buildTestApp, createToken, M1, tokenAuth } from '../helpers/app.js';
 import { expectInvalid, type App } from './http.fixture.js';
 import { checkoutBody, initiate, orderIdOf, view } from './hosted-checkout.fixture.js';
-import { NVP_CREDENTIALS } from './request-values.fixture.js';
+import { ADMIN_PASSWORD, authFor, fill, NVP_CREDENTIALS, operations, withField, type Operation } from './request-values.fixture.js';
 
 const CARD = /must not hold a card number/;
 
@@ -39,6 +41,51 @@ t.test('REST: the order API\'s lists it accepts and ignores name their items, ne
   const legs = [{ departureAirport: 'LHR' }, { departureAirport: 'JFK', passenger: [{ lastName: 'Doe' }, { lastName: '4222222222222' }] }];
   expectInvalid(t, await pay({ airline: { itinerary: { leg: legs } } }), { field: 'airline.itinerary.leg[1].passenger[1].lastName', explanation: CARD }, 'a list inside a list item');
   t.equal(await a.gateway.store.headPosition(), 1n, 'nothing recorded but the token');
+});
+
+/** A body the operation carries out (recorded, were nothing refused), where the test has one. */
+function validBody(op: Operation, token: string): Record<string, unknown> {
+  if (op.path.endsWith('/transaction/{transactionId}') && op.method === 'PUT') return { apiOperation: 'PAY', order: { amount: '1.00', currency: 'USD' }, sourceOfFunds: { token } };
+  if (op.selects) return { ...checkoutBody(), apiOperation: op.selects[0] };
+  return {};
+}
+
+t.test('REST: a null list item is refused, named name[i]: in every list the OpenAPI document describes, and a list in every open group', async (t) => {
+  const a = await buildTestApp(t, { adminPassword: ADMIN_PASSWORD, testControl: true });
+  const token = await createToken(a);
+  const before = await a.gateway.store.headPosition();
+  const seen: string[] = [];
+  for (const op of (await operations(a)).filter((o) => o.nvp === undefined)) {
+    // Version 99: interaction.tokens is of versions 50 to 99.
+    const send = (payload: Record<string, unknown>) => a.inject({ method: op.method as 'PUT', url: fill(op.path, { version: '99', tokenid: token }), headers: { authorization: authFor(op.path) }, payload });
+    const name = `${op.method} ${op.path}${op.selects ? ` ${op.selects[0]}` : ''}`;
+    for (const list of op.lists) {
+      const body = withField(withField(validBody(op, token), list, []), `${list}[0]`, null);
+      expectInvalid(t, await send(body), { field: `${list}[0]`, explanation: "Value 'null' is invalid. Expected a string" }, `${name}: ${list}[0] null`);
+      seen.push(list);
+    }
+    for (const group of op.openGroups) {
+      // A list the schema does not describe, in a group that takes members it does not list; and one inside an item of it.
+      const list = group === '' ? 'extra' : `${group}.extra`;
+      for (const [value, field] of [[['x', null], `${list}[1]`], [[{ inner: ['x', [null]] }], `${list}[0].inner[1][0]`]] as const) {
+        const res = await send(withField(validBody(op, token), list, value));
+        expectInvalid(t, res, { field, explanation: "Value 'null' is invalid. A list item must not be null" }, `${name}: ${field} null`);
+      }
+      seen.push(list);
+    }
+  }
+  t.ok(seen.includes('interaction.tokens') && seen.includes('order.extra') && seen.includes('sourceOfFunds.provided.card.extra'), `lists: ${seen.join(', ')}`);
+  t.equal(await a.gateway.store.headPosition(), before, 'nothing recorded');
+  // The same lists without a null: taken.
+  const paid = await a.inject({
+    method: 'PUT', url: `/api/rest/version/100/merchant/${M1.id}/order/list-null/transaction/1`, headers: { authorization: tokenAuth(M1) },
+    payload: { apiOperation: 'PAY', order: { amount: '1.00', currency: 'USD', item: [{ name: 'Tea' }], extra: ['x', [1]] }, airline: { passenger: [{ lastName: 'Doe' }] }, sourceOfFunds: { token } },
+  });
+  t.equal(paid.statusCode, 201, `lists without null: paid (${paid.body.slice(0, 200)})`);
+  expectInvalid(t, await a.inject({
+    method: 'PUT', url: `/api/rest/version/100/merchant/${M1.id}/order/list-null/transaction/2`, headers: { authorization: tokenAuth(M1) },
+    payload: { apiOperation: 'PAY', order: { amount: '1.00', currency: 'USD', item: [{ name: 'Tea' }, null] }, sourceOfFunds: { token } },
+  }), { field: 'order.item[1]', explanation: "Value 'null' is invalid. A list item must not be null" }, 'order.item[1] null');
 });
 
 t.test('the error handler names items inside items a[0].b[1].c, and a group\'s member named with digits g.0', async (t) => {

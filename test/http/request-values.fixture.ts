@@ -26,6 +26,10 @@ export interface Operation {
   bodyStrings: string[];
   /** The body takes members its schema does not list (the order API's transactions). */
   openBody: boolean;
+  /** The dotted paths of the lists the body schema describes (`interaction.tokens`). */
+  lists: string[];
+  /** The dotted paths of the body's groups that take members their schema does not list ('' the body itself). */
+  openGroups: string[];
   /**
    * The route takes several bodies, chosen by the body's apiOperation (POST .../session: Create
    * Session without one, Initiate Checkout with INITIATE_CHECKOUT or CREATE_CHECKOUT_SESSION):
@@ -35,6 +39,24 @@ export interface Operation {
   /** One operation of the NVP route: its apiOperation, and its fields that are REST's path parameters (order.id, token...). */
   nvp?: { apiOperation: string; idFields: string[]; rest: Operation };
 }
+
+/** Dotted paths of the members of a JSON schema that `pick` picks, lists' items at [0]; an item itself is not named. */
+function membersWhere(pick: (schema: JsonSchema) => boolean, schema: JsonSchema | undefined, prefix = ''): string[] {
+  if (schema === undefined) return [];
+  if (schema.anyOf) return [...new Set(schema.anyOf.flatMap((s) => membersWhere(pick, s, prefix)))];
+  const inner = [
+    ...membersWhere(pick, schema.items, `${prefix}[0]`),
+    ...Object.entries(schema.properties ?? {}).flatMap(([name, member]) => membersWhere(pick, member, prefix === '' ? name : `${prefix}.${name}`)),
+  ];
+  return pick(schema) ? [prefix, ...inner] : inner;
+}
+
+/** Dotted paths of the lists a JSON schema describes. */
+export const listFields = (schema: JsonSchema | undefined) => membersWhere((s) => s.type === 'array', schema);
+
+/** Dotted paths of the groups of a JSON schema that take members it does not list ('' the whole). */
+export const openGroups = (schema: JsonSchema | undefined) =>
+  membersWhere((s) => (s.type === 'object' || s.properties !== undefined) && s.additionalProperties !== false, schema);
 
 /** Dotted paths of the string members of a JSON schema (enumerations included). */
 export function stringFields(schema: JsonSchema | undefined, prefix = ''): string[] {
@@ -78,6 +100,8 @@ function nvpOperations(method: string, path: string, form: JsonSchema, rest: Ope
       // apiOperation, kept in a transaction's body, is the form's own field: it chooses the operation.
       bodyStrings: same.bodyStrings.filter((field) => field !== 'apiOperation'),
       openBody: same.openBody,
+      // (A form's values are text: no list item or member is null.)
+      lists: [], openGroups: [],
       nvp: { apiOperation: name, idFields: same.pathParams.filter((p) => p !== 'version' && p !== 'merchantId').map((p) => NVP_FIELD[p] ?? p), rest: same },
     };
   });
@@ -109,6 +133,7 @@ export async function operations(app: App): Promise<Operation[]> {
           queryParams: params.filter((p) => p.in === 'query').map((p) => p.name),
           bodyStrings: stringFields(body),
           openBody: body !== undefined && body.additionalProperties !== false,
+          lists: listFields(body), openGroups: openGroups(body),
           ...(selects === undefined ? {} : { selects }),
         });
       }
@@ -160,7 +185,7 @@ const NVP_IDS: Record<string, string> = { 'order.id': '10000000001', 'transactio
 /**
  * The items before each list item of a dotted path, each with the rest of the path (its own lists
  * at [0]): `a[1].b[2].c` needs `a[0].b[0].c`, `a[1].b[0].c` and `a[1].b[1].c`, as NVP's lists
- * are numbered from 0 without a gap (a JSON list may leave items out: they are null).
+ * are numbered from 0 without a gap (a JSON list's items left out are null, refused too).
  */
 export function earlierItems(path: string): string[] {
   const earlier: string[] = [];
@@ -190,9 +215,11 @@ export function requestOf(op: Operation, url: string, field?: string, value?: st
     }
     return { method: 'POST' as const, url, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams(fields).toString() };
   }
+  // The items before a list item, as in NVP (a JSON list's missing items would be null, refused).
+  const items = (body: Record<string, unknown>) => (field === undefined ? [] : earlierItems(field)).reduce((b, item) => withField(b, item, 'x'), body);
   return {
     method: op.method as 'GET', url, headers: { authorization: authFor(op.path) },
-    ...(op.bodyStrings.length > 0 ? { payload: field === undefined ? bodyOf(op) : withField(bodyOf(op), field, value) } : {}),
+    ...(op.bodyStrings.length > 0 ? { payload: field === undefined ? bodyOf(op) : withField(items(bodyOf(op)), field, value) } : {}),
   };
 }
 

@@ -209,7 +209,8 @@ t.test('refusals, each with the gateway\'s error body; none appends anything', a
   // 5123450000000008 and 4508750015741019 are card numbers; 13-19 digits passing Luhn.
   for (const id of [CARD, VISA, '4012000033330026', '5000000000000000005']) {
     const res = await tokenizeReq(a, SUPPLIED, id, cardBody(CARD, '1', '39'));
-    expectInvalid(t, res, { field: 'tokenid', explanation: 'Value is invalid. A token id must not be a card number' }, `token id ${id.slice(0, 4)}…`);
+    // Refused as every path parameter holding a card number is (plugins/request-values.ts).
+    expectInvalid(t, res, { field: 'tokenid', explanation: 'Value is invalid. The field must not hold a card number (13 to 19 digits passing the Luhn check)' }, `token id ${id.slice(0, 4)}…`);
     t.notMatch(res.body, id, 'the number is not echoed');
   }
   expectInvalid(t, await tokenizeReq(a, SUPPLIED, 'generated', cardBody()), { field: 'tokenid', explanation: /merchant-supplied/ }, "'generated' in a merchant-supplied repository");
