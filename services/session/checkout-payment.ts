@@ -116,6 +116,8 @@ async function payAttempt(s: Step, attempt: number, token: string | undefined, d
     order: { amount: amountText(s), currency: c.order.currency, ...(c.order.reference === undefined ? {} : { reference: c.order.reference }) },
     ...(c.transactionReference === undefined ? {} : { transaction: { reference: c.transactionReference } }),
     ...(authenticationId === undefined ? {} : { authentication: { transactionId: authenticationId } }),
+    // The billing address the payment goes with is the payment's own, as a merchant's PAY sends it: its street is read by the AVS rule.
+    ...(details?.billing === undefined ? {} : { billing: details.billing }),
     ...sourceOf(c.sessionId, token),
   } as TransactionBody, fingerprint, details);
   const gatewayCode = at(answer, 'response.gatewayCode');

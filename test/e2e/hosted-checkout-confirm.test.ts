@@ -3,7 +3,10 @@
 // card masked, email, billing address) and pays nothing yet; "Change the details" goes back to the
 // form, and what the payer changes there is what the next look shows and the payment carries; the
 // confirmed payment is declined, the payer tries again with another card through the same step,
-// and the approved one takes the payer to the returnUrl. At 1000 and 375 px.
+// and the approved one takes the payer to the returnUrl; the street the payer typed is read by the
+// AVS rule as a merchant's PAY with that billing.address is (docs/triggers.md). The countdown and
+// Cancel stay on the screen during the step, and Cancel from it goes where Cancel from the form
+// goes (the merchant's cancelUrl, the checkout cancelled). At 1000 and 375 px.
 import { existsSync } from 'node:fs';
 import t, { type Test } from 'tap';
 import type { Page } from 'playwright-core';
@@ -24,6 +27,15 @@ async function confirmation(page: Page): Promise<Record<string, string>> {
 }
 
 const checkoutOf = async (gateway: RunningServer, sessionId: string) => (await call(gateway.url, 'GET', `/checkout/api/${sessionId}`, '')).json();
+
+/** Each element shown, and within the screen's width. */
+async function inside(t: Test, page: Page, viewport: { width: number }, ids: string[]) {
+  for (const id of ids) {
+    const box = await page.locator(id).boundingBox();
+    t.ok(await page.locator(id).isVisible(), `${id} shown`);
+    t.ok(box && box.x >= 0 && box.x + box.width <= viewport.width, `${id} inside the screen`, { box });
+  }
+}
 
 async function walk(t: Test, viewport: { width: number; height: number }) {
   const { gateway } = await gatewayAndShop(t);
@@ -52,21 +64,19 @@ async function walk(t: Test, viewport: { width: number; height: number }) {
   t.equal((await retrieveOrder(gateway, orderId)).status, 400, 'nothing paid yet');
   t.equal((await checkoutOf(gateway, sessionId)).attemptsLeft, 3, 'no attempt used');
   t.equal(await page.evaluate(() => document.documentElement.scrollWidth), viewport.width, 'no sideways scrolling');
-  for (const id of ['#confirm-pay', '#confirm-back']) {
-    const box = await page.locator(id).boundingBox();
-    t.ok(box && box.x >= 0 && box.x + box.width <= viewport.width, `${id} inside the screen`, { box });
-  }
+  await inside(t, page, viewport, ['#confirm-pay', '#confirm-back', '#timer', '#cancel-button']);
+  t.match(await page.textContent('#timer'), /^This page expires in \d+:\d\d$/, 'the countdown, during the last look too');
 
   await page.click('#confirm-back');
   await page.locator('#pay-button:enabled').waitFor({ timeout: 30_000 });
   t.notOk(await page.locator('#confirm').isVisible(), 'Change the details: back to the form');
   t.equal(await page.inputValue('#customer-email'), 'first@example.org', 'what the payer typed is kept');
   await page.fill('#customer-email', 'second@example.org');
-  await page.fill('#billing-street', '9 Payer Road');
+  await page.fill('#billing-street', '9 November St');
   await page.click('#pay-button');
   look = await confirmation(page);
   t.equal(look.Email, 'second@example.org', 'the next look shows the change');
-  t.equal(look['Billing address'], '9 Payer Road, Springfield, United States');
+  t.equal(look['Billing address'], '9 November St, Springfield, United States');
   t.equal((await retrieveOrder(gateway, orderId)).status, 400, 'still nothing paid');
 
   await page.click('#confirm-pay');
@@ -87,7 +97,9 @@ async function walk(t: Test, viewport: { width: number; height: number }) {
   t.equal(order.status, 'CAPTURED');
   t.same(order.transaction.map((x: { response: { gatewayCode: string } }) => x.response.gatewayCode), ['DECLINED', 'APPROVED'], 'two payments: each made once, after its confirmation');
   t.same(order.customer, { email: 'second@example.org' }, 'the email the payer confirmed');
-  t.same(order.billing, { address: { street: '9 Payer Road', city: 'Springfield', country: 'USA' } }, 'and the address');
+  t.same(order.billing, { address: { street: '9 November St', city: 'Springfield', country: 'USA' } }, 'and the address');
+  t.same(order.transaction.map((x: { response: { avs?: { gatewayCode: string } } }) => x.response.avs?.gatewayCode), ['NO_MATCH', 'NO_MATCH'],
+    'the typed street read by the AVS rule (November St: NO_MATCH), as on a merchant\'s PAY');
   t.equal((await checkoutOf(gateway, sessionId)).status, 'PAID');
   t.equal(M1.id, order.merchant);
   t.same(errors, [], 'no script error');
@@ -95,3 +107,29 @@ async function walk(t: Test, viewport: { width: number; height: number }) {
 
 t.test('paymentConfirmation SHOW: a last look before each payment, the details changed from it, a decline and a retry through it', { skip }, (t) => walk(t, { width: 1000, height: 1000 }));
 t.test('the same at 375 px', { skip }, (t) => walk(t, { width: 375, height: 812 }));
+
+t.test('Cancel from the last look: to the merchant\'s cancelUrl, the checkout cancelled, nothing paid (1000 and 375 px)', { skip }, async (t) => {
+  const { gateway } = await gatewayAndShop(t);
+  const site = await merchantSite(t);
+  const browser = await launch(t);
+  for (const viewport of [{ width: 1000, height: 1000 }, { width: 375, height: 812 }]) {
+    const page = await browser.newPage({ viewport, ...(viewport.width < 500 ? { isMobile: true, hasTouch: true } : {}) });
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    const { sessionId, orderId } = await initiateCheckout(gateway, {
+      returnUrl: `${site}/return`, cancelUrl: `${site}/cancelled`, displayControl: { paymentConfirmation: 'SHOW' },
+    });
+    await openPage(page, gateway, sessionId);
+    await typeCard(page, APPROVED);
+    await page.click('#pay-button');
+    await confirmation(page);
+    await inside(t, page, viewport, ['#timer', '#cancel-button']);
+    await page.click('#cancel-button');
+    await page.waitForURL((url) => url.pathname === '/cancelled', { timeout: 30_000 });
+    t.equal(await page.textContent('#landed'), '/cancelled', `${viewport.width} px: at the merchant's cancelUrl`);
+    t.equal((await checkoutOf(gateway, sessionId)).status, 'CANCELLED', 'the checkout cancelled');
+    t.equal((await retrieveOrder(gateway, orderId)).status, 400, 'nothing paid');
+    t.same(errors, [], 'no script error');
+    await page.close();
+  }
+});

@@ -87,6 +87,8 @@ function cardText(card, token) {
 async function openForm(checkout, serverNow) {
   show('loading', false);
   show('pay-form');
+  // The countdown and Cancel sit below the form and the confirmation step alike.
+  show('controls');
   drawStoredCards(checkout);
   drawDetails(checkout);
   const last = checkout.lastError;

@@ -108,7 +108,7 @@ function declined(answer) {
 /** The bank's challenge (Authenticate Payer's HTML): its form posts the creq into the frame beside it. */
 function challenge(html) {
   ctx.stop();
-  show('pay-form', false);
+  ['pay-form', 'controls'].forEach((id) => show(id, false));
   notice(null);
   show('challenge');
   const host = $('challenge-host');

@@ -60,7 +60,7 @@ function notice(kind, title, text) {
 
 /** The end of the road on this page: paid, declined for good, cancelled, timed out, an error. */
 function outcome(kind, title, text, details, link) {
-  ['loading', 'pay-form', 'confirm', 'challenge'].forEach((id) => show(id, false));
+  ['loading', 'pay-form', 'confirm', 'controls', 'challenge'].forEach((id) => show(id, false));
   notice(null);
   const panel = $('outcome');
   panel.className = `outcome ${kind}`;
