@@ -13,7 +13,7 @@
 import { allOf, then, type Maybe } from '../lib/maybe.js';
 import type { EventStore, ProjectedEvent } from '../store/event-store.js';
 import type { CommitListener, ProjectionFeed } from '../store/projection-feed.js';
-import type { ReadModelTables, TableRow } from '../store/read-model-tables.js';
+import type { ReadModelTables, SharedTables, TableRow } from '../store/read-model-tables.js';
 import { BehindWatch } from './behind.js';
 import { CatchUps } from './catch-up.js';
 import { KnownCheckpoints } from './checkpoints.js';
@@ -90,7 +90,7 @@ export class ReadModels<Tables extends ReadModelTables = ReadModelTables> {
     // (A look still under way when the models stop starts nothing.)
     this.watch = tables.shared ? new BehindWatch(tables, store, this.liveNames, this.known, () => { if (this.unfollow) this.run(); }, options.lookMs) : undefined;
     this.sharedReads = tables.shared ? new SharedReads(tables, store, projections, {
-      catchUp: (head, projection) => then(this.catchUpTo(head), () => bringUpShared(this.replay, tables, this.onRead, projection)),
+      catchUp: (head, projection) => this.catchUpShared(tables, head, projection),
       knownCheckpoint: (name) => this.known.lowestKnown([name]),
     }, { cachedDocs: options.cachedDocs, page: this.page }) : undefined;
   }
@@ -153,6 +153,14 @@ export class ReadModels<Tables extends ReadModelTables = ReadModelTables> {
     return then(this.beforeRead(name), () => this.tables.checkpoint(name)) as Answer<Tables, bigint>;
   }
 
+  async getCurrent<Doc>(projection: string, key: string): Promise<Doc | undefined> {
+    // Shared tables' reads catch up to the head on their own (one read of it, not two); a
+    // catch-up leaves a rebuild stopped early.
+    if (this.tables.shared) this.pinned = false;
+    else await this.catchUp();
+    return this.get<Doc>(projection, key) as Maybe<Doc | undefined>;
+  }
+
   get<Doc>(projection: string, key: string): Answer<Tables, Doc | undefined> {
     const text = this.sharedReads && !this.pinned ? this.sharedReads.get(projection, key) : then(this.beforeRead(projection), () => this.tables.get(projection, key));
     return then(text, (doc) => doc === undefined ? undefined : JSON.parse(doc) as Doc) as Answer<Tables, Doc | undefined>;
@@ -172,7 +180,7 @@ export class ReadModels<Tables extends ReadModelTables = ReadModelTables> {
    */
   private beforeRead(projection?: string): Maybe<void> {
     const tables = this.tables;
-    if (tables.shared) return this.pinned ? undefined : then(this.catchUp(), () => bringUpShared(this.replay, tables, this.onRead, projection));
+    if (tables.shared) return this.pinned ? undefined : this.store.headPosition().then((head) => this.catchUpShared(tables, head, projection));
     this.writes.applyHeld();
     if (this.pinned || !tables.open) return;
     for (const p of this.onRead) if (projection === undefined || p.name === projection) bringUpLocal(this.replay, tables, p, (page) => this.writes.writeNow(tables, page, [p]));
@@ -212,6 +220,11 @@ export class ReadModels<Tables extends ReadModelTables = ReadModelTables> {
       await this.catchUps.waitFor(target);
     }
     await this.feed?.durable?.();
+  }
+
+  /** Shared tables, before a read: the live models caught up to `head` (read once), and the 'onRead' one read. */
+  private catchUpShared(tables: SharedTables, head: bigint, projection?: string): Promise<void> {
+    return this.catchUpTo(head).then(() => bringUpShared(this.replay, tables, this.onRead, head, projection));
   }
 
   /** The position through which every live model is written or, deferred, holds the events (known in memory). */
