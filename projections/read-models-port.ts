@@ -52,6 +52,11 @@ export interface ReadModelsPort {
   hash(): Maybe<string>;
   checkpoint(name: string): Maybe<bigint>;
   get<Doc>(projection: string, key: string): Maybe<Doc | undefined>;
+  /**
+   * get, after the models caught up to the log's head as it is when asked: the document shows
+   * every write answered before, by this process or any other sharing the store (a retrieve).
+   */
+  getCurrent<Doc>(projection: string, key: string): Promise<Doc | undefined>;
   /** Every document of a projection, ordered by key (bytewise). */
   all(projection: string): Maybe<TableRow[]>;
   /** Documents of a projection whose key starts with `prefix` (an ASCII text), ordered by key. */

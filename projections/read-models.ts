@@ -9,16 +9,17 @@
 //  - shared by every instance (PostgreSQL): after the reply, by the catch-up this instance's appends
 //    start DEFER_MS later (others' by theirs: behind.ts); every read catches up first, to the log's
 //    head when it began; 'onRead' by its reads.
+// How a page is written, and what the store's commit hands over: projections/model-writes.ts.
 import { allOf, then, type Maybe } from '../lib/maybe.js';
 import type { EventStore, ProjectedEvent } from '../store/event-store.js';
 import type { CommitListener, ProjectionFeed } from '../store/projection-feed.js';
-import type { LocalTables, ReadModelTables, TableRow } from '../store/read-model-tables.js';
+import type { ReadModelTables, SharedTables, TableRow } from '../store/read-model-tables.js';
 import { BehindWatch } from './behind.js';
 import { CatchUps } from './catch-up.js';
 import { KnownCheckpoints } from './checkpoints.js';
 import { followLog } from './follow.js';
 import { HeldEvents } from './held.js';
-import { pageUpdate } from './page.js';
+import { ModelWrites } from './model-writes.js';
 import type { Projection } from './projection.js';
 import { bringUpLocal, bringUpShared, readForProjections, replayAhead, replayLog, type ReplayTarget } from './replay.js';
 import { SharedReads } from './shared-reads.js';
@@ -54,6 +55,8 @@ export class ReadModels<Tables extends ReadModelTables = ReadModelTables> {
   private readonly known: KnownCheckpoints;
   /** Committed events not yet written to the deferred projections, the first right after their checkpoints. */
   private readonly held: HeldEvents;
+  /** Pages written to the tables, and what this process's own store hands them at commit. */
+  private readonly writes: ModelWrites;
   private readonly catchUps = new CatchUps((reached) => this.applyLog(reached));
   /** After a rebuild that stopped early: reads leave the models there until the next catch-up. */
   private pinned = false;
@@ -72,7 +75,7 @@ export class ReadModels<Tables extends ReadModelTables = ReadModelTables> {
   ) {
     this.page = options.page ?? PAGE;
     this.feed = options.feed;
-    this.held = new HeldEvents(this.page, options.deferMs ?? DEFER_MS, () => this.applyHeldSafely());
+    this.held = new HeldEvents(this.page, options.deferMs ?? DEFER_MS, () => this.writes.applyHeldSafely());
     // 'onRead' needs the log read at once on the tables' connection (the feed), or reads that wait (shared tables); elsewhere deferred.
     const onRead = tables.shared || this.feed?.readForProjectionsNow !== undefined;
     this.onRead = projections.filter((p) => p.apply === 'onRead' && onRead);
@@ -82,11 +85,12 @@ export class ReadModels<Tables extends ReadModelTables = ReadModelTables> {
     this.liveNames = this.live.map((p) => p.name);
     this.inlineNames = this.inline.map((p) => p.name);
     this.known = new KnownCheckpoints((name) => this.tables.checkpoint(name));
-    this.replay = { page: this.page, store, feed: this.feed, write: (events, only) => this.write(events, only) };
+    this.writes = new ModelWrites(tables, this.known, this.held, { inline: this.inline, deferred: this.deferred, live: this.live });
+    this.replay = { page: this.page, store, feed: this.feed, write: (events, only) => this.writes.write(events, only) };
     // (A look still under way when the models stop starts nothing.)
     this.watch = tables.shared ? new BehindWatch(tables, store, this.liveNames, this.known, () => { if (this.unfollow) this.run(); }, options.lookMs) : undefined;
     this.sharedReads = tables.shared ? new SharedReads(tables, store, projections, {
-      catchUp: (head, projection) => then(this.catchUpTo(head), () => bringUpShared(this.replay, tables, this.onRead, projection)),
+      catchUp: (head, projection) => this.catchUpShared(tables, head, projection),
       knownCheckpoint: (name) => this.known.lowestKnown([name]),
     }, { cachedDocs: options.cachedDocs, page: this.page }) : undefined;
   }
@@ -111,7 +115,7 @@ export class ReadModels<Tables extends ReadModelTables = ReadModelTables> {
     this.unfollow = undefined;
     await this.catchUps.current;
     // What is held is written now (if it cannot be, the next start applies it from the log).
-    this.applyHeldSafely();
+    this.writes.applyHeldSafely();
   }
 
   /** Drop a projection's documents and checkpoint, so the next catch-up replays from the start. */
@@ -149,6 +153,14 @@ export class ReadModels<Tables extends ReadModelTables = ReadModelTables> {
     return then(this.beforeRead(name), () => this.tables.checkpoint(name)) as Answer<Tables, bigint>;
   }
 
+  async getCurrent<Doc>(projection: string, key: string): Promise<Doc | undefined> {
+    // Shared tables' reads catch up to the head on their own (one read of it, not two); a
+    // catch-up leaves a rebuild stopped early.
+    if (this.tables.shared) this.pinned = false;
+    else await this.catchUp();
+    return this.get<Doc>(projection, key) as Maybe<Doc | undefined>;
+  }
+
   get<Doc>(projection: string, key: string): Answer<Tables, Doc | undefined> {
     const text = this.sharedReads && !this.pinned ? this.sharedReads.get(projection, key) : then(this.beforeRead(projection), () => this.tables.get(projection, key));
     return then(text, (doc) => doc === undefined ? undefined : JSON.parse(doc) as Doc) as Answer<Tables, Doc | undefined>;
@@ -168,10 +180,15 @@ export class ReadModels<Tables extends ReadModelTables = ReadModelTables> {
    */
   private beforeRead(projection?: string): Maybe<void> {
     const tables = this.tables;
-    if (tables.shared) return this.pinned ? undefined : then(this.catchUp(), () => bringUpShared(this.replay, tables, this.onRead, projection));
-    this.applyHeld();
+    if (tables.shared) return this.pinned ? undefined : this.store.headPosition().then((head) => this.catchUpShared(tables, head, projection));
+    this.writes.applyHeld();
     if (this.pinned || !tables.open) return;
-    for (const p of this.onRead) if (projection === undefined || p.name === projection) bringUpLocal(this.replay, tables, p, (page) => this.writeNow(tables, page, [p]));
+    for (const p of this.onRead) if (projection === undefined || p.name === projection) bringUpLocal(this.replay, tables, p, (page) => this.writes.writeNow(tables, page, [p]));
+  }
+
+  /** What a store on the tables' connection calls at each commit, inside it (SQLite). */
+  commitListener(): CommitListener {
+    return this.writes.commitListener();
   }
 
   appliedThrough(): bigint {
@@ -205,6 +222,11 @@ export class ReadModels<Tables extends ReadModelTables = ReadModelTables> {
     await this.feed?.durable?.();
   }
 
+  /** Shared tables, before a read: the live models caught up to `head` (read once), and the 'onRead' one read. */
+  private catchUpShared(tables: SharedTables, head: bigint, projection?: string): Promise<void> {
+    return this.catchUpTo(head).then(() => bringUpShared(this.replay, tables, this.onRead, head, projection));
+  }
+
   /** The position through which every live model is written or, deferred, holds the events (known in memory). */
   private covered(): bigint {
     const tail = this.held.tail;
@@ -223,78 +245,13 @@ export class ReadModels<Tables extends ReadModelTables = ReadModelTables> {
 
   /** One pass of a catch-up: what is held, then the log after the checkpoints (shared: as stored), a page at a time. */
   private async applyLog(reached: (position: bigint) => void): Promise<void> {
-    this.applyHeld();
+    this.writes.applyHeld();
     await this.watch?.refresh();
     let batch: readonly ProjectedEvent[];
     do {
       batch = await readForProjections(this.replay, { fromPosition: await this.minCheckpoint(), maxCount: this.page });
-      await this.write(batch);
+      await this.writes.write(batch);
       reached(await this.minCheckpoint());
     } while (batch.length === this.page && this.live.length > 0);
-  }
-
-  /** One page in one transaction of the tables (documents and checkpoints together). */
-  private write(events: readonly ProjectedEvent[], only: readonly Projection[] = this.live): Maybe<void> {
-    const tables = this.tables;
-    if (!tables.shared) return this.writeNow(tables, events, only);
-    if (events.length === 0 || only.length === 0) return;
-    return tables.write(pageUpdate(only, events)).then((after) => this.known.wrote(after), (error: unknown) => {
-      // Not committed: what this process believed of the checkpoints is read again.
-      this.known.clear();
-      throw error;
-    });
-  }
-
-  private writeNow(tables: LocalTables, events: readonly ProjectedEvent[], only: readonly Projection[]): void {
-    if (events.length === 0 || only.length === 0) return;
-    try {
-      this.known.wrote(tables.write(pageUpdate(only, events)));
-    } catch (error) {
-      this.known.clear();
-      throw error;
-    }
-  }
-
-  /** What a store on the tables' connection calls at each commit, inside it (SQLite). */
-  commitListener(): CommitListener {
-    return {
-      written: (events) => {
-        const tables = this.tables;
-        const first = events[0];
-        if (tables.shared || first === undefined) return;
-        // Held when they follow every deferred checkpoint (read in the commit's transaction).
-        if (this.deferred.length > 0) this.held.offer(events, () => this.deferred.every((p) => tables.checkpoint(p.name) === first.position - 1n));
-        // Only when every checkpoint is right before these events (else another process's events
-        // come first: the next catch-up applies them, then these).
-        if (this.inline.length > 0) this.writeNow(tables, events, this.inline);
-      },
-      // The store's transaction did not commit: the checkpoints this process believes may be
-      // ahead, and what is held may not be in the log (what is, the next catch-up applies).
-      rolledBack: () => {
-        this.held.drop();
-        this.known.clear();
-      },
-    };
-  }
-
-  /**
-   * Write what the deferred projections hold: one transaction, which reads the checkpoints again
-   * (another process sharing the file may have applied some of these events: they are skipped;
-   * one below the held events, a reset, drops them).
-   */
-  private applyHeld(): void {
-    const tables = this.tables;
-    const events = this.held.take();
-    if (events.length === 0 || tables.shared || !tables.open) return;
-    this.writeNow(tables, events, this.deferred);
-  }
-
-  /** applyHeld from a timer: a failure is a warning; the next catch-up applies the events from the log. */
-  private applyHeldSafely(): void {
-    try {
-      this.applyHeld();
-    } catch (error) {
-      process.emitWarning(`read models could not apply the deferred projections: ${String(error)}`);
-    }
   }
 }

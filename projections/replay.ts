@@ -74,16 +74,16 @@ export async function replayLog(target: ReplayTarget, head: bigint, only: readon
 
 /**
  * 'onRead' models on shared tables (those `projection` names; undefined: all), brought up by a read:
- * the log after each one's checkpoint up to the head as it is now, a page per transaction (another
- * instance bringing one up at once: each page's transaction skips what the other applied).
+ * the log after each one's checkpoint up to `head` (the one the read read when it began), a page
+ * per transaction (another instance bringing one up at once: each page's transaction skips what
+ * the other applied).
  */
-export function bringUpShared(target: ReplayTarget, tables: SharedTables, onRead: readonly Projection[], projection?: string): Promise<void> | undefined {
+export function bringUpShared(target: ReplayTarget, tables: SharedTables, onRead: readonly Projection[], head: bigint, projection?: string): Promise<void> | undefined {
   const models = onRead.filter((p) => projection === undefined || p.name === projection);
-  return models.length === 0 ? undefined : bringUp(target, tables, models);
+  return models.length === 0 ? undefined : bringUp(target, tables, models, head);
 }
 
-async function bringUp(target: ReplayTarget, tables: SharedTables, models: readonly Projection[]): Promise<void> {
-  const head = await target.store.headPosition();
+async function bringUp(target: ReplayTarget, tables: SharedTables, models: readonly Projection[], head: bigint): Promise<void> {
   for (const model of models) {
     for (let from = await tables.checkpoint(model.name); from < head;) {
       const page = await readForProjections(target, { fromPosition: from, maxCount: target.page });

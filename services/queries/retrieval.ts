@@ -15,8 +15,7 @@ import { readOwnStream } from '../aggregates.js';
 import { hiddenByReset } from '../test-control/sandbox-commands.js';
 
 export async function retrieveToken(gateway: Gateway, merchant: MerchantProfile, token: string) {
-  await gateway.readModels.catchUp();
-  const doc = await gateway.readModels.get<TokenDoc>('tokens', tokenKey(merchant.repository.id, token));
+  const doc = await gateway.readModels.getCurrent<TokenDoc>('tokens', tokenKey(merchant.repository.id, token));
   // Only this merchant's repository is consulted: nothing is said of tokens elsewhere. A token
   // of before a reset of the repository is gone for the API, though its document stays.
   if (!doc || await hiddenByReset(gateway, streams.token(merchant.repository.id, token))) throw new InvalidRequest(`Value '${token}' is invalid. No such token in the merchant's token repository`, 'tokenid');
