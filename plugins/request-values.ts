@@ -132,7 +132,7 @@ export function bodyProblem(body: unknown, schema?: Described): InvalidRequest |
 
 /**
  * A NUL in a path parameter or a query parameter (a repeated one is an array); and a card number
- * in a path parameter (`path`): every one is an id (an order's, a transaction's, a token's, a
+ * in a named path parameter (`path`): every one is an id (an order's, a transaction's, a token's, a
  * session's...) that names a stream or is looked up, recorded in events and shown in histories,
  * or quoted by a "no such" answer.
  */
@@ -142,7 +142,8 @@ function parameterProblem(values: unknown, path: boolean): InvalidRequest | unde
     const value: unknown = (values as Record<string, unknown>)[name];
     const nul = typeof value === 'string' ? value.includes('\u0000') : Array.isArray(value) && value.some((v) => typeof v === 'string' && v.includes('\u0000'));
     if (nul) return new InvalidRequest(NUL, name);
-    if (path && typeof value === 'string' && holdsCardNumber(value)) return new InvalidRequest(CARD_NUMBER, name);
+    // An unknown path's rest ('*') names nothing and records nothing: answered as unknown (masked in logs).
+    if (path && name !== '*' && typeof value === 'string' && holdsCardNumber(value)) return new InvalidRequest(CARD_NUMBER, name);
   }
   return undefined;
 }

@@ -1,8 +1,8 @@
 // Ids for the tests to send (order ids, transaction ids, references): unique per call, and never
 // read as a card number. A random UUID's digit groups, joined across its dashes, pass as a card
-// number (13 to 19 digits passing Luhn) about once in 360 UUIDs; the gateway refuses such a value
-// in any free-text field of a body (plugins/request-values.ts) and masks it wherever it shows one
-// (logs, history, journal), so a test sending raw UUIDs fails at random.
+// number (13 to 19 digits passing Luhn) about once in 360 UUIDs; the gateway masks such a run
+// wherever it shows one (logs, history, journal), and refuses it in a body unless the whole UUID is
+// written as one (lib/mask.ts), so a test sending raw or prefixed UUIDs fails at random.
 import { randomUUID } from 'node:crypto';
 
 /** The longest id the gateway takes (order.id, transaction.id, references: 1 to 40 characters). */
