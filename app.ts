@@ -29,6 +29,7 @@ import encoding from './plugins/encoding.js';
 import observe, { RequestLogController } from './plugins/observe.js';
 import journal, { type JournalPluginOptions } from './plugins/journal.js';
 import requestValues from './plugins/request-values.js';
+import routeOptions from './plugins/route-options.js';
 import { maskCardNumbers } from './lib/mask.js';
 import { nextRequestId } from './lib/request-ids.js';
 import pino from 'pino';
@@ -154,6 +155,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 /** The plugin tree: infrastructure first, the gateway, then one plugin per operation. */
 async function registerPlugins(app: FastifyInstance, options: AppOptions, limitsInForce: Limits): Promise<void> {
   await app.register(errors, { storeErrors: asStoreError });
+  await app.register(routeOptions);
   await app.register(jsonBody);
   await app.register(encoding);
   await app.register(limits, limitsInForce);

@@ -32,6 +32,7 @@ import underPressure from '@fastify/under-pressure';
 import { sortedJson } from '../lib/json.js';
 import type { Limits } from '../config.js';
 import { errorBody } from './errors.js';
+import { routeOptionsOf } from './route-options.js';
 
 /** Routes that take no in-flight slot (see above). */
 const NO_SLOT = new Set(['/api/rest/version/:version/information', '/api/nvp/version/:version/information']);
@@ -63,7 +64,7 @@ function inFlightSlots(app: FastifyInstance, maxInFlight: number): void {
   // Hooks with `done` (they run on every request): an answer sent from one is not followed by done().
   // After the body has arrived (and been parsed), before validation and the handler.
   app.addHook('preValidation', (request, reply, done) => {
-    if (NO_SLOT.has(request.routeOptions.url ?? '')) {
+    if (NO_SLOT.has(routeOptionsOf(request).url ?? '')) {
       done();
       return;
     }

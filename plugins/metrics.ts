@@ -47,25 +47,62 @@ function processMetrics(): Registry {
 }
 
 type Observe = (seconds: number) => void;
-type Count = () => void;
+
+/** A label set's count not yet handed to its prom-client counter. */
+interface Pending<L extends string> { labels: Partial<Record<L, string>>; count: number }
+
+/**
+ * Counts kept here and added to the prom-client counter when it is read (a scrape: its collect):
+ * prom-client's inc hashes and checks the labels on every call, even a labelled child's, and
+ * these count every request and every event. The label sets reach prom-client in the order they
+ * were first counted, as they did when each was counted at once.
+ */
+class LazyCounts<L extends string> {
+  private readonly pending: Array<Pending<L>> = [];
+
+  /** A label set's pending count, made at its first count. */
+  entry(labels: Partial<Record<L, string>>): Pending<L> {
+    const entry = { labels, count: 0 };
+    this.pending.push(entry);
+    return entry;
+  }
+
+  /** Hand the counts over (collect), in first-counted order. */
+  flush(counter: Counter<L>): void {
+    for (const entry of this.pending) {
+      if (entry.count > 0) counter.inc(entry.labels, entry.count);
+      entry.count = 0;
+    }
+  }
+}
 
 export class Metrics {
   private readonly registry = new Registry();
-  private readonly requests: Counter<'operation' | 'status'>;
   private readonly latency: Histogram<'operation'>;
-  private readonly events: Counter<'type'>;
   private readonly notifications: Counter<'outcome'>;
-  /** The labelled children, by operation (and status): prom-client would hash the labels on every call. */
-  private readonly counted = new Map<string, Count>();
+  /** Requests counted, by operation and status, and events, by type (LazyCounts). */
+  private readonly requestCounts = new LazyCounts<'operation' | 'status'>();
+  private readonly counted = new Map<string, Map<number, Pending<'operation' | 'status'>>>();
+  private readonly eventCounts = new LazyCounts<'type'>();
+  private readonly eventsCounted = new Map<string, Pending<'type'>>();
+  /** The histogram's labelled children, by operation. */
   private readonly timed = new Map<string, Observe>();
   /** Events at or before this position were in the log when counting began. */
   private countFrom: bigint | undefined;
 
   constructor(gateway: Pick<Gateway, 'store' | 'readModels'>, inFlight: () => number) {
     const registers = [this.registry];
-    this.requests = new Counter({ name: 'tokengate_http_requests_total', help: 'Requests answered, by operation and HTTP status', labelNames: ['operation', 'status'], registers });
+    const requestCounts = this.requestCounts;
+    const eventCounts = this.eventCounts;
+    new Counter({
+      name: 'tokengate_http_requests_total', help: 'Requests answered, by operation and HTTP status', labelNames: ['operation', 'status'], registers,
+      collect() { requestCounts.flush(this); },
+    });
     this.latency = new Histogram({ name: 'tokengate_http_request_duration_seconds', help: 'Time from a request\'s arrival to its answer, by operation', labelNames: ['operation'], buckets: BUCKETS, registers });
-    this.events = new Counter({ name: 'tokengate_events_total', help: 'Events the log gained since this process started, by type (appended by any instance)', labelNames: ['type'], registers });
+    new Counter({
+      name: 'tokengate_events_total', help: 'Events the log gained since this process started, by type (appended by any instance)', labelNames: ['type'], registers,
+      collect() { eventCounts.flush(this); },
+    });
     this.notifications = new Counter({ name: 'tokengate_notification_outcomes_total', help: 'Webhook notification attempts delivered or failed, and notifications abandoned', labelNames: ['outcome'], registers });
     new Gauge({ name: 'tokengate_build_info', help: 'The version of tokengate', labelNames: ['version'], registers }).set({ version: VERSION }, 1);
     new Gauge({ name: 'tokengate_in_flight_requests', help: 'Requests holding a MAX_IN_FLIGHT slot', registers, collect() { this.set(inFlight()); } });
@@ -89,14 +126,17 @@ export class Metrics {
 
   /** One answered request. */
   request(operation: string, status: number, seconds: number): void {
-    const key = `${status} ${operation}`;
-    let count = this.counted.get(key);
-    if (count === undefined) {
-      const child = this.requests.labels({ operation, status: String(status) });
-      count = () => child.inc();
-      this.counted.set(key, count);
+    let byStatus = this.counted.get(operation);
+    if (byStatus === undefined) {
+      byStatus = new Map();
+      this.counted.set(operation, byStatus);
     }
-    count();
+    let entry = byStatus.get(status);
+    if (entry === undefined) {
+      entry = this.requestCounts.entry({ operation, status: String(status) });
+      byStatus.set(status, entry);
+    }
+    entry.count += 1;
     let observe = this.timed.get(operation);
     if (observe === undefined) {
       const child = this.latency.labels({ operation });
@@ -109,7 +149,12 @@ export class Metrics {
   /** An event of the log (Gateway.observeLog). */
   event(event: LoggedEvent): void {
     if (this.countFrom === undefined || event.position <= this.countFrom) return;
-    this.events.inc({ type: event.type });
+    let entry = this.eventsCounted.get(event.type);
+    if (entry === undefined) {
+      entry = this.eventCounts.entry({ type: event.type });
+      this.eventsCounted.set(event.type, entry);
+    }
+    entry.count += 1;
     const outcome = NOTIFICATION_OUTCOMES[event.type];
     if (outcome !== undefined) this.notifications.inc({ outcome });
   }

@@ -8,6 +8,7 @@ import { LogController, type FastifyBaseLogger, type FastifyInstance, type Fasti
 import fp from 'fastify-plugin';
 import { maskCardNumbers } from '../lib/mask.js';
 import { Metrics } from './metrics.js';
+import { routeOptionsOf } from './route-options.js';
 
 /** Fastify's request logging without its per-request lines; its error lines stay. */
 export class RequestLogController extends LogController {
@@ -57,7 +58,7 @@ async function observe(app: FastifyInstance) {
   const log = app.log as FastifyBaseLogger & { isLevelEnabled?(level: string): boolean };
   // With `done` rather than async (it runs on every request): no promise per request.
   app.addHook('onResponse', (request, reply, done) => {
-    const route = request.routeOptions;
+    const route = routeOptionsOf(request);
     // (Routes registered before this plugin, the API reference's, are named by their path.)
     const operation = route.config.operation ?? (route.url === undefined ? UNKNOWN_PATH : `${request.method} ${route.url}`);
     const durationMs = reply.elapsedTime;

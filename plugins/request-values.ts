@@ -21,6 +21,7 @@ import fp from 'fastify-plugin';
 import { InvalidRequest } from '../domain/errors.js';
 import { holdsCardNumber } from '../lib/mask.js';
 import { SENSITIVE_FIELD } from '../schemas/common.js';
+import { routeOptionsOf } from './route-options.js';
 
 /** The deepest nesting of objects and arrays a body may have (the body itself is level 1). */
 export const MAX_NESTING = 32;
@@ -161,8 +162,9 @@ export function valuesProblem(params: unknown, query: unknown, body: unknown, sc
 async function requestValues(app: FastifyInstance) {
   // After the body is parsed, before the route's schemas (they come after every preValidation).
   app.addHook('preValidation', (request: FastifyRequest, _reply, done) => {
-    const { decodesBody, bodySchemaOf } = request.routeOptions.config;
-    const schema = bodySchemaOf === undefined ? request.routeOptions.schema?.body : bodySchemaOf(request.body);
+    const route = routeOptionsOf(request);
+    const { decodesBody, bodySchemaOf } = route.config;
+    const schema = bodySchemaOf === undefined ? route.schema?.body : bodySchemaOf(request.body);
     done(valuesProblem(request.params, request.query, decodesBody === true ? undefined : request.body, schema));
   });
 }

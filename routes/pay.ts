@@ -3,7 +3,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { PayBody, PayParams } from '../schemas/pay.js';
 import { documented, errorResponses, PayResponse } from '../schemas/responses.js';
-import { payWithTokenText, RecentAnswers } from '../services/order/recent-answers.js';
+import { payWithTokenText, RecentAnswers, type PaymentIds } from '../services/order/recent-answers.js';
 import { PayableCards } from '../services/order/payable-cards.js';
 import type { PayResponse as PayAnswer } from '../services/order/responses.js';
 import { sortedJson } from '../lib/json.js';
@@ -24,7 +24,7 @@ const pay: FastifyPluginAsyncTypebox = async (app) => {
   const parse: typeof parseJsonBody = (request, text, done) => {
     const body = String(text);
     request.payText = body;
-    const kept = request.merchant ? recent.body({ merchantId: request.merchant.id, ...request.params as Record<string, string | undefined> }, body) : undefined;
+    const kept = request.merchant ? recent.body(request.merchant.id, request.params as Omit<PaymentIds, 'merchantId'>, body) : undefined;
     if (kept === undefined) return parseJsonBody.call(app, request, body, done);
     done(null, kept);
   };

@@ -84,11 +84,17 @@ export function withEpochs<S extends EventStore>(store: S, epochs: Epochs): S {
       const from = epochs.of(stream);
       return from === undefined ? events : after(events, from);
     },
-    async append(stream, events, options) {
-      const from = epochs.of(stream);
-      const expected = options?.expectedRevision;
-      if (from === undefined || expected === undefined) return inner.append(stream, events, options);
-      return inner.append(stream, events, { expectedRevision: await expectedOf(inner, stream, expected, from) });
+    // Not async: an append to a stream of no new epoch (nearly every one) is the store's own
+    // promise, without one of this view's around it (and its turns of the microtask queue).
+    append(stream, events, options) {
+      try {
+        const from = epochs.of(stream);
+        const expected = options?.expectedRevision;
+        if (from === undefined || expected === undefined) return inner.append(stream, events, options);
+        return expectedOf(inner, stream, expected, from).then((revision) => inner.append(stream, events, { expectedRevision: revision }));
+      } catch (error) {
+        return Promise.reject(error as Error);
+      }
     },
   };
   const bound = new WeakMap<object, unknown>();

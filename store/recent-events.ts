@@ -77,6 +77,12 @@ export class RecentEvents {
     return this.streams.has(stream);
   }
 
+  /** A cached stream's events after the check (holds, then stream: one lookup rather than two). */
+  cached(stream: string): RecordedEvent[] | undefined {
+    this.check();
+    return this.stream(stream);
+  }
+
   /** A stream dropped (someone else wrote it, or may have). */
   forget(stream: string): void {
     this.streams.delete(stream);

@@ -67,5 +67,9 @@ export function acquirerIds(references: TransactionReferences, now: string): Acq
     lastDay = day;
     lastBatch = Number(day.replace(/-/g, ''));
   }
-  return { ...references, batch: lastBatch };
+  // Member by member (an object spread is a generic copy, visible on every pay).
+  return {
+    authorizationCode: references.authorizationCode, receipt: references.receipt, stan: references.stan,
+    acquirerTransactionId: references.acquirerTransactionId, batch: lastBatch,
+  };
 }

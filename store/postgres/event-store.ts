@@ -162,12 +162,16 @@ export class PostgresEventStore implements EventStore {
 
   append(stream: string, events: readonly EventData[], options: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
     if (this.closing) return Promise.reject(new Error('the event store is not open (closed)'));
-    let own: EventData[];
-    let json: Array<{ data: string; metadata: string }>;
+    const own: EventData[] = [];
+    const json: Array<{ data: string; metadata: string }> = [];
     try {
       // Copies now: the caller may change its objects afterwards; memory shares these with every reader.
-      own = events.map((e) => ({ id: e.id, type: e.type, data: frozenJsonCopy(e.data), metadata: frozenJsonCopy(e.metadata) as EventMetadata }));
-      json = own.map((e) => ({ data: JSON.stringify(e.data), metadata: JSON.stringify(e.metadata) }));
+      for (const e of events) {
+        const data = frozenJsonCopy(e.data);
+        const metadata = frozenJsonCopy(e.metadata) as EventMetadata;
+        own.push({ id: e.id, type: e.type, data, metadata });
+        json.push({ data: JSON.stringify(data), metadata: JSON.stringify(metadata) });
+      }
     } catch (error) {
       return Promise.reject(error);
     }

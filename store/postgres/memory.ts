@@ -231,7 +231,7 @@ export class ServerMemory {
   /** The whole stream from memory, when it holds it and has heard of every commit. */
   stream(stream: string): readonly RecordedEvent[] | undefined {
     if (!this.current()) return undefined;
-    return this.recent.holds(stream) ? this.recent.stream(stream) : undefined;
+    return this.recent.cached(stream);
   }
 
   /** The events after `from` (at most `max`; -1: all) from the tail, when it reaches the head as known. */

@@ -210,8 +210,7 @@ export class SqliteEventStore implements EventStore {
    * read when it would not, and let the append's expected revision (`no_stream`) check the guess.
    */
   cachedRevision(stream: string): bigint | undefined {
-    if (!this.recent.holds(stream)) return undefined;
-    const events = this.recent.stream(stream);
+    const events = this.recent.cached(stream);
     return events === undefined ? undefined : BigInt(events.length - 1);
   }
 
@@ -221,8 +220,7 @@ export class SqliteEventStore implements EventStore {
    * (frozen; the array is not to be changed).
    */
   cachedStream(stream: string): readonly RecordedEvent[] | undefined {
-    if (!this.recent.holds(stream)) return undefined;
-    const events = this.recent.stream(stream);
+    const events = this.recent.cached(stream);
     const last = events?.at(-1);
     return last !== undefined && this.sync.isDurable(last.position) ? events : undefined;
   }
