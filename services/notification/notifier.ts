@@ -15,6 +15,7 @@ import type { Merchants } from '../../merchants.js';
 import { notificationsProjection, PENDING_PREFIX, THROUGH_KEY, type PendingNotificationDoc, type ThroughDoc } from '../../projections/notifications.js';
 import type { ReadModelsPort } from '../../projections/read-models.js';
 import type { EventMetadata, EventStore, RecordedEvent } from '../../store/event-store.js';
+import { dataMayMention } from '../../store/event-text.js';
 import { oneLine } from '../../store/storage-fault.js';
 import { fold } from '../aggregates.js';
 import { handleCommand, type Attempt } from '../command-handler.js';
@@ -32,10 +33,13 @@ export class Notifier extends Reactor {
   private chain: Promise<void> = Promise.resolve();
   private readonly stopping = new AbortController();
   private warn: ReactorLog['warn'] = (_fields, message) => process.emitWarning(message, 'ReactorWarning');
+  /** The merchants with notifications: an order event whose data's text names none of them is not parsed. */
+  private readonly notifying: readonly string[];
 
   constructor(store: EventStore, readModels: ReadModelsPort, private readonly merchants: Merchants, private readonly policy: RetryPolicy) {
     // Failed work (the store busy or closing) is tried again from 1 s on.
     super(store, readModels, policy.retryDelayMs, 1_000);
+    this.notifying = merchants.list.filter((m) => m.notifications !== undefined).map((m) => m.id);
   }
 
   private get delivery(): DeliveryDeps {
@@ -63,6 +67,8 @@ export class Notifier extends Reactor {
 
   protected onEvent(event: RecordedEvent): void {
     if (NOTIFYING_EVENT_TYPES.has(event.type)) {
+      // (Merchant ids are letters, digits, '_' and '-': store/event-text.ts.)
+      if (!this.notifying.some((id) => dataMayMention(event, id))) return;
       const merchantId = (event.data as { merchantId?: string }).merchantId;
       if (merchantId === undefined || this.merchants.get(merchantId)?.notifications === undefined) return;
       this.chain = this.chain.then(() => this.scheduleUntilDone(event));

@@ -8,6 +8,7 @@ import type { OrderTransactionRecorded, PaymentRecorded } from '../../domain/eve
 import { PENDING_PAYMENT } from '../../projections/pending.js';
 import { decide } from '../../domain/order/order.js';
 import type { RecordedEvent } from '../../store/event-store.js';
+import { dataMayMention } from '../../store/event-text.js';
 import { orderAggregate } from '../aggregates.js';
 import { handleCommand } from '../command-handler.js';
 import { Reactor } from '../reactor.js';
@@ -32,8 +33,10 @@ export class UnknownResolver extends Reactor {
   }
 
   protected onEvent(event: RecordedEvent): void {
-    const transactionId = (event.data as { transactionId?: string }).transactionId ?? '';
     if (event.type === 'PaymentRecorded' || event.type === 'OrderTransactionRecorded') {
+      // Most payments are not UNKNOWN: one whose data's text has no 'UNKNOWN' in it is not parsed (store/event-text.ts).
+      if (!dataMayMention(event, 'UNKNOWN')) return;
+      const transactionId = (event.data as { transactionId?: string }).transactionId ?? '';
       const payment = event.data as PaymentRecorded['data'] | OrderTransactionRecorded['data'];
       if (payment.outcome.result !== 'UNKNOWN') return;
       // Due on the merchant's clock, which a test may advance (services/test-control/sandbox.ts).
@@ -41,7 +44,7 @@ export class UnknownResolver extends Reactor {
       // (The key made only for the payments it concerns: most are not UNKNOWN.)
       this.scheduleAt(keyOf(event.stream, transactionId), due, event.stream, () => this.resolve(event, transactionId));
     } else if (event.type === 'PaymentOutcomeResolved') {
-      this.cancel(keyOf(event.stream, transactionId));
+      this.cancel(keyOf(event.stream, (event.data as { transactionId?: string }).transactionId ?? ''));
     }
   }
 
