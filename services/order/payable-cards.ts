@@ -1,10 +1,11 @@
 // The card a token can pay with, for Pay with token: its stream read and folded, the card copied
 // without its sealed number. Most pays use a token that has not changed since the last pay with
 // it, so the answer is kept by the token's stream, at the revision it was made from, and used
-// again only while the store tells without a read (EventStore.knownRevision, promise 7) that the
-// stream is still at that revision: an event appended since, by this process or another, or a
-// store that cannot tell (a stream of a reset merchant, a store without the stream in memory),
-// and the stream is read and folded again. Only payable cards are kept; a refusal is decided anew.
+// again only while the store tells without a read (EventStore.knownRevision, promise 7), or a read
+// shows, that the stream is still at that revision: an event appended since, by this process or
+// another, and the stream is folded again. A store that cannot tell without a read (PostgreSQL,
+// whose memory answers only after a head read; a stream of a reset merchant) reads it each time.
+// Only payable cards are kept; a refusal is decided anew.
 import { InvalidRequest } from '../../domain/errors.js';
 import type { PayWithToken } from '../../domain/order/order.js';
 import { setMostRecent } from '../../lib/bounded-map.js';
@@ -33,10 +34,12 @@ export class PayableCards {
     const { store } = this.gateway;
     if (kept !== undefined && store.knownRevision(stream) === kept.revision) return kept;
     const history = readOwnStreamSoon(store, stream);
-    return history instanceof Promise ? history.then((read) => this.keep(stream, tokenid, read)) : this.keep(stream, tokenid, history);
+    return history instanceof Promise ? history.then((read) => this.keep(stream, tokenid, read, kept)) : this.keep(stream, tokenid, history);
   }
 
-  private keep(stream: string, tokenid: string, history: readonly RecordedEvent[]): PayableCard {
+  /** The card `history` makes payable (`kept` when the stream is still at its revision). */
+  private keep(stream: string, tokenid: string, history: readonly RecordedEvent[], kept?: PayableCard): PayableCard {
+    if (kept !== undefined && (history.at(-1)?.revision ?? -1n) === kept.revision && this.kept.get(stream) === kept) return kept;
     const payable = payableCard(history, tokenid);
     setMostRecent(this.kept, stream, payable, MAX_KEPT);
     return payable;

@@ -8,7 +8,8 @@
 // ids taken, each append decided as if alone (append-batch.ts; its conflict fails it alone), one
 // INSERT, COMMIT. The lock (a transaction-scoped advisory lock held until COMMIT) keeps positions in
 // commit order. Whole streams and the log's tail are answered from memory where LISTEN says nobody
-// else wrote them (memory.ts: the race that leaves): the port's readStreamSoon and knownRevision too.
+// else wrote them (memory.ts); a whole stream only once memory has heard of every commit up to a
+// head read sent after the read was asked, so it never misses a write acknowledged elsewhere.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { frozenJsonCopy } from '../../lib/json.js';
@@ -61,6 +62,9 @@ const READ_ALL = { name: 'tokengate-read-all', types: ROW_TYPES, text: `SELECT $
 const READ_AFTER_TAIL = {
   name: 'tokengate-read-after-tail', types: ROW_TYPES, text: `SELECT ${COLUMNS} FROM tokengate_events WHERE position > $1 AND ($2::bigint IS NULL OR position <= $2) ORDER BY position LIMIT $3`,
 };
+
+/** How long a read waits for the notifications of commits its head read showed before it asks the server (ms). */
+const NOTIFICATION_PATIENCE_MS = 50;
 
 const HEAD = { name: 'tokengate-head', text: 'SELECT coalesce(max(position), 0)::text AS head FROM tokengate_events' };
 
@@ -183,7 +187,8 @@ export class PostgresEventStore implements EventStore {
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
     const { fromRevision, untilRevision, untilTime } = options;
     const whole = fromRevision === undefined && untilRevision === undefined && untilTime === undefined;
-    const held = whole ? this.memory.stream(stream) : undefined;
+    this.listener.start();
+    const held = whole && this.memory.stream(stream) !== undefined ? await this.heldAfterHead(stream) : undefined;
     if (held !== undefined) return held.slice();
     const ticket = whole ? this.memory.beginRead(stream) : undefined;
     let events: RecordedEvent[] | undefined;
@@ -197,32 +202,31 @@ export class PostgresEventStore implements EventStore {
     }
   }
 
-  /**
-   * The whole stream from memory, without a promise, when this instance holds it and has heard of
-   * every commit (memory.ts: the race that leaves); else undefined (read it). Frozen, shared.
-   */
+  /** The stream from memory once it accounts for every commit up to a head read sent after this call (memory.ts). */
+  private async heldAfterHead(stream: string): Promise<readonly RecordedEvent[] | undefined> {
+    const head = await this.headPosition();
+    return await this.memory.accountedFor(head, NOTIFICATION_PATIENCE_MS) ? this.memory.stream(stream) : undefined;
+  }
+
+  /** What memory holds of the stream (not a read: a commit acknowledged elsewhere may not be heard of yet). */
   cachedStream(stream: string): readonly RecordedEvent[] | undefined {
     this.listener.start();
     return this.memory.stream(stream);
   }
 
-  /** The stream's revision from memory (as cachedStream), else undefined. */
+  /** The stream's revision in memory (as cachedStream), else undefined. */
   cachedRevision(stream: string): bigint | undefined {
-    const events = this.cachedStream(stream);
-    return events === undefined ? undefined : BigInt(events.length - 1);
+    return this.cachedStream(stream)?.at(-1)?.revision;
   }
 
-  /** Promise 7: from memory when it holds the stream, else readStream's promise. */
-  readStreamSoon(stream: string): readonly RecordedEvent[] | Promise<readonly RecordedEvent[]> {
-    return this.cachedStream(stream) ?? this.readStream(stream);
+  /** Promise 7: always readStream's promise (only a head read tells that memory is not behind another instance). */
+  readStreamSoon(stream: string): Promise<readonly RecordedEvent[]> {
+    return this.readStream(stream);
   }
 
-  /**
-   * Promise 7: the revision of a stream memory holds. Another instance's write is known once its
-   * notification arrived (or a higher position showed): memory.ts says what the moment before allows.
-   */
-  knownRevision(stream: string): bigint | undefined {
-    return this.cachedRevision(stream);
+  /** Promise 7: never known without a read (another instance may have written the stream a moment ago). */
+  knownRevision(): undefined {
+    return undefined;
   }
 
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {

@@ -6,19 +6,19 @@
 // commits, the others' notifications) run without a gap up to the highest it has seen anywhere (a
 // commit's answer, a read, the head). Memory answers only while that holds and LISTEN is up.
 //
-// The race it leaves: between another instance's COMMIT and the moment this one handles its
-// notification (the server sends it at once; this process reads it at its next turn), a read of a
-// stream that commit wrote may be answered from memory as it was before. Nothing is lost by it:
-// every append is checked against its expected revision on the server (a stale order is refused
-// there and read again), and the first sign of the commit (its notification, or any position above
-// the known ones in an answer) ends it. A pay reaching this instance in that moment may be decided
-// on a token as it was just before another instance updated or deleted it, as if it had come a
-// moment earlier. This instance's own commits are in memory before their appends resolve.
+// Memory alone cannot tell whether another instance committed a moment ago: the server sends the
+// notification at COMMIT, but this process handles it at a later turn, possibly after a client that
+// got that commit's answer asks this instance to read. So a whole stream is answered from memory
+// only once a head read sent after the read was asked (store/postgres/head-reads.ts, shared by the
+// reads of a moment) shows no position memory has not accounted for (accountedFor: at once, or
+// when the notifications arrive, else the read asks the server): every write acknowledged before
+// the read, on any instance, is then in memory or has dropped the stream it wrote. No answer is
+// given without that round trip, even with no other writer known: one may start and commit at any
+// moment, and nothing but a query tells it. This instance's own commits are in memory before their
+// appends resolve.
 import type { RecordedEvent } from '../event-store.js';
 import { RecentEvents } from '../recent-events.js';
-
-/** A gap in the accounted positions that no notification fills within this long is given up on: everything is forgotten. */
-const GAP_PATIENCE_MS = 1_000;
+import { AccountedPositions } from './accounted.js';
 
 /** What another writer's notification says (undefined streams: it did not say; forget them all). */
 export interface Notified { first: bigint; last: bigint; streams: readonly string[] | undefined }
@@ -34,14 +34,8 @@ export class ServerMemory {
   /** Changes whenever everything is forgotten (RecentEvents drops its content when it sees it change). */
   private generation = 0;
   private listening = false;
-  /** Every position up to this one is accounted for: written by this instance or notified by another. */
-  private accountedTo = 0n;
-  /** Accounted ranges above accountedTo + 1 (first → last), waiting for the ones between. */
-  private readonly ahead = new Map<bigint, bigint>();
-  /** The highest position known to exist. */
-  private seen = 0n;
-  /** Since when (ms) accountedTo has been behind `seen`. */
-  private gapSince: number | undefined;
+  /** The positions accounted for (this instance's commits, the others' notifications) and the highest known. */
+  private readonly accounted = new AccountedPositions();
   /**
    * This instance's commits made after another's that the tail does not hold yet (each a run of
    * positions without a gap, in log order): they join the tail once a read fills the gap before them.
@@ -59,17 +53,16 @@ export class ServerMemory {
   /** LISTEN is up again, and the head was `head` after it began: from now on every commit is heard of. */
   listeningFrom(head: bigint): void {
     this.forgetAll();
-    this.note(head);
-    this.accountedTo = this.seen;
-    this.ahead.clear();
-    this.gapSince = undefined;
+    this.accounted.note(head);
     this.listening = true;
+    this.accounted.restart();
   }
 
   /** LISTEN is down: nothing is answered from memory until it is back. */
   deaf(): void {
     this.listening = false;
     this.forgetAll();
+    this.accounted.deaf();
   }
 
   /** Everything dropped (an append whose outcome is unknown). */
@@ -95,8 +88,7 @@ export class ServerMemory {
 
   /** A position known to exist (a read's, the head's). */
   note(position: bigint): void {
-    if (position > this.seen) this.seen = position;
-    if (this.accountedTo < this.seen) this.gapSince ??= Date.now();
+    this.accounted.note(position);
   }
 
   /** This instance's commit of `appends` (each one stream's events, in log order): in memory before they resolve. */
@@ -237,8 +229,17 @@ export class ServerMemory {
   /** The events after `from` (at most `max`; -1: all) from the tail, when it reaches the head as known. */
   fromTail(from: bigint, max: number): RecordedEvent[] | undefined {
     // The tail's end must be the head: else there are events after it that it does not hold.
-    if (!this.current() || this.recent.tailEnd() !== this.seen) return undefined;
+    if (!this.current() || this.recent.tailEnd() !== this.accounted.seen) return undefined;
     return this.recent.fromTail(from, max);
+  }
+
+  /**
+   * Whether memory answers for every commit up to `head` (a head read after the read was asked):
+   * at once when it has accounted for them, else once their notifications come, false if they do
+   * not within `patienceMs` (the read then asks the server).
+   */
+  accountedFor(head: bigint, patienceMs: number): boolean | Promise<boolean> {
+    return this.listening && this.accounted.through(head, patienceMs);
   }
 
   /** A read of a whole stream from the server begins. */
@@ -264,37 +265,15 @@ export class ServerMemory {
   private current(): boolean {
     if (!this.listening) return false;
     this.recent.check();
-    if (this.accountedTo >= this.seen) return true;
-    if (this.gapSince !== undefined && Date.now() - this.gapSince > GAP_PATIENCE_MS) {
-      // A commit whose notification never came (a writer that sends none): forget everything, start from here.
-      this.forgetAll();
-      this.accountedTo = this.seen;
-      this.ahead.clear();
-      this.gapSince = undefined;
-      return true;
-    }
-    return false;
+    const complete = this.accounted.complete();
+    if (complete !== 'stuck') return complete;
+    // A commit whose notification never came (a writer that sends none): forget everything, start from here.
+    this.forgetAll();
+    this.accounted.restart();
+    return true;
   }
 
   private account(first: bigint, last: bigint): void {
-    this.note(last);
-    if (first > this.accountedTo + 1n) {
-      if ((this.ahead.get(first) ?? -1n) < last) this.ahead.set(first, last);
-      return;
-    }
-    const before = this.accountedTo;
-    if (last > this.accountedTo) this.accountedTo = last;
-    for (let moved = true; moved && this.ahead.size > 0;) {
-      moved = false;
-      for (const [from, to] of this.ahead) {
-        if (from > this.accountedTo + 1n) continue;
-        this.ahead.delete(from);
-        if (to > this.accountedTo) this.accountedTo = to;
-        moved = true;
-      }
-    }
-    // Patience counts from the last progress: notifications that keep coming are no stuck gap.
-    if (this.accountedTo >= this.seen) this.gapSince = undefined;
-    else if (this.accountedTo > before) this.gapSince = Date.now();
+    this.accounted.account(first, last);
   }
 }

@@ -74,7 +74,7 @@ if (server) {
     const admin = await client(t, url);
     // A writer that sends no NOTIFY (an older tokengate would send one without a payload).
     await admin.query(`INSERT INTO tokengate_events VALUES (2, 'silent-id', 'silent-1', 1, 'Silent', '{}', '{}', now())`);
-    t.same(revisions(store.cachedStream('silent-1')), [0n], 'not yet known: memory still answers (the race memory.ts describes)');
+    t.same(revisions(store.cachedStream('silent-1')), [0n], 'not yet known: memory still holds it (a read takes a head read first: memory.ts)');
     t.equal(await store.headPosition(), 2n, 'a read shows a higher position');
     t.equal(store.cachedStream('silent-1'), undefined, 'memory no longer answers');
     t.same(revisions(await store.readStream('silent-1')), [0n, 1n], 'the read finds the commit');
