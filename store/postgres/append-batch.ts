@@ -2,9 +2,10 @@
 // batch's transaction read under the append lock (the log's head, the current revision of each of
 // its streams, which of its event ids exist and where), each append is decided in order, exactly
 // as if alone, seeing the appends before it in the batch. Pure: no connection, no clock.
+import { frozenJsonCopy } from '../../lib/json.js';
 import {
   checkExpectedRevision, IdempotencyConflictError,
-  type AppendResult, type EventData, type ExpectedRevision,
+  type AppendResult, type EventData, type EventMetadata, type ExpectedRevision,
 } from '../event-store.js';
 
 export interface PendingAppend {
@@ -16,6 +17,22 @@ export interface PendingAppend {
   json: Array<{ data: string; metadata: string }>;
   resolve: (result: AppendResult) => void;
   reject: (error: unknown) => void;
+}
+
+/**
+ * An append's events as the batch holds them: copies made now (the caller may change its objects
+ * afterwards; memory shares these with every reader), and their JSON text. Throws what a copy throws.
+ */
+export function copiesOf(events: readonly EventData[]): Pick<PendingAppend, 'events' | 'json'> {
+  const own: EventData[] = [];
+  const json: PendingAppend['json'] = [];
+  for (const e of events) {
+    const data = frozenJsonCopy(e.data);
+    const metadata = frozenJsonCopy(e.metadata) as EventMetadata;
+    own.push({ id: e.id, type: e.type, data, metadata });
+    json.push({ data: JSON.stringify(data), metadata: JSON.stringify(metadata) });
+  }
+  return { events: own, json };
 }
 
 /** What the transaction read under the lock, as the server gave it (bigints as text). */

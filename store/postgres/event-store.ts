@@ -12,12 +12,12 @@
 // head read sent after the read was asked, so it never misses a write acknowledged elsewhere.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { frozenJsonCopy } from '../../lib/json.js';
 import type {
-  AppendResult, EventData, EventMetadata, EventStore, ExpectedRevision, ReadAllOptions,
+  AppendResult, EventData, EventStore, ExpectedRevision, ReadAllOptions,
   ReadStreamOptions, RecordedEvent, SubscribeOptions, Subscription, SubscriptionHandlers,
 } from '../event-store.js';
 import { Notifier } from '../subscription.js';
+import { copiesOf } from './append-batch.js';
 import { AppendQueue } from './append-queue.js';
 import { redactUrl, translatePgError } from './errors.js';
 import { guardPool, PostgresHealth } from './health.js';
@@ -166,21 +166,14 @@ export class PostgresEventStore implements EventStore {
 
   append(stream: string, events: readonly EventData[], options: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
     if (this.closing) return Promise.reject(new Error('the event store is not open (closed)'));
-    const own: EventData[] = [];
-    const json: Array<{ data: string; metadata: string }> = [];
+    let copies: ReturnType<typeof copiesOf>;
     try {
-      // Copies now: the caller may change its objects afterwards; memory shares these with every reader.
-      for (const e of events) {
-        const data = frozenJsonCopy(e.data);
-        const metadata = frozenJsonCopy(e.metadata) as EventMetadata;
-        own.push({ id: e.id, type: e.type, data, metadata });
-        json.push({ data: JSON.stringify(data), metadata: JSON.stringify(metadata) });
-      }
+      copies = copiesOf(events);
     } catch (error) {
       return Promise.reject(error);
     }
     return new Promise<AppendResult>((resolve, reject) => {
-      this.appends.push({ stream, events: own, expected: options.expectedRevision ?? 'any', json, resolve, reject });
+      this.appends.push({ stream, ...copies, expected: options.expectedRevision ?? 'any', resolve, reject });
     });
   }
 
