@@ -4,20 +4,16 @@
 // answered before it, made by its own instance or by another one on the same database.
 import pg from 'pg';
 import t from 'tap';
-import type { EventStoreConfig } from '../../config.js';
 import { postgresForFile } from '../helpers/postgres.js';
-import { buildTestApp, cardBody, createToken, M1, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
-import { ALL_MERCHANTS } from '../http/token-api.fixture.js';
+import { twoGateways } from '../helpers/two-gateways.js';
+import { cardBody, createToken, M1, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
 import { sleep } from '../helpers/poll.js';
 
 const server = postgresForFile(t);
 
 if (server) {
   t.test('PostgreSQL: answers do not wait for the read models; reads do, and see every write answered before them', async (t) => {
-    const url = await server.get().createDatabase('after_reply');
-    const eventStore = { kind: 'postgres', url } as EventStoreConfig;
-    const a = await buildTestApp(t, { eventStore, merchants: ALL_MERCHANTS });
-    const b = await buildTestApp(t, { eventStore, merchants: ALL_MERCHANTS });
+    const { url, a, b } = await twoGateways(t, server, 'after_reply');
     const token = await createToken(a, M1, '5123450000000008', '1', '39');
     const retrieve = (app: typeof a, id: string) => app.inject({ method: 'GET', url: `${tokenPath(M1.id)}/${id}`, headers: { authorization: tokenAuth(M1) } });
     t.equal((await retrieve(b, token)).statusCode, 200, 'a token created on one instance is read on the other');

@@ -3,11 +3,10 @@
 // every write answered before it, on its own instance and on another one sharing the database
 // (an update, a delete).
 import t, { type Test } from 'tap';
-import type { EventStoreConfig } from '../../config.js';
 import { PostgresReadModelTables } from '../../store/postgres/read-model-tables.js';
 import { postgresForFile } from '../helpers/postgres.js';
-import { buildTestApp, cardBody, createToken, M1, tokenAuth, tokenPath } from '../helpers/app.js';
-import { ALL_MERCHANTS } from '../http/token-api.fixture.js';
+import { twoGateways } from '../helpers/two-gateways.js';
+import { cardBody, createToken, M1, tokenAuth, tokenPath } from '../helpers/app.js';
 
 const server = postgresForFile(t);
 
@@ -25,10 +24,7 @@ function countTableReads(t: Test): Map<string, number> {
 
 if (server) {
   t.test('PostgreSQL: a token read again is answered from the cache, and every instance sees each update and the delete', async (t) => {
-    const url = await server.get().createDatabase('doc_cache');
-    const eventStore = { kind: 'postgres', url } as EventStoreConfig;
-    const a = await buildTestApp(t, { eventStore, merchants: ALL_MERCHANTS });
-    const b = await buildTestApp(t, { eventStore, merchants: ALL_MERCHANTS });
+    const { a, b } = await twoGateways(t, server, 'doc_cache');
     const reads = countTableReads(t);
     const token = await createToken(a, M1, '5123450000000008', '1', '39');
     const retrieve = (app: typeof a) => app.inject({ method: 'GET', url: `${tokenPath(M1.id)}/${token}`, headers: { authorization: tokenAuth(M1) } });

@@ -3,11 +3,10 @@
 // write answered before it, on either of two instances sharing the database. Retrieve Order reads
 // the head only when memory holds the order (store/postgres/memory.ts), else reads the stream.
 import t, { type Test } from 'tap';
-import type { EventStoreConfig } from '../../config.js';
 import { PostgresEventStore } from '../../store/postgres/event-store.js';
 import { postgresForFile } from '../helpers/postgres.js';
-import { buildTestApp, cardBody, createToken, M1, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
-import { ALL_MERCHANTS } from '../http/token-api.fixture.js';
+import { twoGateways } from '../helpers/two-gateways.js';
+import { cardBody, createToken, M1, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
 
 const server = postgresForFile(t);
 
@@ -32,10 +31,7 @@ function countRetrieveHeadReads(t: Test): { reads: number } {
 
 if (server) {
   t.test('PostgreSQL: Retrieve Token reads the head once, and sees every write answered before it on both instances', async (t) => {
-    const url = await server.get().createDatabase('head_reads');
-    const eventStore = { kind: 'postgres', url } as EventStoreConfig;
-    const a = await buildTestApp(t, { eventStore, merchants: ALL_MERCHANTS });
-    const b = await buildTestApp(t, { eventStore, merchants: ALL_MERCHANTS });
+    const { a, b } = await twoGateways(t, server, 'head_reads');
     const counter = countRetrieveHeadReads(t);
     const token = await createToken(a, M1, '5123450000000008', '1', '39');
     const expiryOn = async (app: typeof a, label: string) => {
@@ -61,10 +57,7 @@ if (server) {
   });
 
   t.test('PostgreSQL: Retrieve Order reads the head once to answer from memory, not at all to read its stream', async (t) => {
-    const url = await server.get().createDatabase('head_reads_order');
-    const eventStore = { kind: 'postgres', url } as EventStoreConfig;
-    const a = await buildTestApp(t, { eventStore, merchants: ALL_MERCHANTS });
-    const b = await buildTestApp(t, { eventStore, merchants: ALL_MERCHANTS });
+    const { a, b } = await twoGateways(t, server, 'head_reads_order');
     const counter = countRetrieveHeadReads(t);
     const token = await createToken(a, M1);
     const order = '10000000001';

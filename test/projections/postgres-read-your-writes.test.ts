@@ -4,13 +4,12 @@
 // Retrieve Order shows a payment made on the other instance, and a token deleted there cannot be
 // paid with, although the instance's memory still holds the stream as it was before.
 import t, { type Test } from 'tap';
-import type { EventStoreConfig } from '../../config.js';
 import { streams } from '../../domain/streams.js';
 import type { PostgresEventStore } from '../../store/postgres/event-store.js';
 import { waitFor } from '../helpers/poll.js';
 import { postgresForFile } from '../helpers/postgres.js';
+import { twoGateways } from '../helpers/two-gateways.js';
 import { buildTestApp, createToken, M1, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
-import { ALL_MERCHANTS } from '../http/token-api.fixture.js';
 
 const server = postgresForFile(t);
 type App = Awaited<ReturnType<typeof buildTestApp>>;
@@ -54,15 +53,9 @@ const pay = (app: App, token: string, order: string, transaction: string) => app
 const retrieveOrder = (app: App, order: string) =>
   app.inject({ method: 'GET', url: `/api/rest/version/3/merchant/${M1.id}/order/${order}`, headers: { authorization: payAuth(M1) } });
 
-async function twoInstances(t: Test, name: string): Promise<[App, App]> {
-  const url = await server!.get().createDatabase(name);
-  const eventStore = { kind: 'postgres', url } as EventStoreConfig;
-  return [await buildTestApp(t, { eventStore, merchants: ALL_MERCHANTS }), await buildTestApp(t, { eventStore, merchants: ALL_MERCHANTS })];
-}
-
 if (server) {
   t.test('PostgreSQL: a payment acknowledged on one instance is seen at once by Retrieve Order on the other', async (t) => {
-    const [a, b] = await twoInstances(t, 'ryw_order');
+    const { a, b } = await twoGateways(t, server, 'ryw_order');
     const token = await createToken(a, M1);
     const order = '20000000001';
     const first = await pay(a, token, order, '1');
@@ -85,7 +78,7 @@ if (server) {
   });
 
   t.test('PostgreSQL: a token deleted on one instance cannot be paid with on the other right after', async (t) => {
-    const [a, b] = await twoInstances(t, 'ryw_token');
+    const { a, b } = await twoGateways(t, server, 'ryw_token');
     const token = await createToken(a, M1);
     const stream = streams.token(M1.repository.id, token);
     let paid = 0;

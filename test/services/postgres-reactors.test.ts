@@ -6,9 +6,9 @@
 import t from 'tap';
 import { eventually, sleep } from '../helpers/poll.js';
 import { postgresForFile } from '../helpers/postgres.js';
-import { buildTestApp, createToken, M1, payAuth, payPath } from '../helpers/app.js';
+import { twoGateways } from '../helpers/two-gateways.js';
+import { createToken, M1, payAuth, payPath } from '../helpers/app.js';
 import { ALL_MERCHANTS, SCHEME } from '../http/token-api.fixture.js';
-import type { EventStoreConfig } from '../../config.js';
 
 const server = postgresForFile(t);
 
@@ -18,9 +18,7 @@ if (server) {
     process.env.UNKNOWN_RESOLUTION_DELAY_MS = String(DELAY);
     process.env.SCHEME_TOKEN_DELAY_MS = String(DELAY);
     t.teardown(() => { delete process.env.UNKNOWN_RESOLUTION_DELAY_MS; delete process.env.SCHEME_TOKEN_DELAY_MS; });
-    const eventStore = { kind: 'postgres', url: await server.get().createDatabase('reactors') } as EventStoreConfig;
-    const a = await buildTestApp(t, { eventStore, merchants: ALL_MERCHANTS });
-    const b = await buildTestApp(t, { eventStore, merchants: ALL_MERCHANTS });
+    const { a, b } = await twoGateways(t, server, 'reactors');
     const events = async (type: string, stream?: string) =>
       (await b.gateway.store.readAll()).filter((e) => e.type === type && (stream === undefined || e.stream === stream));
     const pay = (app: typeof a, token: string, orderId: string) => app.inject({

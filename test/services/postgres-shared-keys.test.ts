@@ -6,18 +6,14 @@ import t from 'tap';
 import pg from 'pg';
 import { eventually, sleep } from '../helpers/poll.js';
 import { postgresForFile } from '../helpers/postgres.js';
-import { buildTestApp, cardBody, M1, payAuth, payPath, tokenAuth, tokenPath, UNIQUE } from '../helpers/app.js';
-import { ALL_MERCHANTS } from '../http/token-api.fixture.js';
-import type { EventStoreConfig } from '../../config.js';
+import { twoGateways } from '../helpers/two-gateways.js';
+import { cardBody, M1, payAuth, payPath, tokenAuth, tokenPath, UNIQUE } from '../helpers/app.js';
 
 const server = postgresForFile(t);
 
 if (server) {
   t.test('two gateways on one database: one token per unique card, a deletion forgotten by both', async (t) => {
-    const url = await server.get().createDatabase('shared_keys');
-    const eventStore = { kind: 'postgres', url } as EventStoreConfig;
-    const a = await buildTestApp(t, { eventStore, merchants: ALL_MERCHANTS });
-    const b = await buildTestApp(t, { eventStore, merchants: ALL_MERCHANTS });
+    const { url, a, b } = await twoGateways(t, server, 'shared_keys');
     // A client repeats a 503 SERVER_BUSY, as its body asks: on a loaded machine, one of sixteen
     // creates of one card at once may run out of turns waiting for the claim it met.
     const create = async (app: typeof a) => {
