@@ -13,7 +13,7 @@ import type { Page } from 'playwright-core';
 import { M1 } from '../helpers/app.js';
 import { call, type RunningServer } from '../helpers/server.js';
 import {
-  APPROVED, CHROMIUM, DECLINED, gatewayAndShop, initiateCheckout, launch, merchantSite, openPage, retrieveOrder, typeCard,
+  APPROVED, checkoutPage, CHROMIUM, DECLINED, gatewayAndShop, initiateCheckout, launch, merchantSite, openPage, retrieveOrder, typeCard,
 } from './hosted-checkout.fixture.js';
 
 const skip = existsSync(CHROMIUM) ? false : `no ${CHROMIUM}: apt-get install chromium`;
@@ -38,12 +38,7 @@ async function inside(t: Test, page: Page, viewport: { width: number }, ids: str
 }
 
 async function walk(t: Test, viewport: { width: number; height: number }) {
-  const { gateway } = await gatewayAndShop(t);
-  const site = await merchantSite(t);
-  const browser = await launch(t);
-  const page = await browser.newPage({ viewport, ...(viewport.width < 500 ? { isMobile: true, hasTouch: true } : {}) });
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(error.message));
+  const { gateway, site, page, errors } = await checkoutPage(t, viewport);
 
   const { sessionId, orderId } = await initiateCheckout(gateway, {
     returnUrl: `${site}/return`, displayControl: { paymentConfirmation: 'SHOW', customerEmail: 'OPTIONAL', billingAddress: 'OPTIONAL' },

@@ -9,18 +9,13 @@ import t, { type Test } from 'tap';
 import { M1 } from '../helpers/app.js';
 import { call } from '../helpers/server.js';
 import {
-  advanceClock, APPROVED, CHROMIUM, DECLINED, gatewayAndShop, initiateCheckout as initiate, launch, merchantSite, openPage, retrieveOrder, typeCard,
+  advanceClock, APPROVED, checkoutPage, CHROMIUM, DECLINED, initiateCheckout as initiate, openPage, retrieveOrder, typeCard,
 } from './hosted-checkout.fixture.js';
 
 const skip = existsSync(CHROMIUM) ? false : `no ${CHROMIUM}: apt-get install chromium`;
 
 t.test('a timeout lands on timeoutUrl; declines up to retryAttemptCount end on redirectMerchantUrl', { skip }, async (t) => {
-  const { gateway } = await gatewayAndShop(t);
-  const site = await merchantSite(t);
-  const browser = await launch(t);
-  const page = await browser.newPage({ viewport: { width: 1000, height: 900 } });
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(error.message));
+  const { gateway, site, page, errors } = await checkoutPage(t, { width: 1000, height: 900 });
 
   const late = await initiate(gateway, { timeout: 300, timeoutUrl: `${site}/timed-out?cart=1`, returnUrl: `${site}/return` });
   await openPage(page, gateway, late.sessionId);
@@ -49,12 +44,7 @@ t.test('a timeout lands on timeoutUrl; declines up to retryAttemptCount end on r
 });
 
 async function billingMandatory(t: Test, viewport: { width: number; height: number }) {
-  const { gateway } = await gatewayAndShop(t);
-  const site = await merchantSite(t);
-  const browser = await launch(t);
-  const page = await browser.newPage({ viewport, ...(viewport.width < 500 ? { isMobile: true, hasTouch: true } : {}) });
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(error.message));
+  const { gateway, site, page, errors } = await checkoutPage(t, viewport);
 
   const { sessionId, orderId } = await initiate(gateway, { returnUrl: `${site}/return`, displayControl: { billingAddress: 'MANDATORY', customerEmail: 'OPTIONAL' } });
   await openPage(page, gateway, sessionId);

@@ -9,7 +9,7 @@ import type { Test } from 'tap';
 import type { FrameLocator, Page } from 'playwright-core';
 import { basic, M1, M2, MERCHANTS } from '../helpers/app.js';
 import { call, startServer, type RunningServer } from '../helpers/server.js';
-import { ADMIN_PASSWORD, startShop as startExampleShop, type Shop } from './hosted-session.fixture.js';
+import { ADMIN_PASSWORD, launch, startShop as startExampleShop, type Shop } from './hosted-session.fixture.js';
 
 export { ADMIN_PASSWORD, CHROMIUM, launch, type Shop } from './hosted-session.fixture.js';
 
@@ -131,4 +131,18 @@ export async function initiateCheckout(gateway: RunningServer, interaction: Reco
 export async function openPage(page: Page, gateway: RunningServer, sessionId: string) {
   await page.goto(`${gateway.url}/checkout/pay/${sessionId}?checkoutVersion=1.0.0`);
   await page.locator('#pay-button:enabled').waitFor({ timeout: 30_000 });
+}
+
+/**
+ * A gateway (with the example shop), the merchant's site, and a Chromium page at `viewport` (a
+ * phone's below 500 px wide), its script errors collected in `errors`.
+ */
+export async function checkoutPage(t: Test, viewport: { width: number; height: number }) {
+  const { gateway } = await gatewayAndShop(t);
+  const site = await merchantSite(t);
+  const browser = await launch(t);
+  const page = await browser.newPage({ viewport, ...(viewport.width < 500 ? { isMobile: true, hasTouch: true } : {}) });
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  return { gateway, site, browser, page, errors };
 }
