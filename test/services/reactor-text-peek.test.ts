@@ -57,3 +57,25 @@ t.test('the notifier: a payment whose text names no merchant with notifications 
   alone.deliver(other);
   t.ok(unparsed(other), 'without a merchant with notifications: none parsed');
 });
+
+t.test('the notifier: a payment of a merchant with notifications is parsed and scheduled; an id that extends its id is not scheduled', async (t) => {
+  const notifying = { id: 'M-NOTIFY', notifications: { url: 'https://shop.example/hook' } } as unknown as MerchantProfile;
+  const longer = { id: 'M-NOTIFY2' } as unknown as MerchantProfile;
+  const notifier = new Notifier(store, readModels, new Merchants([notifying, longer]), { retryDelayMs: 1_000, maxAttempts: 3, timeoutMs: 1_000 });
+  const scheduled: string[] = [];
+  // What scheduling does next needs a store: here only whether the notifier gets that far.
+  (notifier as unknown as { scheduleUntilDone: (e: RecordedEvent) => Promise<void> }).scheduleUntilDone = (e) => {
+    scheduled.push(e.stream);
+    return Promise.resolve();
+  };
+  await notifier.start(quiet);
+  t.teardown(() => notifier.stop());
+  const mine = payment('SUCCESS', 'M-NOTIFY');
+  notifier.deliver(mine);
+  const theirs = payment('SUCCESS', 'M-NOTIFY2');
+  notifier.deliver(theirs);
+  await new Promise((resolve) => setImmediate(resolve));
+  t.notOk(unparsed(mine), "the notifying merchant's payment is parsed");
+  t.notOk(unparsed(theirs), 'a payment whose merchant id extends it is parsed (its text names the shorter id)');
+  t.same(scheduled, [mine.stream], "only the notifying merchant's payment is scheduled");
+});
