@@ -15,6 +15,23 @@ export interface PayerAddress {
   country?: string;
 }
 
+/**
+ * The members `names` of an address as sent, those that are strings, each as `clean` keeps it
+ * (undefined: left out); undefined when none is left.
+ */
+export function addressFrom(
+  sent: Partial<Record<string, unknown>> | undefined, names: readonly (keyof PayerAddress)[], clean: (value: string) => string | undefined = (value) => value,
+): PayerAddress | undefined {
+  if (!sent) return undefined;
+  const address: PayerAddress = {};
+  for (const name of names) {
+    const value = sent[name];
+    const kept = typeof value === 'string' ? clean(value) : undefined;
+    if (kept !== undefined) address[name] = kept;
+  }
+  return Object.keys(address).length > 0 ? address : undefined;
+}
+
 export interface PayerDetails {
   billing?: { address: PayerAddress };
   customer?: { email: string };

@@ -4,7 +4,7 @@
 // and an order of this API with the same id are one order). Here: the request's checks the
 // schema cannot make (what each apiOperation requires, amounts as strings or JSON numbers), the
 // token looked up in the merchant's own repository, the fingerprint of the request, the answer.
-import type { PayerAddress, PayerDetails } from '../../domain/payer-details.js';
+import { addressFrom, type PayerDetails } from '../../domain/payer-details.js';
 import { luhnValid, mask64 } from '../../domain/card.js';
 import { InvalidRequest } from '../../domain/errors.js';
 import { streams } from '../../domain/events.js';
@@ -69,11 +69,8 @@ const ADDRESS_MEMBERS = ['city', 'company', 'country', 'postcodeZip', 'stateProv
 
 /** The billing address a payment request sent (or its session held), as its answers and Retrieve Order echo it: the typed members. */
 function billingOf(body: TransactionBody): PayerDetails | undefined {
-  const sent = body.billing?.address;
-  if (!sent) return undefined;
-  const address: PayerAddress = {};
-  for (const name of ADDRESS_MEMBERS) if (typeof sent[name] === 'string') address[name] = sent[name];
-  return Object.keys(address).length > 0 ? { billing: { address } } : undefined;
+  const address = addressFrom(body.billing?.address, ADDRESS_MEMBERS);
+  return address ? { billing: { address } } : undefined;
 }
 
 /**
@@ -162,7 +159,6 @@ export async function orderApiRequest(
   if (entryPoint && (facts.type === 'PAY' || facts.type === 'AUTHORIZE' || facts.type === 'VERIFY')) {
     facts.entryPoint = entryPoint;
     if (payer) facts.payer = payer;
-    else delete facts.payer;
   }
   const masking = maskingOf(merchant);
   const { version } = params;

@@ -6,7 +6,7 @@
 // refused until the payer gave it (billing address: street, city and country). Absent: HIDE.
 import { isCountryAlpha3 } from '../../domain/countries.js';
 import { InvalidRequest } from '../../domain/errors.js';
-import type { CheckoutDisplay, PayerAddress, PayerDetails } from '../../domain/payer-details.js';
+import { addressFrom, type CheckoutDisplay, type PayerAddress, type PayerDetails } from '../../domain/payer-details.js';
 import type { CheckoutInitiated } from '../../domain/session/checkout-events.js';
 import type { CheckoutBody, CheckoutPayBody } from '../../schemas/checkout.js';
 
@@ -17,16 +17,11 @@ const DISPLAY_FIELDS = ['billingAddress', 'customerEmail', 'shipping', 'orderSum
 
 /** The address's typed members, blanks left out; a country that is no ISO 3166 code is refused on `field`. */
 function addressOf(sent: Partial<Record<string, unknown>> | undefined, field: string): PayerAddress | undefined {
-  if (!sent) return undefined;
-  const address: Record<string, string> = {};
-  for (const name of ADDRESS_FIELDS) {
-    const value = sent[name];
-    if (typeof value === 'string' && value.trim() !== '') address[name] = value.trim();
-  }
-  if (address.country !== undefined && !isCountryAlpha3(address.country)) {
+  const address = addressFrom(sent, ADDRESS_FIELDS, (value) => value.trim() || undefined);
+  if (address?.country !== undefined && !isCountryAlpha3(address.country)) {
     throw new InvalidRequest(`Value '${address.country}' is invalid. Expected an ISO 3166-1 alpha-3 country code`, `${field}.country`);
   }
-  return Object.keys(address).length > 0 ? address as PayerAddress : undefined;
+  return address;
 }
 
 function detailsOf(billing: PayerAddress | undefined, email: string | undefined, shipping: PayerAddress | undefined): PayerDetails | undefined {
