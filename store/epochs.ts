@@ -91,7 +91,7 @@ export function withEpochs<S extends EventStore>(store: S, epochs: Epochs): S {
         const from = epochs.of(stream);
         const expected = options?.expectedRevision;
         if (from === undefined || expected === undefined) return inner.append(stream, events, options);
-        return expectedOf(inner, stream, expected, from).then((revision) => inner.append(stream, events, { expectedRevision: revision }));
+        return expectedOf(inner, stream, expected, from).then((revision) => inner.append(stream, events, { ...options, expectedRevision: revision }));
       } catch (error) {
         return Promise.reject(error as Error);
       }

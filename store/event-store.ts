@@ -27,6 +27,14 @@
 //  7. readStreamSoon gives what readStream would, at once (no promise) where the adapter can;
 //     knownRevision tells a stream's last revision only when no read is needed to be sure of it.
 //     Both may always take the slow way (a read; undefined): callers stay correct either way.
+//  8. append(…, { condition: { stream: c, revision: r } }) writes only when stream c's last
+//     revision is r (-1n: c has no event) when the events are written, atomically with them (no
+//     write to c can come between the check and the append's commit). Checked after the
+//     idempotency rule (a repeat answers the original result whatever the condition) and after the
+//     expected revision (a WrongExpectedRevisionError wins). In a batch, an earlier append to c
+//     counts. A failed condition is a ConditionFailedError, nothing written, and does not undo
+//     others. An adapter that cannot check it atomically refuses every append that carries one
+//     (and offers no readStreamUnconfirmed, so callers never send one); it never ignores it.
 //
 // How an adapter is fast is its own business (its options and methods, e.g.
 // store/sqlite/README.md, wired by the composition root, root.ts): callers ask for what they need
@@ -72,6 +80,18 @@ export interface AppendResult {
   position: bigint;
 }
 
+/** A stream a decision read besides the one appended to, and the revision it read (-1n: none). */
+export interface AppendCondition {
+  readonly stream: string;
+  readonly revision: bigint;
+}
+
+export interface AppendOptions {
+  expectedRevision?: ExpectedRevision;
+  /** Promise 8: written only if `condition.stream`'s last revision is exactly `condition.revision`. */
+  condition?: AppendCondition | undefined;
+}
+
 export interface ReadStreamOptions {
   /** First revision to read (inclusive); default 0. */
   fromRevision?: bigint;
@@ -111,7 +131,7 @@ export interface EventStore {
   /** The adapter's name ('sqlite', 'memory', 'kurrentdb'). */
   readonly kind: string;
   /** Promises 1, 2 and 6; resolves once the events are durable. */
-  append(stream: string, events: readonly EventData[], options?: { expectedRevision?: ExpectedRevision }): Promise<AppendResult>;
+  append(stream: string, events: readonly EventData[], options?: AppendOptions): Promise<AppendResult>;
   /** Promise 3: events of a stream in revision order; an empty array for a stream that does not exist. */
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /**
@@ -127,6 +147,14 @@ export interface EventStore {
    * stream for new and let the append's expected revision check that).
    */
   knownRevision(stream: string): bigint | 'no_stream' | undefined;
+  /**
+   * Promise 8: the whole stream as this instance's memory holds it, without asking the server: it
+   * may lack a write acknowledged elsewhere a moment ago. Only for a decision whose append carries
+   * { condition: { stream, revision: the last revision read } } and whose answers given without an
+   * append are confirmed by readStream first. undefined: not held (read it). An adapter that
+   * cannot check conditions does not offer it.
+   */
+  readStreamUnconfirmed?(stream: string): readonly RecordedEvent[] | undefined;
   /** Promise 4. */
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
   /** Promise 5: catch up from a position, then receive events as they are appended (by any process). */
@@ -159,6 +187,24 @@ export class IdempotencyConflictError extends Error {
     super(`Append to stream '${stream}' repeats some event ids of an earlier append but not all`);
     this.name = 'IdempotencyConflictError';
   }
+}
+
+/** Promise 8: the condition's stream was not at the condition's revision; nothing was written. */
+export class ConditionFailedError extends Error {
+  constructor(
+    readonly stream: string,
+    readonly condition: AppendCondition,
+    /** The condition stream's revision (-1n: no event). */
+    readonly actual: bigint,
+  ) {
+    super(`Append to stream '${stream}' required '${condition.stream}' at revision ${String(condition.revision)} but found ${String(actual)}`);
+    this.name = 'ConditionFailedError';
+  }
+}
+
+/** Check an append's condition against its stream's current revision (-1n: no event). */
+export function checkCondition(stream: string, condition: AppendCondition | undefined, current: bigint): void {
+  if (condition !== undefined && condition.revision !== current) throw new ConditionFailedError(stream, condition, current);
 }
 
 /** Whether an expected revision matches the stream's current one (-1n: no stream). */

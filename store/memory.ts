@@ -1,7 +1,7 @@
 // In-memory adapter of the event store port, for tests and throwaway sandboxes (EVENT_STORE=memory:).
 import {
-  checkExpectedRevision, IdempotencyConflictError,
-  type AppendResult, type EventData, type EventStore, type ExpectedRevision, type ReadAllOptions,
+  checkCondition, checkExpectedRevision, IdempotencyConflictError,
+  type AppendOptions, type AppendResult, type EventData, type EventStore, type ReadAllOptions,
   type ReadStreamOptions, type RecordedEvent, type SubscribeOptions, type SubscriptionHandlers, type Subscription,
 } from './event-store.js';
 import { Notifier, pullSubscription } from './subscription.js';
@@ -14,7 +14,7 @@ export class MemoryEventStore implements EventStore {
   private readonly byId = new Map<string, RecordedEvent>();
   private readonly notifier = new Notifier();
 
-  async append(stream: string, events: readonly EventData[], options: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
+  async append(stream: string, events: readonly EventData[], options: AppendOptions = {}): Promise<AppendResult> {
     const existing = this.streams.get(stream) ?? [];
     const repeated = events.map((e) => this.byId.get(e.id));
     if (repeated.length > 0 && repeated.every((e) => e !== undefined && e.stream === stream)) {
@@ -23,6 +23,8 @@ export class MemoryEventStore implements EventStore {
     }
     if (repeated.some((e) => e !== undefined)) throw new IdempotencyConflictError(stream);
     checkExpectedRevision(stream, options.expectedRevision ?? 'any', BigInt(existing.length - 1));
+    const condition = options.condition;
+    if (condition) checkCondition(stream, condition, BigInt((this.streams.get(condition.stream)?.length ?? 0) - 1));
     if (events.length === 0) {
       return { nextExpectedRevision: BigInt(existing.length - 1), position: BigInt(this.log.length) };
     }
