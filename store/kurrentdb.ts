@@ -14,7 +14,7 @@
 import { createRequire } from 'node:module';
 import {
   checkExpectedRevision, IdempotencyConflictError, WrongExpectedRevisionError,
-  type AppendResult, type EventData, type EventStore, type ExpectedRevision, type ReadAllOptions,
+  type AppendOptions, type AppendResult, type EventData, type EventStore, type ReadAllOptions,
   type ReadStreamOptions, type RecordedEvent, type SubscribeOptions, type Subscription, type SubscriptionHandlers,
 } from './event-store.js';
 import {
@@ -58,7 +58,11 @@ export class KurrentDbEventStore implements EventStore {
     return new KurrentDbEventStore(Client.connectionString(connectionString), { target, streamPrefix, ...options });
   }
 
-  async append(stream: string, events: readonly EventData[], options: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
+  async append(stream: string, events: readonly EventData[], options: AppendOptions = {}): Promise<AppendResult> {
+    // Promise 8: one append request checks one stream's state, so another stream's revision cannot
+    // be checked atomically with it; refused rather than ignored (no readStreamUnconfirmed here,
+    // so the gateway never sends one).
+    if (options.condition !== undefined) throw new Error('kurrentdb: append conditions are not supported');
     const expected = options.expectedRevision ?? 'any';
     const proposed = events.map(toJsonEvent); // copies now: the caller may change its objects while we wait
     const ids = events.map((e) => e.id);

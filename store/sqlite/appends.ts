@@ -4,8 +4,8 @@
 // stream and the event ids up first.
 import type Database from 'better-sqlite3';
 import {
-  checkExpectedRevision, IdempotencyConflictError, revisionMatches,
-  type AppendResult, type EventData, type ExpectedRevision, type RecordedEvent,
+  checkCondition, checkExpectedRevision, IdempotencyConflictError, revisionMatches,
+  type AppendCondition, type AppendResult, type EventData, type ExpectedRevision, type RecordedEvent,
 } from '../event-store.js';
 import { isoNow } from '../../lib/clock.js';
 import { frozenJsonCopy } from '../../lib/json.js';
@@ -16,6 +16,8 @@ export interface PendingAppend {
   stream: string;
   events: readonly EventData[];
   expected: ExpectedRevision;
+  /** Promise 8: checked inside the write transaction, whose write lock no other process holds. */
+  condition?: AppendCondition | undefined;
   resolve: (result: AppendResult) => void;
   reject: (error: unknown) => void;
 }
@@ -64,8 +66,20 @@ export function writeBatch(db: Database.Database, stmt: Statements, cache: Recen
   return outcomes;
 }
 
+/**
+ * A stream's revision inside the write transaction: written by an earlier append of the batch,
+ * else cached (exact: the transaction looked at data_version), else read.
+ */
+function revisionNow(stmt: Statements, cache: RecentEvents, heads: Map<string, bigint>, stream: string): bigint {
+  const head = heads.get(stream);
+  if (head !== undefined) return head;
+  const cached = cache.stream(stream);
+  return cached ? BigInt(cached.length) - 1n : BigInt(stmt.currentRevision.get(stream)?.revision ?? -1);
+}
+
 function writeOne(stmt: Statements, cache: RecentEvents, item: PendingAppend, created: string, heads: Map<string, bigint>, fast: boolean): Written {
-  const { stream, events, expected } = item;
+  const { stream, events, expected, condition } = item;
+  const conditionNow = condition && revisionNow(stmt, cache, heads, condition.stream);
   let current: bigint | undefined = heads.get(stream);
   if (current === undefined) {
     const cached = cache.stream(stream);
@@ -73,7 +87,7 @@ function writeOne(stmt: Statements, cache: RecentEvents, item: PendingAppend, cr
     else if (expected === 'no_stream') current = -1n;
   }
   // The fast path only appends: anything else (a repeat, a conflict) takes the careful one.
-  if (!fast || current === undefined || events.length === 0 || !revisionMatches(expected, current)) {
+  if (!fast || current === undefined || events.length === 0 || !revisionMatches(expected, current) || conditionNow !== condition?.revision) {
     current = BigInt(stmt.currentRevision.get(stream)?.revision ?? -1);
     const repeated = events.map((e) => stmt.byEventId.get(e.id));
     if (repeated.length > 0 && repeated.every((r) => r !== undefined && r.stream === stream)) {
@@ -83,6 +97,7 @@ function writeOne(stmt: Statements, cache: RecentEvents, item: PendingAppend, cr
     if (repeated.some((r) => r !== undefined)) throw new IdempotencyConflictError(stream);
   }
   checkExpectedRevision(stream, expected, current);
+  if (conditionNow !== undefined) checkCondition(stream, condition, conditionNow);
   let revision = current;
   let position = 0n;
   const recorded: RecordedEvent[] = [];

@@ -10,9 +10,10 @@
 // setCommitListener; their tables: sqlite/read-model-tables.ts), which the composition root wires.
 import { fdatasync, fdatasyncSync } from 'node:fs';
 import type Database from 'better-sqlite3';
-import type {
-  AppendResult, EventData, EventStore, ExpectedRevision, ProjectedEvent, ReadAllOptions,
-  ReadStreamOptions, RecordedEvent, SubscribeOptions, SubscriptionHandlers, Subscription,
+import {
+  ConditionFailedError,
+  type AppendOptions, type AppendResult, type EventData, type EventStore, type ProjectedEvent, type ReadAllOptions,
+  type ReadStreamOptions, type RecordedEvent, type SubscribeOptions, type SubscriptionHandlers, type Subscription,
 } from '../event-store.js';
 import type { StorageFault } from '../../domain/errors.js';
 import { translateSqliteError } from '../storage-fault.js';
@@ -89,12 +90,12 @@ export class SqliteEventStore implements EventStore {
     this.sync.syncAtOpen(BigInt(this.stmt.head.get()?.position ?? 0), fdatasyncSync);
   }
 
-  append(stream: string, events: readonly EventData[], options: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
+  append(stream: string, events: readonly EventData[], options: AppendOptions = {}): Promise<AppendResult> {
     if (!this.db.open || this.closing) return Promise.reject(new Error('the event store is not open (closed)'));
     if (this.sync.failure) return Promise.reject(this.sync.failure);
     if (this.faults.lasting) return Promise.reject(this.faults.lasting);
     return new Promise<AppendResult>((resolve, reject) => {
-      this.queue.push({ stream, events, expected: options.expectedRevision ?? 'any', resolve, reject });
+      this.queue.push({ stream, events, expected: options.expectedRevision ?? 'any', condition: options.condition, resolve, reject });
       // While a sync runs, appends gather: the batch commits when it ends (group commit), so a
       // busy store makes few large commits rather than one small commit per event-loop turn.
       if (!this.flushScheduled && !this.sync.syncing) {
@@ -134,6 +135,8 @@ export class SqliteEventStore implements EventStore {
     this.faults.committed();
     for (const outcome of outcomes) if (!outcome.ok) this.noteFault(outcome.error);
     for (const outcome of outcomes) {
+      // Another process wrote the condition's stream: the retry's read goes to the file.
+      if (!outcome.ok && outcome.error instanceof ConditionFailedError) this.recent.forget(outcome.error.condition.stream);
       if (!outcome.ok) continue;
       this.recent.remember(outcome.value.recorded);
       this.sync.committedTo(outcome.value.recorded.at(-1)?.position ?? outcome.value.result.position);
@@ -197,6 +200,11 @@ export class SqliteEventStore implements EventStore {
   /** Promise 7: from the recent events in memory when they hold the stream and it is on disk. */
   readStreamSoon(stream: string): readonly RecordedEvent[] | Promise<readonly RecordedEvent[]> {
     return this.cachedStream(stream) ?? this.readStream(stream);
+  }
+
+  /** Promise 8: the stream the recent events hold (undefined: not held); the append's condition checks it. */
+  readStreamUnconfirmed(stream: string): readonly RecordedEvent[] | undefined {
+    return this.cachedStream(stream);
   }
 
   /** Promise 7: the revision of a stream the recent events hold (a stream not held may exist on disk). */

@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Test } from 'tap';
 import { sleep, waitFor } from '../helpers/poll.js';
+import { conditionContract } from './contract-conditions.js';
 import {
   IdempotencyConflictError, WrongExpectedRevisionError,
   type EventData, type EventStore, type ExpectedRevision, type RecordedEvent,
@@ -19,6 +20,8 @@ export interface ContractOptions {
   durable?: boolean;
   /** Known bugs of an adapter, by contract test, each marked todo with its description. */
   todo?: Partial<Record<'readIsolation', string>>;
+  /** false: the adapter cannot check an append's condition atomically and refuses one (promise 8). */
+  conditions?: boolean;
 }
 
 
@@ -533,6 +536,8 @@ export function eventStoreContract(t: Test, makeStore: () => Promise<StoreHarnes
     t.equal((await store.readStream('mixed-taken')).length, 1);
     t.equal((await store.readAll()).length, 4);
   });
+
+  if (options.conditions !== false) conditionContract(t, open);
 
   if (options.durable) {
     t.test('close and reopen: every event, revision and position is unchanged, appends continue', async (t) => {

@@ -159,3 +159,13 @@ t.test('a dropped subscription resubscribes after its last event: nothing lost, 
   t.same(received.map((e) => e.id), (await store.readAll()).map((e) => e.id), 'exactly the log, in order');
   t.same(errors, [], 'a transient drop is not reported as an error');
 });
+
+t.test('an append carrying a condition is refused, nothing written, and no unconfirmed read is offered (promise 8)', async (t) => {
+  const { fake, store } = open();
+  await store.append('token-1', events(1));
+  const error = await rejection(t, store.append('order-1', events(1), { condition: { stream: 'token-1', revision: 0n } }), 'a conditioned append');
+  t.match(String(error), /kurrentdb: append conditions are not supported/);
+  t.same(await store.readStream('order-1'), [], 'nothing written');
+  t.equal(ours(fake).length, 1);
+  t.equal((store as { readStreamUnconfirmed?: unknown }).readStreamUnconfirmed, undefined, 'callers never have a read to condition on');
+});

@@ -28,7 +28,7 @@ t.test('event store contract on KurrentDB', { skip }, async (t) => {
     const streamPrefix = `tg${run}n${++stores}-`;
     const open = () => KurrentDbEventStore.fromUrl(url as string, { streamPrefix });
     return { store: open(), reopen: async () => open() };
-  }, { durable: true });
+  }, { durable: true, conditions: false });
 });
 
 t.test('two gateways on one KurrentDB: one history, one payment, each read model follows', { skip }, async (t) => {

@@ -6,11 +6,11 @@ import { existsSync, fdatasync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import t, { type Test } from 'tap';
-import { WrongExpectedRevisionError, type RecordedEvent } from '../../store/event-store.js';
+import { ConditionFailedError, WrongExpectedRevisionError, type RecordedEvent } from '../../store/event-store.js';
 import { SqliteEventStore } from '../../store/sqlite.js';
 import { sleep, waitFor } from '../helpers/poll.js';
 import { budget } from '../helpers/slowdown.js';
-import { eventStoreContract, events, expectWrongRevision, newEvent } from './contract.js';
+import { eventStoreContract, events, expectWrongRevision, newEvent, rejection } from './contract.js';
 
 const dir = t.testdir();
 let files = 0;
@@ -212,6 +212,25 @@ t.test('two stores on one file behave like two processes', async (t) => {
   t.same(await b.readAll(), fromA, 'both see one log');
   t.same(fromA.map((e) => e.position), [1n, 2n, 3n], 'positions unique across the two writers');
   t.equal(await a.headPosition(), await b.headPosition());
+});
+
+t.test("a condition is checked against the file: another process's write to its stream fails it, and the next read sees that write", async (t) => {
+  const path = newPath();
+  const a = openStore(t, path, 20);
+  const b = openStore(t, path, 20);
+  await a.append('token-1', events(1), { expectedRevision: 'no_stream' });
+  t.equal((await b.readStream('token-1')).length, 1, 'b reads the condition stream');
+  t.equal(b.readStreamUnconfirmed('token-1')?.length, 1, "b's memory holds it");
+  const deleted = events(1, 'TokenDeleted');
+  await a.append('token-1', deleted, { expectedRevision: 0n });
+  // Within the same millisecond b's memory may not have looked yet; the write transaction does.
+  const error = await rejection(t, b.append('order-1', events(1), { expectedRevision: 'no_stream', condition: { stream: 'token-1', revision: 0n } }), "b's conditioned append");
+  t.ok(error instanceof ConditionFailedError && error.actual === 1n && error.stream === 'order-1', `a ConditionFailedError at revision 1: ${String(error)}`);
+  t.same(await b.readStream('order-1'), [], 'nothing written');
+  t.equal(b.readStreamUnconfirmed('token-1'), undefined, "b's memory forgot the condition stream");
+  t.same((await b.readStream('token-1')).map((e) => e.id).at(-1), deleted[0]?.id, "b's next read sees a's event");
+  const written = await b.append('order-1', events(1), { expectedRevision: 'no_stream', condition: { stream: 'token-1', revision: 1n } });
+  t.equal(written.nextExpectedRevision, 0n, 'decided again on what it read, the append writes');
 });
 
 t.test("a subscription sees another process's appends within its poll interval", async (t) => {
