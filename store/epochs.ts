@@ -57,18 +57,20 @@ async function expectedOf(store: Pick<EventStore, 'readStream'>, stream: string,
 }
 
 /** The members the view answers itself; every other is the adapter's. */
-type Viewed = 'readStream' | 'append' | 'readStreamSoon' | 'knownRevision';
-const VIEWED: ReadonlySet<string | symbol> = new Set(['readStream', 'append', 'readStreamSoon', 'knownRevision']);
+type Viewed = 'readStream' | 'append' | 'readStreamSoon' | 'knownRevision' | 'readStreamUnconfirmed';
+const VIEWED: ReadonlySet<string | symbol> = new Set(['readStream', 'append', 'readStreamSoon', 'knownRevision', 'readStreamUnconfirmed']);
 
 /**
  * `store` seen through `epochs`: readStream and append as above (a test may replace them on the
  * view, as on a store), every other member the store's own.
  */
 export function withEpochs<S extends EventStore>(store: S, epochs: Epochs): S {
-  const inner: Pick<EventStore, 'readStream' | 'append' | 'readStreamSoon' | 'knownRevision'> = {
+  const inner: Pick<EventStore, Viewed> = {
     readStream: store.readStream.bind(store), append: store.append.bind(store),
     readStreamSoon: store.readStreamSoon.bind(store), knownRevision: store.knownRevision.bind(store),
+    readStreamUnconfirmed: store.readStreamUnconfirmed?.bind(store),
   };
+  const unconfirmed = inner.readStreamUnconfirmed;
   const own: Pick<EventStore, Viewed> = {
     // A stream of a new epoch always takes the slow way (promise 7 allows it): its visible part is
     // cut from a read, and its revision is not "known" (a repeat of an answer from before the reset
@@ -79,6 +81,9 @@ export function withEpochs<S extends EventStore>(store: S, epochs: Epochs): S {
     knownRevision(stream) {
       return epochs.of(stream) === undefined ? inner.knownRevision(stream) : undefined;
     },
+    // Offered only by a store that offers it (promise 8); a stream of a new epoch is read the slow
+    // way, since its revision as the view shows it is not the one an append's condition checks.
+    readStreamUnconfirmed: unconfirmed && ((stream) => (epochs.of(stream) === undefined ? unconfirmed(stream) : undefined)),
     async readStream(stream, options) {
       const events = await inner.readStream(stream, options);
       const from = epochs.of(stream);
