@@ -19,38 +19,17 @@ import type {
 import { Notifier } from '../subscription.js';
 import { copiesOf } from './append-batch.js';
 import { AppendQueue } from './append-queue.js';
+import { clientConfig, type PostgresStoreOptions } from './config.js';
 import { redactUrl, translatePgError } from './errors.js';
 import { guardPool, PostgresHealth } from './health.js';
 import { HeadReads } from './head-reads.js';
 import { CommitListener } from './listener.js';
 import { ServerMemory } from './memory.js';
-import { COLUMNS, frozenRecorded, ROW_TYPES, TIME_SETTINGS, toRecorded, type Row } from './rows.js';
+import { COLUMNS, frozenRecorded, ROW_TYPES, toRecorded, type Row } from './rows.js';
 import { migrate, readPayload } from './schema.js';
 import { subscribe } from './subscriptions.js';
 
-export interface PostgresStoreOptions {
-  /** Connections of the pool (default 10). */
-  poolSize?: number;
-  /** How often subscriptions read the log without a notification (ms; default 500): the fallback of LISTEN. */
-  pollIntervalMs?: number;
-  /** The least time between two reads of the server by a live subscription (ms; default 50; subscriptions.ts). */
-  gatherMs?: number;
-  /** The most appends committed in one transaction (default 500). */
-  maxBatch?: number;
-  /** Whole streams kept in memory (default 2,000; 0: none). */
-  cachedStreams?: number;
-  /** Events of the log's tail kept in memory (default 1,000; 0: none). */
-  cachedTail?: number;
-  /** application_name on the server (default 'tokengate'). */
-  applicationName?: string;
-  /** Whether the server can be reached, shared with the read models and key store on it (default: its own). */
-  health?: PostgresHealth;
-}
-
-/** How long a statement may run, a transaction stay idle, the append lock be waited for (ms). */
-const STATEMENT_TIMEOUT = 15_000;
-const IDLE_IN_TRANSACTION_TIMEOUT = 10_000;
-const LOCK_TIMEOUT = 10_000;
+export type { PostgresStoreOptions } from './config.js';
 
 const READ_STREAM = {
   name: 'tokengate-read-stream', types: ROW_TYPES,
@@ -93,14 +72,7 @@ export class PostgresEventStore implements EventStore {
   /** Connects lazily: the first call reaches the server (and creates or upgrades the schema). */
   constructor(url: string, options: PostgresStoreOptions = {}) {
     this.target = redactUrl(url);
-    const config: pg.ClientConfig = {
-      connectionString: url,
-      application_name: options.applicationName ?? 'tokengate',
-      connectionTimeoutMillis: 5_000,
-      // A stopped or cut-off process must not hold the append lock, nor a statement wait forever.
-      options: `-c statement_timeout=${STATEMENT_TIMEOUT} -c idle_in_transaction_session_timeout=${IDLE_IN_TRANSACTION_TIMEOUT} -c lock_timeout=${LOCK_TIMEOUT} ${TIME_SETTINGS}`,
-      keepAlive: true,
-    };
+    const config = clientConfig(url, options.applicationName);
     this.pool = new pg.Pool({ ...config, max: options.poolSize ?? 10, idleTimeoutMillis: 30_000 });
     this.health = options.health ?? new PostgresHealth();
     guardPool(this.pool, this.health);
