@@ -4,8 +4,8 @@
 // as if alone, seeing the appends before it in the batch. Pure: no connection, no clock.
 import { frozenJsonCopy } from '../../lib/json.js';
 import {
-  checkExpectedRevision, IdempotencyConflictError,
-  type AppendResult, type EventData, type EventMetadata, type ExpectedRevision,
+  checkCondition, checkExpectedRevision, IdempotencyConflictError,
+  type AppendCondition, type AppendResult, type EventData, type EventMetadata, type ExpectedRevision,
 } from '../event-store.js';
 
 export interface PendingAppend {
@@ -13,6 +13,8 @@ export interface PendingAppend {
   /** Copies made at the call, data and metadata frozen: the caller may change its objects afterwards. */
   events: readonly EventData[];
   expected: ExpectedRevision;
+  /** Promise 8: another stream's revision, checked under the append lock. */
+  condition?: AppendCondition | undefined;
   /** JSON text of data and metadata. */
   json: Array<{ data: string; metadata: string }>;
   resolve: (result: AppendResult) => void;
@@ -52,7 +54,9 @@ export type BatchResult = AppendResult | { error: unknown };
 /**
  * Each append's result or its own error (an idempotent repeat answers the original position;
  * some ids taken, by this stream or another: IdempotencyConflictError; a revision that does not
- * match: WrongExpectedRevisionError), and the rows to insert for those accepted.
+ * match: WrongExpectedRevisionError; then a condition that does not hold, earlier appends of the
+ * batch counting: ConditionFailedError), and the rows to insert for those accepted. `state.streams`
+ * holds the conditions' streams too.
  */
 export function decideBatch(batch: readonly PendingAppend[], state: BatchState): { results: BatchResult[]; rows: BatchRows } {
   let head = BigInt(state.head);
@@ -70,6 +74,7 @@ export function decideBatch(batch: readonly PendingAppend[], state: BatchState):
         throw new IdempotencyConflictError(item.stream);
       }
       checkExpectedRevision(item.stream, item.expected, current);
+      if (item.condition) checkCondition(item.stream, item.condition, revisions.get(item.condition.stream) ?? -1n);
       if (item.events.length === 0) return { nextExpectedRevision: current, position: head };
       let revision = current;
       item.events.forEach((e, i) => {

@@ -3,7 +3,8 @@
 //    lock, the head, the checks and one INSERT of every event, sent as one JSON parameter; the
 //    lock is held for the server's work and the COMMIT only, never across a round trip. It writes
 //    the batch when no append needs deciding (no shared stream or id, no id taken, every expected
-//    revision matching): the usual batch. Otherwise it writes nothing and says so;
+//    revision matching, every condition holding on a stream the batch does not write): the usual
+//    batch. Otherwise it writes nothing and says so;
 //  - decided: BEGIN and the append lock; one query reads the head, the streams' revisions and the
 //    event ids already taken; each append decided as if alone (append-batch.ts: a conflict fails
 //    only its own append); one INSERT of every accepted event; COMMIT.
@@ -17,15 +18,19 @@ import { APPEND_LOCK, CHANNEL, notifyPayload } from './schema.js';
 const UNREADABLE_ESCAPE = /\\u(?:0000|d[89a-f])/i;
 const APPEND_AT_ONCE = { name: 'tokengate-append', text: 'SELECT tokengate_append($1, $2, $3) AS r' };
 
-/** The batch as tokengate_append's JSON: data and metadata are JSON text already (made at the append). */
+/**
+ * The batch as tokengate_append's JSON: data and metadata are JSON text already (made at the append).
+ * A condition rides on its append's first event only (an unconditioned append's text has none).
+ */
 export function batchJson(batch: readonly PendingAppend[]): string {
   const parts: string[] = [];
   batch.forEach((item, n) => {
     const expected = typeof item.expected === 'bigint' ? item.expected.toString() : item.expected;
     const head = `{"n":${n},"s":${JSON.stringify(item.stream)},"x":"${expected}","o":`;
+    const condition = item.condition ? `,"c":${JSON.stringify(item.condition.stream)},"cr":"${item.condition.revision.toString()}"` : '';
     item.events.forEach((e, o) => {
       const json = item.json[o] as { data: string; metadata: string };
-      parts.push(`${head}${o},"i":${JSON.stringify(e.id)},"t":${JSON.stringify(e.type)},"d":${json.data},"m":${json.metadata}}`);
+      parts.push(`${head}${o}${o === 0 ? condition : ''},"i":${JSON.stringify(e.id)},"t":${JSON.stringify(e.type)},"d":${json.data},"m":${json.metadata}}`);
     });
   });
   return `[${parts.join(',')}]`;
@@ -61,7 +66,8 @@ export async function commitBatch(pool: pg.Pool, batch: readonly PendingAppend[]
     // The lock is held until COMMIT: the next batch (of any process) reads the head after this
     // one's events are visible, so positions become visible in increasing order.
     await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${APPEND_LOCK.toString()})`);
-    const streams = [...new Set(batch.map((item) => item.stream))];
+    // The conditions' streams too: their revisions are decided against like the streams written.
+    const streams = [...new Set(batch.flatMap((item) => (item.condition ? [item.stream, item.condition.stream] : [item.stream])))];
     const ids = [...new Set(batch.flatMap((item) => item.events.map((e) => e.id)))];
     const { rows: [state] } = await client.query<BatchState>(
       `SELECT (SELECT coalesce(max(position), 0)::text FROM tokengate_events) AS head,

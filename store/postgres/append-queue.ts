@@ -6,7 +6,7 @@
 // append at a time, so only the one at fault fails.
 import type pg from 'pg';
 import type { StorageFault } from '../../domain/errors.js';
-import type { AppendResult, RecordedEvent } from '../event-store.js';
+import { ConditionFailedError, type AppendResult, type RecordedEvent } from '../event-store.js';
 import type { Notifier } from '../subscription.js';
 import type { BatchResult, PendingAppend } from './append-batch.js';
 import { commitAtOnce, commitBatch } from './append-commit.js';
@@ -125,6 +125,11 @@ export class AppendQueue {
     }
     const decided = await commitBatch(pool, batch, created, writer);
     memory.committedUnkept(batch.map((item) => item.stream), decided.written);
+    // Another instance wrote a condition's stream: the retry's read goes to the server at once
+    // rather than waiting for a notification that memory has not heard yet.
+    for (const result of decided.results) {
+      if ('error' in result && result.error instanceof ConditionFailedError) memory.forget(result.error.condition.stream);
+    }
     return decided.results;
   }
 

@@ -13,7 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type {
-  AppendResult, EventData, EventStore, ExpectedRevision, ReadAllOptions,
+  AppendOptions, AppendResult, EventData, EventStore, ReadAllOptions,
   ReadStreamOptions, RecordedEvent, SubscribeOptions, Subscription, SubscriptionHandlers,
 } from '../event-store.js';
 import { Notifier } from '../subscription.js';
@@ -136,7 +136,7 @@ export class PostgresEventStore implements EventStore {
     }
   }
 
-  append(stream: string, events: readonly EventData[], options: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
+  append(stream: string, events: readonly EventData[], options: AppendOptions = {}): Promise<AppendResult> {
     if (this.closing) return Promise.reject(new Error('the event store is not open (closed)'));
     let copies: ReturnType<typeof copiesOf>;
     try {
@@ -145,7 +145,7 @@ export class PostgresEventStore implements EventStore {
       return Promise.reject(error);
     }
     return new Promise<AppendResult>((resolve, reject) => {
-      this.appends.push({ stream, ...copies, expected: options.expectedRevision ?? 'any', resolve, reject });
+      this.appends.push({ stream, ...copies, expected: options.expectedRevision ?? 'any', condition: options.condition, resolve, reject });
     });
   }
 
@@ -177,6 +177,11 @@ export class PostgresEventStore implements EventStore {
   cachedStream(stream: string): readonly RecordedEvent[] | undefined {
     this.listener.start();
     return this.memory.stream(stream);
+  }
+
+  /** Promise 8: memory's stream, no head read (cachedStream); the append's condition checks it on the server. */
+  readStreamUnconfirmed(stream: string): readonly RecordedEvent[] | undefined {
+    return this.cachedStream(stream);
   }
 
   /** The stream's revision in memory (as cachedStream), else undefined. */

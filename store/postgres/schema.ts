@@ -24,9 +24,12 @@ export const MAX_NOTIFY_STREAMS_TEXT = 7_000;
  * appends share a stream or an id, no id is taken and every expected revision matches, it writes
  * every event (positions from the head, in batch order) and returns {head, each append's stream
  * revision before it (-1: none)}; otherwise NULL, nothing written. Commits with the statement's
- * transaction. NOTIFY's payload: notifyPayload's, as JSON.
+ * transaction. NOTIFY's payload: notifyPayload's, as JSON. `conditioned` (version 4): the first event
+ * of an append may carry `c` (a stream) and `cr` (its revision as digits, -1: none), the append's
+ * condition (promise 8); it returns NULL as well when a condition fails or names a stream the
+ * batch writes (the decided path knows their order). Its default gives versions 2 and 3 as released.
  */
-const appendFunction = (idCheck: string, settings: string) => `
+const appendFunction = (idCheck: string, settings: string, conditioned = false) => `
 CREATE OR REPLACE FUNCTION tokengate_append(batch json, created timestamptz, writer text) RETURNS bigint[]
 LANGUAGE plpgsql${settings} AS $fn$
 DECLARE
@@ -37,17 +40,17 @@ DECLARE
 BEGIN
   PERFORM pg_advisory_xact_lock(${APPEND_LOCK.toString()});
   WITH e AS MATERIALIZED (
-    SELECT * FROM json_to_recordset(batch) AS r(n int, o int, s text, x text, i text, t text, d json, m json)
+    SELECT * FROM json_to_recordset(batch) AS r(n int, o int, s text, x text, i text, t text, d json, m json${conditioned ? ', c text, cr text' : ''})
   ), streams AS MATERIALIZED (
     SELECT u.s, (SELECT max(v.revision) FROM tokengate_events v WHERE v.stream = u.s) AS rev FROM (SELECT DISTINCT e.s FROM e) u
   ), head AS MATERIALIZED (
     SELECT coalesce(max(position), 0) AS head FROM tokengate_events
-  ), checked AS MATERIALIZED (
+  ), ${conditioned ? CONDITIONS : ''}checked AS MATERIALIZED (
     SELECT (SELECT count(DISTINCT e.i) = count(*) AND count(DISTINCT e.s) = count(DISTINCT e.n) FROM e)
        AND ${idCheck}
        AND (SELECT bool_and(CASE e.x WHEN 'any' THEN true WHEN 'no_stream' THEN c.rev IS NULL
                                      WHEN 'stream_exists' THEN c.rev IS NOT NULL ELSE c.rev = e.x::bigint END)
-              FROM e JOIN streams c ON c.s = e.s WHERE e.o = 0) AS ok
+              FROM e JOIN streams c ON c.s = e.s WHERE e.o = 0)${conditioned ? CONDITIONS_HOLD : ''} AS ok
   ), inserted AS (
     INSERT INTO tokengate_events (position, id, stream, revision, type, data, metadata, created)
     SELECT h.head + row_number() OVER (ORDER BY e.n, e.o), e.i, e.s, coalesce(c.rev, -1) + 1 + e.o, e.t, e.d, e.m, created
@@ -67,6 +70,20 @@ BEGIN
 END
 $fn$`;
 
+/**
+ * Version 4's conditions: one probe per conditioned append, by the (stream, revision) unique index
+ * read backwards (a subquery per row, which the planner cannot turn into a scan of the table).
+ */
+const CONDITIONS = `conds AS MATERIALIZED (
+    SELECT e.c, e.cr::bigint AS want,
+           coalesce((SELECT v.revision FROM tokengate_events v WHERE v.stream = e.c ORDER BY v.revision DESC LIMIT 1), -1) AS rev
+      FROM e WHERE e.o = 0 AND e.c IS NOT NULL
+  ), `;
+/** Every condition holds, and none names a stream of the batch (the batch joined with itself only). */
+const CONDITIONS_HOLD = `
+       AND NOT EXISTS (SELECT 1 FROM conds k WHERE k.rev <> k.want)
+       AND NOT EXISTS (SELECT 1 FROM conds k JOIN (SELECT DISTINCT e.s FROM e) w ON w.s = k.c)`;
+
 /** Version 2's function, as released. */
 const APPEND_FUNCTION = appendFunction('NOT EXISTS (SELECT 1 FROM tokengate_events v WHERE v.id IN (SELECT e.i FROM e))', '');
 
@@ -79,9 +96,11 @@ const APPEND_FUNCTION = appendFunction('NOT EXISTS (SELECT 1 FROM tokengate_even
  * planner cannot turn into a join), and sequential scans are off inside the function (the lookups
  * by stream and the head read the indexes too).
  */
-const APPEND_FUNCTION_INDEXED = appendFunction(
-  'NOT EXISTS (SELECT 1 FROM e WHERE (SELECT v.position FROM tokengate_events v WHERE v.id = e.i LIMIT 1) IS NOT NULL)',
-  '\nSET enable_seqscan = off');
+const INDEXED_ID_CHECK = 'NOT EXISTS (SELECT 1 FROM e WHERE (SELECT v.position FROM tokengate_events v WHERE v.id = e.i LIMIT 1) IS NOT NULL)';
+const APPEND_FUNCTION_INDEXED = appendFunction(INDEXED_ID_CHECK, '\nSET enable_seqscan = off');
+
+/** Version 4: version 3's, and each append's condition (promise 8) checked under the lock. */
+const APPEND_FUNCTION_CONDITIONED = appendFunction(INDEXED_ID_CHECK, '\nSET enable_seqscan = off', true);
 
 /**
  * What an append transaction's NOTIFY says (JSON): its first and last positions (as text), its
@@ -125,6 +144,8 @@ export const MIGRATIONS: readonly string[] = [
   APPEND_FUNCTION,
   // 3: the same function, its checks never reading the whole table (APPEND_FUNCTION_INDEXED).
   APPEND_FUNCTION_INDEXED,
+  // 4: the same function, checking the appends' conditions (APPEND_FUNCTION_CONDITIONED).
+  APPEND_FUNCTION_CONDITIONED,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,8 +1,10 @@
 // Group commit on PostgreSQL (store/postgres/append-commit.ts): a batch with no conflict is one
 // statement and one transaction; a batch with a conflict fails that append alone and commits the
 // others; data PostgreSQL's JSON functions cannot read goes the decided way and is stored as
-// written; a store made by the first schema is upgraded in place; the append function's checks
-// read the log by its indexes whatever the planner's statistics say; and two processes appending
+// written; appends' conditions are checked by the same statement, or decided in order when one
+// names a stream the batch writes; a store made by the first schema (or the third) is upgraded in
+// place; the append function's checks, conditions included, read the log by its indexes whatever
+// the planner's statistics say; and two processes appending
 // batches at once, conflicts among them, leave positions 1..n without a gap, each append's answer
 // the position it holds in the log. The processes run the test run's build (test/helpers/build.ts).
 import { spawn } from 'node:child_process';
@@ -11,7 +13,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import t, { type Test } from 'tap';
 import pg from 'pg';
-import { WrongExpectedRevisionError, type RecordedEvent } from '../../store/event-store.js';
+import { ConditionFailedError, WrongExpectedRevisionError, type RecordedEvent } from '../../store/event-store.js';
 import { PostgresEventStore } from '../../store/postgres/event-store.js';
 import { migrate, MIGRATIONS, SCHEMA_VERSION } from '../../store/postgres/schema.js';
 import { events, newEvent } from './contract.js';
@@ -122,6 +124,38 @@ if (server) {
     t.equal(calls, '2', 'one statement per batch: the first append, then the four');
   });
 
+  t.test('a batch whose conditions hold is written by one statement; one naming a stream the batch writes is decided in order', async (t) => {
+    const url = await server.get().createDatabase('conditions');
+    await rowsOf(url, `ALTER DATABASE ${new URL(url).pathname.slice(1)} SET track_functions = 'pl'`);
+    const store = openStore(t, url);
+    await store.append('token', events(2));
+    const held = await Promise.all([
+      store.append('order-1', events(2), { expectedRevision: 'no_stream', condition: { stream: 'token', revision: 1n } }),
+      store.append('order-2', events(1), { condition: { stream: 'nothing', revision: -1n } }),
+      store.append('plain', events(1)),
+    ]);
+    t.same(held, [{ nextExpectedRevision: 1n, position: 4n }, { nextExpectedRevision: 0n, position: 5n }, { nextExpectedRevision: 0n, position: 6n }]);
+    const calls = async () => (await rowsOf<{ calls: string }>(url, "SELECT calls::text FROM pg_stat_user_functions WHERE funcname = 'tokengate_append'"))[0]?.calls;
+    // The condition stream written earlier in the batch: the decided way, each append seeing those before it.
+    const settled = await Promise.allSettled([
+      store.append('order-3', events(1), { condition: { stream: 'token', revision: 1n } }),
+      store.append('token', events(1), { expectedRevision: 1n }),
+      store.append('order-4', events(1), { condition: { stream: 'token', revision: 1n } }),
+      store.append('order-5', events(1), { condition: { stream: 'token', revision: 2n } }),
+    ]);
+    t.same(settled.map((s) => s.status), ['fulfilled', 'fulfilled', 'rejected', 'fulfilled'], 'before the write its old revision holds; after it, the new');
+    const failed = (settled[2] as PromiseRejectedResult).reason as unknown;
+    t.ok(failed instanceof ConditionFailedError && failed.stream === 'order-4' && failed.actual === 2n, `order-4: ${String(failed)}`);
+    t.same(settled.map((s) => s.status === 'fulfilled' ? s.value.position : undefined), [7n, 8n, undefined, 9n], 'positions without a gap');
+    t.equal((await rowsOf<{ x: string }>(url, 'SELECT DISTINCT xmin::text AS x FROM tokengate_events WHERE position > 6')).length, 1, 'one transaction');
+    t.same((await store.readStream('order-4')), [], 'nothing written for the failed one');
+    await store.close();
+    const deadline = Date.now() + 20_000;
+    let seen: string | undefined;
+    while ((seen = await calls()) !== '3' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    t.equal(seen, '3', 'one statement per batch: the first append, the conditioned batch, and the one that went the decided way');
+  });
+
   t.test('a conflict in a batch fails that append alone: the others commit, in one transaction', async (t) => {
     const url = await server.get().createDatabase('conflict');
     const store = openStore(t, url);
@@ -162,6 +196,23 @@ if (server) {
     t.same(rows, [{ version: SCHEMA_VERSION }]);
   });
 
+  t.test('a store of schema version 3 is upgraded to 4: its events kept, conditions checked by the one statement', async (t) => {
+    const url = await server.get().createDatabase('upgrade_3');
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    t.teardown(() => client.end());
+    await migrate(client, 'events', MIGRATIONS.slice(0, 3));
+    const old = [{ n: 0, o: 0, s: 'token', x: 'no_stream', i: 'old-1', t: 'Old', d: {}, m: {} }];
+    t.not((await client.query<{ r: unknown }>("SELECT tokengate_append($1, now(), 'v3') AS r", [JSON.stringify(old)])).rows[0]?.r, null, 'written by version 3');
+    const store = openStore(t, url);
+    t.same(await store.append('order', events(1), { condition: { stream: 'token', revision: 0n } }), { nextExpectedRevision: 0n, position: 2n });
+    const stale = [{ n: 0, o: 0, s: 'order-2', x: 'any', i: 'new-1', t: 'New', d: {}, m: {}, c: 'token', cr: '-1' }];
+    t.equal((await client.query<{ r: unknown }>("SELECT tokengate_append($1, now(), 'v4') AS r", [JSON.stringify(stale)])).rows[0]?.r, null, 'a stale condition: NULL, nothing written');
+    t.same(await store.readStream('order-2'), []);
+    const { rows } = await client.query("SELECT version FROM tokengate_schema WHERE component = 'events'");
+    t.same(rows, [{ version: 4 }]);
+  });
+
   t.test('the append function reads the log by its indexes only, however much the table grew since the planner last looked', async (t) => {
     const url = await server.get().createDatabase('plans');
     const store = openStore(t, url);
@@ -180,7 +231,11 @@ if (server) {
     let calls = 0;
     const append = async () => {
       const call = calls++;
-      const batch = Array.from({ length: 10 }, (_, i) => ({ n: i, o: 0, s: `plan-${call}-${i}`, x: 'no_stream', i: `plan-${call}-${i}`, t: 'Planned', d: { call }, m: {} }));
+      // Half the appends carry a condition that holds (fill-1 is at revision 3).
+      const batch = Array.from({ length: 10 }, (_, i) => ({
+        n: i, o: 0, s: `plan-${call}-${i}`, x: 'no_stream', i: `plan-${call}-${i}`, t: 'Planned', d: { call }, m: {},
+        ...(i % 2 === 0 ? { c: 'fill-1', cr: '3' } : {}),
+      }));
       const { rows } = await client.query<{ r: string[] | null }>("SELECT tokengate_append($1, now(), 'plans') AS r", [JSON.stringify(batch)]);
       t.not(rows[0]?.r, null, `call ${call} wrote its batch`);
     };

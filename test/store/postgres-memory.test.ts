@@ -6,8 +6,9 @@
 // resolves; the tail answers readAll as the server would.
 import t, { type Test } from 'tap';
 import pg from 'pg';
+import { ConditionFailedError } from '../../store/event-store.js';
 import { PostgresEventStore } from '../../store/postgres/event-store.js';
-import { events } from './contract.js';
+import { events, rejection } from './contract.js';
 import { waitFor } from '../helpers/poll.js';
 import { postgresForFile } from '../helpers/postgres.js';
 
@@ -48,6 +49,23 @@ if (server) {
     t.same(await store.readStream('own-1'), await other.readStream('own-1'), 'the same events as a fresh read');
     t.same(await store.readAll({ fromPosition: 1n }), await other.readAll({ fromPosition: 1n }), 'readAll from the tail: the same as the server\'s');
     t.throws(() => { (store.cachedStream('own-1') as unknown as Array<{ data: { i: number } }>)[0]!.data.i = 9; }, 'events in memory are frozen');
+  });
+
+  t.test("an append whose condition failed drops the condition's stream from memory: the next read asks the server", async (t) => {
+    const url = await server.get().createDatabase('condition_forgets');
+    const store = openStore(t, url);
+    await store.append('cond-token', events(1));
+    await listening(store, 'cond-token');
+    t.same(revisions(store.readStreamUnconfirmed('cond-token')), [0n], 'memory holds the condition stream');
+    const admin = await client(t, url);
+    // A write memory has not heard of (no NOTIFY: as one whose notification is late).
+    await admin.query(`INSERT INTO tokengate_events VALUES (2, 'late-id', 'cond-token', 1, 'Late', '{}', '{}', now())`);
+    t.same(revisions(store.readStreamUnconfirmed('cond-token')), [0n], 'memory does not know it yet');
+    const error = await rejection(t, store.append('cond-order', events(1), { condition: { stream: 'cond-token', revision: 0n } }), 'the conditioned append');
+    t.ok(error instanceof ConditionFailedError && error.actual === 1n, `checked on the server: ${String(error)}`);
+    t.equal(store.readStreamUnconfirmed('cond-token'), undefined, 'memory forgot the condition stream');
+    t.same(revisions(await store.readStream('cond-token')), [0n, 1n], 'the next read has the late write');
+    t.same(await store.readStream('cond-order'), [], 'nothing written');
   });
 
   t.test("another instance's commit drops exactly the streams it wrote", async (t) => {
