@@ -102,6 +102,11 @@ export function withEpochs<S extends EventStore>(store: S, epochs: Epochs): S {
       }
     },
   };
+  return viewOf(store, own);
+}
+
+/** `store` with the members `own` answers in place of its own (replaceable on the view, as on a store). */
+function viewOf<S extends EventStore>(store: S, own: Pick<EventStore, Viewed>): S {
   const bound = new WeakMap<object, unknown>();
   return new Proxy(store, {
     set(target, key, value) {
