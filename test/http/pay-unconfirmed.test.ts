@@ -144,3 +144,20 @@ t.test('an identical repeat replayed after its token changed behind a stale read
   t.equal(again.body, first.body);
   t.same({ token: reads.carefulReads(stream), order: reads.carefulReads(orderStream) }, before, 'answered from the kept replay: nothing read');
 });
+
+t.test('a refusal decided on a stale read (the reference another transaction holds) gives way to the careful read\'s', async (t) => {
+  const app = await buildTestApp(t);
+  const reads = unconfirmedReads(app.gateway.store);
+  const deleted = await createToken(app);
+  const other = await createToken(app);
+  const held = await pay(app, other, payBody({ reference: 'REF-TAKEN' }));
+  t.equal(held.statusCode, 201, held.body);
+  const stream = tokenStream(M1.repository.id, deleted);
+  await reads.freeze(stream);
+  await deleteToken(t, app, deleted);
+  const order = orderId();
+  const refused = await pay(app, deleted, payBody({ reference: 'REF-TAKEN' }), { order });
+  expectInvalid(t, refused, { field: 'tokenid', explanation: /No such token/ }, 'the token\'s refusal, as a careful read gives it first');
+  reads.thaw(stream);
+  t.equal(refused.body, (await pay(app, deleted, payBody({ reference: 'REF-TAKEN' }), { order })).body, 'the careful read\'s answer');
+});
