@@ -2,7 +2,9 @@
 // API's PAY, AUTHORIZE, CAPTURE, REFUND, VOID and VERIFY alike, is this command on the order's
 // stream (services/command-handler.ts): read the order, decide (domain/order/order.ts decide),
 // append with the order's revision as the expected one, answer. The two paths differ only in how
-// they make the command (pay-request.ts, order-api-request.ts) and write the answer.
+// they make the command (pay-request.ts, order-api-request.ts) and write the answer. A command
+// made from another stream read without asking the server (Pay with token's token, where the
+// store offers that) is decided under read-beside.ts's rules.
 //
 // A conflict (another request wrote the order first) re-reads and decides again: an identical
 // repeat then finds its transaction recorded and answers with it, so a transaction is never
