@@ -93,3 +93,14 @@ export function readOwnStreamSoon(store: EventStore, stream: string): readonly R
   const events = store.readStreamSoon(stream);
   return events instanceof Promise ? events.then((read) => owned(stream, read)) : owned(stream, events);
 }
+
+/**
+ * The stream as the store's memory holds it, checked for its owner like readOwnStreamSoon, without
+ * a promise and without asking the server (EventStore.readStreamUnconfirmed, promise 8): only for
+ * a decision whose append carries the stream's revision as its condition. undefined: the store
+ * offers no such read, or does not hold the stream (read it the careful way).
+ */
+export function readOwnStreamUnconfirmed(store: EventStore, stream: string): readonly RecordedEvent[] | undefined {
+  const events = store.readStreamUnconfirmed?.(stream);
+  return events === undefined ? undefined : owned(stream, events);
+}

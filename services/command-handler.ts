@@ -6,6 +6,9 @@
 //
 // Another writer between the read and the append (WrongExpectedRevisionError) makes the handler
 // read again and decide again on the new state: an identical repeat then finds its own work done.
+// A decision made on another stream read without a promise (EventStore.readStreamUnconfirmed)
+// carries that stream's revision as the append's condition (promise 8): a failed one
+// (ConditionFailedError) is a conflict too, and the next attempt is told which stream it named.
 // After `attempts` such conflicts it gives up: Busy (503 SERVER_BUSY, the client repeats), or what
 // `exhausted` returns. A decision with no events appends nothing and answers at once.
 //
@@ -18,7 +21,9 @@
 //     },
 //     { meta });
 import { uuidV7 } from '../lib/uuid.js';
-import { WrongExpectedRevisionError, type EventData, type EventMetadata, type EventStore, type RecordedEvent } from '../store/event-store.js';
+import {
+  ConditionFailedError, WrongExpectedRevisionError, type AppendCondition, type EventData, type EventMetadata, type EventStore, type RecordedEvent,
+} from '../store/event-store.js';
 import { fold, readOwnStream, revisionAfter, type Aggregate, type Typed } from './aggregates.js';
 import { toEventData, type RequestMeta } from './context.js';
 import { Busy } from '../domain/errors.js';
@@ -35,14 +40,20 @@ export interface HandlerDeps {
   readonly sandbox?: Sandbox | undefined;
 }
 
-/** What decide is told besides the state: the attempt's time, the events read, the stream's name. */
-export interface Attempt { now: string; history: readonly RecordedEvent[]; stream: string }
+/**
+ * What decide is told besides the state: the attempt's time, the events read, the stream's name;
+ * `conditionFailed`: the stream whose condition refused the previous attempt's append.
+ */
+export interface Attempt { now: string; history: readonly RecordedEvent[]; stream: string; conditionFailed?: string | undefined }
+
+/** Another stream the decision was made on, at the revision read; `held`: called once an append carrying it is written. */
+export type DecisionCondition = AppendCondition & { held?(): void };
 
 export type Decision<State, Event, Result> =
   /** Append `events` (none: nothing), catch up, then answer with the state after them and the append's position. */
-  | { events: readonly Event[]; answer: (after: State, position: bigint | undefined) => Result | Promise<Result> }
+  | { events: readonly Event[]; answer: (after: State, position: bigint | undefined) => Result | Promise<Result>; condition?: DecisionCondition | undefined }
   /** Append `events` (if any), wait `again` ms, then read and decide again (not a conflict: a payment in progress). */
-  | { events: readonly Event[]; again: number };
+  | { events: readonly Event[]; again: number; condition?: DecisionCondition | undefined };
 
 /** decide's answer when something it depends on was changed by another writer: read and decide again, as after a conflict. */
 export const CONFLICT = Symbol('conflict');
@@ -91,6 +102,7 @@ export async function handleCommand<State, Event extends Typed, Result>(
   let guessed: Set<string> | undefined;
   let known = options.known;
   let conflicts = 0;
+  let conditionFailed: string | undefined;
   while (conflicts < attempts) {
     const name = typeof stream === 'string' ? stream : stream();
     const wasGuessed = typeof stream === 'string' ? guessedNamed : guessed?.has(name) === true;
@@ -102,7 +114,8 @@ export async function handleCommand<State, Event extends Typed, Result>(
     const history = known ?? (guess ? [] : options.ownStream ? await readOwnStream(deps.store, name) : await deps.store.readStream(name));
     known = undefined;
     const state = fold(aggregate, history);
-    const attempt: Attempt = { now: options.now ?? nowOfStream(deps.sandbox, name), history, stream: name };
+    const attempt: Attempt = { now: options.now ?? nowOfStream(deps.sandbox, name), history, stream: name, conditionFailed };
+    conditionFailed = undefined;
     // (Most decisions are made at once: no turn of the microtask queue for them.)
     const decided = decide(state, attempt);
     const decision = decided instanceof Promise ? await decided : decided;
@@ -116,15 +129,11 @@ export async function handleCommand<State, Event extends Typed, Result>(
       if (typeof stream !== 'string') conflicts += 1;
       continue;
     }
-    let position: bigint | undefined;
-    if (decision.events.length > 0) {
-      try {
-        position = (await deps.store.append(name, eventData(decision.events, options.meta, attempt), { expectedRevision: revisionAfter(history) })).position;
-      } catch (error) {
-        if (!(error instanceof WrongExpectedRevisionError)) throw error;
-        conflicts += 1;
-        continue;
-      }
+    const position = decision.events.length === 0 ? undefined : await appendDecided(deps.store, name, eventData(decision.events, options.meta, attempt), history, decision.condition);
+    if (typeof position === 'object') {
+      conflicts += 1;
+      conditionFailed = position.conditionFailed;
+      continue;
     }
     if ('again' in decision) {
       await sleep(decision.again);
@@ -137,6 +146,24 @@ export async function handleCommand<State, Event extends Typed, Result>(
   }
   if (options.exhausted) return options.exhausted();
   throw new Busy(options.busy ?? `stream '${typeof stream === 'string' ? stream : 'new'}' is being changed by too many requests at once`);
+}
+
+/** An append refused as a conflict (nothing written): the stream changed, or the condition on `conditionFailed` failed. */
+interface Refused { readonly conditionFailed: string | undefined }
+const STREAM_CHANGED: Refused = { conditionFailed: undefined };
+
+/** Append a decision's events after `history` (and its condition); the position, or why it was refused. */
+async function appendDecided(store: EventStore, name: string, events: EventData[], history: readonly RecordedEvent[], condition: DecisionCondition | undefined): Promise<bigint | Refused> {
+  try {
+    if (condition === undefined) return (await store.append(name, events, { expectedRevision: revisionAfter(history) })).position;
+    const { position } = await store.append(name, events, { expectedRevision: revisionAfter(history), condition: { stream: condition.stream, revision: condition.revision } });
+    condition.held?.();
+    return position;
+  } catch (error) {
+    if (error instanceof WrongExpectedRevisionError) return STREAM_CHANGED;
+    if (error instanceof ConditionFailedError) return { conditionFailed: error.condition.stream };
+    throw error;
+  }
 }
 
 function eventData<Event extends Typed>(events: readonly Event[], meta: HandleOptions<Event, unknown>['meta'], attempt: Attempt): EventData[] {

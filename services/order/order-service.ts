@@ -2,7 +2,9 @@
 // API's PAY, AUTHORIZE, CAPTURE, REFUND, VOID and VERIFY alike, is this command on the order's
 // stream (services/command-handler.ts): read the order, decide (domain/order/order.ts decide),
 // append with the order's revision as the expected one, answer. The two paths differ only in how
-// they make the command (pay-request.ts, order-api-request.ts) and write the answer.
+// they make the command (pay-request.ts, order-api-request.ts) and write the answer. A command
+// made from another stream read without asking the server (Pay with token's token, where the
+// store offers that) is decided under read-beside.ts's rules.
 //
 // A conflict (another request wrote the order first) re-reads and decides again: an identical
 // repeat then finds its transaction recorded and answers with it, so a transaction is never
@@ -15,10 +17,11 @@ import { SimulatedFault } from '../../domain/errors.js';
 import { streams, type OrderEvent } from '../../domain/events.js';
 import { decide, type AcquirerIds, type OrderState, type RecordOf, type TransactionCommand } from '../../domain/order/order.js';
 import { orderAggregate } from '../aggregates.js';
-import { handleCommand, type Attempt, type Decision } from '../command-handler.js';
+import { handleCommand, type Attempt, type CONFLICT, type Decision } from '../command-handler.js';
 import type { RequestMeta } from '../context.js';
 import type { Gateway } from '../gateway.js';
 import { acquirerIds, transactionReferences, type TransactionReferences } from './acquirer-ids.js';
+import { decideBeside, type ReadBeside } from './read-beside.js';
 import { referenceClaimer, type ReferenceClaimer } from './transaction-references.js';
 
 /** A command without what each attempt sets anew: its time and the acquirer's references. */
@@ -33,6 +36,11 @@ export interface OrderRequest<C extends TransactionCommand, A> {
   readonly answer: (transaction: RecordOf<C>, state: OrderState, now: string) => A;
   /** Told of an answer to an identical repeat (a replayed record) and the order's revision it was read at. */
   readonly replayed?: (answer: A, orderRevision: bigint) => void;
+  /**
+   * Another stream `facts` were made from (Pay with token: the token's), when it may have been read
+   * unconfirmed: decided under read-beside.ts's rules; confirming it makes `facts` (the command) anew.
+   */
+  readonly depends?: ReadBeside | undefined;
 }
 
 /** Conflicts on one order before the request gives up (503 SERVER_BUSY: the client repeats it). */
@@ -71,12 +79,25 @@ export async function handleOrderCommand<C extends TransactionCommand, A>(gatewa
   }));
 }
 
+type Decided<A> = Decision<OrderState, OrderEvent, A> | typeof CONFLICT;
+
 /**
  * The command handler's decide for one transaction: the order's decision, as the handler's
  * (append, wait, answer), with transaction.reference held before the first append that records
  * or holds the order (no promise when there is nothing left to hold: most transactions).
  */
-function orderDecider<C extends TransactionCommand, A>(command: C, references: TransactionReferences, reference: ReferenceClaimer, { answer, replayed }: OrderRequest<C, A>) {
+function orderDecider<C extends TransactionCommand, A>(command: C, references: TransactionReferences, reference: ReferenceClaimer, request: OrderRequest<C, A>) {
+  const decideOrder = orderDecision(command, references, reference, request);
+  const { depends } = request;
+  return (state: OrderState, attempt: Attempt): Decided<A> | Promise<Decided<A>> => {
+    // First: a refused append (a conflict, a failed condition) wrote nothing.
+    reference.deciding();
+    return depends === undefined ? decideOrder(state, attempt) : decideBeside(depends, attempt, () => decideOrder(state, attempt));
+  };
+}
+
+/** The order's decision for one attempt, as the handler's. */
+function orderDecision<C extends TransactionCommand, A>(command: C, references: TransactionReferences, reference: ReferenceClaimer, { answer, replayed }: OrderRequest<C, A>) {
   // `records`: the decision appends the record (whether it is written is unknown until its answer).
   const claimed = <T>(now: string, decision: T, records = false): T | Promise<T> => {
     const held = () => {
@@ -86,7 +107,6 @@ function orderDecider<C extends TransactionCommand, A>(command: C, references: T
     return reference.claimed ? held() : reference.claim(now).then(held);
   };
   return (state: OrderState, { now, history }: Attempt): Decision<OrderState, OrderEvent, A> | Promise<Decision<OrderState, OrderEvent, A>> => {
-    reference.deciding();
     command.ids = acquirerIds(references, now);
     command.now = now;
     const decision = decide(command, state);

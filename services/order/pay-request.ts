@@ -12,7 +12,8 @@ import type { MerchantProfile } from '../../merchants.js';
 import type { PayBody, PayParams } from '../../schemas/pay.js';
 import type { Gateway } from '../gateway.js';
 import { orderView } from './order-stream.js';
-import type { PayableCard, PayableCards } from './payable-cards.js';
+import type { PayableCards, PayableRead } from './payable-cards.js';
+import type { ReadBeside } from './read-beside.js';
 import type { CommandFacts, OrderRequest } from './order-service.js';
 import { maskingOf, payResponse, type PayResponse } from './responses.js';
 
@@ -77,8 +78,8 @@ export function checkCountry(body: { billing?: { address?: { country?: string } 
   }
 }
 
-/** The request, and the revision of the token's stream it read. */
-export type PayRequest = OrderRequest<PayWithToken, PayResponse> & { tokenRevision: bigint };
+/** The request, and the token's stream as it read it (its revision: the one the final decision used). */
+export type PayRequest = OrderRequest<PayWithToken, PayResponse> & { depends: ReadBeside };
 
 /**
  * Pay with token as a transaction of the order (order-service.ts): the checks, the token's card
@@ -89,13 +90,39 @@ export type PayRequest = OrderRequest<PayWithToken, PayResponse> & { tokenRevisi
 export function payRequest(gateway: Gateway, cards: PayableCards, merchant: MerchantProfile, params: PayParams, body: PayBody): PayRequest | Promise<PayRequest> {
   const amounts = checkAmounts(body);
   checkCountry(body);
-  const payable = cards.of(streams.token(merchant.repository.id, params.tokenid), params.tokenid);
-  return payable instanceof Promise ? payable.then((read) => requestOf(gateway, merchant, params, body, amounts, read)) : requestOf(gateway, merchant, params, body, amounts, payable);
+  const stream = streams.token(merchant.repository.id, params.tokenid);
+  const payable = cards.of(stream, params.tokenid);
+  const made = (read: PayableRead) => requestOf(gateway, merchant, params, body, amounts, read, (facts) => tokenBeside(cards, stream, params.tokenid, facts, read));
+  return payable instanceof Promise ? payable.then(made) : made(payable);
+}
+
+/**
+ * The token's stream as the pay read it (read-beside.ts): confirming it reads it the careful way
+ * and writes its token and card into `facts` (the command), or throws its refusal.
+ */
+function tokenBeside(cards: PayableCards, stream: string, tokenid: string, facts: CommandFacts<PayWithToken>, read: PayableRead): ReadBeside {
+  let { revision } = read.payable;
+  let { confirmed } = read;
+  return {
+    stream,
+    get revision() { return revision; },
+    get confirmed() { return confirmed; },
+    held() { confirmed = true; },
+    async confirm() {
+      const payable = await cards.confirmed(stream, tokenid);
+      confirmed = true;
+      if (payable.revision === revision) return false;
+      revision = payable.revision;
+      facts.token = payable.token;
+      facts.card = payable.card;
+      return true;
+    },
+  };
 }
 
 function requestOf(
   gateway: Gateway, merchant: MerchantProfile, params: PayParams, body: PayBody,
-  { amount, taxAmount }: ReturnType<typeof checkAmounts>, { token, card, revision }: PayableCard,
+  { amount, taxAmount }: ReturnType<typeof checkAmounts>, { payable: { token, card } }: PayableRead, beside: (facts: CommandFacts<PayWithToken>) => ReadBeside,
 ): PayRequest {
   const { transaction } = body;
   const { correlationId, ...fingerprinted } = body;
@@ -132,7 +159,7 @@ function requestOf(
   const masking = maskingOf(merchant);
   return {
     facts,
-    tokenRevision: revision,
+    depends: beside(facts),
     uniqueReference: transaction.reference,
     answer: (payment, state, now) => payResponse(payment, orderView(state, now, payment.transactionId), correlationId, masking),
   };

@@ -4,13 +4,17 @@
 // again only while the store tells without a read (EventStore.knownRevision, promise 7), or a read
 // shows, that the stream is still at that revision: an event appended since, by this process or
 // another, and the stream is folded again. A store that cannot tell without a read (PostgreSQL,
-// whose memory answers only after a head read; a stream of a reset merchant) reads it each time.
-// Only payable cards are kept; a refusal is decided anew.
+// whose memory answers only after a head read; a stream of a reset merchant) reads it each time:
+// from its memory without asking the server where it offers that (EventStore.readStreamUnconfirmed,
+// promise 8), the card then marked unconfirmed (the order's append carries the token's revision as
+// its condition, and an answer without an append is confirmed first: order/read-beside.ts); else
+// the careful way (readStreamSoon). Only payable cards are kept; a refusal is decided anew, and
+// never from an unconfirmed read: that refusal is decided again on the careful read.
 import { InvalidRequest } from '../../domain/errors.js';
 import type { PayWithToken } from '../../domain/order/order.js';
 import { setMostRecent } from '../../lib/bounded-map.js';
 import type { RecordedEvent } from '../../store/event-store.js';
-import { foldToken, readOwnStreamSoon } from '../aggregates.js';
+import { foldToken, readOwnStreamSoon, readOwnStreamUnconfirmed } from '../aggregates.js';
 import type { Gateway } from '../gateway.js';
 
 /** The token's card, and the revision of the token's stream it was read at. */
@@ -20,6 +24,14 @@ export interface PayableCard {
   readonly revision: bigint;
 }
 
+/** A pay's card; `confirmed` false: read from the store's memory without asking the server (promise 8). */
+export interface PayableRead {
+  readonly payable: PayableCard;
+  readonly confirmed: boolean;
+}
+
+const confirmedRead = (payable: PayableCard): PayableRead => ({ payable, confirmed: true });
+
 /** The cards kept (least recently kept out). */
 const MAX_KEPT = 10_000;
 
@@ -28,13 +40,33 @@ export class PayableCards {
 
   constructor(private readonly gateway: Pick<Gateway, 'store'>) {}
 
-  /** The token's payable card from `stream`: kept or read (without a promise where the store can). */
-  of(stream: string, tokenid: string): PayableCard | Promise<PayableCard> {
+  /** The token's payable card from `stream`: kept, read unconfirmed, or read the careful way (without a promise where the store can). */
+  of(stream: string, tokenid: string): PayableRead | Promise<PayableRead> {
     const kept = this.kept.size === 0 ? undefined : this.kept.get(stream);
-    const { store } = this.gateway;
-    if (kept !== undefined && store.knownRevision(stream) === kept.revision) return kept;
-    const history = readOwnStreamSoon(store, stream);
-    return history instanceof Promise ? history.then((read) => this.keep(stream, tokenid, read, kept)) : this.keep(stream, tokenid, history);
+    if (kept !== undefined && this.gateway.store.knownRevision(stream) === kept.revision) return confirmedRead(kept);
+    const unconfirmed = this.unconfirmed(stream, tokenid, kept);
+    if (unconfirmed !== undefined) return { payable: unconfirmed, confirmed: false };
+    const payable = this.confirmed(stream, tokenid, kept);
+    return payable instanceof Promise ? payable.then(confirmedRead) : confirmedRead(payable);
+  }
+
+  /**
+   * The card read the careful way (readStreamSoon: on PostgreSQL after a head read), or its
+   * refusal thrown: for a first read, and to confirm an unconfirmed one.
+   */
+  confirmed(stream: string, tokenid: string, kept = this.kept.get(stream)): PayableCard | Promise<PayableCard> {
+    const history = readOwnStreamSoon(this.gateway.store, stream);
+    return history instanceof Promise ? history.then((read) => this.keep(stream, tokenid, read, kept)) : this.keep(stream, tokenid, history, kept);
+  }
+
+  /** The card from the store's memory, unconfirmed; undefined: not held there, or refused (decided again on the careful read). */
+  private unconfirmed(stream: string, tokenid: string, kept: PayableCard | undefined): PayableCard | undefined {
+    try {
+      const history = readOwnStreamUnconfirmed(this.gateway.store, stream);
+      return history === undefined ? undefined : this.keep(stream, tokenid, history, kept);
+    } catch {
+      return undefined;
+    }
   }
 
   /** The card `history` makes payable (`kept` when the stream is still at its revision). */

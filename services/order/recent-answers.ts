@@ -84,7 +84,9 @@ export function payWithTokenText(
     facts: pay.facts,
     uniqueReference: pay.uniqueReference,
     answer: (payment, state, now) => serialize(pay.answer(payment, state, now)),
-    replayed: (text, orderRevision) => recent.keep(ids, bodyText, body, { token: pay.tokenRevision, order: orderRevision }, text),
+    depends: pay.depends,
+    // The token's revision the replay was decided on (confirmed first when read unconfirmed).
+    replayed: (text, orderRevision) => recent.keep(ids, bodyText, body, { token: pay.depends.revision, order: orderRevision }, text),
   }, meta());
   try {
     const pay = payRequest(gateway, cards, merchant, params, body);

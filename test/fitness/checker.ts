@@ -45,6 +45,8 @@ const HTTP_LAYERS = new Set(['routes', 'plugins']);
 
 /** Identifiers only the store may know: the adapters' caches are theirs to use. */
 const STORE_CACHE_NAMES = new Set(['cachedRevision', 'cachedStream']);
+/** The errors of an append refused as a conflict (promises 1 and 8): the command handler retries them. */
+const CONFLICT_ERRORS = new Set(['WrongExpectedRevisionError', 'ConditionFailedError']);
 /** Where an append conflict may be handled: the command handler retries, the store raises it. */
 const CONFLICT_HOMES = (file: string): boolean => file === 'services/command-handler.ts' || file.startsWith('store/');
 
@@ -174,12 +176,12 @@ function forbiddenNames(file: string, source: ts.SourceFile): Violation[] {
       const name = node.text;
       if (!cacheAllowed && STORE_CACHE_NAMES.has(name)) {
         found.push({ rule: 'store-cache-outside-store', file, line: lineOf(source, node), message: `${name} is the store's cache, used outside store/` });
-      } else if (!conflictAllowed && name === 'WrongExpectedRevisionError') {
+      } else if (!conflictAllowed && CONFLICT_ERRORS.has(name)) {
         found.push({
           rule: 'conflict-caught-outside-handler',
           file,
           line: lineOf(source, node),
-          message: 'WrongExpectedRevisionError used outside services/command-handler.ts and store/: let handleCommand retry the conflict',
+          message: `${name} used outside services/command-handler.ts and store/: let handleCommand retry the conflict`,
         });
       }
     }

@@ -2,7 +2,8 @@
 // counter aggregate: fold + decide + append with the expected revision; a conflict is retried on
 // the new state; attempts exhausted is Busy (or what `exhausted` gives); no append without events;
 // the read models caught up once, to the append, before the answer; a guess of a new stream is
-// checked by the append.
+// checked by the append; a decision's condition on another stream goes with its append, a failed
+// one is a conflict the next attempt is told of, and `held` follows only a written append.
 import t from 'tap';
 import { type Aggregate, type Typed } from '../../services/aggregates.js';
 import { CONFLICT, handleCommand } from '../../services/command-handler.js';
@@ -126,4 +127,43 @@ t.test('a drawn stream guessed new whose decision appends nothing counts as an a
   });
   await t.rejects(decided, Busy, 'ends with Busy instead of drawing ids forever');
   t.equal(drawn, 5, 'one drawn name per attempt');
+});
+
+const OTHER = 'other-M1:1';
+const recorded = (by: number) => [{ id: crypto.randomUUID(), type: 'Added', data: { by }, metadata: { correlationId: 'c', recordedAt: '' } }];
+
+t.test('a failed condition: a conflict (nothing written), the next attempt told which stream; held only after a written conditioned append', async (t) => {
+  const store = new MemoryEventStore();
+  await store.append(OTHER, recorded(1));
+  await store.append(OTHER, recorded(1));
+  const attempts: Array<{ total: number; conditionFailed: string | undefined }> = [];
+  let held = 0;
+  const answer = await handleCommand({ store }, STREAM, counter, (total, attempt) => {
+    attempts.push({ total, conditionFailed: attempt.conditionFailed });
+    // The first decision read the other stream at revision 0 (stale: it is at 1); the second at 1.
+    const revision = attempts.length === 1 ? 0n : 1n;
+    return { events: [added(1)], condition: { stream: OTHER, revision, held: () => { held += 1; } }, answer: (after) => after };
+  }, { meta, attempts: 2 });
+  t.same(attempts, [{ total: 0, conditionFailed: undefined }, { total: 0, conditionFailed: OTHER }], 'decided again, told the condition on the other stream failed');
+  t.equal(answer, 1);
+  t.equal(held, 1, 'held once: after the append that was written, not after the refused one');
+  t.same((await store.readStream(STREAM)).map((e) => (e.data as Added['data']).by), [1], 'the refused append wrote nothing');
+
+  // A failed condition counts toward the attempts: one allowed, it fails, Busy.
+  let calledHeld = false;
+  await t.rejects(handleCommand({ store }, STREAM, counter, () => ({ events: [added(1)], condition: { stream: OTHER, revision: 0n, held: () => { calledHeld = true; } }, answer: () => 'no' }), { meta, attempts: 1 }), Busy);
+  t.equal(calledHeld, false, 'held not called for a refused append');
+  t.same((await store.readStream(STREAM)).length, 1, 'nothing more written');
+});
+
+t.test('a conflict on the stream itself tells the next attempt of no failed condition', async (t) => {
+  const store = new MemoryEventStore();
+  const told: Array<string | undefined> = [];
+  let held = 0;
+  await handleCommand({ store: contended(store, 1) }, STREAM, counter, (_, attempt) => {
+    told.push(attempt.conditionFailed);
+    return { events: [added(1)], condition: { stream: OTHER, revision: -1n, held: () => { held += 1; } }, answer: () => undefined };
+  }, { meta });
+  t.same(told, [undefined, undefined]);
+  t.equal(held, 1);
 });
