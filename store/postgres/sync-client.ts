@@ -131,7 +131,8 @@ export class SyncPgClient {
   /**
    * Send `statements` to run after those sent before, without waiting for them: their answer, or
    * their failure, is dropped. For a write whose loss costs nothing but its repetition (the
-   * shredder's checkpoint); close() waits for it.
+   * shredder's checkpoint); close() waits for it. Each statement on its own: the next batch's
+   * statements may run between a posted batch's (no transaction across them).
    */
   post(...statements: Statement[]): void {
     if (this.closed) return;
