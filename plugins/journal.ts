@@ -11,7 +11,7 @@ import { maskCardNumbers } from '../lib/mask.js';
 import { maskedBodyText } from '../lib/mask-body.js';
 import { flat } from '../lib/flat.js';
 import { isOwnRequestId } from '../lib/request-ids.js';
-import { DEFAULT_JOURNAL, Journal, type JournalEntry, type JournalSettings } from '../services/journal/journal.js';
+import { DEFAULT_JOURNAL, Journal, mayBeOwnEvent, type JournalEntry, type JournalSettings } from '../services/journal/journal.js';
 import { maskedAnswer } from '../services/journal/views.js';
 import { requestCorrelationId, requestPath } from './gateway.js';
 import { namedMerchantOf } from './observe.js';
@@ -181,7 +181,10 @@ async function journalPlugin(app: FastifyInstance, options: JournalPluginOptions
     if (request.is404 && !TOOLS.test(request.url)) record(request, reply, payload, undefined);
     done(null, payload);
   });
-  const stop = app.gateway.observeLog((event) => journal.eventAppended(event));
+  // Another instance's events (on PostgreSQL) belong to no entry here: their metadata not parsed.
+  const stop = app.gateway.observeLog((event) => {
+    if (mayBeOwnEvent(event)) journal.eventAppended(event);
+  });
   const timer = setInterval(() => journal.prune(), Math.min(settings.maxAgeMs, 60_000));
   timer.unref();
   app.addHook('onClose', async () => {

@@ -18,6 +18,8 @@
 // bodies' parsing are made when the entry is read (views.ts).
 
 import { flat } from '../../lib/flat.js';
+import { REQUEST_ID_PREFIX } from '../../lib/request-ids.js';
+import { metadataMayMention } from '../../store/event-text.js';
 import { TextRing } from './texts.js';
 
 export interface JournalSettings {
@@ -146,6 +148,12 @@ export function eventsOf(text: string): JournalEvent[] {
   return events;
 }
 
+/**
+ * Whether an event may be one of this process's requests': false for one whose metadata is still a
+ * text naming no request id drawn here (another instance's, on PostgreSQL), told without parsing it.
+ */
+export const mayBeOwnEvent = (event: object): boolean => metadataMayMention(event, REQUEST_ID_PREFIX);
+
 /** Events of requests not yet recorded (the log handed them over before the answer was sent). */
 const EARLY_MAX = 1024;
 
@@ -214,10 +222,10 @@ export class Journal {
     const requestId = event.metadata.requestId;
     if (requestId === undefined) return;
     const entry = this.byId.get(requestId);
-    const ref = eventText(event);
     if (entry) {
-      entry.events = flat(entry.events + ref);
+      entry.events = flat(entry.events + eventText(event));
     } else if (this.enabled && this.ownRequest(requestId)) {
+      const ref = eventText(event);
       const held = this.early.get(requestId);
       this.early.set(requestId, held === undefined ? ref : held + ref);
       if (this.early.size > EARLY_MAX) this.early.delete(this.early.keys().next().value as string);

@@ -36,7 +36,10 @@ export interface KeyStore {
   release(accountHash: string, reservationId: string): void;
   /** The log position through which every deleted token's keys are destroyed (undefined: never recorded). */
   shreddedThrough(): bigint | undefined;
-  /** Record that position (a lower one than recorded is ignored). */
+  /**
+   * Record that position (a lower one than recorded is ignored). It may be written after this
+   * returns (PostgreSQL posts it): this key store's later statements, and close(), come after it.
+   */
   setShreddedThrough(position: bigint): void;
   /**
    * Made by this open (its tables did not exist): it holds no key of any event written before, so

@@ -140,9 +140,14 @@ export class PostgresKeyStore implements KeyStore {
     return value === undefined ? undefined : BigInt(value);
   }
 
-  /** One statement: another instance's higher position is kept. */
+  /**
+   * One statement: another instance's higher position is kept. Posted, not waited for: every
+   * instance follows the whole log and records it every few thousand events (its own and the
+   * others'), and the event loop need not stop for a write whose loss only makes the next start
+   * read a little more of the log. This key store's next statement runs after it (reads it).
+   */
   setShreddedThrough(position: bigint): void {
-    this.run({
+    this.client.post({
       text: `INSERT INTO key_store_meta (name, value) VALUES ($1, $2) ON CONFLICT (name)
              DO UPDATE SET value = excluded.value WHERE key_store_meta.value::numeric < excluded.value::numeric`,
       values: [SHREDDED_THROUGH, String(position)],

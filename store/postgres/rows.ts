@@ -2,7 +2,7 @@
 import pg from 'pg';
 import { frozen } from '../../lib/json.js';
 import type { EventMetadata, RecordedEvent } from '../event-store.js';
-import { DATA_TEXT } from '../event-text.js';
+import { DATA_TEXT, METADATA_TEXT } from '../event-text.js';
 
 export interface Row {
   position: string;
@@ -88,7 +88,8 @@ export function frozenRecorded(row: Row): RecordedEvent {
     },
     stream: row.stream, revision: BigInt(row.revision), position: BigInt(row.position), created: isoCreated(row.created),
   };
-  // Not enumerable: no spread, comparison or copy sees it (store/event-text.ts).
+  // Not enumerable: no spread, comparison or copy sees them (store/event-text.ts).
   Object.defineProperty(event, DATA_TEXT, { value: () => dataText });
+  Object.defineProperty(event, METADATA_TEXT, { value: () => metadataText });
   return Object.freeze(event);
 }

@@ -6,7 +6,8 @@
 // a key is committed when put() returns, before any event that references it is appended; a
 // reservation's winner is known when reserve() returns; a destroyed key is gone when destroy()
 // returns. The price is one round trip to the server during which this process does nothing else
-// (≈ 0.1-1 ms on a local server), on the key store's few statements per request only.
+// (≈ 0.1-1 ms on a local server), on the key store's few statements per request only. A write no
+// caller needs to see done (the shredder's checkpoint) is posted instead: sent, not waited for.
 // Not synckit (which does the same): it loads its worker from a file, and the tests run the
 // TypeScript sources directly; this worker is a few lines of JavaScript, evaluated as is.
 import { createRequire } from 'node:module';
@@ -18,15 +19,18 @@ const { Client } = require(workerData.pg);
 const signal = new Int32Array(workerData.signal);
 const port = workerData.port;
 let client;
-async function connect() {
-  if (client) return client;
+let connecting;
+// One connection, whichever statements ask first: a posted statement and the next one may both
+// wait for it, and run on it in the order they came.
+function connect() {
+  if (client) return Promise.resolve(client);
+  if (connecting) return connecting;
   const c = new Client({ connectionString: workerData.url, application_name: 'tokengate-keys', connectionTimeoutMillis: 5000, keepAlive: true,
     // A key statement waits at most this long for a lock (the scrub's rewrite), or runs at most this long.
     options: '-c lock_timeout=10000 -c statement_timeout=12000 -c idle_in_transaction_session_timeout=10000' });
   c.on('error', () => { if (client === c) client = undefined; });
-  await c.connect();
-  client = c;
-  return c;
+  connecting = c.connect().then(() => { client = c; return c; }).finally(() => { connecting = undefined; });
+  return connecting;
 }
 const toBuffer = (v) => (v instanceof Uint8Array && !Buffer.isBuffer(v) ? Buffer.from(v.buffer, v.byteOffset, v.byteLength) : v);
 port.on('message', async ({ id, statements }) => {
@@ -73,6 +77,8 @@ export class SyncPgClient {
   private readonly signal = new Int32Array(new SharedArrayBuffer(4));
   private nextId = 1;
   private closed = false;
+  /** A statement was posted (post) and no statement waited for since. */
+  private posted = false;
   /** Why the worker stopped (an error it did not catch): the next statement starts another. */
   private stopped: Error | undefined;
 
@@ -92,17 +98,19 @@ export class SyncPgClient {
     this.port.unref();
   }
 
+  private respawnIfStopped(): void {
+    if (!this.stopped) return;
+    this.stopped = undefined;
+    this.port.close();
+    this.spawn();
+  }
+
   /** Run `statements` in turn on the worker's connection; each one's rows (bytea as Buffer). */
   run<Row = Record<string, unknown>>(...statements: Statement[]): Array<SyncResult<Row>> {
     if (this.closed) throw new SyncQueryError('the key store is closed');
-    if (this.stopped) {
-      this.stopped = undefined;
-      this.port.close();
-      this.spawn();
-    }
-    const id = this.nextId++;
-    // (2^31 ids before wrapping: one per statement batch.)
-    if (this.nextId > 0x7fff_fff0) this.nextId = 1;
+    this.respawnIfStopped();
+    const id = this.newId();
+    this.posted = false;
     this.port.postMessage({ id, statements });
     const deadline = Date.now() + TIMEOUT_MS;
     for (;;) {
@@ -120,7 +128,27 @@ export class SyncPgClient {
     }
   }
 
-  /** The answer to `id`, if it arrived; answers to earlier statements that timed out are dropped. */
+  /**
+   * Send `statements` to run after those sent before, without waiting for them: their answer, or
+   * their failure, is dropped. For a write whose loss costs nothing but its repetition (the
+   * shredder's checkpoint); close() waits for it. Each statement on its own: the next batch's
+   * statements may run between a posted batch's (no transaction across them).
+   */
+  post(...statements: Statement[]): void {
+    if (this.closed) return;
+    this.respawnIfStopped();
+    this.posted = true;
+    this.port.postMessage({ id: this.newId(), statements });
+  }
+
+  private newId(): number {
+    const id = this.nextId++;
+    // (2^31 ids before wrapping: one per statement batch.)
+    if (this.nextId > 0x7fff_fff0) this.nextId = 1;
+    return id;
+  }
+
+  /** The answer to `id`, if it arrived; answers to earlier statements (timed out, or posted) are dropped. */
   private take(id: number): Answer | undefined {
     for (;;) {
       const message = receiveMessageOnPort(this.port)?.message as Answer | undefined;
@@ -131,6 +159,11 @@ export class SyncPgClient {
 
   close(): Promise<number> {
     if (this.closed) return Promise.resolve(0);
+    // A statement posted since the last one waited for: done before the connection goes (a
+    // statement runs after those sent before it, on the one connection).
+    if (this.posted) {
+      try { this.run({ text: 'SELECT 1' }); } catch { /* the server gone: the posted one with it */ }
+    }
     this.closed = true;
     this.port.close();
     return this.worker.terminate();

@@ -126,7 +126,14 @@ if (server) {
     b.setShreddedThrough(7n);
     t.equal(b.shreddedThrough(), 10n);
     b.setShreddedThrough(12_345_678_901n);
+    // Posted, not waited for: the writer's next statement runs after it; the others see it then.
+    t.equal(b.shreddedThrough(), 12_345_678_901n);
     t.equal(a.shreddedThrough(), 12_345_678_901n);
+    // A key store closed just after posting one waits for it.
+    const c = new PostgresKeyStore(url);
+    c.setShreddedThrough(12_345_678_902n);
+    await c.close();
+    t.equal(a.shreddedThrough(), 12_345_678_902n, 'written before the close');
   });
 
   t.test('an unreachable server is the port\'s StoreUnreachable (503), named without the password; a dropped connection is opened again', async (t) => {

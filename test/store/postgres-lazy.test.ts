@@ -6,7 +6,7 @@ import { parsesOf } from '../helpers/json-parse-count.js';
 import t from 'tap';
 import pg from 'pg';
 import type { RecordedEvent } from '../../store/event-store.js';
-import { dataMayMention } from '../../store/event-text.js';
+import { dataMayMention, metadataMayMention } from '../../store/event-text.js';
 import { PostgresEventStore } from '../../store/postgres/event-store.js';
 import { frozenRecorded } from '../../store/postgres/rows.js';
 import { newEvent } from './contract.js';
@@ -31,6 +31,11 @@ t.test('dataMayMention: false only when the unparsed text proves the word absent
   t.same(success.data, { outcome: { result: 'SUCCESS' }, merchantId: 'M-1' }, 'the data as the text says');
   t.ok(dataMayMention(success, 'UNKNOWN'), 'once parsed, the text is gone: may');
   t.same(Object.getOwnPropertySymbols({ ...success }), [], 'the look at the text is no member a spread copies');
+  const named = frozenRecorded({ ...row('{}'), metadata: '{"requestId":"abc-1"}' });
+  t.notOk(metadataMayMention(named, 'xyz-'), 'the metadata\'s text without the word: no');
+  t.ok(metadataMayMention(named, 'abc-'), 'with it: may');
+  t.same(named.metadata, { requestId: 'abc-1' });
+  t.ok(metadataMayMention(named, 'xyz-'), 'once parsed: may');
   t.same(Object.keys(success), ['id', 'type', 'data', 'metadata', 'stream', 'revision', 'position', 'created'], "a RecordedEvent's members, in order");
 });
 
