@@ -3,8 +3,8 @@
 // write answered before it, on either of two instances sharing the database. Retrieve Order reads
 // the head only when memory holds the order (store/postgres/memory.ts), else reads the stream.
 import t, { type Test } from 'tap';
-import { PostgresEventStore } from '../../store/postgres/event-store.js';
 import { postgresForFile } from '../helpers/postgres.js';
+import { countHeadReads } from '../helpers/postgres-instances.js';
 import { twoGateways } from '../helpers/two-gateways.js';
 import { cardBody, createToken, M1, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
 
@@ -14,20 +14,7 @@ const server = postgresForFile(t);
  * Counts the head reads that `retrieveToken` or the order API's retrieve asked (their calls in
  * the stack: the reactors' and the read models' own timers run meanwhile and are not counted).
  */
-function countRetrieveHeadReads(t: Test): { reads: number } {
-  const counter = { reads: 0 };
-  const original = PostgresEventStore.prototype.headPosition;
-  PostgresEventStore.prototype.headPosition = function headPosition(this: PostgresEventStore) {
-    const limit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 100;
-    const stack = new Error('where').stack ?? '';
-    Error.stackTraceLimit = limit;
-    if (/\b(retrieveToken|retrieveOrderApi)\b/.test(stack)) counter.reads += 1;
-    return original.call(this);
-  };
-  t.teardown(() => { PostgresEventStore.prototype.headPosition = original; });
-  return counter;
-}
+const countRetrieveHeadReads = (t: Test) => countHeadReads(t, /\b(retrieveToken|retrieveOrderApi)\b/);
 
 if (server) {
   t.test('PostgreSQL: Retrieve Token reads the head once, and sees every write answered before it on both instances', async (t) => {

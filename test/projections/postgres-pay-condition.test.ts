@@ -6,9 +6,9 @@
 // replay), and a transaction reference held by a pay that is then refused is let go.
 import t, { type Test } from 'tap';
 import { streams } from '../../domain/streams.js';
-import { PostgresEventStore } from '../../store/postgres/event-store.js';
 import { waitFor } from '../helpers/poll.js';
 import { postgresForFile } from '../helpers/postgres.js';
+import { countHeadReads, holdNotifications, storeOf } from '../helpers/postgres-instances.js';
 import { twoGateways } from '../helpers/two-gateways.js';
 import { buildTestApp, cardBody, createToken, M1, MERCHANTS, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
 
@@ -16,39 +16,6 @@ const server = postgresForFile(t);
 type App = Awaited<ReturnType<typeof buildTestApp>>;
 type Merchant = typeof M1;
 const SUPPLIED = MERCHANTS.merchants[3] as Merchant;
-
-const storeOf = (app: App) => app.gateway.store as unknown as PostgresEventStore;
-
-/** Holds back the notifications the instance's LISTEN connection hears until `release`. */
-function holdNotifications(t: Test, app: App): { release(): void } {
-  const store = storeOf(app) as unknown as { notified: (payload: string | undefined) => void };
-  const original = store.notified.bind(store);
-  const held: Array<string | undefined> = [];
-  let holding = true;
-  store.notified = (payload) => { if (holding) held.push(payload); else original(payload); };
-  const release = () => {
-    holding = false;
-    for (const payload of held.splice(0)) original(payload);
-  };
-  t.teardown(release);
-  return { release };
-}
-
-/** Counts the head reads asked on behalf of a version 3 pay (by the functions in its stack). */
-function countPayHeadReads(t: Test): { reads: number } {
-  const counter = { reads: 0 };
-  const original = PostgresEventStore.prototype.headPosition;
-  PostgresEventStore.prototype.headPosition = function headPosition(this: PostgresEventStore) {
-    const limit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 100;
-    const stack = new Error('where').stack ?? '';
-    Error.stackTraceLimit = limit;
-    if (/\b(payWithTokenText|payRequest|PayableCards|handleOrderCommand)\b/.test(stack)) counter.reads += 1;
-    return original.call(this);
-  };
-  t.teardown(() => { PostgresEventStore.prototype.headPosition = original; });
-  return counter;
-}
 
 interface PayOptions { merchant?: Merchant; reference?: string }
 
@@ -85,7 +52,7 @@ if (server) {
     const { a, b } = await twoGateways(t, server, 'cond_expiry');
     const token = await createToken(a, M1, '5123450000000008', '1', '39');
     await warm(t, b, token, '51000000');
-    const counter = countPayHeadReads(t);
+    const counter = countHeadReads(t, /\b(payWithTokenText|payRequest|PayableCards|handleOrderCommand)\b/);
     const quiet = await pay(b, token, '51000009001', '1');
     t.equal(quiet.statusCode, 201, quiet.body);
     t.equal(counter.reads, 0, 'no head read for a pay on a token memory holds');
