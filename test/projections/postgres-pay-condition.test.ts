@@ -6,9 +6,9 @@
 // replay), and a transaction reference held by a pay that is then refused is let go.
 import t, { type Test } from 'tap';
 import { streams } from '../../domain/streams.js';
-import { PostgresEventStore } from '../../store/postgres/event-store.js';
 import { waitFor } from '../helpers/poll.js';
 import { postgresForFile } from '../helpers/postgres.js';
+import { countHeadReads, holdNotifications, storeOf } from '../helpers/postgres-instances.js';
 import { twoGateways } from '../helpers/two-gateways.js';
 import { buildTestApp, cardBody, createToken, M1, MERCHANTS, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
 
@@ -17,38 +17,8 @@ type App = Awaited<ReturnType<typeof buildTestApp>>;
 type Merchant = typeof M1;
 const SUPPLIED = MERCHANTS.merchants[3] as Merchant;
 
-const storeOf = (app: App) => app.gateway.store as unknown as PostgresEventStore;
-
-/** Holds back the notifications the instance's LISTEN connection hears until `release`. */
-function holdNotifications(t: Test, app: App): { release(): void } {
-  const store = storeOf(app) as unknown as { notified: (payload: string | undefined) => void };
-  const original = store.notified.bind(store);
-  const held: Array<string | undefined> = [];
-  let holding = true;
-  store.notified = (payload) => { if (holding) held.push(payload); else original(payload); };
-  const release = () => {
-    holding = false;
-    for (const payload of held.splice(0)) original(payload);
-  };
-  t.teardown(release);
-  return { release };
-}
-
 /** Counts the head reads asked on behalf of a version 3 pay (by the functions in its stack). */
-function countPayHeadReads(t: Test): { reads: number } {
-  const counter = { reads: 0 };
-  const original = PostgresEventStore.prototype.headPosition;
-  PostgresEventStore.prototype.headPosition = function headPosition(this: PostgresEventStore) {
-    const limit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 100;
-    const stack = new Error('where').stack ?? '';
-    Error.stackTraceLimit = limit;
-    if (/\b(payWithTokenText|payRequest|PayableCards|handleOrderCommand)\b/.test(stack)) counter.reads += 1;
-    return original.call(this);
-  };
-  t.teardown(() => { PostgresEventStore.prototype.headPosition = original; });
-  return counter;
-}
+const countPayHeadReads = (t: Test) => countHeadReads(t, /\b(payWithTokenText|payRequest|PayableCards|handleOrderCommand)\b/);
 
 interface PayOptions { merchant?: Merchant; reference?: string }
 

@@ -5,34 +5,14 @@
 // paid with, although the instance's memory still holds the stream as it was before.
 import t, { type Test } from 'tap';
 import { streams } from '../../domain/streams.js';
-import type { PostgresEventStore } from '../../store/postgres/event-store.js';
 import { waitFor } from '../helpers/poll.js';
 import { postgresForFile } from '../helpers/postgres.js';
+import { holdNotifications, storeOf } from '../helpers/postgres-instances.js';
 import { twoGateways } from '../helpers/two-gateways.js';
 import { buildTestApp, createToken, M1, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
 
 const server = postgresForFile(t);
 type App = Awaited<ReturnType<typeof buildTestApp>>;
-
-/** The instance's store (through the epochs view: what is set on it is set on the store). */
-const storeOf = (app: App) => app.gateway.store as unknown as PostgresEventStore;
-
-type Notified = (payload: string | undefined) => void;
-
-/** Holds back the notifications the instance's LISTEN connection hears until `release`. */
-function holdNotifications(t: Test, app: App): { release(): void } {
-  const store = storeOf(app) as unknown as { notified: Notified };
-  const original = store.notified.bind(store);
-  const held: Array<string | undefined> = [];
-  let holding = true;
-  store.notified = (payload: string | undefined) => { if (holding) held.push(payload); else original(payload); };
-  const release = () => {
-    holding = false;
-    for (const payload of held.splice(0)) original(payload);
-  };
-  t.teardown(release);
-  return { release };
-}
 
 /**
  * Whether the race is set up: the other instance's memory still holds the stream as it was. It
