@@ -9,16 +9,57 @@ import type { TransactionBody } from '../../schemas/transaction.js';
 import { foldToken, readOwnStream } from '../aggregates.js';
 import type { Gateway } from '../gateway.js';
 import type { HeldSession } from '../session/session-request.js';
+import { PayableCards, tokenBeside, type PayableCard, type PayableRead } from './payable-cards.js';
+import type { ReadBeside } from './read-beside.js';
 
 export const missing = (field: string) => new InvalidRequest(`Missing parameter '${field}' required for this apiOperation`, field, 'MISSING');
 
-/** The token's card, from the merchant's own repository only (an unknown, deleted or other repository's token: not found). */
+const tokenNotFound = () => new InvalidRequest('Token not found', 'sourceOfFunds.token');
+
+/**
+ * The token's card, from the merchant's own repository only (an unknown, deleted or other
+ * repository's token: not found), read the careful way.
+ */
 export async function tokenSource(gateway: Gateway, merchant: MerchantProfile, token: string): Promise<OrderSource> {
   const repositoryId = merchant.repository.id;
   const state = foldToken(await readOwnStream(gateway.store, streams.token(repositoryId, token)));
-  if (state.status !== 'VALID') throw new InvalidRequest('Token not found', 'sourceOfFunds.token');
+  if (state.status !== 'VALID') throw tokenNotFound();
   const { numberSealed: _sealed, ...card } = state.card;
   return { repositoryId, token: state.token, card: { ...card, type: cardTypeOf(card.brand, card.fundingMethod) } };
+}
+
+const sourceOf = (repositoryId: string, { token, card }: PayableCard): OrderSource =>
+  ({ repositoryId, token, card: { ...card, type: cardTypeOf(card.brand, card.fundingMethod) } });
+
+/** A token's card as a transaction read it, and its stream as read (a ReadBeside once the command holds the card). */
+export interface TokenSourceRead {
+  readonly source: OrderSource;
+  /** The token's stream as read; confirming it hands the card read the careful way to `apply`. */
+  beside(apply: (source: OrderSource) => void): ReadBeside;
+}
+
+/** The order API's token cards, one set per gateway (as Pay with token's, with the order API's refusal). */
+const cardsOf = new WeakMap<Gateway, PayableCards>();
+
+/**
+ * The token's card for a transaction that names no session, as Pay with token reads it
+ * (payable-cards.ts): kept, from the store's memory without asking the server where it offers that
+ * (then the order's append carries the token's revision as its condition: read-beside.ts), or the
+ * careful way; the same refusal as tokenSource's. A request with a session reads both streams the
+ * careful way (tokenSource): its decision rests on two streams, and one condition holds only one.
+ */
+export function tokenSourceRead(gateway: Gateway, merchant: MerchantProfile, token: string): TokenSourceRead | Promise<TokenSourceRead> {
+  let cards = cardsOf.get(gateway);
+  if (cards === undefined) cardsOf.set(gateway, cards = new PayableCards(gateway, tokenNotFound));
+  const known = cards;
+  const repositoryId = merchant.repository.id;
+  const stream = streams.token(repositoryId, token);
+  const made = (read: PayableRead): TokenSourceRead => ({
+    source: sourceOf(repositoryId, read.payable),
+    beside: (apply) => tokenBeside(known, stream, token, read, (payable) => apply(sourceOf(repositoryId, payable))),
+  });
+  const read = known.of(stream, token);
+  return read instanceof Promise ? read.then(made) : made(read);
 }
 
 /**

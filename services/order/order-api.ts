@@ -3,7 +3,8 @@
 // (order-service.ts: the same stream and path as version 3's Pay with token, so a version 3 order
 // and an order of this API with the same id are one order). Here: the request's checks the
 // schema cannot make (what each apiOperation requires, amounts as strings or JSON numbers), the
-// token looked up in the merchant's own repository, the fingerprint of the request, the answer.
+// token looked up in the merchant's own repository (as Pay with token reads it, where the request
+// names no session: card-source.ts), the fingerprint of the request, the answer.
 import { addressFrom, type PayerDetails } from '../../domain/payer-details.js';
 import { luhnValid, mask64 } from '../../domain/card.js';
 import { InvalidRequest } from '../../domain/errors.js';
@@ -20,8 +21,9 @@ import { foldOrder, readOwnStream } from '../aggregates.js';
 import { withSession, type HeldSession } from '../session/session-request.js';
 import type { Gateway } from '../gateway.js';
 import { amountOf, checkCountry } from './pay-request.js';
-import { missing, providedSource, tokenSource } from './card-source.js';
+import { missing, providedSource, tokenSource, tokenSourceRead } from './card-source.js';
 import type { CommandFacts, OrderRequest } from './order-service.js';
+import type { ReadBeside } from './read-beside.js';
 import { maskingOf, orderResponse, transactionResponse } from './responses.js';
 import { authenticationFacts } from './authentication-request.js';
 import { authenticationResponse } from './authentication-responses.js';
@@ -97,9 +99,11 @@ async function initiatingFacts(gateway: Gateway, merchant: MerchantProfile, sent
     throw missing('sourceOfFunds.token');
   }
   checkCountry(body);
-  const source = inRequest ?? await tokenSource(gateway, merchant, token as string);
+  // With a session, the token the careful way (card-source.ts tokenSourceRead says why).
+  const read = inRequest || session ? undefined : await tokenSourceRead(gateway, merchant, token as string);
+  const source = inRequest ?? read?.source ?? await tokenSource(gateway, merchant, token as string);
   const payer = billingOf(body);
-  return {
+  const facts = {
     ...(payer ? { payer } : {}),
     amount, currency, source, rules: merchant.rules ?? [],
     securityCode: card?.securityCode, billingStreet: body.billing?.address?.street, orderReference: body.order?.reference,
@@ -107,10 +111,14 @@ async function initiatingFacts(gateway: Gateway, merchant: MerchantProfile, sent
     // The card holder's name carries the 3-D Secure marker, as card.holder.lastName does in version 3.
     holderLastName: card?.nameOnCard,
   };
+  return { facts, read };
 }
 
+/** The command's facts, and the token's stream they were made from when it may have been read unconfirmed (read-beside.ts). */
+interface MadeFacts { readonly facts: CommandFacts<OrderApiCommand>; readonly depends?: ReadBeside | undefined }
+
 /** The command's facts for the request's apiOperation (the session it names merged in first). */
-async function commandFacts(gateway: Gateway, merchant: MerchantProfile, params: TransactionApiParams, sent: TransactionBody): Promise<CommandFacts<OrderApiCommand>> {
+async function commandFacts(gateway: Gateway, merchant: MerchantProfile, params: TransactionApiParams, sent: TransactionBody): Promise<MadeFacts> {
   checkNotCardNumber(params.orderId, 'orderId');
   checkNotCardNumber(params.transactionId, 'transactionId');
   const base = {
@@ -123,23 +131,27 @@ async function commandFacts(gateway: Gateway, merchant: MerchantProfile, params:
   switch (type) {
     case 'PAY':
     case 'AUTHORIZE':
-    case 'VERIFY':
-      return { type, ...base, ...await initiatingFacts(gateway, merchant, sent, body, session), authenticationTransactionId: body.authentication?.transactionId };
+    case 'VERIFY': {
+      const { facts: initiating, read } = await initiatingFacts(gateway, merchant, sent, body, session);
+      const facts = { type, ...base, ...initiating, authenticationTransactionId: body.authentication?.transactionId };
+      // Confirming the token (after a failed condition) writes its card anew into the command.
+      return { facts, depends: read?.beside((source) => { facts.source = source; }) };
+    }
     case 'CAPTURE':
     case 'REFUND': {
       const currency = body.transaction?.currency;
       if (currency === undefined) throw missing('transaction.currency');
       const amount = amountOf(body.transaction?.amount, currency, 'transaction.amount', numberLiteral(body.transaction, 'amount'));
-      return { type, ...base, currency, amount, transactionReference: body.transaction?.reference };
+      return { facts: { type, ...base, currency, amount, transactionReference: body.transaction?.reference } };
     }
     case 'VOID': {
       const target = body.transaction?.targetTransactionId;
       if (target === undefined) throw missing('transaction.targetTransactionId');
-      return { type, ...base, targetTransactionId: target, transactionReference: body.transaction?.reference };
+      return { facts: { type, ...base, targetTransactionId: target, transactionReference: body.transaction?.reference } };
     }
     case 'INITIATE_AUTHENTICATION':
     case 'AUTHENTICATE_PAYER':
-      return authenticationFacts(type, gateway, merchant, base, sent, body, session);
+      return { facts: await authenticationFacts(type, gateway, merchant, base, sent, body, session) };
   }
 }
 
@@ -153,7 +165,7 @@ async function commandFacts(gateway: Gateway, merchant: MerchantProfile, params:
 export async function orderApiRequest(
   gateway: Gateway, merchant: MerchantProfile, params: TransactionApiParams, body: TransactionBody, origin = DEFAULT_ORIGIN, entryPoint?: 'CHECKOUT', payer?: PayerDetails,
 ): Promise<OrderRequest<OrderApiCommand, object>> {
-  const facts = await commandFacts(gateway, merchant, params, body);
+  const { facts, depends } = await commandFacts(gateway, merchant, params, body);
   // The payment page's payments show where they came from (gatewayEntryPoint), and the payer's details the page took
   // (a merchant's own payment: the billing address it sent).
   if (entryPoint && (facts.type === 'PAY' || facts.type === 'AUTHORIZE' || facts.type === 'VERIFY')) {
@@ -165,6 +177,7 @@ export async function orderApiRequest(
   return {
     facts,
     uniqueReference: undefined,
+    depends,
     answer: (transaction, state) => ('step' in transaction
       ? authenticationResponse(transaction.authentication, transaction.step, { order: state as ExistingOrder, version, masking, origin, correlationId: body.correlationId })
       : transactionResponse(transaction, asOrder(state, transaction), version, masking, body.correlationId)),

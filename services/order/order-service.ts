@@ -3,8 +3,9 @@
 // stream (services/command-handler.ts): read the order, decide (domain/order/order.ts decide),
 // append with the order's revision as the expected one, answer. The two paths differ only in how
 // they make the command (pay-request.ts, order-api-request.ts) and write the answer. A command
-// made from another stream read without asking the server (Pay with token's token, where the
-// store offers that) is decided under read-beside.ts's rules.
+// made from another stream read without asking the server (the token of Pay with token, and of
+// the order API's PAY, AUTHORIZE and VERIFY, where the store offers that) is decided under
+// read-beside.ts's rules.
 //
 // A conflict (another request wrote the order first) re-reads and decides again: an identical
 // repeat then finds its transaction recorded and answers with it, so a transaction is never
@@ -37,7 +38,7 @@ export interface OrderRequest<C extends TransactionCommand, A> {
   /** Told of an answer to an identical repeat (a replayed record) and the order's revision it was read at. */
   readonly replayed?: (answer: A, orderRevision: bigint) => void;
   /**
-   * Another stream `facts` were made from (Pay with token: the token's), when it may have been read
+   * Another stream `facts` were made from (a token's, named by the request), when it may have been read
    * unconfirmed: decided under read-beside.ts's rules; confirming it makes `facts` (the command) anew.
    */
   readonly depends?: ReadBeside | undefined;

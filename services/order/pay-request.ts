@@ -12,7 +12,7 @@ import type { MerchantProfile } from '../../merchants.js';
 import type { PayBody, PayParams } from '../../schemas/pay.js';
 import type { Gateway } from '../gateway.js';
 import { orderView } from './order-stream.js';
-import type { PayableCards, PayableRead } from './payable-cards.js';
+import { tokenBeside, type PayableCards, type PayableRead } from './payable-cards.js';
 import type { ReadBeside } from './read-beside.js';
 import type { CommandFacts, OrderRequest } from './order-service.js';
 import { maskingOf, payResponse, type PayResponse } from './responses.js';
@@ -92,32 +92,11 @@ export function payRequest(gateway: Gateway, cards: PayableCards, merchant: Merc
   checkCountry(body);
   const stream = streams.token(merchant.repository.id, params.tokenid);
   const payable = cards.of(stream, params.tokenid);
-  const made = (read: PayableRead) => requestOf(gateway, merchant, params, body, amounts, read, (facts) => tokenBeside(cards, stream, params.tokenid, facts, read));
+  const made = (read: PayableRead) => requestOf(gateway, merchant, params, body, amounts, read, (facts) => tokenBeside(cards, stream, params.tokenid, read, (payable) => {
+    facts.token = payable.token;
+    facts.card = payable.card;
+  }));
   return payable instanceof Promise ? payable.then(made) : made(payable);
-}
-
-/**
- * The token's stream as the pay read it (read-beside.ts): confirming it reads it the careful way
- * and writes its token and card into `facts` (the command), or throws its refusal.
- */
-function tokenBeside(cards: PayableCards, stream: string, tokenid: string, facts: CommandFacts<PayWithToken>, read: PayableRead): ReadBeside {
-  let { revision } = read.payable;
-  let { confirmed } = read;
-  return {
-    stream,
-    get revision() { return revision; },
-    get confirmed() { return confirmed; },
-    held() { confirmed = true; },
-    async confirm() {
-      const payable = await cards.confirmed(stream, tokenid);
-      confirmed = true;
-      if (payable.revision === revision) return false;
-      revision = payable.revision;
-      facts.token = payable.token;
-      facts.card = payable.card;
-      return true;
-    },
-  };
 }
 
 function requestOf(

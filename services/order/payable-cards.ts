@@ -9,13 +9,16 @@
 // promise 8), the card then marked unconfirmed (the order's append carries the token's revision as
 // its condition, and an answer without an append is confirmed first: order/read-beside.ts); else
 // the careful way (readStreamSoon). Only payable cards are kept; a refusal is decided anew, and
-// never from an unconfirmed read: that refusal is decided again on the careful read.
+// never from an unconfirmed read: that refusal is decided again on the careful read. The order
+// API's transactions that name a token (card-source.ts) read it the same way, with their own
+// refusal.
 import { InvalidRequest } from '../../domain/errors.js';
 import type { PayWithToken } from '../../domain/order/order.js';
 import { setMostRecent } from '../../lib/bounded-map.js';
 import type { RecordedEvent } from '../../store/event-store.js';
 import { foldToken, readOwnStreamSoon, readOwnStreamUnconfirmed } from '../aggregates.js';
 import type { Gateway } from '../gateway.js';
+import type { ReadBeside } from './read-beside.js';
 
 /** The token's card, and the revision of the token's stream it was read at. */
 export interface PayableCard {
@@ -38,7 +41,8 @@ const MAX_KEPT = 10_000;
 export class PayableCards {
   private readonly kept = new Map<string, PayableCard>();
 
-  constructor(private readonly gateway: Pick<Gateway, 'store'>) {}
+  /** `refusal`: the error for a token that cannot pay (unset: version 3's, on tokenid). */
+  constructor(private readonly gateway: Pick<Gateway, 'store'>, private readonly refusal?: () => Error) {}
 
   /** The token's payable card from `stream`: kept, read unconfirmed, or read the careful way (without a promise where the store can). */
   of(stream: string, tokenid: string): PayableRead | Promise<PayableRead> {
@@ -72,10 +76,33 @@ export class PayableCards {
   /** The card `history` makes payable (`kept` when the stream is still at its revision). */
   private keep(stream: string, tokenid: string, history: readonly RecordedEvent[], kept?: PayableCard): PayableCard {
     if (kept !== undefined && (history.at(-1)?.revision ?? -1n) === kept.revision && this.kept.get(stream) === kept) return kept;
-    const payable = payableCard(history, tokenid);
+    const payable = payableCard(history, tokenid, this.refusal);
     setMostRecent(this.kept, stream, payable, MAX_KEPT);
     return payable;
   }
+}
+
+/**
+ * The token's stream as a command read it (read-beside.ts): confirming it reads it the careful way
+ * and hands the card to `apply` (which writes it into the command), or throws its refusal.
+ */
+export function tokenBeside(cards: PayableCards, stream: string, tokenid: string, read: PayableRead, apply: (payable: PayableCard) => void): ReadBeside {
+  let { revision } = read.payable;
+  let { confirmed } = read;
+  return {
+    stream,
+    get revision() { return revision; },
+    get confirmed() { return confirmed; },
+    held() { confirmed = true; },
+    async confirm() {
+      const payable = await cards.confirmed(stream, tokenid);
+      confirmed = true;
+      if (payable.revision === revision) return false;
+      revision = payable.revision;
+      apply(payable);
+      return true;
+    },
+  };
 }
 
 /**
@@ -84,15 +111,15 @@ export class PayableCards {
  * of other repositories. A token of this repository holding a bank account or wallet (not yet
  * stored by this release) is refused as UNSUPPORTED: pay with token moves funds from cards only.
  */
-function payableCard(history: readonly RecordedEvent[], tokenid: string): PayableCard {
+function payableCard(history: readonly RecordedEvent[], tokenid: string, refusal?: () => Error): PayableCard {
   const token = foldToken(history);
   const created = history.find((e) => e.type === 'TokenCreated')?.data as { sourceOfFunds?: { type?: unknown } } | undefined;
   const sourceType = created?.sourceOfFunds?.type;
   if (sourceType !== undefined && sourceType !== 'CARD') {
-    throw new InvalidRequest(`Value '${tokenid}' is invalid. The token holds ${String(sourceType)} details; pay with token supports card tokens only`, 'tokenid', 'UNSUPPORTED');
+    throw refusal?.() ?? new InvalidRequest(`Value '${tokenid}' is invalid. The token holds ${String(sourceType)} details; pay with token supports card tokens only`, 'tokenid', 'UNSUPPORTED');
   }
   if (token.status !== 'VALID') {
-    throw new InvalidRequest(`Value '${tokenid}' is invalid. No such token in the merchant's token repository`, 'tokenid');
+    throw refusal?.() ?? new InvalidRequest(`Value '${tokenid}' is invalid. No such token in the merchant's token repository`, 'tokenid');
   }
   const { numberSealed: _sealed, ...card } = token.card;
   // Frozen: every pay with the token at this revision shares it.
