@@ -1,6 +1,7 @@
 // The events of 3-D Secure on an order: an authentication is a transaction of the order (type
 // AUTHENTICATION) whose record changes as the payer goes through it. Each event holds every
 // decision of the emulator (domain/order/authentication-cards.ts), so replay never decides again.
+import type { PayerDetails } from '../payer-details.js';
 import type { OrderSource } from './source.js';
 import type { ChallengeOption, TransactionStatus } from './authentication-cards.js';
 
@@ -23,6 +24,9 @@ export interface AuthenticationOutcome {
   /** authentication.3ds.authenticationToken (the CAVV/AAV). */
   authenticationToken?: string;
 }
+
+/** billing.address as a step's request sent it (the typed members), echoed by the authentication's answers. */
+export type StepBilling = PayerDetails['billing'];
 
 /** The request facts every step of an authentication records. */
 interface StepFacts {
@@ -55,6 +59,7 @@ export interface AuthenticationInitiated {
     methodSupported: boolean;
     /** authentication.3ds2.3dsServerTransactionId; also what the challenge request (creq) names. */
     threeDSServerTransactionId: string;
+    billing?: StepBilling;
   };
 }
 
@@ -69,6 +74,7 @@ export interface PayerRequest {
   acsTransactionId: string;
   dsTransactionId: string;
   device?: { browser?: string; ipAddress?: string; challengeWindowSize?: string };
+  billing?: StepBilling;
 }
 
 /** AUTHENTICATE_PAYER: the ACS wants a challenge; the payer is sent to the challenge page (transStatus C). */

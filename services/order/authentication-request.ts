@@ -1,7 +1,7 @@
 // The facts of 3-D Secure's two apiOperations from a request of the order API (with the session it
 // names merged in): INITIATE_AUTHENTICATION (the card, order.currency, authentication.channel and
 // purpose) and AUTHENTICATE_PAYER (order.amount, authentication.redirectResponseUrl, the device),
-// and the ids the 3DS server, the ACS and the directory server give the authentication.
+// each with the billing address it sent (request-billing.ts), and the ids the 3DS server, the ACS and the directory server give the authentication.
 import { randomUUID } from 'node:crypto';
 import { InvalidRequest } from '../../domain/errors.js';
 import type { AuthenticatePayer, AuthenticationCommand, InitiateAuthentication } from '../../domain/order/order.js';
@@ -14,6 +14,7 @@ import type { HeldSession } from '../session/session-request.js';
 import { missing, requestSource } from './card-source.js';
 import type { CommandFacts } from './order-service.js';
 import { amountOf } from './pay-request.js';
+import { requestBilling } from './request-billing.js';
 
 /** What every transaction of the order API says of itself. */
 interface Base { merchantId: string; orderId: string; transactionId: string; requestFingerprint: string; acquirerMerchantId: string }
@@ -41,11 +42,13 @@ async function initiateFacts(r: Request): Promise<CommandFacts<InitiateAuthentic
   }
   const channel = body.authentication?.channel;
   if (channel === undefined) throw missing('authentication.channel');
+  const billing = requestBilling(body);
   return {
     type: 'INITIATE_AUTHENTICATION', ...r.base, currency, source, channel,
     purpose: body.authentication?.purpose ?? 'PAYMENT_TRANSACTION',
     acceptVersions: body.authentication?.acceptVersions, orderReference: body.order?.reference,
     transactionReference: body.transaction?.reference, threeDSServerTransactionId: randomUUID(),
+    ...(billing ? { billing } : {}),
   };
 }
 
@@ -56,6 +59,7 @@ async function authenticatePayerFacts(r: Request): Promise<CommandFacts<Authenti
   if (currency === undefined) throw missing('order.currency');
   const amount = amountOf(body.order?.amount, currency, 'order.amount', numberLiteral(sent.order, 'amount'));
   const url = redirectResponseUrl(body.authentication?.redirectResponseUrl);
+  const billing = requestBilling(body);
   const device = body.device;
   const windowSize = device?.browserDetails?.['3DSecureChallengeWindowSize'];
   const deviceFacts = {
@@ -68,6 +72,7 @@ async function authenticatePayerFacts(r: Request): Promise<CommandFacts<Authenti
     source: await requestSource(r.gateway, r.merchant, sent, body, r.session),
     acsTransactionId: randomUUID(), dsTransactionId: randomUUID(),
     ...(Object.keys(deviceFacts).length > 0 ? { device: deviceFacts } : {}),
+    ...(billing ? { billing } : {}),
     transactionReference: body.transaction?.reference,
   };
 }

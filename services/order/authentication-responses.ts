@@ -99,6 +99,13 @@ function authenticationGroup(a: Authentication, shown: Shown, version: number, o
   });
 }
 
+/**
+ * The billing address an answer echoes: the step's own request's; after Authenticate Payer, the
+ * one it sent, else Initiate Authentication's (the transaction keeps what its requests gave).
+ */
+const billingShown = (a: Authentication, step: AuthenticationStep['step']) =>
+  (step === 'initiate' ? a.initiated.billing : a.payer?.billing ?? a.initiated.billing);
+
 /** What an authentication's answer needs besides the authentication. */
 export interface AuthenticationAnswer {
   order: ExistingOrder;
@@ -121,6 +128,7 @@ export function authenticationResponse(a: Authentication, shown: Shown, x: Authe
   const card = initiated.source.card;
   return optional({
     authentication: authenticationGroup(a, shown, Number(x.version), x.origin),
+    billing: billingShown(a, step),
     correlationId: x.correlationId,
     device: withPayer && payer.device ? optional({ browser: payer.device.browser, ipAddress: payer.device.ipAddress }) : undefined,
     gatewayEntryPoint: 'WEB_SERVICES_API',

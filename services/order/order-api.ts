@@ -5,7 +5,7 @@
 // schema cannot make (what each apiOperation requires, amounts as strings or JSON numbers), the
 // token looked up in the merchant's own repository (as Pay with token reads it, where the request
 // names no session: card-source.ts), the fingerprint of the request, the answer.
-import { addressFrom, type PayerDetails } from '../../domain/payer-details.js';
+import type { PayerDetails } from '../../domain/payer-details.js';
 import { luhnValid, mask64 } from '../../domain/card.js';
 import { InvalidRequest } from '../../domain/errors.js';
 import { streams } from '../../domain/events.js';
@@ -20,7 +20,8 @@ import type { OrderApiParams, TransactionApiParams, TransactionBody } from '../.
 import { foldOrder, readOwnStream } from '../aggregates.js';
 import { withSession, type HeldSession } from '../session/session-request.js';
 import type { Gateway } from '../gateway.js';
-import { amountOf, checkCountry } from './pay-request.js';
+import { amountOf } from './pay-request.js';
+import { requestBilling } from './request-billing.js';
 import { missing, providedSource, tokenSource, tokenSourceRead } from './card-source.js';
 import type { CommandFacts, OrderRequest } from './order-service.js';
 import type { ReadBeside } from './read-beside.js';
@@ -67,14 +68,6 @@ function fingerprintOf(gateway: Gateway, body: TransactionBody): string {
   return gateway.sealer.fingerprint(sortedJson({ api: 'order', body: masked }));
 }
 
-const ADDRESS_MEMBERS = ['city', 'company', 'country', 'postcodeZip', 'stateProvince', 'stateProvinceCode', 'street', 'street2'] as const;
-
-/** The billing address a payment request sent (or its session held), as its answers and Retrieve Order echo it: the typed members. */
-function billingOf(body: TransactionBody): PayerDetails | undefined {
-  const address = addressFrom(body.billing?.address, ADDRESS_MEMBERS);
-  return address ? { billing: { address } } : undefined;
-}
-
 /**
  * PAY, AUTHORIZE, VERIFY: the card (sent, or held by the session: it takes precedence over a token,
  * as the spec says: "explicit or session account details take precedence over it") or the token,
@@ -98,13 +91,12 @@ async function initiatingFacts(gateway: Gateway, merchant: MerchantProfile, sent
     if (session) throw new InvalidRequest(`Value '${session.sessionId}' is invalid. The session holds no card: update it with the card first`, 'session.id');
     throw missing('sourceOfFunds.token');
   }
-  checkCountry(body);
+  const billing = requestBilling(body);
   // With a session, the token the careful way (card-source.ts tokenSourceRead says why).
   const read = inRequest || session ? undefined : await tokenSourceRead(gateway, merchant, token as string);
   const source = inRequest ?? read?.source ?? await tokenSource(gateway, merchant, token as string);
-  const payer = billingOf(body);
   const facts = {
-    ...(payer ? { payer } : {}),
+    ...(billing ? { payer: { billing } } : {}),
     amount, currency, source, rules: merchant.rules ?? [],
     securityCode: card?.securityCode, billingStreet: body.billing?.address?.street, orderReference: body.order?.reference,
     transactionReference: body.transaction?.reference,

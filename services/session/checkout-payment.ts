@@ -4,7 +4,7 @@
 // is (services/order/order-service.ts: the same events, answers, notifications), marked
 // gatewayEntryPoint CHECKOUT. The card is the session's (typed into the hosted fields) or a stored
 // token the checkout offers (interaction.tokens). When the checkout runs 3-D Secure, Initiate Authentication and
-// Authenticate Payer come first (transaction "3DS-<attempt>"): frictionless goes straight on to
+// Authenticate Payer come first (transaction "3DS-<attempt>", with the payment's billing address): frictionless goes straight on to
 // the payment, which names the authentication; a challenge is answered with its HTML, and the
 // payment follows the payer's answer (acs-return). The attempt's outcome is recorded on the
 // checkout (domain/session/checkout.ts): approved, the payer is sent back with resultIndicator =
@@ -64,6 +64,14 @@ async function attemptRequest(s: Step, attempt: number, apiOperation: string, ki
 const sourceOf = (sessionId: string, token: string | undefined): Partial<TransactionBody> =>
   (token === undefined ? { session: { id: sessionId }, sourceOfFunds: { type: 'CARD' } } : { sourceOfFunds: { token } });
 
+/**
+ * What every request of the attempt carries of the payer's details, as a merchant's requests send
+ * it: the billing address, on the payment (its street is read by the AVS rule) and on the 3-D
+ * Secure steps before it (the gateway passes it on to the issuer with the authentication).
+ */
+const payerFields = (details: PayerDetails | undefined): Partial<TransactionBody> =>
+  (details?.billing === undefined ? {} : { billing: details.billing } as Partial<TransactionBody>);
+
 const amountText = (s: Step) => {
   const { order } = s.found.state.checkout;
   return formatAmount(order.amount, minorUnits(order.currency) ?? 2);
@@ -116,8 +124,7 @@ async function payAttempt(s: Step, attempt: number, token: string | undefined, d
     order: { amount: amountText(s), currency: c.order.currency, ...(c.order.reference === undefined ? {} : { reference: c.order.reference }) },
     ...(c.transactionReference === undefined ? {} : { transaction: { reference: c.transactionReference } }),
     ...(authenticationId === undefined ? {} : { authentication: { transactionId: authenticationId } }),
-    // The billing address the payment goes with is the payment's own, as a merchant's PAY sends it: its street is read by the AVS rule.
-    ...(details?.billing === undefined ? {} : { billing: details.billing }),
+    ...payerFields(details),
     ...sourceOf(c.sessionId, token),
   } as TransactionBody, fingerprint, details);
   const gatewayCode = at(answer, 'response.gatewayCode');
@@ -128,13 +135,14 @@ async function payAttempt(s: Step, attempt: number, token: string | undefined, d
 async function authenticateThenPay(s: Step, attempt: number, token: string | undefined, details: PayerDetails | undefined): Promise<PayNext> {
   const c = s.found.state.checkout;
   const { id, fingerprint } = await attemptRequest(s, attempt, 'INITIATE_AUTHENTICATION', 'authentication');
-  const source = sourceOf(c.sessionId, token);
-  const initiated = await orderRequest(s, id, { apiOperation: 'INITIATE_AUTHENTICATION', authentication: { channel: 'PAYER_BROWSER' }, order: { currency: c.order.currency }, ...source } as TransactionBody, fingerprint);
+  // The card and the payer's details, on both steps as on the payment.
+  const carried = { ...sourceOf(c.sessionId, token), ...payerFields(details) };
+  const initiated = await orderRequest(s, id, { apiOperation: 'INITIATE_AUTHENTICATION', authentication: { channel: 'PAYER_BROWSER' }, order: { currency: c.order.currency }, ...carried } as TransactionBody, fingerprint);
   if (at(initiated, 'transaction.authenticationStatus') === 'AUTHENTICATION_NOT_SUPPORTED') return payAttempt(s, attempt, token, details);
   const redirectResponseUrl = `${s.payer.origin}/checkout/api/${encodeURIComponent(c.sessionId)}/acs-return${s.payer.embedded ? '?page=entry' : ''}`;
   const payer = await orderRequest(s, id, {
     apiOperation: 'AUTHENTICATE_PAYER', authentication: { redirectResponseUrl }, order: { amount: amountText(s), currency: c.order.currency },
-    ...(s.payer.browser === undefined ? {} : { device: { browser: s.payer.browser.slice(0, 2048) } }), ...source,
+    ...(s.payer.browser === undefined ? {} : { device: { browser: s.payer.browser.slice(0, 2048) } }), ...carried,
   } as TransactionBody, attemptFingerprint(s.gateway, c.sessionId, attempt, 'AUTHENTICATE_PAYER'));
   const challenged = payer.result === 'PENDING';
   const lifetimeMs = s.gateway.sessionExpiry.lifetimeMs;

@@ -1,11 +1,14 @@
 // The order API echoes the billing address of a merchant's own PAY, AUTHORIZE or VERIFY: in its
 // answer, a repeat's, Retrieve Transaction and Retrieve Order (the latest payment's), as the
-// payment page's payments already were; a follow-on transaction (CAPTURE) shows none. Its members
-// are checked with the bounds of a token's address.
+// payment page's payments already were; a follow-on transaction (CAPTURE) shows none. The 3-D
+// Secure steps (INITIATE_AUTHENTICATION, AUTHENTICATE_PAYER) echo theirs alike. Its members are
+// checked with the bounds of a token's address.
 import t from 'tap';
 import { buildTestApp, createToken, M1, tokenAuth } from '../helpers/app.js';
 import { uniqueId } from '../helpers/ids.js';
 import { expectInvalid, type App } from './http.fixture.js';
+import { FRICTIONLESS } from './hosted-checkout.fixture.js';
+import { authenticateBody, cardSource, initiateBody, newFlow, put as put3ds } from './three-d-secure.fixture.js';
 
 const orderPath = (order: string, version = 100) => `/api/rest/version/${version}/merchant/${M1.id}/order/${encodeURIComponent(order)}`;
 const put = (a: App, order: string, txn: string, payload: Record<string, unknown>, version = 100) =>
@@ -70,4 +73,34 @@ t.test('a bad address member refused on its field, nothing recorded; the street 
   expectInvalid(t, await pay({ stateProvince: 'x'.repeat(21) }), { field: 'billing.address.stateProvince' }, 'a state longer than 20');
   expectInvalid(t, await pay({ stateProvinceCode: 'ont' }), { field: 'billing.address.stateProvinceCode' }, 'a lower-case subdivision code');
   t.equal((await pay({ street: '1 Main St', district: 'taken and not used' })).statusCode, 201, 'an unknown member of the address: taken, as the order API takes others');
+});
+
+t.test('INITIATE_AUTHENTICATION and AUTHENTICATE_PAYER with billing.address: echoed by their answers and Retrieve Transaction', async (t) => {
+  const a = await buildTestApp(t);
+  const f = newFlow(a);
+  const initiated = await put3ds(f, 'a1', initiateBody(cardSource(FRICTIONLESS), { billing: { address: ADDRESS } }));
+  t.equal(initiated.statusCode, 201, initiated.body);
+  t.same(initiated.json().billing, { address: ADDRESS }, 'Initiate Authentication\'s answer');
+  const payer = await put3ds(f, 'a1', authenticateBody());
+  t.equal(payer.json().transaction.authenticationStatus, 'AUTHENTICATION_SUCCESSFUL', payer.body);
+  t.same(payer.json().billing, { address: ADDRESS }, 'Authenticate Payer sent none: the authentication\'s, from Initiate Authentication');
+  t.same((await get(a, `${orderPath(f.orderId)}/transaction/a1`)).json().billing, { address: ADDRESS }, 'Retrieve Transaction');
+
+  // Authenticate Payer with an address of its own: that one from then on.
+  const g = newFlow(a);
+  t.notOk('billing' in (await put3ds(g, 'a1', initiateBody(cardSource(FRICTIONLESS)))).json(), 'none sent: none shown');
+  const own = { street: '9 Kilo St', country: 'USA' };
+  t.same((await put3ds(g, 'a1', authenticateBody('12.50', { billing: { address: own } }))).json().billing, { address: own });
+  const order = (await get(a, orderPath(g.orderId))).json();
+  t.same(order.transaction.map((x: { billing?: unknown }) => x.billing), [{ address: own }], 'Retrieve Order: on the authentication');
+  t.notOk('billing' in order, 'no payment yet: no billing at the order\'s level');
+
+  const refused = newFlow(a);
+  expectInvalid(t, await put3ds(refused, 'a1', initiateBody(cardSource(FRICTIONLESS), { billing: { address: { country: 'XYZ' } } })),
+    { field: 'billing.address.country' }, 'Initiate Authentication: an unknown country');
+  expectInvalid(t, await put3ds(refused, 'a1', initiateBody(cardSource(FRICTIONLESS), { billing: { address: { street: 'x'.repeat(101) } } })),
+    { field: 'billing.address.street' }, 'a street longer than 100');
+  t.equal((await put3ds(refused, 'a1', initiateBody(cardSource(FRICTIONLESS)))).statusCode, 201, 'nothing recorded by the refusals');
+  expectInvalid(t, await put3ds(refused, 'a1', authenticateBody('12.50', { billing: { address: { country: 'usa' } } })),
+    { field: 'billing.address.country' }, 'Authenticate Payer: a lower-case country');
 });

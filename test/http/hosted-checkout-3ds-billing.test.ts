@@ -1,0 +1,63 @@
+// The payment page's 3-D Secure steps carry the billing address the payer typed, as the payment
+// after them does: a merchant reading the order (Retrieve Order, Retrieve Transaction) sees it on
+// the AUTHENTICATION transaction as on the PAYMENT, frictionless or after a challenge, as on the
+// real gateway where the payer's billing details go to the issuer with the authentication request.
+import t from 'tap';
+import { buildTestApp, tokenAuth } from '../helpers/app.js';
+import type { App } from './http.fixture.js';
+import { CHECKOUT_MERCHANTS, checkoutBody, FRICTIONLESS, newCheckout, PAN, pay, retrieveOrder, THREEDS, typeCard } from './hosted-checkout.fixture.js';
+import { answerChallenge, transactionUrl } from './three-d-secure.fixture.js';
+
+const ADDRESS = { street: '5 Sierra St', city: 'Springfield', postcodeZip: '12345', stateProvince: 'Illinois', country: 'USA' };
+const OPTIONAL = checkoutBody({}, { displayControl: { billingAddress: 'OPTIONAL' } });
+
+interface Shown { billing?: unknown; transaction: { id: string; type: string } }
+
+/** Retrieve Order's transactions as [id, type, billing], and the order's own billing. */
+async function orderBilling(a: App, orderId: string) {
+  const order = (await retrieveOrder(a, orderId, THREEDS)).json() as { billing?: unknown; transaction: Shown[] };
+  return { order: order.billing, transactions: order.transaction.map((x) => [x.transaction.id, x.transaction.type, x.billing]) };
+}
+
+const retrieveTransaction = (a: App, orderId: string, id: string) =>
+  a.inject({ method: 'GET', url: transactionUrl(orderId, id, 100, THREEDS.id), headers: { authorization: tokenAuth(THREEDS) } });
+
+t.test('frictionless: the typed address on the authentication and on the payment, in Retrieve Order and Retrieve Transaction', async (t) => {
+  const a = await buildTestApp(t, { merchants: CHECKOUT_MERCHANTS });
+  const c = await newCheckout(a, OPTIONAL, THREEDS);
+  await typeCard(a, c.session.id, FRICTIONLESS, '1', '39', THREEDS.id);
+  const paid = await pay(a, c.session.id, { billing: { address: ADDRESS } });
+  t.equal(paid.json().next, 'return', paid.body);
+  t.same(await orderBilling(a, c.orderId), {
+    order: { address: ADDRESS },
+    transactions: [['3DS-1', 'AUTHENTICATION', { address: ADDRESS }], ['1', 'PAYMENT', { address: ADDRESS }]],
+  });
+  const auth = (await retrieveTransaction(a, c.orderId, '3DS-1')).json();
+  t.equal(auth.transaction.type, 'AUTHENTICATION');
+  t.same(auth.billing, { address: ADDRESS }, 'Retrieve Transaction of the authentication');
+
+  // Nothing typed (the page hides the address): no billing anywhere.
+  const plain = await newCheckout(a, checkoutBody(), THREEDS);
+  await typeCard(a, plain.session.id, FRICTIONLESS, '1', '39', THREEDS.id);
+  t.equal((await pay(a, plain.session.id)).json().next, 'return');
+  t.same(await orderBilling(a, plain.orderId), { order: undefined, transactions: [['3DS-1', 'AUTHENTICATION', undefined], ['1', 'PAYMENT', undefined]] });
+});
+
+t.test('a challenge: the authentication carries the address while the payer answers, and after; the payment too', async (t) => {
+  const a = await buildTestApp(t, { merchants: CHECKOUT_MERCHANTS });
+  const c = await newCheckout(a, OPTIONAL, THREEDS);
+  await typeCard(a, c.session.id, PAN, '1', '39', THREEDS.id);
+  const challenge = await pay(a, c.session.id, { billing: { address: ADDRESS } });
+  t.equal(challenge.json().next, 'challenge');
+  t.same((await orderBilling(a, c.orderId)).transactions, [['3DS-1', 'AUTHENTICATION', { address: ADDRESS }]], 'pending: the authentication shows it');
+  const { backTo, back } = await answerChallenge(a, challenge.json().html, { selectAuthResult: 'AUTHENTICATED' });
+  const url = new URL(backTo);
+  const returned = await a.inject({ method: 'POST', url: url.pathname + url.search, payload: new URLSearchParams(back).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  t.equal(returned.statusCode, 303, returned.body);
+  t.same(await orderBilling(a, c.orderId), {
+    order: { address: ADDRESS },
+    transactions: [['3DS-1', 'AUTHENTICATION', { address: ADDRESS }], ['1', 'PAYMENT', { address: ADDRESS }]],
+  });
+  const auth = (await retrieveTransaction(a, c.orderId, '3DS-1')).json();
+  t.match(auth, { transaction: { authenticationStatus: 'AUTHENTICATION_SUCCESSFUL' }, billing: { address: ADDRESS } });
+});
