@@ -151,6 +151,7 @@ export async function handleCommand<State, Event extends Typed, Result>(
       continue;
     }
     if ('again' in decision) {
+      // (Read as before: what it appended was checked, and memory holds this instance's commits.)
       await sleep(decision.again);
       continue;
     }
