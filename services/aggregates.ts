@@ -97,7 +97,8 @@ export function readOwnStreamSoon(store: EventStore, stream: string): readonly R
 /**
  * The stream as the store's memory holds it, checked for its owner like readOwnStreamSoon, without
  * a promise and without asking the server (EventStore.readStreamUnconfirmed, promise 8): only for
- * a decision whose append carries the stream's revision as its condition. undefined: the store
+ * a decision whose append carries the stream's revision as its condition (or as its expected
+ * revision: the command handler's own stream). undefined: the store
  * offers no such read, or does not hold the stream (read it the careful way).
  */
 export function readOwnStreamUnconfirmed(store: EventStore, stream: string): readonly RecordedEvent[] | undefined {

@@ -12,6 +12,17 @@
 // After `attempts` such conflicts it gives up: Busy (503 SERVER_BUSY, the client repeats), or what
 // `exhausted` returns. A decision with no events appends nothing and answers at once.
 //
+// The stream itself is read from the store's memory without a promise where the store offers it
+// (EventStore.readStreamUnconfirmed, promise 8): it may lack a write acknowledged a moment ago on
+// another instance. The append's expected revision (the last revision read) is the condition
+// promise 8 asks for: it is written only if the stream was still as read, so a decision that
+// appends, and its answer, are those of a careful read. What no append checks is made again on the
+// stream read the careful way (readStream), as a decision on a guessed-new stream is: a decision
+// without events (a replay, a refusal answered, a payment in progress to wait for) or a decide
+// that throws (a refusal). Once a stream is read the careful way (that, or after a conflict: the
+// memory may be behind, and reading it again could fail the same way) the command keeps reading
+// it so. `careful`: never read unconfirmed (a decide with effects beyond its own append).
+//
 // To add an operation: write a decider (domain/, pure), then
 //
 //   return handleCommand(gateway, streams.token(repositoryId, token), tokenAggregate,
@@ -24,7 +35,7 @@ import { uuidV7 } from '../lib/uuid.js';
 import {
   ConditionFailedError, WrongExpectedRevisionError, type AppendCondition, type EventData, type EventMetadata, type EventStore, type RecordedEvent,
 } from '../store/event-store.js';
-import { fold, readOwnStream, revisionAfter, type Aggregate, type Typed } from './aggregates.js';
+import { fold, readOwnStream, readOwnStreamUnconfirmed, revisionAfter, type Aggregate, type Typed } from './aggregates.js';
 import { toEventData, type RequestMeta } from './context.js';
 import { Busy } from '../domain/errors.js';
 import { nowOfStream, type Sandbox } from './test-control/sandbox.js';
@@ -64,6 +75,11 @@ export interface HandleOptions<Event, Result> {
   /** Read with readOwnStream: every event must name the stream's owner. */
   ownStream?: boolean;
   /**
+   * Always read the stream the careful way, never readStreamUnconfirmed: decide does something
+   * beyond its own append (another stream written, a key destroyed) that must not rest on a stale read.
+   */
+  careful?: boolean;
+  /**
    * The stream is expected not to exist (when true for it): decide first on the initial state
    * without reading, and let the append's `no_stream` check the guess (a stream is guessed once;
    * the next attempt reads it). A guess only ever leads to an append: a decision without events
@@ -97,48 +113,50 @@ export async function handleCommand<State, Event extends Typed, Result>(
   options: HandleOptions<Event, Result>,
 ): Promise<Result> {
   const attempts = options.attempts ?? DEFAULT_ATTEMPTS;
-  // The names guessed new so far: a named stream is one name (no Set made for it on every pay).
-  let guessedNamed = false;
-  let guessed: Set<string> | undefined;
+  const guessing = guesser(typeof stream === 'string', options.guessNew);
   let known = options.known;
+  let careful = options.careful === true;
   let conflicts = 0;
   let conditionFailed: string | undefined;
   while (conflicts < attempts) {
     const name = typeof stream === 'string' ? stream : stream();
-    const wasGuessed = typeof stream === 'string' ? guessedNamed : guessed?.has(name) === true;
-    const guess = known === undefined && !wasGuessed && options.guessNew?.(name) === true;
-    if (guess) {
-      if (typeof stream === 'string') guessedNamed = true;
-      else (guessed ??= new Set()).add(name);
-    }
-    const history = known ?? (guess ? [] : options.ownStream ? await readOwnStream(deps.store, name) : await deps.store.readStream(name));
+    const guess = known === undefined && guessing(name);
+    const unconfirmed = known === undefined && !guess && !careful ? readUnconfirmed(deps.store, name, options.ownStream) : undefined;
+    const history = known ?? unconfirmed ?? (guess ? [] : options.ownStream ? await readOwnStream(deps.store, name) : await deps.store.readStream(name));
     known = undefined;
     const state = fold(aggregate, history);
     const attempt: Attempt = { now: options.now ?? nowOfStream(deps.sandbox, name), history, stream: name, conditionFailed };
     conditionFailed = undefined;
     // (Most decisions are made at once: no turn of the microtask queue for them.)
-    const decided = decide(state, attempt);
+    const decided = decideOnce(decide, state, attempt, unconfirmed !== undefined);
     const decision = decided instanceof Promise ? await decided : decided;
     if (decision === CONFLICT) {
       conflicts += 1;
+      careful = true;
       continue;
     }
-    if (guess && decision.events.length === 0) {
-      // Decided on a guessed empty stream with nothing to append: read it and decide again. A
-      // named stream is guessed once; a drawn one is new at every attempt, so each counts.
-      if (typeof stream !== 'string') conflicts += 1;
+    if (decision === REFUSED_UNCONFIRMED || ((guess || unconfirmed !== undefined) && decision.events.length === 0)) {
+      // Decided on a guessed empty stream, or on one read unconfirmed, with nothing to append (or
+      // refused): read it and decide again. A named stream is guessed once; a drawn one is new at
+      // every attempt, so each counts.
+      if (guess && typeof stream !== 'string') conflicts += 1;
+      careful ||= unconfirmed !== undefined;
       continue;
     }
     const position = decision.events.length === 0 ? undefined : await appendDecided(deps.store, name, eventData(decision.events, options.meta, attempt), history, decision.condition);
     if (typeof position === 'object') {
       conflicts += 1;
+      careful = true;
       conditionFailed = position.conditionFailed;
       continue;
     }
     if ('again' in decision) {
+      // (Read as before: what it appended was checked, and memory holds this instance's commits.)
       await sleep(decision.again);
       continue;
     }
+    // Written at the revision after `history` (the expected one): `history` was then the whole
+    // stream, read unconfirmed or not, so the state after the events is the stream's at the append.
     // (Most appends are covered already: no turn of the microtask queue for them.)
     const caughtUp = position === undefined ? undefined : deps.readModels?.catchUp(position);
     if (caughtUp) await caughtUp;
@@ -146,6 +164,38 @@ export async function handleCommand<State, Event extends Typed, Result>(
   }
   if (options.exhausted) return options.exhausted();
   throw new Busy(options.busy ?? `stream '${typeof stream === 'string' ? stream : 'new'}' is being changed by too many requests at once`);
+}
+
+/** Whether an attempt decides `name` on a guessed empty stream (guessNew), each name once (a named stream is one name: no Set made for it). */
+function guesser(named: boolean, guessNew: ((stream: string) => boolean) | undefined): (name: string) => boolean {
+  if (guessNew === undefined) return () => false;
+  let guessedNamed = false;
+  let guessed: Set<string> | undefined;
+  return (name) => {
+    if ((named ? guessedNamed : guessed?.has(name) === true) || !guessNew(name)) return false;
+    if (named) guessedNamed = true;
+    else (guessed ??= new Set()).add(name);
+    return true;
+  };
+}
+
+/** A decide that threw (a refusal) on a stream read unconfirmed: made again on the careful read. */
+const REFUSED_UNCONFIRMED = Symbol('refused unconfirmed');
+
+/** decide's decision; REFUSED_UNCONFIRMED for its refusal when `unconfirmed` (no promise when decide gives none). */
+function decideOnce<State, D>(decide: (state: State, attempt: Attempt) => D | Promise<D>, state: State, attempt: Attempt, unconfirmed: boolean): D | typeof REFUSED_UNCONFIRMED | Promise<D | typeof REFUSED_UNCONFIRMED> {
+  if (!unconfirmed) return decide(state, attempt);
+  try {
+    const decided = decide(state, attempt);
+    return decided instanceof Promise ? decided.catch(() => REFUSED_UNCONFIRMED) : decided;
+  } catch {
+    return REFUSED_UNCONFIRMED;
+  }
+}
+
+/** The stream as the store's memory holds it (checked for its owner when `own`); undefined: read it the careful way. */
+function readUnconfirmed(store: EventStore, name: string, own: boolean | undefined): readonly RecordedEvent[] | undefined {
+  return own ? readOwnStreamUnconfirmed(store, name) : store.readStreamUnconfirmed?.(name);
 }
 
 /** An append refused as a conflict (nothing written): the stream changed, or the condition on `conditionFailed` failed. */

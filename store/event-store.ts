@@ -150,7 +150,8 @@ export interface EventStore {
   /**
    * Promise 8: the whole stream as this instance's memory holds it, without asking the server: it
    * may lack a write acknowledged elsewhere a moment ago. Only for a decision whose append carries
-   * { condition: { stream, revision: the last revision read } } and whose answers given without an
+   * { condition: { stream, revision: the last revision read } } (or, appending to that stream
+   * itself, the last revision read as its expected revision) and whose answers given without an
    * append are confirmed by readStream first. undefined: not held (read it). An adapter that
    * cannot check conditions does not offer it.
    */

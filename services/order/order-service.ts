@@ -5,7 +5,9 @@
 // they make the command (pay-request.ts, order-api-request.ts) and write the answer. A command
 // made from another stream read without asking the server (the token of Pay with token, and of
 // the order API's PAY, AUTHORIZE and VERIFY, where the store offers that) is decided under
-// read-beside.ts's rules.
+// read-beside.ts's rules. The order itself is read so too (the command handler's own stream: its
+// append's expected revision checks it; an answer without an append, or a refusal, made on it is
+// made again on the order read the careful way).
 //
 // A conflict (another request wrote the order first) re-reads and decides again: an identical
 // repeat then finds its transaction recorded and answers with it, so a transaction is never

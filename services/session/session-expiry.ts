@@ -59,6 +59,8 @@ export class SessionExpiry extends Reactor {
       meta: (e, { now }) => ({ correlationId: created.metadata.correlationId, causationId: created.id, merchantId: e.data.merchantId, recordedAt: now, reactor: this.name }),
       // Given up after that many conflicts, as before (the next start finds the session pending).
       exhausted: () => undefined,
+      // The keys are destroyed before the append checks the read: never on a stale one.
+      careful: true,
     });
   }
 }

@@ -143,7 +143,9 @@ export async function createOrReuse(ctx: WriteContext, plan: TokenPlan): Promise
  * The token named in sourceOfFunds.token gets the request's details. A new account identifier is
  * refused under Preserve 6.4 (the decider), and in a unique-account repository when another token
  * holds it; otherwise it is claimed for this token before the update (a claim lost to another
- * request, or a stale reservation released, is a conflict: read and decide again).
+ * request, or a stale reservation released, is a conflict: read and decide again). The token is
+ * read the careful way (handleCommand's `careful`): the decision claims a reservation and may write
+ * another token before its own append checks the token as read, and those must not rest on a stale read.
  */
 export async function updateNamed(ctx: WriteContext, plan: TokenPlan, token: string, field = 'sourceOfFunds.token'): Promise<WriteOutcome> {
   const { gateway, merchant } = ctx;
@@ -175,7 +177,7 @@ export async function updateNamed(ctx: WriteContext, plan: TokenPlan, token: str
       if (claimed?.token !== token && !(await claim(ctx, reservation.stream, claims, token))) return CONFLICT;
     }
     return decideUpdate(ctx, state, plan, accountChanged);
-  }, { meta: ctx.meta, now: ctx.now, ownStream: true, busy: 'the token is being changed by too many requests at once' });
+  }, { meta: ctx.meta, now: ctx.now, ownStream: true, careful: true, busy: 'the token is being changed by too many requests at once' });
 }
 
 /**

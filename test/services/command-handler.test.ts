@@ -3,7 +3,9 @@
 // the new state; attempts exhausted is Busy (or what `exhausted` gives); no append without events;
 // the read models caught up once, to the append, before the answer; a guess of a new stream is
 // checked by the append; a decision's condition on another stream goes with its append, a failed
-// one is a conflict the next attempt is told of, and `held` follows only a written append.
+// one is a conflict the next attempt is told of, and `held` follows only a written append; the
+// stream read unconfirmed (promise 8) where the store offers it, checked by the expected revision,
+// and a decision without events or a refusal made on it made again on the careful read.
 import t from 'tap';
 import { type Aggregate, type Typed } from '../../services/aggregates.js';
 import { CONFLICT, handleCommand } from '../../services/command-handler.js';
@@ -11,6 +13,7 @@ import type { RequestMeta } from '../../services/context.js';
 import { Busy } from '../../domain/errors.js';
 import { MemoryEventStore } from '../../store/memory.js';
 import type { EventStore } from '../../store/event-store.js';
+import { unconfirmedReads } from '../helpers/unconfirmed-reads.js';
 
 interface Added { type: 'Added'; data: { by: number } }
 const counter: Aggregate<number, Added> = {
@@ -166,4 +169,48 @@ t.test('a conflict on the stream itself tells the next attempt of no failed cond
   }, { meta });
   t.same(told, [undefined, undefined]);
   t.equal(held, 1);
+});
+
+t.test('the stream read unconfirmed: an append checks it; no events or a refusal on it are decided again on the careful read; `careful` never reads it so', async (t) => {
+  const store = new MemoryEventStore();
+  const reads = unconfirmedReads(store);
+  const add = (by: number) => store.append(STREAM, [{ id: crypto.randomUUID(), type: 'Added', data: { by }, metadata: { correlationId: 'c', recordedAt: '' } }]);
+  await add(1);
+  await reads.freeze(STREAM);
+  await add(10);
+  // Behind the snapshot (1) the stream holds 11.
+  const seen: number[] = [];
+  const appended = await handleCommand({ store }, STREAM, counter, (total) => {
+    seen.push(total);
+    return { events: [added(1)], answer: (after) => after };
+  }, { meta });
+  t.same({ seen, appended }, { seen: [1, 11], appended: 12 }, 'decided on the snapshot, its append refused, then on the careful read (read so after the conflict)');
+  await reads.freeze(STREAM);
+  await add(100);
+  seen.length = 0;
+  const careful = reads.carefulReads(STREAM);
+  const none = await handleCommand({ store }, STREAM, counter, (total) => {
+    seen.push(total);
+    return { events: [], answer: () => total };
+  }, { meta });
+  t.same({ seen, none, reads: reads.carefulReads(STREAM) - careful }, { seen: [12, 112], none: 112, reads: 1 }, 'nothing to append on the snapshot: decided again on one careful read');
+  seen.length = 0;
+  const refused = await handleCommand({ store }, STREAM, counter, (total) => {
+    seen.push(total);
+    if (total < 100) throw new Error('refused');
+    return { events: [], answer: () => total };
+  }, { meta });
+  t.same({ seen, refused }, { seen: [12, 112], refused: 112 }, 'a refusal on the snapshot: decided again on the careful read');
+  seen.length = 0;
+  await t.rejects(handleCommand({ store }, STREAM, counter, (total) => {
+    seen.push(total);
+    throw new Error('refused');
+  }, { meta }), /refused/, 'a refusal on the careful read stands');
+  t.same(seen, [12, 112], 'made twice, once on each read');
+  seen.length = 0;
+  await handleCommand({ store }, STREAM, counter, (total) => {
+    seen.push(total);
+    return { events: [], answer: () => total };
+  }, { meta, careful: true });
+  t.same(seen, [112], '`careful`: decided on the careful read only');
 });
