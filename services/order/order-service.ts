@@ -75,8 +75,10 @@ export async function handleOrderCommand<C extends TransactionCommand, A>(gatewa
     // Most payments open a new order: unless the store knows the order's revision without a read,
     // the first decision is made on an empty order and the append (expected: no stream) checks
     // that guess; an order that exists refuses it, and is read. Never before the reference is
-    // claimed: nothing is claimed on a guessed state.
-    guessNew: (name) => opens && reference.claimed && typeof gateway.store.knownRevision(name) !== 'bigint',
+    // claimed: nothing is claimed on a guessed state. Not an order the store's memory holds (a
+    // second transaction of it: 3-D Secure then PAY): that is read from memory, not guessed away.
+    guessNew: (name) => opens && reference.claimed && typeof gateway.store.knownRevision(name) !== 'bigint' &&
+      gateway.store.readStreamUnconfirmed?.(name) === undefined,
     attempts: MAX_CONFLICTS,
     exhausted: () => reference.gaveUp(`Order '${orderId}' is being changed by too many requests at once`),
   }));

@@ -111,3 +111,14 @@ t.test('a fresh snapshot: a CAPTURE reads the order no other way; its append car
   t.equal(reads.carefulReads(stream), careful, 'no careful read of the order');
   t.same(expectedRevisions(reads, stream).slice(before), [0n], 'one append, after the revision read');
 });
+
+t.test('a second PAY on an order memory holds is decided on it, not guessed new', async (t) => {
+  const { a, reads, order, stream } = await authorized(t);
+  // As on PostgreSQL: no revision is known without a read (else a PAY never guesses its order new).
+  a.gateway.store.knownRevision = () => undefined;
+  await reads.freeze(stream);
+  const token = await createToken(a, M1);
+  const before = expectedRevisions(reads, stream).length;
+  await ok(t, put(a, order, 'pay-2', { apiOperation: 'PAY', order: { amount: '100.00', currency: 'USD' }, sourceOfFunds: { type: 'CARD', token } }), 'a payment on the order');
+  t.same(expectedRevisions(reads, stream).slice(before), [0n], 'one append, at the revision memory holds (no guess of a new order refused first)');
+});
