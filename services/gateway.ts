@@ -33,6 +33,8 @@ export interface Gateway {
   readonly tokenShredder: RunningReactor & {
     /** Resolves once every TokenDeleted of the log at start has been seen and its token shredded. */
     settled(): Promise<void>;
+    /** Delete Token in this process: its shredding noted, not redone (services/token/token-shredding.ts). */
+    shreddingHere(stream: string): (shredded: boolean) => void;
   };
   /**
    * SHUTDOWN while a store refuses writes until a restart (a failed sync, an I/O error, a

@@ -111,6 +111,12 @@ export class Sealer {
     return sealed.split('.')[1];
   }
 
+  /** See KeyStore.held: undefined where the key store cannot tell in one statement. */
+  heldKeys(keyIds: readonly string[]): ReadonlySet<string> | undefined {
+    if (!this.keys.held) return undefined;
+    return keyIds.length === 0 ? new Set() : this.keys.held(keyIds);
+  }
+
   destroyKey(keyId: string): void {
     this.keys.destroy(keyId);
   }

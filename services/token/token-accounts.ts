@@ -6,6 +6,7 @@ import { detectBrand, fundingMethodOf, mask64, schemeOf } from '../../domain/car
 import type { StoredSourceOfFunds } from '../../domain/events.js';
 import type { ValidToken } from '../../domain/token/token.js';
 import type { Gateway } from '../gateway.js';
+import type { Sealer } from '../../store/sealing.js';
 import type { SourceDetails } from './token-sources.js';
 
 export function accountOf(details: SourceDetails): AccountIdentifier {
@@ -21,7 +22,7 @@ export function accountOf(details: SourceDetails): AccountIdentifier {
 }
 
 /** The account identifier a token holds, opened from its sealed value (undefined once shredded). */
-export function heldAccount(gateway: Pick<Gateway, 'sealer'>, state: ValidToken): AccountIdentifier | undefined {
+export function heldAccount(gateway: { readonly sealer: Pick<Sealer, 'open'> }, state: ValidToken): AccountIdentifier | undefined {
   if (state.card) {
     const number = gateway.sealer.open(state.card.numberSealed);
     return number === undefined ? undefined : { type: 'CARD', number };

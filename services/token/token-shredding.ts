@@ -56,45 +56,64 @@ function originSessions(history: readonly { data: unknown }[]): Array<{ merchant
   return [...out.values()];
 }
 
-/** Every account the token held in its life (opened from its sealed values: while its keys exist). */
-function accountsHeld(sealer: Sealer, history: readonly RecordedEvent[]): AccountIdentifier[] {
+/**
+ * Every account the token held in its life (opened from its sealed values: while its keys exist).
+ * `gone`: keys known destroyed already, opened as the key store would open them (to nothing),
+ * without asking it.
+ */
+function accountsHeld(sealer: Sealer, history: readonly RecordedEvent[], gone: (keyId: string) => boolean): AccountIdentifier[] {
+  const opener = { open: (sealed: string) => (gone(sealer.keyIdOf(sealed) ?? '') ? undefined : sealer.open(sealed)) };
   const out = new Map<string, AccountIdentifier>();
   let state: TokenState = initialTokenState();
   for (const event of history) {
     if (!isTokenEvent(event)) continue;
     state = evolveToken(state, event);
-    const account = state.status === 'VALID' ? heldAccount({ sealer }, state) : undefined;
+    const account = state.status === 'VALID' ? heldAccount({ sealer: opener }, state) : undefined;
     if (account) out.set(accountKey('', account), account);
   }
   return [...out.values()];
+}
+
+/** Release every reservation whose latest claim names the token. */
+async function releaseReservations(deps: ShredDeps, history: readonly RecordedEvent[], gone: (keyId: string) => boolean): Promise<void> {
+  const { store, sealer } = deps;
+  const first = history.find((e) => e.type === 'TokenCreated')?.data as { repositoryId?: string; token?: string } | undefined;
+  if (first?.repositoryId === undefined || first.token === undefined) return;
+  const { repositoryId, token } = first;
+  for (const account of accountsHeld(sealer, history, gone)) {
+    const hash = sealer.fingerprint(accountKey(repositoryId, account));
+    const id = sealer.reservation(hash);
+    if (id === undefined) continue;
+    // A reservation claimed since by another token (the account stored again, or moved to
+    // another token) is that token's now: kept.
+    const claims = await store.readStream(streams.accountReservation(repositoryId, id));
+    if ((claims.at(-1)?.data as AccountIdentifierReserved['data'] | undefined)?.token === token) sealer.release(hash, id);
+  }
 }
 
 /**
  * Forget what the files hold of a token (its history `history`, read before or after its
  * TokenDeleted): release every reservation whose latest claim names it, then destroy its keys and
  * those of the sessions it was made from. Safe to run again, and from several processes at once.
+ * `redo` (the shredder, which most often finds the work done by the request or by another
+ * instance): the key store is first asked, in one statement, which of those keys still exist;
+ * a key it does not hold is neither opened nor destroyed, which is what opening or destroying it
+ * would do (keys are never made again under a destroyed id). A key store that cannot tell in one
+ * statement is asked key by key, as the request does.
  */
-export async function shredToken(deps: ShredDeps, history: readonly RecordedEvent[]): Promise<void> {
+export async function shredToken(deps: ShredDeps, history: readonly RecordedEvent[], options: { redo?: boolean } = {}): Promise<void> {
   const { store, sealer } = deps;
-  const first = history.find((e) => e.type === 'TokenCreated')?.data as { repositoryId?: string; token?: string } | undefined;
-  if (first?.repositoryId !== undefined && first.token !== undefined) {
-    const { repositoryId, token } = first;
-    for (const account of accountsHeld(sealer, history)) {
-      const hash = sealer.fingerprint(accountKey(repositoryId, account));
-      const id = sealer.reservation(hash);
-      if (id === undefined) continue;
-      // A reservation claimed since by another token (the account stored again, or moved to
-      // another token) is that token's now: kept.
-      const claims = await store.readStream(streams.accountReservation(repositoryId, id));
-      if ((claims.at(-1)?.data as AccountIdentifierReserved['data'] | undefined)?.token === token) sealer.release(hash, id);
-    }
-  }
-  for (const keyId of sealedKeys(sealer, history.map((e) => e.data))) sealer.destroyKey(keyId);
   // A session the token was made from forgets its card too: it would still hold the number (until
   // it expired) and could make a new token of it.
+  const sessionKeys = new Set<string>();
   for (const { merchantId, sessionId } of originSessions(history)) {
-    for (const keyId of sessionKeyIds(sealer, await store.readStream(streams.session(merchantId, sessionId)))) sealer.destroyKey(keyId);
+    for (const keyId of sessionKeyIds(sealer, await store.readStream(streams.session(merchantId, sessionId)))) sessionKeys.add(keyId);
   }
+  const tokenKeys = sealedKeys(sealer, history.map((e) => e.data));
+  const held = options.redo ? sealer.heldKeys([...tokenKeys, ...sessionKeys]) : undefined;
+  const gone = (keyId: string) => held !== undefined && !held.has(keyId);
+  await releaseReservations(deps, history, gone);
+  for (const keyId of [...tokenKeys, ...sessionKeys]) if (!gone(keyId)) sealer.destroyKey(keyId);
   // Gone from the files before the answer: a copy of them taken as soon as it arrives opens nothing.
   await sealer.forgetDestroyed();
 }
@@ -104,6 +123,8 @@ const RETRY_MS = 1000;
 /** With no deletion pending, the checkpoint is written at most once per this many events. */
 const CHECKPOINT_EVERY = 10_000n;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** Delete Token requests of this process remembered for the shredder (beyond it, the oldest is forgotten: redone). */
+const REQUESTS_KEPT = 10_000;
 
 /** Shreds the token of every TokenDeleted in the log (see the top of this file). */
 export class TokenShredder extends Reactor {
@@ -112,6 +133,8 @@ export class TokenShredder extends Reactor {
   private readonly due = new Map<string, bigint>();
   private seen = 0n;
   private recorded: bigint | undefined;
+  /** Delete Token requests of this process, by token stream: true once the request shredded its token. */
+  private readonly requests = new Map<string, Promise<boolean>>();
 
   constructor(store: EventStore, readModels: ReadModelsPort, private readonly sealer: Sealer) {
     super(store, readModels, RETRY_MS);
@@ -154,9 +177,36 @@ export class TokenShredder extends Reactor {
     }
   }
 
+  /**
+   * Delete Token on `stream`, in this process, before its append: call the function returned once
+   * the request is over, with true when shredToken returned for the history its TokenDeleted was
+   * appended on (the whole stream then: the append checks the revision). This shredder then does
+   * not redo that deletion: every key and reservation it would touch is the request's, already
+   * destroyed or released (committed: the key store's writes are durable when they return), and
+   * the request's own forgetDestroyed, or the key store's scrub after it, removes them from the
+   * files. It waits for the request when it sees the TokenDeleted first. A request that failed or
+   * was cut short (false), one forgotten beyond REQUESTS_KEPT, and a process that crashed (its
+   * memory gone: the checkpoint is still before the TokenDeleted) leave the deletion to be redone
+   * here, at the next start, and by every other instance following the log.
+   */
+  shreddingHere(stream: string): (shredded: boolean) => void {
+    let settle!: (shredded: boolean) => void;
+    const done = new Promise<boolean>((resolve) => { settle = resolve; });
+    if (this.requests.size >= REQUESTS_KEPT) this.requests.delete(this.requests.keys().next().value!);
+    this.requests.set(stream, done);
+    return (shredded) => {
+      settle(shredded);
+      if (!shredded && this.requests.get(stream) === done) this.requests.delete(stream);
+    };
+  }
+
   private async shred(stream: string): Promise<void> {
-    const history = await this.store.readStream(stream);
-    if (history.some((e) => e.type === 'TokenDeleted')) await shredToken({ store: this.store, sealer: this.sealer }, history);
+    const request = this.requests.get(stream);
+    this.requests.delete(stream);
+    if (!(request !== undefined && await request)) {
+      const history = await this.store.readStream(stream);
+      if (history.some((e) => e.type === 'TokenDeleted')) await shredToken({ store: this.store, sealer: this.sealer }, history, { redo: true });
+    }
     this.due.delete(stream);
     this.advance();
   }

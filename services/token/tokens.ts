@@ -179,16 +179,25 @@ async function store(
  * (why this order and not the other: see token-shredding.ts).
  */
 export async function deleteToken(gateway: Gateway, merchant: MerchantProfile, token: string, meta: RequestMeta) {
-  return handleCommand(gateway, streams.token(merchant.repository.id, token), tokenAggregate, (state, { now, history }) => {
-    if (state.status !== 'VALID') {
-      throw new InvalidRequest(`Value '${token}' is invalid. No such token in the merchant's token repository`, 'tokenid');
-    }
-    return {
-      events: decideToken(state, { type: 'DeleteToken', merchantId: merchant.id, now }),
-      answer: async () => {
-        await shredToken(gateway, history);
-        return { result: 'SUCCESS' };
-      },
-    };
-  }, { meta, ownStream: true, busy: 'the token is being changed by too many requests at once' });
+  const stream = streams.token(merchant.repository.id, token);
+  // This process's shredder need not redo a deletion this request shredded (token-shredding.ts).
+  const settle = gateway.tokenShredder.shreddingHere(stream);
+  let shredded = false;
+  try {
+    return await handleCommand(gateway, stream, tokenAggregate, (state, { now, history }) => {
+      if (state.status !== 'VALID') {
+        throw new InvalidRequest(`Value '${token}' is invalid. No such token in the merchant's token repository`, 'tokenid');
+      }
+      return {
+        events: decideToken(state, { type: 'DeleteToken', merchantId: merchant.id, now }),
+        answer: async () => {
+          await shredToken(gateway, history);
+          shredded = true;
+          return { result: 'SUCCESS' };
+        },
+      };
+    }, { meta, ownStream: true, busy: 'the token is being changed by too many requests at once' });
+  } finally {
+    settle(shredded);
+  }
 }

@@ -31,6 +31,7 @@ export function guardKeys(keys: KeyStore): GuardedKeys {
   const flush = keys.flush?.bind(keys);
   const newKey = keys.newKey?.bind(keys);
   const forget = keys.forget?.bind(keys);
+  const held = keys.held?.bind(keys);
   return {
     keys: {
       get: (keyId) => keys.get(keyId),
@@ -38,6 +39,7 @@ export function guardKeys(keys: KeyStore): GuardedKeys {
       ...(flush ? { flush: () => guarded(flush) } : {}),
       ...(newKey ? { newKey: () => guarded(newKey) } : {}),
       destroy: (keyId) => guarded(() => keys.destroy(keyId)),
+      ...(held ? { held } : {}),
       ...(forget ? { forget: () => guarded(forget) } : {}),
       reservation: (accountHash) => keys.reservation(accountHash),
       reserve: (accountHash, reservationId) => guarded(() => keys.reserve(accountHash, reservationId)),

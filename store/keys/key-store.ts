@@ -15,6 +15,11 @@ export interface KeyStore {
   newKey?(): NewKey;
   destroy(keyId: string): void;
   /**
+   * Which of `keyIds` exist, in one statement (absent: the store has no cheaper way than get() per
+   * key). The token shredder asks it before redoing a deletion that is most often done already.
+   */
+  held?(keyIds: readonly string[]): Set<string>;
+  /**
    * Remove from the files, now, what the keys destroyed and the reservations released so far
    * leave there (old page images), durably: true when done; false when it cannot be done at this
    * moment (another connection reading), and is done in the background soon after. Absent: a
@@ -61,6 +66,7 @@ export class MemoryKeyStore implements KeyStore {
   get(keyId: string) { return this.keys.get(keyId); }
   put(keyId: string, key: Buffer) { this.keys.set(keyId, key); }
   destroy(keyId: string) { this.keys.delete(keyId); }
+  held(keyIds: readonly string[]) { return new Set(keyIds.filter((keyId) => this.keys.has(keyId))); }
   reservation(accountHash: string) { return this.reservations.get(accountHash); }
   reserve(accountHash: string, reservationId: string) {
     const existing = this.reservations.get(accountHash);

@@ -109,6 +109,12 @@ export class PostgresKeyStore implements KeyStore {
     if ((result!.rowCount ?? 0) > 0) this.scheduleScrub();
   }
 
+  /** One statement for all of them (get() per key would wait for one round trip each). */
+  held(keyIds: readonly string[]): Set<string> {
+    const rows = this.run<{ key_id: string }>({ text: 'SELECT key_id FROM card_keys WHERE key_id = ANY($1::text[])', values: [[...keyIds]] })[0]!.rows;
+    return new Set(rows.map((row) => row.key_id));
+  }
+
   reservation(accountHash: string): string | undefined {
     return this.run<{ reservation_id: string }>({ text: 'SELECT reservation_id FROM account_reservations WHERE account_hash = $1', values: [accountHash] })[0]!.rows[0]?.reservation_id;
   }
