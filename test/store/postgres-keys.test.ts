@@ -123,6 +123,8 @@ if (server) {
     t.teardown(async () => { await a.close(); await b.close(); });
     t.equal(a.shreddedThrough(), undefined);
     a.setShreddedThrough(10n);
+    // (Posted: a's next statement runs after it, so it is committed before b writes.)
+    t.equal(a.shreddedThrough(), 10n);
     b.setShreddedThrough(7n);
     t.equal(b.shreddedThrough(), 10n);
     b.setShreddedThrough(12_345_678_901n);
