@@ -13,8 +13,10 @@
 // account): once the keys are gone, the mapping of a token's account could no longer be found.
 //
 // TokenShredder is that "later": it is handed the log (services/reactors.ts) from the key store's checkpoint
-// (shreddedThrough) and shreds the token of every TokenDeleted it sees, again for those the request
-// shredded itself (destroying a destroyed key, or releasing a released mapping, does nothing). The
+// (shreddedThrough) and shreds the token of every TokenDeleted it sees, but for those a request of
+// this process shredded itself (shreddingHere): another process's request may have crashed before
+// its shredding, so those are redone, asking the key store first which keys remain (shredToken's
+// redo); destroying a destroyed key, or releasing a released mapping, does nothing. The
 // checkpoint moves past a TokenDeleted only once its token is shredded, so a crash anywhere in
 // between (of this process, or of another one sharing the store) is finished by the next start of
 // any process. A key store made by this start takes the log's head as its checkpoint (it holds no
