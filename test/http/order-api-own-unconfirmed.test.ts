@@ -38,7 +38,7 @@ const retrieve = async (a: App, order: string) =>
   (await a.inject({ method: 'GET', url: `/api/rest/version/100/merchant/${M1.id}/order/${order}`, headers: { authorization: tokenAuth(M1) } })).json() as Body;
 
 /** A refusal of the VOID's target, and its answer once `stream` is read the careful way only (the same request again: a refusal records nothing). */
-async function refusedAsCareful(t: Test, a: App, reads: ReturnType<typeof unconfirmedReads>, stream: string, send: () => Promise<Awaited<ReturnType<App['inject']>>>, explanation: RegExp) {
+async function refusedAsCareful(t: Test, reads: ReturnType<typeof unconfirmedReads>, stream: string, send: () => Promise<Awaited<ReturnType<App['inject']>>>, explanation: RegExp) {
   const res = await send();
   t.equal(res.statusCode, 400, res.body);
   t.match(res.json(), { result: 'ERROR', error: { cause: 'INVALID_REQUEST', field: 'transaction.targetTransactionId', explanation } }, 'refused for its target');
@@ -141,7 +141,7 @@ t.test('a VOID of an authorization captured behind a stale order is refused as o
   await reads.freeze(stream);
   await ok(t, put(a, order, 'cap-1', capture('40.00')), 'a capture the snapshot misses');
   const before = expectedRevisions(reads, stream).length;
-  await refusedAsCareful(t, a, reads, stream, () => put(a, order, 'void-1', voidOf('auth-1')), /captured/);
+  await refusedAsCareful(t, reads, stream, () => put(a, order, 'void-1', voidOf('auth-1')), /captured/);
   t.same(expectedRevisions(reads, stream).slice(before), [0n], 'decided on the snapshot, its append refused; then refused on the order as it is');
   t.match(await retrieve(a, order), { status: 'PARTIALLY_CAPTURED', totalAuthorizedAmount: 100, totalCapturedAmount: 40 }, 'the order as the capture left it');
 });
@@ -151,7 +151,7 @@ t.test('a VOID of a capture voided behind a stale order is refused as already vo
   await ok(t, put(a, order, 'cap-1', capture('40.00')), 'capture');
   await reads.freeze(stream);
   t.equal((await ok(t, put(a, order, 'void-1', voidOf('cap-1')), 'a void the snapshot misses')).transaction.type, 'VOID_CAPTURE');
-  await refusedAsCareful(t, a, reads, stream, () => put(a, order, 'void-2', voidOf('cap-1')), /already been voided/);
+  await refusedAsCareful(t, reads, stream, () => put(a, order, 'void-2', voidOf('cap-1')), /already been voided/);
   t.match(await retrieve(a, order), { status: 'AUTHORIZED', totalCapturedAmount: 0 }, 'voided once');
 });
 
