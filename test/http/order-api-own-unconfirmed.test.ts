@@ -1,6 +1,6 @@
 // The order API's transactions on an existing order decided on the order's stream read unconfirmed
 // (EventStore.readStreamUnconfirmed, promise 8; services/command-handler.ts): a store whose memory
-// missed another instance's write to the order answers every CAPTURE and REFUND as a careful read
+// missed another instance's write to the order answers every CAPTURE, REFUND and VOID as a careful read
 // would (and Pay with token on an order another payment held). The app's memory store is given the read, served from a snapshot of the order taken
 // before the change (test/helpers/unconfirmed-reads.ts): an append decided on the snapshot fails
 // its expected revision and is decided again; a refusal, or an answer without an append, made on
@@ -20,6 +20,7 @@ const put = (a: App, order: string, txn: string, payload: Record<string, unknown
 const authorize = (token: string) => ({ apiOperation: 'AUTHORIZE', order: { amount: '100.00', currency: 'USD' }, sourceOfFunds: { type: 'CARD', token } });
 const capture = (amount: string) => ({ apiOperation: 'CAPTURE', transaction: { amount, currency: 'USD' } });
 const refund = (amount: string) => ({ apiOperation: 'REFUND', transaction: { amount, currency: 'USD' } });
+const voidOf = (target: string) => ({ apiOperation: 'VOID', transaction: { targetTransactionId: target } });
 const expectedRevisions = (reads: ReturnType<typeof unconfirmedReads>, stream: string) => reads.appends(stream).map((options) => options.expectedRevision);
 
 /** An order authorized for 100.00, its stream and the unconfirmed reads of the app. */
@@ -31,6 +32,18 @@ async function authorized(t: Test) {
   const auth = await put(a, order, 'auth-1', authorize(token));
   t.equal(auth.statusCode, 201, auth.body);
   return { a, reads, order, stream: streams.order(M1.id, order) };
+}
+
+const retrieve = async (a: App, order: string) =>
+  (await a.inject({ method: 'GET', url: `/api/rest/version/100/merchant/${M1.id}/order/${order}`, headers: { authorization: tokenAuth(M1) } })).json() as Body;
+
+/** A refusal of the VOID's target, and its answer once `stream` is read the careful way only (the same request again: a refusal records nothing). */
+async function refusedAsCareful(t: Test, reads: ReturnType<typeof unconfirmedReads>, stream: string, send: () => Promise<Awaited<ReturnType<App['inject']>>>, explanation: RegExp) {
+  const res = await send();
+  t.equal(res.statusCode, 400, res.body);
+  t.match(res.json(), { result: 'ERROR', error: { cause: 'INVALID_REQUEST', field: 'transaction.targetTransactionId', explanation } }, 'refused for its target');
+  reads.thaw(stream);
+  t.equal(res.body, (await send()).body, 'the answer of the careful read');
 }
 
 async function ok(t: Test, reply: Promise<Awaited<ReturnType<App['inject']>>>, what: string): Promise<Body> {
@@ -121,4 +134,45 @@ t.test('a second PAY on an order memory holds is decided on it, not guessed new'
   const before = expectedRevisions(reads, stream).length;
   await ok(t, put(a, order, 'pay-2', { apiOperation: 'PAY', order: { amount: '100.00', currency: 'USD' }, sourceOfFunds: { type: 'CARD', token } }), 'a payment on the order');
   t.same(expectedRevisions(reads, stream).slice(before), [0n], 'one append, at the revision memory holds (no guess of a new order refused first)');
+});
+
+t.test('a VOID of an authorization captured behind a stale order is refused as on the careful read; nothing recorded', async (t) => {
+  const { a, reads, order, stream } = await authorized(t);
+  await reads.freeze(stream);
+  await ok(t, put(a, order, 'cap-1', capture('40.00')), 'a capture the snapshot misses');
+  const before = expectedRevisions(reads, stream).length;
+  await refusedAsCareful(t, reads, stream, () => put(a, order, 'void-1', voidOf('auth-1')), /captured/);
+  t.same(expectedRevisions(reads, stream).slice(before), [0n], 'decided on the snapshot, its append refused; then refused on the order as it is');
+  t.match(await retrieve(a, order), { status: 'PARTIALLY_CAPTURED', totalAuthorizedAmount: 100, totalCapturedAmount: 40 }, 'the order as the capture left it');
+});
+
+t.test('a VOID of a capture voided behind a stale order is refused as already voided', async (t) => {
+  const { a, reads, order, stream } = await authorized(t);
+  await ok(t, put(a, order, 'cap-1', capture('40.00')), 'capture');
+  await reads.freeze(stream);
+  t.equal((await ok(t, put(a, order, 'void-1', voidOf('cap-1')), 'a void the snapshot misses')).transaction.type, 'VOID_CAPTURE');
+  await refusedAsCareful(t, reads, stream, () => put(a, order, 'void-2', voidOf('cap-1')), /already been voided/);
+  t.match(await retrieve(a, order), { status: 'AUTHORIZED', totalCapturedAmount: 0 }, 'voided once');
+});
+
+t.test('a VOID refused on a stale order (the authorization captured there) is decided again on the careful read, and succeeds', async (t) => {
+  const { a, reads, order, stream } = await authorized(t);
+  await ok(t, put(a, order, 'cap-1', capture('40.00')), 'capture');
+  await reads.freeze(stream);
+  await ok(t, put(a, order, 'void-1', voidOf('cap-1')), 'a void of the capture the snapshot misses');
+  const careful = reads.carefulReads(stream);
+  const body = await ok(t, put(a, order, 'void-2', voidOf('auth-1')), 'the authorization voided');
+  t.equal(body.transaction.type, 'VOID_AUTHORIZATION');
+  t.match(body.order, { status: 'CANCELLED', totalAuthorizedAmount: 0, totalCapturedAmount: 0 }, 'the order cancelled');
+  t.equal(reads.carefulReads(stream), careful + 1, 'the order read the careful way once');
+});
+
+t.test('a VOID of a capture a stale order does not have yet is decided again on the careful read, and succeeds', async (t) => {
+  const { a, reads, order, stream } = await authorized(t);
+  await reads.freeze(stream);
+  await ok(t, put(a, order, 'cap-1', capture('40.00')), 'a capture the snapshot misses');
+  const body = await ok(t, put(a, order, 'void-1', voidOf('cap-1')), 'the capture voided');
+  t.equal(body.transaction.type, 'VOID_CAPTURE');
+  t.match(body.order, { status: 'AUTHORIZED', totalCapturedAmount: 0 }, 'back to authorized');
+  t.match(await retrieve(a, order), { status: 'AUTHORIZED', totalCapturedAmount: 0 }, 'Retrieve Order agrees');
 });
