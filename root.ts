@@ -226,7 +226,7 @@ export async function openGateway(eventStore: EventStoreConfig, merchants: Merch
   opened.projectInline();
   const schemeTokens = new SchemeTokenReactor(store, readModels, settings.schemeTokenDelayMs);
   const sessionExpiry = new SessionExpiry(store, readModels, sealer, settings.sessionLifetimeMs);
-  const tokenShredder = new TokenShredder(store, readModels, sealer);
+  const tokenShredder = new TokenShredder(store, readModels, sealer, opened.store);
   const reactors = new ReactorHost(store, [
     new UnknownResolver(store, readModels, settings.unknownResolutionDelayMs), schemeTokens, sessionExpiry, tokenShredder,
     // Webhook notifications of the transactions created or changed (docs/notifications.md).

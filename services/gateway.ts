@@ -35,6 +35,8 @@ export interface Gateway {
     settled(): Promise<void>;
     /** Delete Token in this process: its shredding noted, not redone (services/token/token-shredding.ts). */
     shreddingHere(stream: string): (shredded: boolean) => void;
+    /** Delete Token's own shredding of the token's history (its sessions read past any reset). */
+    shredDeleted(history: readonly RecordedEvent[]): Promise<void>;
   };
   /**
    * SHUTDOWN while a store refuses writes until a restart (a failed sync, an I/O error, a

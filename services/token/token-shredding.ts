@@ -138,8 +138,18 @@ export class TokenShredder extends Reactor {
   /** Delete Token requests of this process, by token stream: true once the request shredded its token. */
   private readonly requests = new Map<string, Promise<boolean>>();
 
-  constructor(store: EventStore, readModels: ReadModelsPort, private readonly sealer: Sealer) {
+  /**
+   * `whole`: the store without the merchants' epochs (store/epochs.ts). What a deleted token held is
+   * read whole: a reset after its deletion, or of a merchant sharing its repository, hides part of
+   * its stream or of its sessions' from the gateway's view, not from the files.
+   */
+  constructor(store: EventStore, readModels: ReadModelsPort, private readonly sealer: Sealer, private readonly whole: EventStore = store) {
     super(store, readModels, RETRY_MS);
+  }
+
+  /** shredToken of a Delete Token request: its sessions read whole (see the constructor). */
+  shredDeleted(history: readonly RecordedEvent[]): Promise<void> {
+    return shredToken({ store: this.whole, sealer: this.sealer }, history);
   }
 
   /**
@@ -206,8 +216,8 @@ export class TokenShredder extends Reactor {
     const request = this.requests.get(stream);
     this.requests.delete(stream);
     if (!(request !== undefined && await request)) {
-      const history = await this.store.readStream(stream);
-      if (history.some((e) => e.type === 'TokenDeleted')) await shredToken({ store: this.store, sealer: this.sealer }, history, { redo: true });
+      const history = await this.whole.readStream(stream);
+      if (history.some((e) => e.type === 'TokenDeleted')) await shredToken({ store: this.whole, sealer: this.sealer }, history, { redo: true });
     }
     this.due.delete(stream);
     this.advance();

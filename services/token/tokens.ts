@@ -24,7 +24,6 @@ import { resolveSource, type Resolution, type SourceDetails } from './token-sour
 import { checkFormats, mergeStreet } from './token-validation.js';
 import type { TokenPlan, WriteContext, WriteOutcome } from './token-plan.js';
 import { createNew, createOrReuse, createSupplied, updateNamed } from './token-writes.js';
-import { shredToken } from './token-shredding.js';
 import { repositoryNow } from '../test-control/sandbox.js';
 
 export type AuthMethod = 'certificate' | 'basic' | null;
@@ -191,7 +190,7 @@ export async function deleteToken(gateway: Gateway, merchant: MerchantProfile, t
       return {
         events: decideToken(state, { type: 'DeleteToken', merchantId: merchant.id, now }),
         answer: async () => {
-          await shredToken(gateway, history);
+          await gateway.tokenShredder.shredDeleted(history);
           shredded = true;
           return { result: 'SUCCESS' };
         },
