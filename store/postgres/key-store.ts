@@ -14,7 +14,10 @@
 // FULL: a new file with the live rows only, the old one truncated at commit), then switches to a
 // new WAL segment and runs a CHECKPOINT, after which the segments that held the keys are no longer
 // needed and are removed (wal_recycle = off) or recycled (overwritten later). What that leaves is
-// in docs/stores.md ("Keys, read models and reactors on PostgreSQL").
+// in docs/stores.md ("Keys, read models and reactors on PostgreSQL"). The scrub runs a moment after
+// the deletions: a process stopped in between would leave it undone, so every deletion also moves
+// a durable mark (SCRUB_DUE, in the deletion's transaction), a scrub records the mark it covered
+// (SCRUBBED_THROUGH), and a key store that opens behind the mark scrubs.
 import pg from 'pg';
 import { StoreBusy } from '../../domain/errors.js';
 import type { KeyStore, NewKey } from '../keys/key-store.js';
@@ -36,6 +39,30 @@ const SCHEMA: Statement[] = [
 ];
 
 const SHREDDED_THROUGH = 'shredded-through';
+const SCRUB_DUE = 'scrub-due';
+const SCRUBBED_THROUGH = 'scrubbed-through';
+/** Whether a scrub is owed (a deletion marked after the last scrub recorded), read at open. */
+const SCRUB_OWED: Statement = {
+  text: `SELECT coalesce((SELECT value::numeric FROM key_store_meta WHERE name = '${SCRUB_DUE}'), 0)
+              > coalesce((SELECT value::numeric FROM key_store_meta WHERE name = '${SCRUBBED_THROUGH}'), 0) AS owed`,
+};
+/** A position in key_store_meta that only moves forward, whichever instance writes it. */
+const RAISE_META = `INSERT INTO key_store_meta (name, value) VALUES ($1, $2) ON CONFLICT (name)
+  DO UPDATE SET value = excluded.value WHERE key_store_meta.value::numeric < excluded.value::numeric`;
+
+/**
+ * `deletion` (a DELETE) and, when it deleted any row, SCRUB_DUE moved on: one statement, so one
+ * transaction and one round trip. Its row count is 1 when rows were deleted, else 0.
+ */
+function markedDeletion(deletion: string, values: unknown[]): Statement {
+  return {
+    text: `WITH gone AS (${deletion} RETURNING 1)
+           INSERT INTO key_store_meta (name, value) SELECT '${SCRUB_DUE}', '1' WHERE EXISTS (SELECT FROM gone)
+           ON CONFLICT (name) DO UPDATE SET value = (key_store_meta.value::numeric + 1)::text`,
+    values,
+  };
+}
+
 /** Keys written ahead in one statement (one commit), handed out by newKey(). */
 export const PG_SPARE_KEYS = 64;
 /** A scrub runs this long after the first destroy it covers (destroys of one request, or of many, share it). */
@@ -60,7 +87,10 @@ export class PostgresKeyStore implements KeyStore {
     this.health = options.health ?? new PostgresHealth();
     this.client = new SyncPgClient(url);
     try {
-      this.fresh = this.run<{ fresh: boolean }>(...SCHEMA)[2]?.rows[0]?.fresh === true;
+      const results = this.run<{ fresh?: boolean; owed?: boolean }>(...SCHEMA, SCRUB_OWED);
+      this.fresh = results[2]?.rows[0]?.fresh === true;
+      // A process stopped before the scrub of its deletions: finished here, on the usual timer.
+      if (results[SCHEMA.length]?.rows[0]?.owed === true) this.scheduleScrub();
     } catch (error) {
       void this.client.close();
       throw error;
@@ -105,7 +135,7 @@ export class PostgresKeyStore implements KeyStore {
 
   destroy(keyId: string): void {
     this.spare = this.spare.filter((k) => k.keyId !== keyId);
-    const [result] = this.run({ text: 'DELETE FROM card_keys WHERE key_id = $1', values: [keyId] });
+    const [result] = this.run(markedDeletion('DELETE FROM card_keys WHERE key_id = $1', [keyId]));
     if ((result!.rowCount ?? 0) > 0) this.scheduleScrub();
   }
 
@@ -137,7 +167,7 @@ export class PostgresKeyStore implements KeyStore {
   }
 
   release(accountHash: string, reservationId: string): void {
-    const [result] = this.run({ text: 'DELETE FROM account_reservations WHERE account_hash = $1 AND reservation_id = $2', values: [accountHash, reservationId] });
+    const [result] = this.run(markedDeletion('DELETE FROM account_reservations WHERE account_hash = $1 AND reservation_id = $2', [accountHash, reservationId]));
     if ((result!.rowCount ?? 0) > 0) this.scheduleScrub();
   }
 
@@ -153,11 +183,7 @@ export class PostgresKeyStore implements KeyStore {
    * read a little more of the log. This key store's next statement runs after it (reads it).
    */
   setShreddedThrough(position: bigint): void {
-    this.client.post({
-      text: `INSERT INTO key_store_meta (name, value) VALUES ($1, $2) ON CONFLICT (name)
-             DO UPDATE SET value = excluded.value WHERE key_store_meta.value::numeric < excluded.value::numeric`,
-      values: [SHREDDED_THROUGH, String(position)],
-    });
+    this.client.post({ text: RAISE_META, values: [SHREDDED_THROUGH, String(position)] });
   }
 
   private scheduleScrub(delayMs = SCRUB_DELAY_MS): void {
@@ -199,9 +225,12 @@ export class PostgresKeyStore implements KeyStore {
       await client.connect();
       try {
         await client.query("SET lc_messages = 'C'").catch(() => undefined); // a superuser's setting: else the server's language
+        let covered: string | undefined;
         do {
           this.scrubAgain = false;
           kept = 0;
+          // Read before the rewrite: every deletion marked up to here is committed, so rewritten away.
+          covered = (await client.query<{ value: string }>('SELECT value FROM key_store_meta WHERE name = $1', [SCRUB_DUE])).rows[0]?.value;
           await client.query('VACUUM (FULL, VERBOSE) card_keys, account_reservations');
           try {
             await client.query('SELECT pg_switch_wal()');
@@ -210,6 +239,7 @@ export class PostgresKeyStore implements KeyStore {
             this.warnOnce('wal', `the key store cannot switch the WAL and checkpoint (${String((error as Error).message)}): destroyed keys stay in the WAL until the server retires it`);
           }
         } while (this.scrubAgain);
+        if (kept === 0 && covered !== undefined) await client.query(RAISE_META, [SCRUBBED_THROUGH, covered]);
         const recycle = (await client.query<{ wal_recycle: string }>('SHOW wal_recycle')).rows[0]?.wal_recycle;
         if (recycle === 'on') this.warnOnce('recycle', 'the key store\'s server recycles WAL segments (wal_recycle = on): a destroyed key stays in a recycled segment until it is overwritten; set wal_recycle = off (docs/stores.md)');
       } finally {
@@ -244,7 +274,7 @@ export class PostgresKeyStore implements KeyStore {
       if (unused.length > 0) this.client.run({ text: 'DELETE FROM card_keys WHERE key_id = ANY($1::text[])', values: [unused] });
       if (due) {
         const done = await this.scrub().catch((error: unknown) => { this.warnOnce('scrub', `the key store could not scrub destroyed keys: ${String((error as Error).message ?? error)}`); return true; });
-        if (!done) this.warnOnce('kept', 'the key store closed before it could scrub destroyed keys (a transaction kept open on the database still sees them): they go with the next scrub, after the next key destroyed');
+        if (!done) this.warnOnce('kept', 'the key store closed before it could scrub destroyed keys (a transaction kept open on the database still sees them): they go with the next scrub: at the next key destroyed, or the next open of a key store on this database');
       }
     } finally {
       await this.client.close();

@@ -94,7 +94,7 @@ if (server) {
     const deleted = await api(a, 'DELETE', `/token/${token}`);
     t.equal(deleted.statusCode, 200, deleted.body);
     const request = [...statements.a!];
-    t.ok(request.some((s) => s.startsWith('DELETE FROM card_keys')), 'the request destroys the keys before it answers');
+    t.ok(request.some((s) => s.includes('DELETE FROM card_keys')), 'the request destroys the keys before it answers');
     t.same(await remaining(url, keyIds), [], 'every key of the token and its session destroyed at the 200');
 
     await shreddedThrough(await a.gateway.store.headPosition());
@@ -117,7 +117,7 @@ if (server) {
     await shreddedThrough(position);
     t.same(await remaining(url, keyIds), [], 'every key of the token and its session destroyed');
     for (const name of ['a', 'b'] as const) t.ok(statements[name]!.some((s) => s.startsWith('SELECT key_id FROM card_keys')), `${name}'s shredder checked the keys`);
-    t.ok([...statements.a!, ...statements.b!].some((s) => s.startsWith('DELETE FROM card_keys')), 'and one of them destroyed them');
+    t.ok([...statements.a!, ...statements.b!].some((s) => s.includes('DELETE FROM card_keys')), 'and one of them destroyed them');
     const retrieved = await api(b, 'DELETE', `/token/${token}`);
     t.equal(retrieved.statusCode, 400, 'the token is deleted');
   });
