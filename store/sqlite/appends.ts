@@ -67,28 +67,25 @@ export function writeBatch(db: Database.Database, stmt: Statements, cache: Recen
 }
 
 /**
- * A stream's revision inside the write transaction: written by an earlier append of the batch,
- * else cached (exact: the transaction looked at data_version), else read.
+ * A stream's revision inside the write transaction, where known without a read: written by an
+ * earlier append of the batch, else cached (exact: the transaction looked at data_version).
  */
-function revisionNow(stmt: Statements, cache: RecentEvents, heads: Map<string, bigint>, stream: string): bigint {
+function heldRevision(cache: RecentEvents, heads: Map<string, bigint>, stream: string): bigint | undefined {
   const head = heads.get(stream);
   if (head !== undefined) return head;
   const cached = cache.stream(stream);
-  return cached ? BigInt(cached.length) - 1n : BigInt(stmt.currentRevision.get(stream)?.revision ?? -1);
+  return cached ? BigInt(cached.length) - 1n : undefined;
 }
+
+const readRevision = (stmt: Statements, stream: string): bigint => BigInt(stmt.currentRevision.get(stream)?.revision ?? -1);
 
 function writeOne(stmt: Statements, cache: RecentEvents, item: PendingAppend, created: string, heads: Map<string, bigint>, fast: boolean): Written {
   const { stream, events, expected, condition } = item;
-  const conditionNow = condition && revisionNow(stmt, cache, heads, condition.stream);
-  let current: bigint | undefined = heads.get(stream);
-  if (current === undefined) {
-    const cached = cache.stream(stream);
-    if (cached) current = BigInt(cached.length) - 1n;
-    else if (expected === 'no_stream') current = -1n;
-  }
+  const conditionNow = condition && (heldRevision(cache, heads, condition.stream) ?? readRevision(stmt, condition.stream));
+  let current = heldRevision(cache, heads, stream) ?? (expected === 'no_stream' ? -1n : undefined);
   // The fast path only appends: anything else (a repeat, a conflict) takes the careful one.
   if (!fast || current === undefined || events.length === 0 || !revisionMatches(expected, current) || conditionNow !== condition?.revision) {
-    current = BigInt(stmt.currentRevision.get(stream)?.revision ?? -1);
+    current = readRevision(stmt, stream);
     const repeated = events.map((e) => stmt.byEventId.get(e.id));
     if (repeated.length > 0 && repeated.every((r) => r !== undefined && r.stream === stream)) {
       const last = repeated[repeated.length - 1];
