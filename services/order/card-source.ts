@@ -6,7 +6,6 @@ import { InvalidRequest } from '../../domain/errors.js';
 import { streams, type OrderSource } from '../../domain/events.js';
 import type { MerchantProfile } from '../../merchants.js';
 import type { TransactionBody } from '../../schemas/transaction.js';
-import { foldToken, readOwnStream } from '../aggregates.js';
 import type { Gateway } from '../gateway.js';
 import type { HeldSession } from '../session/session-request.js';
 import { PayableCards, tokenBeside, type PayableCard, type PayableRead } from './payable-cards.js';
@@ -16,20 +15,26 @@ export const missing = (field: string) => new InvalidRequest(`Missing parameter 
 
 const tokenNotFound = () => new InvalidRequest('Token not found', 'sourceOfFunds.token');
 
+const sourceOf = (repositoryId: string, { token, card }: PayableCard): OrderSource =>
+  ({ repositoryId, token, card: { ...card, type: cardTypeOf(card.brand, card.fundingMethod) } });
+
+/** The order API's token cards, one set per gateway (as Pay with token's, with the order API's refusal). */
+const cardsOf = new WeakMap<Gateway, PayableCards>();
+
+function cardsFor(gateway: Gateway): PayableCards {
+  let cards = cardsOf.get(gateway);
+  if (cards === undefined) cardsOf.set(gateway, cards = new PayableCards(gateway, tokenNotFound));
+  return cards;
+}
+
 /**
  * The token's card, from the merchant's own repository only (an unknown, deleted or other
- * repository's token: not found), read the careful way.
+ * repository's token: not found), read the careful way (PayableCards.confirmed).
  */
 export async function tokenSource(gateway: Gateway, merchant: MerchantProfile, token: string): Promise<OrderSource> {
   const repositoryId = merchant.repository.id;
-  const state = foldToken(await readOwnStream(gateway.store, streams.token(repositoryId, token)));
-  if (state.status !== 'VALID') throw tokenNotFound();
-  const { numberSealed: _sealed, ...card } = state.card;
-  return { repositoryId, token: state.token, card: { ...card, type: cardTypeOf(card.brand, card.fundingMethod) } };
+  return sourceOf(repositoryId, await cardsFor(gateway).confirmed(streams.token(repositoryId, token), token));
 }
-
-const sourceOf = (repositoryId: string, { token, card }: PayableCard): OrderSource =>
-  ({ repositoryId, token, card: { ...card, type: cardTypeOf(card.brand, card.fundingMethod) } });
 
 /** A token's card as a transaction read it, and its stream as read (a ReadBeside once the command holds the card). */
 export interface TokenSourceRead {
@@ -37,9 +42,6 @@ export interface TokenSourceRead {
   /** The token's stream as read; confirming it hands the card read the careful way to `apply`. */
   beside(apply: (source: OrderSource) => void): ReadBeside;
 }
-
-/** The order API's token cards, one set per gateway (as Pay with token's, with the order API's refusal). */
-const cardsOf = new WeakMap<Gateway, PayableCards>();
 
 /**
  * The token's card for a transaction that names no session, as Pay with token reads it
@@ -49,9 +51,7 @@ const cardsOf = new WeakMap<Gateway, PayableCards>();
  * careful way (tokenSource): its decision rests on two streams, and one condition holds only one.
  */
 export function tokenSourceRead(gateway: Gateway, merchant: MerchantProfile, token: string): TokenSourceRead | Promise<TokenSourceRead> {
-  let cards = cardsOf.get(gateway);
-  if (cards === undefined) cardsOf.set(gateway, cards = new PayableCards(gateway, tokenNotFound));
-  const known = cards;
+  const known = cardsFor(gateway);
   const repositoryId = merchant.repository.id;
   const stream = streams.token(repositoryId, token);
   const made = (read: PayableRead): TokenSourceRead => ({
