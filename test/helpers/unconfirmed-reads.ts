@@ -17,6 +17,8 @@ export interface UnconfirmedReads {
   carefulReads(stream: string): number;
   /** The options of every append to `stream` so far. */
   appends(stream: string): AppendOptions[];
+  /** The condition each append to `stream` carried so far (undefined: none). */
+  conditions(stream: string): Array<AppendOptions['condition']>;
 }
 
 export function unconfirmedReads(store: EventStore): UnconfirmedReads {
@@ -43,5 +45,6 @@ export function unconfirmedReads(store: EventStore): UnconfirmedReads {
     thaw(stream) { snapshots.delete(stream); },
     carefulReads: (stream) => careful.get(stream) ?? 0,
     appends: (stream) => appended.get(stream) ?? [],
+    conditions: (stream) => (appended.get(stream) ?? []).map((options) => options.condition),
   };
 }

@@ -3,7 +3,7 @@
 // Named *.fixture.ts so tap does not run it as a test file.
 import type { Test } from 'tap';
 import type { LightMyRequestResponse } from 'fastify';
-import { M1, payAuth, payPath, type buildTestApp } from '../helpers/app.js';
+import { M1, payAuth, payPath, tokenAuth, tokenPath, type buildTestApp } from '../helpers/app.js';
 
 export type App = Awaited<ReturnType<typeof buildTestApp>>;
 
@@ -141,4 +141,10 @@ export function luhn(digits: string): boolean {
     sum += d;
   }
   return /^\d+$/.test(digits) && sum % 10 === 0;
+}
+
+/** Delete Token of `merchant`'s `token`, asserted answered 200. */
+export async function deleteTokenOk(t: Test, app: App, token: string, merchant: { id: string; apiPassword: string } = M1): Promise<void> {
+  const res = await app.inject({ method: 'DELETE', url: `${tokenPath(merchant.id)}/${token}`, headers: { authorization: tokenAuth(merchant) } });
+  t.equal(res.statusCode, 200, `token deleted (${res.body})`);
 }

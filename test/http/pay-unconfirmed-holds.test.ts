@@ -7,21 +7,16 @@
 // and its record after the wait without one (the token is read once per payment, as on a careful
 // read). The app's memory store is given the unconfirmed read (test/helpers/unconfirmed-reads.ts).
 import { randomUUID } from 'node:crypto';
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { streams } from '../../domain/events.js';
-import { buildTestApp, createToken, M1, tokenAuth, tokenPath, UNIQUE } from '../helpers/app.js';
+import { buildTestApp, createToken, M1, UNIQUE } from '../helpers/app.js';
 import { waitFor } from '../helpers/poll.js';
 import { unconfirmedReads } from '../helpers/unconfirmed-reads.js';
-import { eventsOfType, expectInvalid, orderId, pay, payBody, type App } from './http.fixture.js';
+import { deleteTokenOk, eventsOfType, expectInvalid, orderId, pay, payBody, type App } from './http.fixture.js';
 import { MERCHANTS_WITH_RULES, RULES } from './pay-triggers.fixture.js';
 
 const MASTERCARD = '5123450000000008';
 type Merchant = typeof M1;
-
-const deleteToken = async (t: Test, app: App, token: string, merchant: { id: string; apiPassword: string } = M1) => {
-  const res = await app.inject({ method: 'DELETE', url: `${tokenPath(merchant.id)}/${token}`, headers: { authorization: tokenAuth(merchant) } });
-  t.equal(res.statusCode, 200, `token deleted (${res.body})`);
-};
 
 const typesOf = async (app: App, merchantId: string, order: string) =>
   (await app.gateway.store.readStream(streams.order(merchantId, order))).map((e) => e.type);
@@ -46,7 +41,7 @@ t.test('LOCK_FAILURE decided on a stale read of a deleted token: the careful rea
   const stream = streams.token(M1.repository.id, token);
   const order = await heldOrder(app, M1);
   await reads.freeze(stream);
-  await deleteToken(t, app, token);
+  await deleteTokenOk(t, app, token);
   const before = reads.carefulReads(stream);
   const res = await pay(app, token, payBody(), { order, transaction: 'tx-2' });
   expectInvalid(t, res, { field: 'tokenid', explanation: /No such token/ }, 'not LOCK_FAILURE: the token is gone');
@@ -85,7 +80,7 @@ t.test('a payment held by a rule\'s latency: its start conditioned, its record n
   const first = pay(app, token, body, { order, transaction: 'tx-1', merchant: RULES });
   await waitFor(async () => (await typesOf(app, RULES.id, order)).includes('PaymentStarted'), 'the first request to start', { intervalMs: 5 });
   // Deleted while the payment waits: the payment still records (its token was read once, as today).
-  await deleteToken(t, app, token, RULES);
+  await deleteTokenOk(t, app, token, RULES);
   const repeat = await pay(app, token, body, { order, transaction: 'tx-1', merchant: RULES });
   expectInvalid(t, repeat, { field: 'tokenid', explanation: /No such token/ }, 'the repeat, confirmed before it waits for the record');
   const paid = await first;
@@ -104,7 +99,7 @@ t.test('a simulated SERVER_BUSY decided on a stale read of a deleted token: the 
   const token = await createToken(app, RULES as unknown as Merchant);
   const stream = streams.token(RULES.repository.id, token);
   await reads.freeze(stream);
-  await deleteToken(t, app, token, RULES);
+  await deleteTokenOk(t, app, token, RULES);
   const order = orderId();
   const body = payBody({}, { order: { reference: 'busy' } });
   const res = await pay(app, token, body, { order, merchant: RULES });
