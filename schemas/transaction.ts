@@ -1,13 +1,13 @@
 // The order API (schemas/versions.ts): PUT/GET .../version/{version}/merchant/{merchantId}/order/{orderId}/transaction/{transactionId}
 // and GET .../order/{orderId}. Identifiers follow the reference's rule for order.id and
 // transaction.id (any characters, 1 to 40). The body is open: the fields a shop's client library
-// sends beside those tokengate uses (customer, device, order.description, ...) are accepted and
+// sends beside those tokengate uses (customer.firstName, device, order.description, ...) are accepted and
 // ignored; the fields used are typed here, and amounts (strings or JSON numbers) and what each
 // apiOperation requires are checked in services/order/order-api.ts.
 import { Type, type Static } from '@sinclair/typebox';
 import { Alpha3, Opt, Pattern, Str, Strict, StringEnum } from './common.js';
 import { MerchantIdParam, VersionParam } from './pay.js';
-import { addressMembers } from './token.js';
+import { addressMembers, Email } from './token.js';
 
 export { VersionParam };
 
@@ -49,6 +49,8 @@ export const TransactionBody = Open({
   // The payer's billing address: read by the outcome rules (street) and echoed by the answers and Retrieve Order.
   billing: Opt(Open({ address: Opt(Open(addressMembers(true, true), open)) }, open)),
   correlationId: Opt(Str(1, 100)),
+  // The payer's email address: the 3-D Secure steps pass it on to the issuer and echo it; the other members are taken and not used.
+  customer: Opt(Open({ email: Opt(Email()) }, open)),
   device: Opt(Open({
     browser: Opt(Str(1, 2048)),
     browserDetails: Opt(Open({ '3DSecureChallengeWindowSize': Opt(StringEnum(CHALLENGE_WINDOW_SIZES)) }, open)),

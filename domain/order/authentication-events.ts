@@ -27,6 +27,8 @@ export interface AuthenticationOutcome {
 
 /** billing.address as a step's request sent it (the typed members), echoed by the authentication's answers. */
 export type StepBilling = PayerDetails['billing'];
+/** customer.email as a step's request sent it, echoed by the authentication's answers. */
+export type StepCustomer = PayerDetails['customer'];
 
 /** The request facts every step of an authentication records. */
 interface StepFacts {
@@ -60,6 +62,9 @@ export interface AuthenticationInitiated {
     /** authentication.3ds2.3dsServerTransactionId; also what the challenge request (creq) names. */
     threeDSServerTransactionId: string;
     billing?: StepBilling;
+    customer?: StepCustomer;
+    /** CHECKOUT: started by the gateway's payment page (Hosted Checkout); absent: by the merchant's request (WEB_SERVICES_API). */
+    gatewayEntryPoint?: 'CHECKOUT';
   };
 }
 
@@ -75,6 +80,7 @@ export interface PayerRequest {
   dsTransactionId: string;
   device?: { browser?: string; ipAddress?: string; challengeWindowSize?: string };
   billing?: StepBilling;
+  customer?: StepCustomer;
 }
 
 /** AUTHENTICATE_PAYER: the ACS wants a challenge; the payer is sent to the challenge page (transStatus C). */

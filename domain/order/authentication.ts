@@ -90,6 +90,8 @@ export function decideInitiateAuthentication(c: InitiateAuthentication, state: O
       version, methodSupported: version === '3DS2' && testCardOf(c.source.card.number)?.method === true,
       threeDSServerTransactionId: c.threeDSServerTransactionId,
       ...(c.billing !== undefined ? { billing: c.billing } : {}),
+      ...(c.customer !== undefined ? { customer: c.customer } : {}),
+      ...(c.entryPoint !== undefined ? { gatewayEntryPoint: c.entryPoint } : {}),
     },
   };
   return recorded(event, { initiated: event.data, outcome, orderStatus: event.data.orderStatus, lastUpdated: c.now }, 'initiate');
@@ -150,12 +152,13 @@ export function decideAuthenticatePayer(c: AuthenticatePayer, state: OrderState)
     throw new InvalidRequest('Value is invalid. The card is not the one the authentication was initiated with', 'sourceOfFunds');
   }
   const outcome = payerOutcome(initiated.version === '3DS2' ? testCardOf(initiated.source.card.number)?.behaviour : undefined);
-  const { amount, currency, redirectResponseUrl, acsTransactionId, dsTransactionId, device, billing } = c;
+  const { amount, currency, redirectResponseUrl, acsTransactionId, dsTransactionId, device, billing, customer } = c;
   const challenged = outcome.transactionStatus === 'C';
   const data: PayerAuthenticated['data'] = {
     merchantId: c.merchantId, orderId: c.orderId, transactionId: c.transactionId, requestFingerprint: c.requestFingerprint,
     outcome, orderStatus: orderStatusAfter(state, outcome), timeOfRecord: c.now,
     amount, currency, redirectResponseUrl, acsTransactionId, dsTransactionId, ...(device ? { device } : {}), ...(billing ? { billing } : {}),
+    ...(customer ? { customer } : {}),
   };
   const event: AuthenticationEvent = challenged ? { type: 'PayerAuthenticationStarted', data } : { type: 'PayerAuthenticated', data };
   const after: Authentication = { ...authentication, payer: data, challenged, outcome, orderStatus: data.orderStatus, lastUpdated: c.now };

@@ -2,7 +2,7 @@
 // API's transactions share it) and what deciding a transaction gives (order.ts decide). Pure
 // data: the acquirer's references and the time are in each command.
 import type { PayerDetails } from '../payer-details.js';
-import type { ApiOperation, AuthenticationOperation, CardHolder, OrderEvent, OrderSource, PayerRequest, PaymentRecorded, StepBilling, PaymentStarted, StoredCard } from '../events.js';
+import type { ApiOperation, AuthenticationOperation, CardHolder, OrderEvent, OrderSource, PayerRequest, PaymentRecorded, StepBilling, StepCustomer, PaymentStarted, StoredCard } from '../events.js';
 import type { MerchantRule } from '../merchant-rules.js';
 import type { ChallengeOption } from './authentication-cards.js';
 import type { Authentication } from './authentication-state.js';
@@ -109,6 +109,9 @@ export interface InitiateAuthentication extends ApiTransaction<'INITIATE_AUTHENT
   /** The 3DS server's id for this authentication, drawn by the caller. */
   threeDSServerTransactionId: string;
   billing?: StepBilling | undefined;
+  customer?: StepCustomer | undefined;
+  /** CHECKOUT for the gateway's payment page's authentications. */
+  entryPoint?: 'CHECKOUT' | undefined;
 }
 
 /** AUTHENTICATE_PAYER: the ACS authenticates the payer of the authentication the transaction id names. */

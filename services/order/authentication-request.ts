@@ -1,7 +1,7 @@
 // The facts of 3-D Secure's two apiOperations from a request of the order API (with the session it
 // names merged in): INITIATE_AUTHENTICATION (the card, order.currency, authentication.channel and
 // purpose) and AUTHENTICATE_PAYER (order.amount, authentication.redirectResponseUrl, the device),
-// each with the billing address it sent (request-billing.ts), and the ids the 3DS server, the ACS and the directory server give the authentication.
+// each with the billing address and customer.email it sent (request-billing.ts), and the ids the 3DS server, the ACS and the directory server give the authentication.
 import { randomUUID } from 'node:crypto';
 import { InvalidRequest } from '../../domain/errors.js';
 import type { AuthenticatePayer, AuthenticationCommand, InitiateAuthentication } from '../../domain/order/order.js';
@@ -14,7 +14,7 @@ import type { HeldSession } from '../session/session-request.js';
 import { missing, requestSource } from './card-source.js';
 import type { CommandFacts } from './order-service.js';
 import { amountOf } from './pay-request.js';
-import { requestBilling } from './request-billing.js';
+import { requestBilling, requestCustomer } from './request-billing.js';
 
 /** What every transaction of the order API says of itself. */
 interface Base { merchantId: string; orderId: string; transactionId: string; requestFingerprint: string; acquirerMerchantId: string }
@@ -43,12 +43,14 @@ async function initiateFacts(r: Request): Promise<CommandFacts<InitiateAuthentic
   const channel = body.authentication?.channel;
   if (channel === undefined) throw missing('authentication.channel');
   const billing = requestBilling(body);
+  const customer = requestCustomer(body);
   return {
     type: 'INITIATE_AUTHENTICATION', ...r.base, currency, source, channel,
     purpose: body.authentication?.purpose ?? 'PAYMENT_TRANSACTION',
     acceptVersions: body.authentication?.acceptVersions, orderReference: body.order?.reference,
     transactionReference: body.transaction?.reference, threeDSServerTransactionId: randomUUID(),
     ...(billing ? { billing } : {}),
+    ...(customer ? { customer } : {}),
   };
 }
 
@@ -60,6 +62,7 @@ async function authenticatePayerFacts(r: Request): Promise<CommandFacts<Authenti
   const amount = amountOf(body.order?.amount, currency, 'order.amount', numberLiteral(sent.order, 'amount'));
   const url = redirectResponseUrl(body.authentication?.redirectResponseUrl);
   const billing = requestBilling(body);
+  const customer = requestCustomer(body);
   const device = body.device;
   const windowSize = device?.browserDetails?.['3DSecureChallengeWindowSize'];
   const deviceFacts = {
@@ -73,6 +76,7 @@ async function authenticatePayerFacts(r: Request): Promise<CommandFacts<Authenti
     acsTransactionId: randomUUID(), dsTransactionId: randomUUID(),
     ...(Object.keys(deviceFacts).length > 0 ? { device: deviceFacts } : {}),
     ...(billing ? { billing } : {}),
+    ...(customer ? { customer } : {}),
     transactionReference: body.transaction?.reference,
   };
 }

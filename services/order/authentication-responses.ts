@@ -105,6 +105,9 @@ function authenticationGroup(a: Authentication, shown: Shown, version: number, o
  */
 const billingShown = (a: Authentication, step: AuthenticationStep['step']) =>
   (step === 'initiate' ? a.initiated.billing : a.payer?.billing ?? a.initiated.billing);
+/** customer.email an answer echoes, as billingShown chooses the address. */
+const customerShown = (a: Authentication, step: AuthenticationStep['step']) =>
+  (step === 'initiate' ? a.initiated.customer : a.payer?.customer ?? a.initiated.customer);
 
 /** What an authentication's answer needs besides the authentication. */
 export interface AuthenticationAnswer {
@@ -130,8 +133,10 @@ export function authenticationResponse(a: Authentication, shown: Shown, x: Authe
     authentication: authenticationGroup(a, shown, Number(x.version), x.origin),
     billing: billingShown(a, step),
     correlationId: x.correlationId,
+    customer: customerShown(a, step),
     device: withPayer && payer.device ? optional({ browser: payer.device.browser, ipAddress: payer.device.ipAddress }) : undefined,
-    gatewayEntryPoint: 'WEB_SERVICES_API',
+    // The payment page's authentications show where they came from, as its payments do.
+    gatewayEntryPoint: initiated.gatewayEntryPoint ?? 'WEB_SERVICES_API',
     merchant: initiated.merchantId,
     order: optional({
       amount: withPayer ? amount : undefined,

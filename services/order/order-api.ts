@@ -152,7 +152,7 @@ async function commandFacts(gateway: Gateway, merchant: MerchantProfile, params:
  * its answer in the request's version with the merchant's masking. transaction.reference is
  * echoed, never held: on this API a client may send the same one on many transactions. `origin`:
  * the gateway's own address as the client reached it (3-D Secure's HTML sends the payer's browser
- * to the emulator's pages there). `entryPoint`: CHECKOUT for the payments of the gateway's payment page.
+ * to the emulator's pages there). `entryPoint`: CHECKOUT for the payments and authentications of the gateway's payment page.
  */
 export async function orderApiRequest(
   gateway: Gateway, merchant: MerchantProfile, params: TransactionApiParams, body: TransactionBody, origin = DEFAULT_ORIGIN, entryPoint?: 'CHECKOUT', payer?: PayerDetails,
@@ -164,6 +164,8 @@ export async function orderApiRequest(
     facts.entryPoint = entryPoint;
     if (payer) facts.payer = payer;
   }
+  // Its authentications too (Authenticate Payer's answers read it from the initiated authentication).
+  if (entryPoint && facts.type === 'INITIATE_AUTHENTICATION') facts.entryPoint = entryPoint;
   const masking = maskingOf(merchant);
   const { version } = params;
   return {

@@ -4,7 +4,7 @@
 // is (services/order/order-service.ts: the same events, answers, notifications), marked
 // gatewayEntryPoint CHECKOUT. The card is the session's (typed into the hosted fields) or a stored
 // token the checkout offers (interaction.tokens). When the checkout runs 3-D Secure, Initiate Authentication and
-// Authenticate Payer come first (transaction "3DS-<attempt>", with the payment's billing address): frictionless goes straight on to
+// Authenticate Payer come first (transaction "3DS-<attempt>", CHECKOUT too, with the payment's billing address and email): frictionless goes straight on to
 // the payment, which names the authentication; a challenge is answered with its HTML, and the
 // payment follows the payer's answer (acs-return). The attempt's outcome is recorded on the
 // checkout (domain/session/checkout.ts): approved, the payer is sent back with resultIndicator =
@@ -66,11 +66,14 @@ const sourceOf = (sessionId: string, token: string | undefined): Partial<Transac
 
 /**
  * What every request of the attempt carries of the payer's details, as a merchant's requests send
- * it: the billing address, on the payment (its street is read by the AVS rule) and on the 3-D
- * Secure steps before it (the gateway passes it on to the issuer with the authentication).
+ * them: the billing address and the email address, on the payment (the street is read by the AVS
+ * rule) and on the 3-D Secure steps before it (the gateway passes them on to the issuer with the
+ * authentication, and the AUTHENTICATION transaction echoes them).
  */
-const payerFields = (details: PayerDetails | undefined): Partial<TransactionBody> =>
-  (details?.billing === undefined ? {} : { billing: details.billing } as Partial<TransactionBody>);
+const payerFields = (details: PayerDetails | undefined): Partial<TransactionBody> => ({
+  ...(details?.billing === undefined ? {} : { billing: details.billing }),
+  ...(details?.customer === undefined ? {} : { customer: details.customer }),
+} as Partial<TransactionBody>);
 
 const amountText = (s: Step) => {
   const { order } = s.found.state.checkout;

@@ -1,7 +1,9 @@
-// The payment page's 3-D Secure steps carry the billing address the payer typed, as the payment
-// after them does: a merchant reading the order (Retrieve Order, Retrieve Transaction) sees it on
-// the AUTHENTICATION transaction as on the PAYMENT, frictionless or after a challenge, as on the
-// real gateway where the payer's billing details go to the issuer with the authentication request.
+// The payment page's 3-D Secure steps carry the billing address and the email address the payer
+// typed, as the payment after them does: a merchant reading the order (Retrieve
+// Order, Retrieve Transaction) sees them on the AUTHENTICATION transaction as on the PAYMENT,
+// frictionless or after a challenge, as on the real gateway where the payer's details go to the
+// issuer with the authentication request; both transactions name the payment page (CHECKOUT) as
+// where they came from.
 import t from 'tap';
 import { buildTestApp, tokenAuth } from '../helpers/app.js';
 import type { App } from './http.fixture.js';
@@ -60,4 +62,29 @@ t.test('a challenge: the authentication carries the address while the payer answ
   });
   const auth = (await retrieveTransaction(a, c.orderId, '3DS-1')).json();
   t.match(auth, { transaction: { authenticationStatus: 'AUTHENTICATION_SUCCESSFUL' }, billing: { address: ADDRESS } });
+});
+
+const EMAIL = { email: 'payer@example.com' };
+const BOTH = checkoutBody({}, { displayControl: { billingAddress: 'OPTIONAL', customerEmail: 'OPTIONAL' } });
+
+interface Detailed { billing?: unknown; customer?: unknown; gatewayEntryPoint: string; transaction: { id: string; type: string } }
+
+/** Retrieve Order's transactions as [id, type, entry point, billing, customer]. */
+async function orderDetails(a: App, orderId: string) {
+  const order = (await retrieveOrder(a, orderId, THREEDS)).json() as { customer?: unknown; transaction: Detailed[] };
+  return order.transaction.map((x) => [x.transaction.id, x.transaction.type, x.gatewayEntryPoint, x.billing, x.customer]);
+}
+
+t.test('the typed email: on the authentication and the payment, both from CHECKOUT', async (t) => {
+  const a = await buildTestApp(t, { merchants: CHECKOUT_MERCHANTS });
+  const c = await newCheckout(a, BOTH, THREEDS);
+  await typeCard(a, c.session.id, FRICTIONLESS, '1', '39', THREEDS.id);
+  const paid = await pay(a, c.session.id, { billing: { address: ADDRESS }, customer: EMAIL });
+  t.equal(paid.json().next, 'return', paid.body);
+  t.same(await orderDetails(a, c.orderId), [
+    ['3DS-1', 'AUTHENTICATION', 'CHECKOUT', { address: ADDRESS }, EMAIL],
+    ['1', 'PAYMENT', 'CHECKOUT', { address: ADDRESS }, EMAIL],
+  ]);
+  const auth = (await retrieveTransaction(a, c.orderId, '3DS-1')).json();
+  t.match(auth, { gatewayEntryPoint: 'CHECKOUT', billing: { address: ADDRESS }, customer: EMAIL }, 'Retrieve Transaction of the authentication');
 });
