@@ -13,8 +13,8 @@ import { ModernId } from './transaction.js';
 const open = { additionalProperties: true } as const;
 const Url = (what: string) => Str(1, 2048, `an absolute http or https URL (${what})`);
 
-/** An address as the gateway's fields type it (as a token's shipping address). */
-const ADDRESS = addressMembers(false, false);
+/** An address as the gateway's fields type it (as the order API's billing address, without company). */
+const ADDRESS = addressMembers(true, false);
 /** The merchant's: a plugin's other members (company, ...) taken and not used. */
 const CheckoutAddress = Type.Object(ADDRESS, open);
 

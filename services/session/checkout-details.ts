@@ -10,7 +10,7 @@ import { addressFrom, type CheckoutDisplay, type PayerAddress, type PayerDetails
 import type { CheckoutInitiated } from '../../domain/session/checkout-events.js';
 import type { CheckoutBody, CheckoutPayBody } from '../../schemas/checkout.js';
 
-const ADDRESS_FIELDS = ['street', 'street2', 'city', 'stateProvince', 'postcodeZip', 'country'] as const;
+const ADDRESS_FIELDS = ['street', 'street2', 'city', 'stateProvince', 'stateProvinceCode', 'postcodeZip', 'country'] as const;
 /** What a MANDATORY billing address needs (a postcode and a state are not every country's). */
 const REQUIRED_ADDRESS = ['street', 'city', 'country'] as const;
 const DISPLAY_FIELDS = ['billingAddress', 'customerEmail', 'shipping', 'orderSummary', 'paymentConfirmation', 'paymentTerms'] as const;

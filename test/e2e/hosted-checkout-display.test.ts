@@ -3,7 +3,7 @@
 // address): a checkout that times out lands on interaction.timeoutUrl; declined attempts up to
 // retryAttemptCount end on redirectMerchantUrl; a billing address MANDATORY refuses to pay until
 // filled (at 375 px too) and the order shows what the payer typed (the optional second street line
-// too); HIDE shows no address.
+// and the state code too, a code out of the gateway's bounds refused on the page); HIDE shows no address.
 import { existsSync } from 'node:fs';
 import t, { type Test } from 'tap';
 import { M1 } from '../helpers/app.js';
@@ -68,11 +68,22 @@ async function billingMandatory(t: Test, viewport: { width: number; height: numb
   await page.fill('#billing-postcode', 'AB1 2CD');
   await page.selectOption('#billing-country', 'GBR');
   await page.fill('#customer-email', 'payer@example.org');
+  await page.fill('#billing-state', 'Kent');
+  const code = await page.locator('#billing-state-code').boundingBox();
+  t.ok(code && code.x >= 0 && code.x + code.width <= viewport.width && code.width >= 60, 'the state code typed beside the state, inside the screen', { code });
+  await page.fill('#billing-state-code', 'k-t');
+  await page.click('#pay-button');
+  await page.locator('#billing-error:has-text("state code")').waitFor({ timeout: 30_000 });
+  t.ok(await page.locator('#billing-state-code.missing').isVisible(), 'a state code that is none: marked, nothing sent');
+  t.equal((await retrieveOrder(gateway, orderId)).status, 400, 'nothing paid');
+  await page.fill('#billing-state-code', 'ken');
   await page.click('#pay-button');
   await page.waitForURL((url) => url.pathname === '/return', { timeout: 30_000 });
   const order = (await retrieveOrder(gateway, orderId)).json();
   t.equal(order.status, 'CAPTURED');
-  t.same(order.billing, { address: { street: '9 Payer Road', street2: 'Flat 2', city: 'Shelbyville', postcodeZip: 'AB1 2CD', country: 'GBR' } }, 'Retrieve Order: the address typed, its second line too');
+  t.same(order.billing, {
+    address: { street: '9 Payer Road', street2: 'Flat 2', city: 'Shelbyville', postcodeZip: 'AB1 2CD', stateProvince: 'Kent', stateProvinceCode: 'KEN', country: 'GBR' },
+  }, 'Retrieve Order: the address typed, its second line and state code too');
   t.same(order.customer, { email: 'payer@example.org' }, 'and the email');
 
   const hidden = await initiate(gateway, { returnUrl: `${site}/return`, displayControl: { billingAddress: 'HIDE', customerEmail: 'HIDE' } }, { billing: { address: { street: '1 Main Street', country: 'USA' } } });

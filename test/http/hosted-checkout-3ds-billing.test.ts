@@ -1,13 +1,13 @@
-// The payment page's 3-D Secure steps carry the billing address and the email address the payer
-// typed, as the payment after them does: a merchant reading the order (Retrieve
+// The payment page's 3-D Secure steps carry the billing address (its state code too) and the email
+// address the payer typed, as the payment after them does: a merchant reading the order (Retrieve
 // Order, Retrieve Transaction) sees them on the AUTHENTICATION transaction as on the PAYMENT,
 // frictionless or after a challenge, as on the real gateway where the payer's details go to the
 // issuer with the authentication request; both transactions name the payment page (CHECKOUT) as
 // where they came from.
 import t from 'tap';
 import { buildTestApp, tokenAuth } from '../helpers/app.js';
-import type { App } from './http.fixture.js';
-import { CHECKOUT_MERCHANTS, checkoutBody, FRICTIONLESS, newCheckout, PAN, pay, retrieveOrder, THREEDS, typeCard } from './hosted-checkout.fixture.js';
+import { expectInvalid, type App } from './http.fixture.js';
+import { CHECKOUT_MERCHANTS, checkoutBody, FRICTIONLESS, initiate, newCheckout, PAN, pay, retrieveOrder, THREEDS, typeCard, view } from './hosted-checkout.fixture.js';
 import { answerChallenge, transactionUrl } from './three-d-secure.fixture.js';
 
 const ADDRESS = { street: '5 Sierra St', city: 'Springfield', postcodeZip: '12345', stateProvince: 'Illinois', country: 'USA' };
@@ -64,6 +64,7 @@ t.test('a challenge: the authentication carries the address while the payer answ
   t.match(auth, { transaction: { authenticationStatus: 'AUTHENTICATION_SUCCESSFUL' }, billing: { address: ADDRESS } });
 });
 
+const COMPLETE = { ...ADDRESS, stateProvinceCode: 'IL' };
 const EMAIL = { email: 'payer@example.com' };
 const BOTH = checkoutBody({}, { displayControl: { billingAddress: 'OPTIONAL', customerEmail: 'OPTIONAL' } });
 
@@ -87,4 +88,39 @@ t.test('the typed email: on the authentication and the payment, both from CHECKO
   ]);
   const auth = (await retrieveTransaction(a, c.orderId, '3DS-1')).json();
   t.match(auth, { gatewayEntryPoint: 'CHECKOUT', billing: { address: ADDRESS }, customer: EMAIL }, 'Retrieve Transaction of the authentication');
+});
+
+t.test('after a challenge: the authentication keeps the email and the state code; the payment carries them', async (t) => {
+  const a = await buildTestApp(t, { merchants: CHECKOUT_MERCHANTS });
+  const c = await newCheckout(a, BOTH, THREEDS);
+  await typeCard(a, c.session.id, PAN, '1', '39', THREEDS.id);
+  const challenge = await pay(a, c.session.id, { billing: { address: COMPLETE }, customer: EMAIL });
+  t.equal(challenge.json().next, 'challenge', challenge.body);
+  t.same(await orderDetails(a, c.orderId), [['3DS-1', 'AUTHENTICATION', 'CHECKOUT', { address: COMPLETE }, EMAIL]], 'pending');
+  const { backTo, back } = await answerChallenge(a, challenge.json().html, { selectAuthResult: 'AUTHENTICATED' });
+  const url = new URL(backTo);
+  const returned = await a.inject({ method: 'POST', url: url.pathname + url.search, payload: new URLSearchParams(back).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  t.equal(returned.statusCode, 303, returned.body);
+  t.same(await orderDetails(a, c.orderId), [
+    ['3DS-1', 'AUTHENTICATION', 'CHECKOUT', { address: COMPLETE }, EMAIL],
+    ['1', 'PAYMENT', 'CHECKOUT', { address: COMPLETE }, EMAIL],
+  ]);
+});
+
+t.test('a state code out of the order API\'s bounds is refused on its field, nothing paid; the merchant\'s is carried when the page does not ask', async (t) => {
+  const a = await buildTestApp(t, { merchants: CHECKOUT_MERCHANTS });
+  const c = await newCheckout(a, BOTH, THREEDS);
+  await typeCard(a, c.session.id, FRICTIONLESS, '1', '39', THREEDS.id);
+  for (const code of ['il', 'ILLI', '']) {
+    expectInvalid(t, await pay(a, c.session.id, { billing: { address: { ...ADDRESS, stateProvinceCode: code } } }), { field: 'billing.address.stateProvinceCode' }, code);
+  }
+  t.equal((await retrieveOrder(a, c.orderId, THREEDS)).statusCode, 400, 'no order: nothing paid');
+  expectInvalid(t, await initiate(a, checkoutBody({ billing: { address: { stateProvinceCode: 'New York' } } }), 100, THREEDS),
+    { field: 'billing.address.stateProvinceCode' }, 'Initiate Checkout: the same bounds');
+
+  const readOnly = await newCheckout(a, checkoutBody({ billing: { address: COMPLETE } }, { displayControl: { billingAddress: 'READ_ONLY' } }), THREEDS);
+  t.same((await view(a, readOnly.session.id)).json().display.billingAddress, { mode: 'READ_ONLY', value: COMPLETE }, 'the page shows the merchant\'s');
+  await typeCard(a, readOnly.session.id, FRICTIONLESS, '1', '39', THREEDS.id);
+  t.equal((await pay(a, readOnly.session.id)).json().next, 'return');
+  t.same((await orderDetails(a, readOnly.orderId)).map((x) => x[3]), [{ address: COMPLETE }, { address: COMPLETE }], 'READ_ONLY: the merchant\'s, state code too');
 });

@@ -14,17 +14,23 @@ const COUNTRIES = [
   ['QAT', 'Qatar'], ['SAU', 'Saudi Arabia'], ['SGP', 'Singapore'], ['SWE', 'Sweden'], ['ARE', 'United Arab Emirates'], ['USA', 'United States'],
   ['ZAF', 'South Africa'],
 ];
-const ADDRESS_INPUTS = { street: 'billing-street', street2: 'billing-street2', city: 'billing-city', postcodeZip: 'billing-postcode', stateProvince: 'billing-state', country: 'billing-country' };
+const ADDRESS_INPUTS = {
+  street: 'billing-street', street2: 'billing-street2', city: 'billing-city', postcodeZip: 'billing-postcode',
+  stateProvince: 'billing-state', stateProvinceCode: 'billing-state-code', country: 'billing-country',
+};
+/** billing.address.stateProvinceCode as the gateway bounds it: an ISO 3166-2 subdivision code. */
+const STATE_CODE = /^[0-9A-Z]{1,3}$/;
 const REQUIRED_ADDRESS = ['street', 'city', 'country'];
 const EMAIL = /^[^\s@"(),:;<>[\]\\]+@[^\s@"(),:;<>[\]\\]+\.[^\s@"(),:;<>[\]\\]+$/;
 
 const editable = (mode) => mode === 'MANDATORY' || mode === 'OPTIONAL';
 
-/** An address in lines: street, city and postcode, country. */
+/** An address in lines: street, city, state (its code) and postcode, country. */
 function addressText(address) {
   const a = address || {};
   const country = (COUNTRIES.find(([code]) => code === a.country) || [])[1] || a.country;
-  return [a.street, a.street2, [a.city, a.stateProvince, a.postcodeZip].filter(Boolean).join(' '), country].filter(Boolean).join(', ');
+  const state = a.stateProvince && a.stateProvinceCode ? `${a.stateProvince} (${a.stateProvinceCode})` : a.stateProvince || a.stateProvinceCode;
+  return [a.street, a.street2, [a.city, state, a.postcodeZip].filter(Boolean).join(' '), country].filter(Boolean).join(', ');
 }
 
 function readOnlyBlock(id, title, text) {
@@ -96,12 +102,16 @@ function readAddress(mode) {
   if (!editable(mode)) return { value: undefined };
   const address = {};
   for (const [name, id] of Object.entries(ADDRESS_INPUTS)) {
-    const value = $(id).value.trim();
+    const typed = $(id).value.trim();
+    const value = name === 'stateProvinceCode' ? typed.toUpperCase() : typed;
     if (value) address[name] = value;
     markMissing(id, null, mode === 'MANDATORY' && REQUIRED_ADDRESS.includes(name) && !value ? 'missing' : '');
   }
   const missing = mode === 'MANDATORY' && REQUIRED_ADDRESS.some((name) => !address[name]);
   if (missing) return { error: 'Enter your billing address: street, city and country.' };
+  const code = address.stateProvinceCode;
+  markMissing('billing-state-code', null, code !== undefined && !STATE_CODE.test(code) ? 'invalid' : '');
+  if (code !== undefined && !STATE_CODE.test(code)) return { error: 'Enter the state code as 1 to 3 letters or digits, such as NY, or leave it empty.' };
   return { value: Object.keys(address).length > 0 ? address : undefined };
 }
 
