@@ -16,7 +16,7 @@ import { newDataKey } from '../store/keys/random.js';
 import { PostgresKeyStore } from '../store/postgres/key-store.js';
 import { migrate } from '../store/postgres/schema.js';
 import { Sealer } from '../store/sealing.js';
-import { startPostgres, type RunningPostgres } from '../scripts/postgres-server.js';
+import { startPostgres } from '../scripts/postgres-server.js';
 import { fixtureTokens, TOKENS_PER_BATCH, type FixtureOwner, type FixtureStream } from './fixture.js';
 import { round } from './lib.js';
 import { writeEvents } from './replay.js';

@@ -5,7 +5,7 @@ import { InvalidRequest } from '../../domain/errors.js';
 import type { OrderEvent } from '../../domain/events.js';
 import { decide, evolveOrder, initialOrderState, type PayWithToken } from '../../domain/order/order.js';
 import type { MerchantRule } from '../../domain/merchant-rules.js';
-import { NOW, pay } from './pay-command.fixture.js';
+import { pay } from './pay-command.fixture.js';
 
 const LATER = '2026-11-21T12:00:05.000Z';
 

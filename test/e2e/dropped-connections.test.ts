@@ -2,7 +2,6 @@
 // clients as a CI load test has them: many that send a pay and drop the connection at once, many
 // that give up after a few milliseconds (fetch aborted mid-request) and reconnect. Afterwards every
 // merchant is served and Check Gateway answers OPERATING: no slot was left behind.
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { MERCHANTS, M1, M2, cardBody, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';

@@ -13,7 +13,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
-import type { FrameLocator, Page } from 'playwright-core';
+import type { FrameLocator } from 'playwright-core';
 import { basic, M1 } from '../helpers/app.js';
 import { call, type RunningServer } from '../helpers/server.js';
 import { advanceClock, APPROVED, CHROMIUM, DECLINED, gatewayAndShop, launch, retrieveOrder, typeCard } from './hosted-checkout.fixture.js';

@@ -51,7 +51,7 @@ t.test('two gateway processes on one SQLite file act as one gateway', async (t) 
   const env = { EVENT_STORE: `sqlite:${file}`, MERCHANTS_FILE: join(dir, 'merchants.json') };
   // Both at once on the new file; if one fails to start, the other is still stopped.
   const started = await Promise.allSettled([startServer(env), startServer(env)]);
-  t.teardown(() => Promise.all(started.map((s) => (s.status === 'fulfilled' ? s.value.stop('SIGKILL') : undefined))));
+  t.teardown(() => Promise.all(started.flatMap((s) => (s.status === 'fulfilled' ? [s.value.stop('SIGKILL')] : []))));
   const [a, b] = started.map((s) => {
     if (s.status === 'rejected') throw s.reason;
     return s.value;

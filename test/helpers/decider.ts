@@ -15,7 +15,6 @@ export interface Decider<State, Event, Command, Result> {
   initialState: () => State;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type ErrorClass<E extends Error> = abstract new (...args: any[]) => E;
 
 export interface Then<State, Result> {

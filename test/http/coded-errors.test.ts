@@ -142,7 +142,6 @@ t.test('SQLITE_BUSY in a key write: the key store throws StoreBusy', async (t) =
 
 t.test('a store whose append throws the port\'s StoreBusy: 503 SERVER_BUSY, the renderer knows no store', async (t) => {
   const app = await buildTestApp(t);
-  const token = await createToken(app);
   Object.defineProperty(app.gateway.store, 'append', { value: () => Promise.reject(new StoreBusy('the store is busy', 'ANY_STORE_BUSY')), configurable: true });
   const created = await app.inject({ method: 'POST', url: tokenPath(M1.id), headers: { authorization: tokenAuth(M1) }, payload: cardBody('4508750015741019') });
   t.equal(created.statusCode, 503);

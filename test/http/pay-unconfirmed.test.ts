@@ -8,7 +8,7 @@ import t from 'tap';
 import { streams } from '../../domain/events.js';
 import { buildTestApp, createToken, M1, UNIQUE } from '../helpers/app.js';
 import { unconfirmedReads } from '../helpers/unconfirmed-reads.js';
-import { deleteTokenOk, eventsOfType, expectInvalid, orderId, pay, payBody, type App } from './http.fixture.js';
+import { deleteTokenOk, eventsOfType, expectInvalid, orderId, pay, payBody } from './http.fixture.js';
 
 const MASTERCARD = '5123450000000008';
 const tokenStream = (repositoryId: string, token: string) => streams.token(repositoryId, token);

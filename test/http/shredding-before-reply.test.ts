@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import t from 'tap';
 import { accountKey } from '../../domain/token/accounts.js';
-import { buildTestApp, cardBody, M1, tokenAuth, tokenPath, UNIQUE } from '../helpers/app.js';
+import { buildTestApp, cardBody, M1, tokenAuth, UNIQUE } from '../helpers/app.js';
 import { filesHolding, keyBytes, keyIdOf, storeFiles, windowsThatOpen } from './shredding.fixture.js';
 
 type App = Awaited<ReturnType<typeof buildTestApp>>;

@@ -106,7 +106,6 @@ t.test('cases written out', async (t) => {
 });
 
 t.test('a sparse array: its holes are null, as JSON.stringify writes them (before: nothing, not JSON)', async (t) => {
-  // eslint-disable-next-line no-sparse-arrays
   const sparse = [1, , 3];
   t.equal(sortedJson(sparse), '[1,null,3]');
   t.equal(sortedJson(sparse), JSON.stringify(sparse));
@@ -142,7 +141,6 @@ t.test('frozenJsonCopy: what JSON.parse(JSON.stringify(value)) gives, frozen, fo
 });
 
 t.test('frozenJsonCopy: cases written out', async (t) => {
-  // eslint-disable-next-line no-sparse-arrays
   const sparse = [1, , 3];
   const withProto = JSON.parse('{"__proto__":{"x":1},"a":2}') as unknown;
   const cases: unknown[] = [
@@ -182,7 +180,6 @@ t.test('frozen: the value itself, every object and array in it frozen, nothing e
   // Not only what JSON.parse makes: an object without a prototype, a class's instance, a Map (its
   // own members only), a nested member frozen already, array holes.
   class Box { constructor(readonly inner: { n: number[] }) {} }
-  // eslint-disable-next-line no-sparse-arrays
   const holes = [{ a: 1 }, , { b: [2] }];
   const cases: object[] = [Object.assign(Object.create(null) as object, { a: { b: [1] } }), new Box({ n: [1] }), { m: new Map([[1, { x: 1 }]]) }, { done: Object.freeze({ inner: { x: 1 } }) }, holes];
   for (const value of cases) t.ok(frozen(value) === value && Object.isFrozen(value), String(Object.keys(value)));

@@ -376,8 +376,8 @@ t.test('reset() then catchUp() rebuilds documents byte for byte', async (t) => {
   t.equal(ordersBefore.length, 2);
   const head = await store.headPosition();
 
-  readModels.reset(tokensProjection as Projection);
-  readModels.reset(deferredOrders);
+  await readModels.reset(tokensProjection as Projection);
+  await readModels.reset(deferredOrders);
   t.same(readModels.all('tokens'), [], 'reset drops the documents');
   t.same(readModels.all('orders'), []);
   t.equal(readModels.checkpoint('tokens'), 0n, 'and the checkpoint');
@@ -386,7 +386,7 @@ t.test('reset() then catchUp() rebuilds documents byte for byte', async (t) => {
   t.strictSame(readModels.all('orders'), ordersBefore, 'orders: same keys, same JSON text');
   t.equal(readModels.checkpoint('orders'), head);
 
-  readModels.reset(deferredOrders);
+  await readModels.reset(deferredOrders);
   t.equal(readModels.all('tokens').length, 2, 'resetting one projection leaves the other');
   t.equal(readModels.checkpoint('tokens'), head);
   await readModels.catchUp();
@@ -499,7 +499,7 @@ t.test('far behind the head, start() and rebuild() read the log ahead on a worke
 
   let aheadCalls = 0;
   const counted: ProjectionFeed = { ...feedOf(store), readPagesAhead: (o) => { aheadCalls += 1; return store.readPagesAhead!(o); } };
-  for (const p of PROJECTIONS) reference.reset(p);
+  for (const p of PROJECTIONS) await reference.reset(p);
   const readModels = new ReadModels(new SqliteReadModelTables(store.db), store, PROJECTIONS, { page: 2, feed: counted });
   await readModels.start();
   t.equal(aheadCalls, 1, '37 events behind, pages of 2: start() read ahead');

@@ -9,7 +9,7 @@ const id = fc.oneof(fc.string({ minLength: 1, maxLength: 40 }), fc.stringMatchin
 const securityCode = fc.stringMatching(/^[0-9]{3,4}$/);
 const fields = (r: ReturnType<typeof transactionReferences>) => [r.authorizationCode, r.receipt, r.stan, r.acquirerTransactionId];
 
-t.test('formats: 6, 12 and 6 characters, every third a letter; 20 upper-case hexadecimal digits', async (t) => {
+t.test('formats: 6, 12 and 6 characters, every third a letter; 20 upper-case hexadecimal digits', async () => {
   fc.assert(fc.property(id, id, id, (m, o, x) => {
     const r = transactionReferences(m, o, x);
     return /^([0-9]{2}[B-DF-HJ-NP-TV-XZ]){2}$/.test(r.authorizationCode) && /^([0-9]{2}[B-DF-HJ-NP-TV-XZ]){4}$/.test(r.receipt) &&
@@ -27,7 +27,7 @@ t.test('the same ids give the same references; other ids others', async (t) => {
   t.strictSame(acquirerIds(a, '2026-11-25T12:00:00.000Z'), { ...a, batch: 20261125 }, 'the batch of the day beside them');
 });
 
-t.test('no reference holds the security code, or any three digits in a row, whatever the ids', async (t) => {
+t.test('no reference holds the security code, or any three digits in a row, whatever the ids', async () => {
   fc.assert(fc.property(id, id, id, securityCode, (m, o, x, code) => {
     for (const field of fields(transactionReferences(m, o, x))) {
       if (field.includes(code) || /[0-9]{3}/.test(field)) return false;

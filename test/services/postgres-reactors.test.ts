@@ -8,7 +8,7 @@ import { eventually, sleep } from '../helpers/poll.js';
 import { postgresForFile } from '../helpers/postgres.js';
 import { twoGateways } from '../helpers/two-gateways.js';
 import { createToken, M1, payAuth, payPath } from '../helpers/app.js';
-import { ALL_MERCHANTS, SCHEME } from '../http/token-api.fixture.js';
+import { SCHEME } from '../http/token-api.fixture.js';
 
 const server = postgresForFile(t);
 
