@@ -1,6 +1,7 @@
 // Update Session authenticated by the session itself, as the gateway's mobile SDKs send it from
 // the payer's device, where the API password must never be: from version 50 Basic
-// `merchant.<merchantId>` with the session id as the password; before 50 no credentials and
+// `merchant.<merchantId>` with the session id as the password (the iOS SDK sends the base64
+// credentials without the `Basic ` scheme: taken too, here only); before 50 no credentials and
 // `apiOperation` `UPDATE_PAYER_DATA` ("Update Session with Payer Data"). The session must be the
 // merchant's and live; such an update may change only the payer's data (routes/session.ts).
 // Nothing here is counted toward a credential's lock: a session id is no password to guess.
@@ -18,18 +19,22 @@ const SESSION_PASSWORD_FROM = 50;
 /** A session id as the gateway writes it: ASCII text, 31 to 35 characters (so never a card number in a stream name). */
 const SESSION_ID = /^[\x20-\x7e]{31,35}$/;
 
+/** Whether the Authorization header is `merchant.<merchantId>` with the path's session id as the password, with or without the `Basic ` scheme. */
+function sessionIdAsPassword(request: FastifyRequest, header: string): boolean {
+  const { merchantId, sessionId } = request.params as SessionPath;
+  const credentials = basicCredentials(header) ?? (/^[\w.~+/-]+=*$/u.test(header) ? basicCredentials(`Basic ${header}`) : undefined);
+  return credentials !== undefined && credentials.username === `merchant.${merchantId}` && credentials.password === sessionId;
+}
+
 /**
  * Whether the merchant's password check is left to authenticateBySession (an Update Session
  * request that presents no credentials, or its own session id as the password of
  * `merchant.<merchantId>`): decided on the headers alone, before the body is read.
  */
 export function presentsSession(request: FastifyRequest): boolean {
-  const { merchantId, sessionId } = request.params as SessionPath;
-  if (request.method !== 'PUT' || sessionId === undefined) return false;
+  if (request.method !== 'PUT' || (request.params as SessionPath).sessionId === undefined) return false;
   const header = request.headers.authorization;
-  if (header === undefined) return true;
-  const credentials = basicCredentials(header);
-  return credentials !== undefined && credentials.username === `merchant.${merchantId}` && credentials.password === sessionId;
+  return header === undefined || sessionIdAsPassword(request, header);
 }
 
 /** The merchant of a request presentsSession let through, once its body is read; 401 unless the session is the merchant's and live. */
@@ -38,8 +43,9 @@ export async function authenticateBySession(gateway: Gateway, request: FastifyRe
   const { version, merchantId, sessionId } = request.params as SessionPath;
   const merchant = gateway.merchants.get(merchantId ?? '');
   const apiOperation = (request.body as { apiOperation?: unknown } | null | undefined)?.apiOperation;
-  const bySession = request.headers.authorization !== undefined
-    ? Number(version) >= SESSION_PASSWORD_FROM
+  const header = request.headers.authorization;
+  const bySession = header !== undefined
+    ? Number(version) >= SESSION_PASSWORD_FROM && sessionIdAsPassword(request, header)
     : Number(version) < SESSION_PASSWORD_FROM && apiOperation === 'UPDATE_PAYER_DATA';
   if (!merchant || !bySession || sessionId === undefined || !SESSION_ID.test(sessionId)) throw new AuthenticationFailed();
   if (!(await sessionIsLive(gateway, merchant, sessionId))) throw new AuthenticationFailed();

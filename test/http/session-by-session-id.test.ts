@@ -28,6 +28,20 @@ t.test('the session id authenticates its own Update Session from version 50; the
   t.equal(held.json().sourceOfFunds.provided.card.number, '512345xxxxxx0008', 'Retrieve Session (the merchant) sees the card');
 });
 
+t.test('the iOS SDK\'s header: the same credentials, base64 without the Basic scheme', async (t) => {
+  const app = await buildTestApp(t);
+  const id = await newSession(app);
+  const bare = (sessionId: string, password: string) => app.inject({
+    method: 'PUT', url: sessionUrl(M1, 53, sessionId), payload: { ...card, device: { browser: 'Gateway-iOS-SDK/1.2.1' } },
+    headers: { authorization: Buffer.from(`merchant.${M1.id}:${password}`).toString('base64'), 'user-agent': 'Gateway-iOS-SDK/1.2.1' },
+  });
+  const res = await bare(id, id);
+  t.equal(res.statusCode, 200, res.body);
+  t.equal(res.json().session.updateStatus, 'SUCCESS');
+  expect401(t, await bare(id, M1.apiPassword), 'the API password without the scheme: not a Basic header elsewhere either');
+  expect401(t, await app.inject({ method: 'GET', url: sessionUrl(M1, 53, id), headers: { authorization: Buffer.from(`merchant.${M1.id}:${id}`).toString('base64') } }), 'Retrieve Session');
+});
+
 t.test('refused (401, nothing recorded): another id, an unknown or foreign session, other operations, the wrong version for each way', async (t) => {
   const app = await buildTestApp(t);
   const id = await newSession(app);
