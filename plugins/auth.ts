@@ -27,8 +27,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The authenticated merchant (set by plugins/auth.ts). */
     merchant: MerchantProfile | null;
-    /** How the merchant authenticated: UNMASK of card numbers needs 'certificate'. */
-    authMethod: 'certificate' | 'basic' | null;
+    /** How the merchant authenticated: UNMASK of card numbers needs 'certificate'; 'session': by a session's id (plugins/session-auth.ts). */
+    authMethod: 'certificate' | 'basic' | 'session' | null;
   }
   interface FastifyInstance {
     authFailures: AuthFailures;
@@ -193,8 +193,12 @@ class MerchantAuthentication {
   }
 }
 
-/** Authenticate the routes of the calling (encapsulated) plugin; `param` names the URL parameter that holds the merchant id. */
-export async function requireMerchant(app: FastifyInstance, merchants: Merchants, rule: UserIdRule, param: string) {
+/**
+ * Authenticate the routes of the calling (encapsulated) plugin; `param` names the URL parameter that
+ * holds the merchant id. `leftToRoute`: requests whose credentials a route checks itself (Update
+ * Session authenticated by its session, plugins/session-auth.ts), passed without a merchant.
+ */
+export async function requireMerchant(app: FastifyInstance, merchants: Merchants, rule: UserIdRule, param: string, leftToRoute?: (request: FastifyRequest) => boolean) {
   const authentication = new MerchantAuthentication(merchants, app.authFailures, rule, param);
   // Callbacks, not promises (this runs on every request): @fastify/basic-auth calls `done` of a
   // validate that returns no promise; the hook takes `done` too.
@@ -205,7 +209,7 @@ export async function requireMerchant(app: FastifyInstance, merchants: Merchants
     },
   });
   app.addHook('onRequest', (request, reply, done) => {
-    if (authentication.withoutPassword(request)) return done();
+    if (authentication.withoutPassword(request) || leftToRoute?.(request)) return done();
     app.basicAuth(request, reply, (error?: Error) => {
       if (error) return done(error);
       request.authMethod = 'basic';

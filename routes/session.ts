@@ -10,6 +10,7 @@ import { documented, errorResponses } from '../schemas/responses.js';
 import { operationSerializer } from '../plugins/openapi.js';
 import { createSession, retrieveSession, updateSession } from '../services/session/sessions.js';
 import { merchantOf, requireMerchant } from '../plugins/auth.js';
+import { authenticateBySession, checkPayerData, presentsSession } from '../plugins/session-auth.js';
 import { checkVersion, SESSIONS } from '../schemas/versions.js';
 import { CheckoutBody } from '../schemas/checkout.js';
 import { initiateCheckout } from '../services/session/checkout-initiate.js';
@@ -77,7 +78,8 @@ const bothAnswers = documented(Type.Union([SessionResponse, CheckoutResponse]));
 const withBothAnswers = ({ schema, url }: { schema: FastifySchema; url: string }) => ({ schema: { ...schema, response: { ...(schema.response as object), 201: bothAnswers } }, url });
 
 const session: FastifyPluginAsyncTypebox = async (app) => {
-  await requireMerchant(app, app.gateway.merchants, 'token', 'merchantId');
+  // Update Session may also be authenticated by the session itself (the mobile SDKs): checked once its body is read.
+  await requireMerchant(app, app.gateway.merchants, 'token', 'merchantId', presentsSession);
   // Both operations answer 201, each with its own schema: the route's 201 is Create Session's (as
   // it was before Initiate Checkout shared the path), Initiate Checkout's is written by its own.
   const writeCheckout = operationSerializer(app, `POST ${CREATE} 201 INITIATE_CHECKOUT`, documented(CheckoutResponse));
@@ -106,13 +108,15 @@ const session: FastifyPluginAsyncTypebox = async (app) => {
   app.put('/api/rest/version/:version/merchant/:merchantId/session/:sessionId', {
     schema: {
       summary: 'Update Session',
-      description: 'Stores card fields (sourceOfFunds.provided.card.*) and order.amount / order.currency in the session; its version changes.',
+      description: 'Stores card fields (sourceOfFunds.provided.card.*) and order.amount / order.currency in the session; its version changes. Authenticate as merchant.<merchantId> with the API password, or (the payer\'s data only) with the session id as the password from version 50, or with no credentials and apiOperation UPDATE_PAYER_DATA before 50.',
       tags: ['session'], security: [{ basicAuth: [] }],
       params: SessionIdParams, body: SessionBody,
       response: { 200: documented(SessionResponse), ...errorResponses },
     },
+    preValidation: async (request) => authenticateBySession(app.gateway, request),
   }, async (request) => {
     checkVersion(request.params.version, SESSIONS);
+    if (request.authMethod === 'session') checkPayerData(request.body);
     return updateSession(app.gateway, merchantOf(request), request.params.sessionId, request.body, request.meta(), request.params.version);
   });
 

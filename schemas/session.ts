@@ -17,9 +17,13 @@ export const CreateSessionBody = Strict({
 
 /** Update Session: the card fields a later token request may take from the session. */
 export const SessionBody = Strict({
+  /** Update Session with Payer Data: what the mobile SDKs send before version 50, with no credentials (plugins/session-auth.ts). */
+  apiOperation: Opt(StringEnum(['UPDATE_PAYER_DATA'] as const)),
   /** Held for a later Initiate Authentication, Authenticate Payer or payment that names the session (services/session/session-request.ts). */
   authentication: Opt(Strict(authenticationFields())),
   correlationId: Opt(Str(1, 100)),
+  /** The payer's device, as the mobile SDKs name themselves in device.browser: accepted, not held. */
+  device: Opt(Strict({ browser: Opt(Str(1, 2048)), ipAddress: Opt(Str(1, 45)) })),
   /** Held for a later PAY or AUTHORIZE that names the session and no order.amount (the amount: a string or a JSON number). */
   order: Opt(Strict({
     amount: Opt(Type.Unknown({ description: 'a decimal number such as 100.00, as a string or a JSON number' })),

@@ -42,6 +42,9 @@ const open = { additionalProperties: true } as const;
 const Amount = () => Type.Unknown({ description: "a decimal number such as 100.00, as a string or a JSON number; its text as written: 1 to 14 characters 0-9 and '.'" });
 
 export const TransactionBody = Open({
+  // The identifier of a 3-D Secure 1 Check 3DS Enrollment, which tokengate never makes: a payment
+  // naming one is refused (services/order/order-api.ts).
+  '3DSecureId': Opt(Type.Unknown({ description: 'the 3DSecureId of a Check 3DS Enrollment (not emulated: refused)' })),
   apiOperation: StringEnum(API_OPERATIONS),
   // 3-D Secure: Initiate Authentication's version, channel and purpose; Authenticate Payer's way
   // back; a payment's authentication (services/order/authentication-request.ts).

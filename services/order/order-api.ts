@@ -106,6 +106,17 @@ async function initiatingFacts(gateway: Gateway, merchant: MerchantProfile, sent
   return { facts, read };
 }
 
+/**
+ * A 3DSecureId names the result of a 3-D Secure 1 Check 3DS Enrollment. tokengate makes none, so
+ * every one a payment names is one the gateway has no check for: refused with its answer, which
+ * clients match (ActiveMerchant's Citrus Pay remote test), before anything is recorded.
+ */
+function checkNo3DSecureId(sent: TransactionBody): void {
+  if (sent['3DSecureId'] !== undefined) {
+    throw new InvalidRequest('No check has been performed for this merchant and 3D Secure Id.', '3DSecureId');
+  }
+}
+
 /** The command's facts, and the token's stream they were made from when it may have been read unconfirmed (read-beside.ts). */
 interface MadeFacts { readonly facts: CommandFacts<OrderApiCommand>; readonly depends?: ReadBeside | undefined }
 
@@ -124,6 +135,7 @@ async function commandFacts(gateway: Gateway, merchant: MerchantProfile, params:
     case 'PAY':
     case 'AUTHORIZE':
     case 'VERIFY': {
+      checkNo3DSecureId(sent);
       const { facts: initiating, read } = await initiatingFacts(gateway, merchant, sent, body, session);
       const facts = { type, ...base, ...initiating, authenticationTransactionId: body.authentication?.transactionId };
       // Confirming the token (after a failed condition) writes its card anew into the command.

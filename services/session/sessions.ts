@@ -134,6 +134,12 @@ export async function updateSession(gateway: Gateway, merchant: MerchantProfile,
   }, { meta, ownStream: true, busy: 'the session is being changed by too many requests at once' });
 }
 
+/** Whether the merchant's session exists and has not expired: an update authenticated by its id needs it (plugins/session-auth.ts). */
+export async function sessionIsLive(gateway: Gateway, merchant: MerchantProfile, sessionId: string): Promise<boolean> {
+  const state = foldSession(await readOwnStream(gateway.store, streams.session(merchant.id, sessionId)));
+  return usable(state, merchantNow(gateway.sandbox, merchant.id), gateway.sessionExpiry.lifetimeMs);
+}
+
 /** Retrieve Session: what the session holds (card number masked, security code shown as xxx); refused like an unknown one once expired. */
 export async function retrieveSession(gateway: Gateway, merchant: MerchantProfile, sessionId: string, version = '100') {
   const state = foldSession(await readOwnStream(gateway.store, streams.session(merchant.id, sessionId)));

@@ -26,7 +26,7 @@ import type { TokenPlan, WriteContext, WriteOutcome } from './token-plan.js';
 import { createNew, createOrReuse, createSupplied, updateNamed } from './token-writes.js';
 import { repositoryNow } from '../test-control/sandbox.js';
 
-export type AuthMethod = 'certificate' | 'basic' | null;
+export type AuthMethod = 'certificate' | 'basic' | 'session' | null;
 
 /**
  * Spec: unmasked numbers need responseControls.sensitiveData UNMASK and certificate

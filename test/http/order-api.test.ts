@@ -128,6 +128,22 @@ t.test('refusals: beyond the authorized or captured amount, a voided transaction
   expectInvalid(t, await put(a, M1, order, '5', capture('1.00')), { field: 'transaction.amount' }, 'capture after the void');
 });
 
+t.test('a payment naming a 3DSecureId (a Check 3DS Enrollment tokengate never makes) is refused on every version, nothing recorded', async (t) => {
+  const a = await buildTestApp(t);
+  const token = await createToken(a, M1);
+  const head = await a.gateway.store.headPosition();
+  const cases: Array<[string, Record<string, unknown>, number]> = [
+    ['AUTHORIZE', authorize(token), 39], ['PAY', payOp(token), 52], ['PAY', payOp(token), 100],
+    ['VERIFY', { apiOperation: 'VERIFY', order: { currency: 'USD' }, sourceOfFunds: { type: 'CARD', token } }, 100],
+  ];
+  for (const [operation, body, version] of cases) {
+    expectInvalid(t, await put(a, M1, uniqueId(), '1', { ...body, '3DSecureId': 'abc123' }, version), {
+      field: '3DSecureId', validationType: 'INVALID', explanation: 'No check has been performed for this merchant and 3D Secure Id.',
+    }, `${operation} on version ${version}`);
+  }
+  t.equal(await a.gateway.store.headPosition(), head, 'no refusal appended anything');
+});
+
 t.test('PAY, then refunds up to the amount paid; VERIFY moves no funds; a decline by expiry 05/39', async (t) => {
   const a = await buildTestApp(t);
   const token = await createToken(a, M1);

@@ -1,0 +1,62 @@
+// Update Session authenticated by the session itself, as the gateway's mobile SDKs send it from
+// the payer's device, where the API password must never be: from version 50 Basic
+// `merchant.<merchantId>` with the session id as the password (the iOS SDK sends the base64
+// credentials without the `Basic ` scheme: taken too, here only); before 50 no credentials and
+// `apiOperation` `UPDATE_PAYER_DATA` ("Update Session with Payer Data"). The session must be the
+// merchant's and live; such an update may change only the payer's data (routes/session.ts).
+// Nothing here is counted toward a credential's lock: a session id is no password to guess.
+import type { FastifyRequest } from 'fastify';
+import { AuthenticationFailed, InvalidRequest } from '../domain/errors.js';
+import type { SessionBody } from '../schemas/session.js';
+import type { Gateway } from '../services/gateway.js';
+import { sessionIsLive } from '../services/session/sessions.js';
+import { basicCredentials } from './auth-credentials.js';
+
+interface SessionPath { version?: string; merchantId?: string; sessionId?: string }
+
+/** From this version the session id is the password; before it, UPDATE_PAYER_DATA needs no credentials (the Android SDK's rule). */
+const SESSION_PASSWORD_FROM = 50;
+/** A session id as the gateway writes it: ASCII text, 31 to 35 characters (so never a card number in a stream name). */
+const SESSION_ID = /^[\x20-\x7e]{31,35}$/;
+
+/** Whether the Authorization header is `merchant.<merchantId>` with the path's session id as the password, with or without the `Basic ` scheme. */
+function sessionIdAsPassword(request: FastifyRequest, header: string): boolean {
+  const { merchantId, sessionId } = request.params as SessionPath;
+  const credentials = basicCredentials(header) ?? (/^[\w.~+/-]+=*$/u.test(header) ? basicCredentials(`Basic ${header}`) : undefined);
+  return credentials !== undefined && credentials.username === `merchant.${merchantId}` && credentials.password === sessionId;
+}
+
+/**
+ * Whether the merchant's password check is left to authenticateBySession (an Update Session
+ * request that presents no credentials, or its own session id as the password of
+ * `merchant.<merchantId>`): decided on the headers alone, before the body is read.
+ */
+export function presentsSession(request: FastifyRequest): boolean {
+  if (request.method !== 'PUT' || (request.params as SessionPath).sessionId === undefined) return false;
+  const header = request.headers.authorization;
+  return header === undefined || sessionIdAsPassword(request, header);
+}
+
+/** The merchant of a request presentsSession let through, once its body is read; 401 unless the session is the merchant's and live. */
+export async function authenticateBySession(gateway: Gateway, request: FastifyRequest): Promise<void> {
+  if (request.merchant) return;
+  const { version, merchantId, sessionId } = request.params as SessionPath;
+  const merchant = gateway.merchants.get(merchantId ?? '');
+  const apiOperation = (request.body as { apiOperation?: unknown } | null | undefined)?.apiOperation;
+  const header = request.headers.authorization;
+  const bySession = header !== undefined
+    ? Number(version) >= SESSION_PASSWORD_FROM && sessionIdAsPassword(request, header)
+    : Number(version) < SESSION_PASSWORD_FROM && apiOperation === 'UPDATE_PAYER_DATA';
+  if (!merchant || !bySession || sessionId === undefined || !SESSION_ID.test(sessionId)) throw new AuthenticationFailed();
+  if (!(await sessionIsLive(gateway, merchant, sessionId))) throw new AuthenticationFailed();
+  request.merchant = merchant;
+  request.authMethod = 'session';
+}
+
+/** The fields the merchant alone may set: a payer holding the session id may not change the order, its token or its 3-D Secure settings. */
+export function checkPayerData(body: SessionBody): void {
+  const merchantOnly: Array<[string, unknown]> = [['order', body.order], ['sourceOfFunds.token', body.sourceOfFunds?.token], ['authentication', body.authentication]];
+  for (const [field, value] of merchantOnly) {
+    if (value !== undefined) throw new InvalidRequest('Value is invalid. A request authenticated with the session id may update only the payer\'s data', field);
+  }
+}
