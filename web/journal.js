@@ -53,7 +53,7 @@ function requestRow(entry, fresh) {
     tone: outcome.tone, at: entry.at,
     summary: [statusBadge(entry.status), ' ', `${requestTitle(entry)}${outcome.words}`],
     rule: bad && refusal ? `${refusal.field ? `${refusal.field}: ` : ''}${refusal.explanation || ''}` : undefined, ruleWord: 'refused by',
-    meta: [el('span', { class: 'chip', title: entry.path }, `${entry.method} ${entry.path}`), entry.merchant ? el('span', {}, entry.merchant) : null,
+    meta: [pathChip(entry.method, entry.path), entry.merchant ? el('span', {}, entry.merchant) : null,
       el('span', {}, `${entry.durationMs ?? '?'} ms`), subjectLink(entry)],
     detail: () => journalDetail(entry),
     attrs: { class: `request${bad ? ' refused' : ''}${fresh ? ' fresh' : ''}`, 'data-status': String(entry.status), 'data-id': entry.id },
