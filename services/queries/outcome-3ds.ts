@@ -39,6 +39,16 @@ const payer: Describe = (d) => step(`AUTHENTICATE_PAYER ${money(d.amount, d.curr
 
 const challenge: Describe = (d) => step(`Challenge answered${d.byCode ? ' with a code' : `: ${str(d.answer)}`}`, d);
 
+/**
+ * A payment that named an authentication and recorded no rule of its own (refused by the gateway
+ * on that authentication: AUTHENTICATION_FAILED): the authentication as the payment found it.
+ */
+export function authenticationRule(d: Data): string | undefined {
+  const authentication = obj(d.authentication);
+  if (!authentication.outcome) return undefined;
+  return `the authentication ${str(authentication.transactionId)}: ${status(authentication).words}`;
+}
+
 export const AUTHENTICATION_DESCRIBE: Record<string, Describe> = {
   AuthenticationInitiated: initiated,
   PayerAuthenticationStarted: payer,

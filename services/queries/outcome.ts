@@ -5,7 +5,7 @@
 // resolver's rule, the scheme token simulator's rule). Read from the event's data only: never a
 // card number (the masked one at most), never a sealed value.
 import { maskCardNumbers } from '../../lib/mask.js';
-import { AUTHENTICATION_DESCRIBE } from './outcome-3ds.js';
+import { AUTHENTICATION_DESCRIBE, authenticationRule } from './outcome-3ds.js';
 import { type Data, type Describe, fundsOf, money, obj, type Outcome, str, type Tone, toneOfResult, transactionOf } from './outcome-parts.js';
 
 export { money, toneOfResult, type Outcome, type Tone } from './outcome-parts.js';
@@ -20,7 +20,7 @@ function paymentRule(d: Data): string | undefined {
 
 function payment(operation: string, amount: string, d: Data): Outcome {
   const outcome = obj(d.outcome);
-  const rule = paymentRule(d);
+  const rule = paymentRule(d) ?? authenticationRule(d);
   const fault = d.fault === 'SERVER_FAILED' ? ' · first answer 500 SERVER_FAILED' : '';
   return {
     summary: `${operation}${amount ? ` ${amount}` : ''} → ${answered(outcome)}${fault}`,

@@ -78,3 +78,20 @@ t.test('3-D Secure: each step in words, a challenge open amber, an authenticatio
   t.equal(describe('ChallengeAnswered', { ...d, answer: 'AUTHENTICATED', byCode: true, outcome: { authenticationStatus: 'AUTHENTICATION_SUCCESSFUL', transactionStatus: 'Y', eci: '02' } }).summary,
     'Challenge answered with a code → AUTHENTICATION_SUCCESSFUL (Y, ECI 02)');
 });
+
+t.test('a payment refused on its authentication says which, and how it stood', async (t) => {
+  const paid = describe('OrderTransactionRecorded', {
+    orderId: '30000000004', transactionId: 'pay-1', apiOperation: 'PAY', amount: 9900, currency: 'USD',
+    authentication: { transactionId: '3ds-1', version: '3DS2', liabilityShift: false, outcome: { authenticationStatus: 'AUTHENTICATION_PENDING', transactionStatus: 'C' } },
+    outcome: { gatewayCode: 'AUTHENTICATION_FAILED', result: 'FAILURE' },
+  });
+  t.same(paid, {
+    summary: 'PAY 99.00 USD → AUTHENTICATION_FAILED', tone: 'failed', rule: 'the authentication 3ds-1: AUTHENTICATION_PENDING (challenge)', transaction: 'order 30000000004 · transaction pay-1',
+  });
+  const decided = describe('OrderTransactionRecorded', {
+    orderId: '1', transactionId: '1', apiOperation: 'PAY', amount: 100, currency: 'USD', decidedBy: "expiry 01/39 in the test acquirer's table",
+    authentication: { transactionId: '3ds-1', outcome: { authenticationStatus: 'AUTHENTICATION_SUCCESSFUL', transactionStatus: 'Y' } },
+    outcome: { gatewayCode: 'APPROVED', acquirerCode: '00', result: 'SUCCESS' },
+  });
+  t.equal(decided.rule, "expiry 01/39 in the test acquirer's table", 'the acquirer’s rule, when it decided');
+});
