@@ -21,6 +21,15 @@ const CHROMIUM = '/usr/bin/chromium';
 const PASSWORD = 'admin-secret-for-the-test';
 const RED = 'rgb(180, 35, 24)';
 const colorOf = (page: Page, selector: string) => page.locator(selector).first().evaluate((node) => getComputedStyle(node).color);
+/** WCAG's contrast ratio of two rgb() colours. */
+function contrast(a: string, b: string): number {
+  const luminance = (rgb: string) => {
+    const [r, g, b] = (rgb.match(/\d+/g) ?? []).slice(0, 3).map((c) => { const v = Number(c) / 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+  };
+  const [light, dark] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (light! + 0.05) / (dark! + 0.05);
+}
 
 t.test('a failing checkout, debugged from the pages', { skip: existsSync(CHROMIUM) ? false : `no ${CHROMIUM}: apt-get install chromium` }, async (t) => {
   const receiver = await startReceiver();
@@ -92,6 +101,9 @@ t.test('a failing checkout, debugged from the pages', { skip: existsSync(CHROMIU
     await page.locator('#expanded').check();
     t.equal(await page.locator('#steps > li.step > .detail:visible').count(), 4);
     t.match(await page.locator('#step-3 > .detail').innerText(), /After: PARTIALLY_REFUNDED[\s\S]*Request body[\s\S]*"amount": "20\.00"/i, 'an accepted step shows its request from the journal too');
+    // What changed: the old value struck through, still readable (WCAG AA, 4.5:1 on its white).
+    const before = await page.locator('#step-3 td.before').first().evaluate((node) => getComputedStyle(node).color);
+    t.ok(contrast(before, 'rgb(255, 255, 255)') >= 4.5, `the old value's contrast ${contrast(before, 'rgb(255, 255, 255)').toFixed(2)}:1`);
     await page.locator('#expanded').uncheck();
     t.equal(await page.locator('#steps > li.step > .detail:visible').count(), 0);
     // Linked both ways: from the refusal to its entry in the journal, opened.
