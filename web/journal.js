@@ -78,7 +78,7 @@ async function loadRequests(reset) {
   if (journal.shown.size === 0) journal.list.replaceChildren(el('li', { class: 'empty' }, 'No request matches.'));
   else journal.list.querySelector(':scope > li.empty')?.remove();
   const refusedCount = [...journal.shown.values()].filter((item) => item.classList.contains('refused')).length;
-  say(`${journal.shown.size} requests · ${refusedCount} refused · newest first${journal.follow.checked ? ' · following live' : ''}`);
+  say(`${journal.shown.size} request${journal.shown.size === 1 ? '' : 's'} · ${refusedCount} refused · newest first${journal.follow.checked ? ' · following live' : ''}`);
   const open = new URLSearchParams(location.search).get('open');
   if (reset && open && journal.shown.has(open)) { journal.shown.get(open).open(true); journal.shown.get(open).scrollIntoView({ block: 'center' }); }
 }

@@ -172,6 +172,9 @@ t.test('a failing checkout, debugged from the pages', { skip: existsSync(CHROMIU
     await page.getByRole('link', { name: 'see them in the journal →' }).click();
     await page.locator('li.request').nth(1).waitFor({ timeout: budget(30_000) });
     t.equal(await page.locator('li.request').count(), 2, 'the journal, searched by that correlation id');
+    await page.goto(`${server.url}/admin/timeline?view=requests&correlationId=checkout-43&status=404`);
+    await page.waitForFunction(() => document.getElementById('status')?.textContent?.includes('refused'));
+    t.match(await page.locator('#status').textContent(), /^1 request · 1 refused/, 'one request, in the singular');
   });
 
   await t.test('a request’s path shows its order and transaction ids, not a cut-off prefix', async (t) => {
