@@ -104,6 +104,24 @@ function expandAll(container, open) {
 /** The request body and answer of a journal entry (its masked parts), whatever their wrapping. */
 const bodyOf = (part) => (part && typeof part === 'object' && !Array.isArray(part) && 'body' in part ? part.body : part);
 
+/**
+ * A gateway path without what all of them repeat (the merchant is shown beside it):
+ * "v100 order/20000000001/transaction/ref-1"; any other path as it is.
+ */
+function shortPath(path) {
+  const match = /^\/api\/rest\/version\/(\d+)\/merchant\/[^/]+\/?(.*)$/.exec(String(path || ''));
+  return match ? `v${match[1]} ${match[2]}`.trimEnd() : String(path || '');
+}
+
+/** A request's method and path in a chip, its leading segments dropped (…/) so that its ids show; whole as its title. */
+function pathChip(method, path) {
+  const max = 52;
+  let shown = `${method} ${shortPath(path)}`;
+  const segments = shortPath(path).split('/');
+  while (shown.length > max && segments.length > 1) { segments.shift(); shown = `${method} …/${segments.join('/')}`; }
+  return el('span', { class: 'chip', title: `${method} ${path}` }, shown);
+}
+
 /** A journal entry in a few words: "REFUND 60.00 USD", else its operation, else its method and path. */
 function requestTitle(entry) {
   const body = bodyOf(entry.request);
@@ -111,7 +129,7 @@ function requestTitle(entry) {
   const amount = body?.transaction?.amount ?? body?.order?.amount;
   const currency = body?.transaction?.currency ?? body?.order?.currency ?? '';
   if (op) return `${op}${amount !== undefined ? ` ${amount} ${currency}`.trimEnd() : ''}`;
-  return entry.operation || `${entry.method} ${entry.path}`;
+  return entry.operation || `${entry.method} ${shortPath(entry.path)}`;
 }
 
 /** Why a request was refused: the journal's refusal, else the error of its answer. */

@@ -81,6 +81,17 @@ function addEvent(e, fresh) {
   if (fresh) events.list.prepend(item); else events.list.append(item);
 }
 
+const FILTER_NAMES = { stream: 'stream', category: 'category', correlationId: 'correlation id', merchantId: 'merchant' };
+
+/** An empty list says why: nothing recorded yet, or nothing matching the filters (a refused request records none: the journal has it). */
+function emptyEvents(filters) {
+  if ([...filters.keys()].length === 0) return el('li', { class: 'empty' }, 'No events yet: send a request to the gateway and it shows here.');
+  const named = [...filters].map(([key, value]) => `${FILTER_NAMES[key] || key} ${value}`).join(', ');
+  const correlation = filters.get('correlationId');
+  return el('li', { class: 'empty' }, `No event matches ${named}.`, correlation
+    ? [' A refused request records no event: ', el('a', { href: requestHref(undefined, correlation) }, `the requests with correlation id ${correlation} →`)] : null);
+}
+
 function eventsStatus(extra) {
   const shown = events.byPosition.size;
   say(`${shown} event${shown === 1 ? '' : 's'} · newest first · log head at position ${events.head}${events.follow.checked ? ' · following live' : ''}${extra || ''}`);
@@ -104,7 +115,7 @@ async function loadEvents(reset) {
   if (reset) events.head = page.head;
   events.next = page.next;
   events.more.hidden = page.next === null;
-  if (events.list.children.length === 0) events.list.append(el('li', { class: 'empty' }, 'No events yet: send a request to the gateway and it shows here.'));
+  if (events.list.children.length === 0) events.list.append(emptyEvents(eventFilters()));
   eventsStatus();
   if (reset && events.follow.checked) startLive(page.head);
 }

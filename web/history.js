@@ -121,17 +121,41 @@ async function openStream(stream, push) {
   } catch (error) { say(String(error.message || error), true); }
 }
 
+/** The journal's requests with this correlation id, linked: the refused ones recorded no event, so only the journal finds them. */
+async function journalLine(q) {
+  let requests;
+  try { requests = (await api(`/admin/api/requests?${new URLSearchParams({ correlationId: q, limit: '1000' })}`)).requests || []; } catch { return null; }
+  if (requests.length === 0) return null;
+  const refused = requests.filter((r) => r.status >= 400).length;
+  return el('p', { class: 'rule' }, `The request journal has ${requests.length} request${requests.length === 1 ? '' : 's'} with correlation id ${q}${refused ? `, ${refused} refused` : ''}: `,
+    el('a', { href: requestHref(undefined, q) }, 'see them in the journal →'));
+}
+
+function showResults(title, results, journal) {
+  $('history').hidden = true;
+  $('results').hidden = false;
+  $('results-title').textContent = title;
+  $('results-journal').replaceChildren(journal || '');
+  $('result-list').hidden = results.length === 0;
+  // What it is about first (orders, tokens, sessions), the notifications they sent after; newest first within each.
+  const ordered = [...results].sort((a, b) => Number(a.kind === 'notification') - Number(b.kind === 'notification'));
+  $('result-list').replaceChildren(...ordered.map((r) => el('li', {}, historyLink(r.stream), el('span', { class: 'rule' }, ` ${r.kind} · matched by ${r.matchedBy} · ${r.events} events · last ${r.lastRecordedAt}`))));
+}
+
 async function search(q, push) {
   say(`Searching ${q}…`);
+  if (push) history_.pushState(null, '', `/admin/history?q=${encodeURIComponent(q)}`);
   try {
     const found = await api(`/admin/api/search?q=${encodeURIComponent(q)}`);
-    if (push) history_.pushState(null, '', `/admin/history?q=${encodeURIComponent(q)}`);
     if (found.results.length === 1) return openStream(found.results[0].stream, false);
-    $('history').hidden = true;
-    $('results').hidden = false;
-    $('result-list').replaceChildren(...found.results.map((r) => el('li', {}, historyLink(r.stream), el('span', { class: 'rule' }, ` ${r.kind} · matched by ${r.matchedBy} · ${r.events} events · last ${r.lastRecordedAt}`))));
+    showResults('Found', found.results, found.results.some((r) => /correlation/.test(r.matchedBy)) ? await journalLine(q) : null);
     say(`${found.results.length} streams found for ${q}`);
-  } catch (error) { say(String(error.message || error), true); }
+  } catch (error) {
+    const journal = error.status === 404 ? await journalLine(q) : null;
+    if (!journal) { $('results').hidden = true; say(String(error.message || error), true); return; }
+    showResults(`Nothing recorded for ${q}`, [], journal);
+    say(`Nothing recorded for ${q}: no order, token, session or transaction has it`, true);
+  }
 }
 
 function route() {

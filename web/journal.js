@@ -53,7 +53,7 @@ function requestRow(entry, fresh) {
     tone: outcome.tone, at: entry.at,
     summary: [statusBadge(entry.status), ' ', `${requestTitle(entry)}${outcome.words}`],
     rule: bad && refusal ? `${refusal.field ? `${refusal.field}: ` : ''}${refusal.explanation || ''}` : undefined, ruleWord: 'refused by',
-    meta: [el('span', { class: 'chip', title: entry.path }, `${entry.method} ${entry.path}`), entry.merchant ? el('span', {}, entry.merchant) : null,
+    meta: [pathChip(entry.method, entry.path), entry.merchant ? el('span', {}, entry.merchant) : null,
       el('span', {}, `${entry.durationMs ?? '?'} ms`), subjectLink(entry)],
     detail: () => journalDetail(entry),
     attrs: { class: `request${bad ? ' refused' : ''}${fresh ? ' fresh' : ''}`, 'data-status': String(entry.status), 'data-id': entry.id },
@@ -78,7 +78,7 @@ async function loadRequests(reset) {
   if (journal.shown.size === 0) journal.list.replaceChildren(el('li', { class: 'empty' }, 'No request matches.'));
   else journal.list.querySelector(':scope > li.empty')?.remove();
   const refusedCount = [...journal.shown.values()].filter((item) => item.classList.contains('refused')).length;
-  say(`${journal.shown.size} requests · ${refusedCount} refused · newest first${journal.follow.checked ? ' · following live' : ''}`);
+  say(`${journal.shown.size} request${journal.shown.size === 1 ? '' : 's'} · ${refusedCount} refused · newest first${journal.follow.checked ? ' · following live' : ''}`);
   const open = new URLSearchParams(location.search).get('open');
   if (reset && open && journal.shown.has(open)) { journal.shown.get(open).open(true); journal.shown.get(open).scrollIntoView({ block: 'center' }); }
 }

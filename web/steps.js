@@ -75,10 +75,10 @@ function stepDetail(step, index, history, entry) {
 
 function stepRow(step, index, history, entry) {
   const ownStream = step.stream === history.stream;
-  const by = step.request.reactor ? `${step.request.reactor} reactor` : step.request.method ? `${step.request.method} ${(step.request.path || '').split('/').slice(-4).join('/')}` : '';
+  const by = step.request.reactor ? el('span', { class: 'chip' }, `${step.request.reactor} reactor`) : step.request.method ? pathChip(step.request.method, step.request.path) : null;
   return row({
     tone: step.outcome?.tone, at: step.recordedAt, summary: [el('span', { class: 'chip' }, `#${index + 1}`), ' ', step.outcome?.summary || step.type], rule: step.outcome?.rule,
-    meta: [by ? el('span', { class: 'chip', title: by }, by) : null, ownStream ? null : historyLink(step.stream, step.stream.split('-')[0], step.revision), el('span', {}, step.type)],
+    meta: [by, ownStream ? null : historyLink(step.stream, step.stream.split('-')[0], step.revision), el('span', {}, step.type)],
     detail: () => stepDetail(step, index, history, entry),
     attrs: { class: `step${step.request.reactor ? ' reactor' : ''}${ownStream ? '' : ' other-stream'}`, id: `step-${index + 1}`, 'data-type': step.type, 'data-revision': ownStream ? String(step.revision) : undefined },
   });
@@ -96,7 +96,7 @@ function refusedRow(entry) {
   return row({
     tone: 'failed', at: entry.at, summary: [statusBadge(entry.status), ' ', `${requestTitle(entry)} refused`],
     rule: `${refusal.field ? `${refusal.field}: ` : ''}${refusal.explanation || ''}`, ruleWord: 'refused by',
-    meta: [el('span', { class: 'chip' }, `${entry.method} ${entry.path.split('/').slice(-4).join('/')}`), el('span', {}, 'refused request')],
+    meta: [pathChip(entry.method, entry.path), el('span', {}, 'refused request')],
     detail, attrs: { class: 'step refused', 'data-status': String(entry.status), 'data-id': entry.id },
   });
 }

@@ -4,39 +4,11 @@
 // rule that decided it, as the event recorded it (a payment's decidedBy or merchant rule index, the
 // resolver's rule, the scheme token simulator's rule). Read from the event's data only: never a
 // card number (the masked one at most), never a sealed value.
-import { formatAmount, minorUnits } from '../../domain/money.js';
 import { maskCardNumbers } from '../../lib/mask.js';
+import { AUTHENTICATION_DESCRIBE, authenticationRule } from './outcome-3ds.js';
+import { type Data, type Describe, fundsOf, money, obj, type Outcome, str, type Tone, toneOfResult, transactionOf } from './outcome-parts.js';
 
-export type Tone = 'ok' | 'failed' | 'pending';
-
-export interface Outcome {
-  summary: string;
-  tone: Tone;
-  /** The rule that decided it, when the event says. */
-  rule?: string;
-  /** The transaction it is about (payments, notifications), e.g. "order 10000000001 · transaction 1". */
-  transaction?: string;
-}
-
-type Data = Record<string, unknown>;
-type Describe = (d: Data) => Outcome;
-
-const str = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '');
-const obj = (v: unknown): Data => (v && typeof v === 'object' && !Array.isArray(v) ? v as Data : {});
-
-/** "12.50 USD" from minor units and a currency. */
-export function money(amount: unknown, currency: unknown): string {
-  const code = str(currency);
-  const digits = minorUnits(code);
-  if (typeof amount !== 'number' || !Number.isSafeInteger(amount)) return code;
-  return `${digits === undefined ? String(amount) : formatAmount(amount, digits)} ${code}`.trim();
-}
-
-/** The tone of a payment's result: FAILURE red, UNKNOWN and PENDING amber. */
-export function toneOfResult(result: unknown): Tone {
-  if (result === 'FAILURE') return 'failed';
-  return result === 'UNKNOWN' || result === 'PENDING' ? 'pending' : 'ok';
-}
+export { money, toneOfResult, type Outcome, type Tone } from './outcome-parts.js';
 
 const answered = (outcome: Data) => `${str(outcome.gatewayCode)}${outcome.acquirerCode ? ` (${str(outcome.acquirerCode)})` : ''}`;
 
@@ -46,11 +18,9 @@ function paymentRule(d: Data): string | undefined {
   return typeof d.rule === 'number' ? `merchant rule rules[${d.rule}]` : undefined;
 }
 
-const transactionOf = (d: Data) => (d.orderId ? `order ${str(d.orderId)} · transaction ${str(d.transactionId)}` : undefined);
-
 function payment(operation: string, amount: string, d: Data): Outcome {
   const outcome = obj(d.outcome);
-  const rule = paymentRule(d);
+  const rule = paymentRule(d) ?? authenticationRule(d);
   const fault = d.fault === 'SERVER_FAILED' ? ' · first answer 500 SERVER_FAILED' : '';
   return {
     summary: `${operation}${amount ? ` ${amount}` : ''} → ${answered(outcome)}${fault}`,
@@ -88,17 +58,6 @@ const started: Describe = (d) => ({
   tone: 'pending',
   ...(transactionOf(d) ? { transaction: transactionOf(d)! } : {}),
 });
-
-/** A stored card or bank account in a few words: "512345xxxxxx0008 MASTERCARD 01/39". */
-function fundsOf(sourceOfFunds: Data): string {
-  const card = obj(sourceOfFunds.card ?? obj(sourceOfFunds.provided).card);
-  if (card.number) {
-    const expiry = obj(card.expiry);
-    const when = expiry.month ? ` ${String(expiry.month).padStart(2, '0')}/${String(expiry.year).padStart(2, '0')}` : '';
-    return `${str(card.number)} ${str(card.brand)}${when}`.trim();
-  }
-  return str(sourceOfFunds.type);
-}
 
 const tokenCreated: Describe = (d) => {
   const verification = obj(d.verification);
@@ -166,6 +125,7 @@ const DESCRIBE: Record<string, Describe> = {
   CheckoutPaymentDeclined: (d) => ({ summary: `Attempt ${str(d.attempt)} declined: ${str(d.gatewayCode)} (transaction ${str(d.transactionId)}), ${str(d.attemptsLeft)} left`, tone: 'failed' }),
   CheckoutCompleted: (d) => ({ summary: `Checkout ${d.outcome === 'PAID' ? 'paid' : 'declined'}${d.transactionId ? ` (transaction ${str(d.transactionId)})` : ''}: payer sent back to the merchant`, tone: d.outcome === 'PAID' ? 'ok' : 'failed' }),
   CheckoutCancelled: () => ({ summary: 'Checkout cancelled by the payer', tone: 'ok' }),
+  ...AUTHENTICATION_DESCRIBE,
   TransactionReferenceReserved: (d) => ({ summary: `transaction.reference held by transaction ${str(d.transactionId)}`, tone: 'ok' }),
   TransactionReferenceReleased: (d) => ({ summary: `transaction.reference let go by transaction ${str(d.transactionId)}`, tone: 'ok' }),
   NotificationScheduled: notification(() => 'Notification scheduled'),

@@ -21,6 +21,15 @@ const CHROMIUM = '/usr/bin/chromium';
 const PASSWORD = 'admin-secret-for-the-test';
 const RED = 'rgb(180, 35, 24)';
 const colorOf = (page: Page, selector: string) => page.locator(selector).first().evaluate((node) => getComputedStyle(node).color);
+/** WCAG's contrast ratio of two rgb() colours. */
+function contrast(a: string, b: string): number {
+  const luminance = (rgb: string) => {
+    const [r, g, b] = (rgb.match(/\d+/g) ?? []).slice(0, 3).map((c) => { const v = Number(c) / 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+  };
+  const [light, dark] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (light! + 0.05) / (dark! + 0.05);
+}
 
 t.test('a failing checkout, debugged from the pages', { skip: existsSync(CHROMIUM) ? false : `no ${CHROMIUM}: apt-get install chromium` }, async (t) => {
   const receiver = await startReceiver();
@@ -92,6 +101,9 @@ t.test('a failing checkout, debugged from the pages', { skip: existsSync(CHROMIU
     await page.locator('#expanded').check();
     t.equal(await page.locator('#steps > li.step > .detail:visible').count(), 4);
     t.match(await page.locator('#step-3 > .detail').innerText(), /After: PARTIALLY_REFUNDED[\s\S]*Request body[\s\S]*"amount": "20\.00"/i, 'an accepted step shows its request from the journal too');
+    // What changed: the old value struck through, still readable (WCAG AA, 4.5:1 on its white).
+    const before = await page.locator('#step-3 td.before').first().evaluate((node) => getComputedStyle(node).color);
+    t.ok(contrast(before, 'rgb(255, 255, 255)') >= 4.5, `the old value's contrast ${contrast(before, 'rgb(255, 255, 255)').toFixed(2)}:1`);
     await page.locator('#expanded').uncheck();
     t.equal(await page.locator('#steps > li.step > .detail:visible').count(), 0);
     // Linked both ways: from the refusal to its entry in the journal, opened.
@@ -136,6 +148,68 @@ t.test('a failing checkout, debugged from the pages', { skip: existsSync(CHROMIU
     t.match(await page.locator('li.step.refused > .row').innerText(), /PAY 12\.50 FUF refused[\s\S]*refused by transaction\.currency/);
   });
 
+  // Two more mistakes of the shop, under their own correlation id: a mistyped path (404, whose
+  // explanation lists every path, a long unbroken text) and a wrong password. Neither records an event.
+  const mistyped = `/api/rest/version/100/merchant/${M1.id}/ordr/${checkout.orderId}`;
+  const shop = (path: string, authorization: string) => fetch(server.url + path, { headers: { authorization, 'x-correlation-id': 'checkout-43' } });
+  t.equal((await shop(mistyped, `Basic ${Buffer.from(`merchant.${M1.id}:${M1.apiPassword}`).toString('base64')}`)).status, 404);
+  t.equal((await shop(`/api/rest/version/100/merchant/${M1.id}/order/20000000077`, `Basic ${Buffer.from(`merchant.${M1.id}:not-the-password-0123456789`).toString('base64')}`)).status, 401);
+
+  await t.test('a correlation id whose requests were all refused: the events and the history say so, and link to the journal', async (t) => {
+    await page.goto(`${server.url}/admin/timeline?correlationId=checkout-43`);
+    const empty = page.locator('#events li.empty');
+    await empty.waitFor({ timeout: budget(30_000) });
+    t.match(await empty.innerText(), 'No event matches correlation id checkout-43', 'nothing matches the filter, said so (not "no events yet")');
+    await empty.getByRole('link', { name: 'the requests with correlation id checkout-43 →' }).click();
+    await page.locator('li.request').nth(1).waitFor({ timeout: budget(30_000) });
+    const lines = await page.locator('li.request > .row .summary').allInnerTexts();
+    t.same(lines, ['401 RETRIEVE_ORDER refused', `404 GET v100 ordr/${checkout.orderId} refused`], 'both refused requests, the 404 named by its path without the common prefix');
+
+    await page.goto(`${server.url}/admin/history?q=checkout-43`);
+    await page.locator('#results:not([hidden])').waitFor({ timeout: budget(30_000) });
+    t.equal(await page.locator('#results-title').textContent(), 'Nothing recorded for checkout-43');
+    t.match(await page.locator('#results').innerText(), 'The request journal has 2 requests with correlation id checkout-43, 2 refused');
+    await page.getByRole('link', { name: 'see them in the journal →' }).click();
+    await page.locator('li.request').nth(1).waitFor({ timeout: budget(30_000) });
+    t.equal(await page.locator('li.request').count(), 2, 'the journal, searched by that correlation id');
+    await page.goto(`${server.url}/admin/timeline?view=requests&correlationId=checkout-43&status=404`);
+    await page.waitForFunction(() => document.getElementById('status')?.textContent?.includes('refused'));
+    t.match(await page.locator('#status').textContent(), /^1 request · 1 refused/, 'one request, in the singular');
+  });
+
+  await t.test('a request’s path shows its order and transaction ids, not a cut-off prefix', async (t) => {
+    await page.goto(`${server.url}/admin/timeline?view=requests&correlationId=${checkout.correlationId}`);
+    const refund = page.locator('li.request', { hasText: 'REFUND 60.00 USD refused' });
+    await refund.waitFor({ timeout: budget(30_000) });
+    const chip = refund.locator(':scope > .row .chip');
+    t.equal(await chip.innerText(), `PUT v100 order/${checkout.orderId}/transaction/ref-1`);
+    t.ok(await chip.evaluate((node) => node.scrollWidth <= node.clientWidth), 'shown whole, not cut by an ellipsis');
+    t.equal(await chip.getAttribute('title'), `PUT /api/rest/version/100/merchant/${M1.id}/order/${checkout.orderId}/transaction/ref-1`, 'the whole path as its title');
+    await page.goto(`${server.url}/admin/history?q=${checkout.declinedToken}`);
+    const step = page.locator('li.step[data-type="PaymentRecorded"] > .row .chip[title]');
+    await step.waitFor({ timeout: budget(30_000) });
+    t.equal(await step.innerText(), `PUT …/order/${checkout.declinedOrderId}/transaction/1`, 'a long path: its leading segments dropped, its ids kept');
+  });
+
+  await t.test('by keyboard: Tab reaches a row, its focus ring is drawn inside the list, Enter opens it', async (t) => {
+    await page.goto(`${server.url}/admin/timeline`);
+    await page.locator('li.event').first().waitFor({ timeout: budget(30_000) });
+    const first = page.locator('#events > li.event').first().locator(':scope > .row');
+    for (let i = 0; i < 40 && !(await first.evaluate((node) => node === document.activeElement)); i++) await page.keyboard.press('Tab');
+    t.ok(await first.evaluate((node) => node === document.activeElement), 'the first row takes the focus');
+    const ring = await first.evaluate((node) => {
+      const style = getComputedStyle(node);
+      const out = parseFloat(style.outlineOffset) + parseFloat(style.outlineWidth);
+      const r = node.getBoundingClientRect();
+      const list = node.closest('ol')!.getBoundingClientRect();
+      return { style: style.outlineStyle, inside: r.left - out >= list.left && r.right + out <= list.right && r.top - out >= list.top };
+    });
+    t.not(ring.style, 'none', 'a focus ring');
+    t.ok(ring.inside, 'drawn inside the list, which clips what is outside it');
+    await page.keyboard.press('Enter');
+    t.equal(await first.getAttribute('aria-expanded'), 'true', 'Enter opens the row');
+  });
+
   await t.test('at 375 px wide: nothing wider than the screen, the refusal readable', async (t) => {
     await page.setViewportSize({ width: 375, height: 812 });
     await page.goto(`${server.url}/admin/history?stream=${encodeURIComponent(`order-${M1.id}:${checkout.orderId}`)}`);
@@ -148,6 +222,15 @@ t.test('a failing checkout, debugged from the pages', { skip: existsSync(CHROMIU
     await page.goto(`${server.url}/admin/timeline?view=requests`);
     await page.locator('li.request').first().waitFor({ timeout: budget(30_000) });
     t.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 375), 'the Requests view too');
+    // The 404's explanation (every path the gateway knows, no spaces in them) wraps within the screen.
+    const notFound = page.locator('li.request[data-status="404"]');
+    await notFound.locator(':scope > .row').click();
+    const refusal = notFound.locator('.detail .refusal');
+    const wide = await refusal.evaluate((node) => ({ right: node.getBoundingClientRect().right, clipped: node.scrollWidth > node.clientWidth }));
+    t.ok(wide.right <= 375 && !wide.clipped, `the 404's refusal within the screen, whole (right edge ${wide.right})`);
+    t.ok(await notFound.locator('.detail .rule').evaluate((node) => node.getBoundingClientRect().right <= 375), 'its path and ids too');
+    t.same(await page.locator('li.request > .row .chip').evaluateAll((chips) => chips.filter((c) => c.scrollWidth > c.clientWidth).map((c) => c.textContent)), [],
+      'every path chip wraps, its end (the ids) not cut off');
     await page.goto(`${server.url}/admin/timeline`);
     await page.locator('li.event').first().waitFor({ timeout: budget(30_000) });
     t.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 375), 'and the events');

@@ -57,3 +57,41 @@ t.test('Hosted Checkout: each step of the checkout in words, the payment page\'s
   const paid = describe('OrderTransactionRecorded', { orderId: 'o-1', transactionId: '1', apiOperation: 'PAY', gatewayEntryPoint: 'CHECKOUT', amount: 1250, currency: 'USD', outcome: { gatewayCode: 'APPROVED', acquirerCode: '00', result: 'SUCCESS' } });
   t.equal(paid.summary, 'PAY on the payment page 12.50 USD → APPROVED (00)');
 });
+
+t.test('3-D Secure: each step in words, a challenge open amber, an authentication failed red', async (t) => {
+  // The data as the order API records it (INITIATE_AUTHENTICATION, AUTHENTICATE_PAYER, the challenge page).
+  const d = { merchantId: 'M', orderId: '30000000004', transactionId: '3ds-1', orderStatus: 'AUTHENTICATION_INITIATED', timeOfRecord: 'x' };
+  const card = { brand: 'MASTERCARD', expiry: { month: 1, year: 39 }, fundingMethod: 'CREDIT', number: '512345xxxxxx0008', scheme: 'MASTERCARD', type: 'MASTERCARD' };
+  t.same(describe('AuthenticationInitiated', { ...d, channel: 'PAYER_BROWSER', currency: 'USD', version: '3DS2', outcome: { authenticationStatus: 'AUTHENTICATION_AVAILABLE' }, source: { card } }), {
+    summary: 'INITIATE_AUTHENTICATION · 512345xxxxxx0008 MASTERCARD 01/39 → AUTHENTICATION_AVAILABLE', tone: 'ok', transaction: 'order 30000000004 · transaction 3ds-1',
+  });
+  t.equal(describe('AuthenticationInitiated', { ...d, version: 'NONE', outcome: { authenticationStatus: 'AUTHENTICATION_NOT_SUPPORTED' }, source: { card } }).summary,
+    'INITIATE_AUTHENTICATION · 512345xxxxxx0008 MASTERCARD 01/39 · no 3-D Secure for this card → AUTHENTICATION_NOT_SUPPORTED');
+  const payer = { ...d, amount: 9900, currency: 'USD', redirectResponseUrl: 'https://shop.example/3ds-return', acsTransactionId: 'a', dsTransactionId: 'b' };
+  const challenged = describe('PayerAuthenticationStarted', { ...payer, outcome: { authenticationStatus: 'AUTHENTICATION_PENDING', transactionStatus: 'C' } });
+  t.same([challenged.summary, challenged.tone], ['AUTHENTICATE_PAYER 99.00 USD → AUTHENTICATION_PENDING (challenge)', 'pending']);
+  const frictionless = describe('PayerAuthenticated', { ...payer, outcome: { authenticationStatus: 'AUTHENTICATION_SUCCESSFUL', transactionStatus: 'Y', eci: '02', authenticationToken: 'mHyn+7YFi1EUAREAAAAvNUe6Hv8=' } });
+  t.same([frictionless.summary, frictionless.tone], ['AUTHENTICATE_PAYER 99.00 USD → AUTHENTICATION_SUCCESSFUL (Y, ECI 02)', 'ok']);
+  t.equal(describe('PayerAuthenticated', { ...payer, outcome: { authenticationStatus: 'AUTHENTICATION_REJECTED', transactionStatus: 'R', statusReasonCode: '01' } }).tone, 'failed');
+  const cancelled = describe('ChallengeAnswered', { ...d, answer: 'CANCELLED_AUTHENTICATION', outcome: { authenticationStatus: 'AUTHENTICATION_FAILED', transactionStatus: 'N', challengeCancel: '01' } });
+  t.same([cancelled.summary, cancelled.tone], ['Challenge answered: CANCELLED_AUTHENTICATION → AUTHENTICATION_FAILED (N, cancelled 01)', 'failed']);
+  t.equal(describe('ChallengeAnswered', { ...d, answer: 'AUTHENTICATED', byCode: true, outcome: { authenticationStatus: 'AUTHENTICATION_SUCCESSFUL', transactionStatus: 'Y', eci: '02' } }).summary,
+    'Challenge answered with a code → AUTHENTICATION_SUCCESSFUL (Y, ECI 02)');
+});
+
+t.test('a payment refused on its authentication says which, and how it stood', async (t) => {
+  const paid = describe('OrderTransactionRecorded', {
+    orderId: '30000000004', transactionId: 'pay-1', apiOperation: 'PAY', amount: 9900, currency: 'USD',
+    authentication: { transactionId: '3ds-1', version: '3DS2', liabilityShift: false, outcome: { authenticationStatus: 'AUTHENTICATION_PENDING', transactionStatus: 'C' } },
+    outcome: { gatewayCode: 'AUTHENTICATION_FAILED', result: 'FAILURE' },
+  });
+  t.same(paid, {
+    summary: 'PAY 99.00 USD → AUTHENTICATION_FAILED', tone: 'failed', rule: 'the authentication 3ds-1: AUTHENTICATION_PENDING (challenge)', transaction: 'order 30000000004 · transaction pay-1',
+  });
+  const decided = describe('OrderTransactionRecorded', {
+    orderId: '1', transactionId: '1', apiOperation: 'PAY', amount: 100, currency: 'USD', decidedBy: "expiry 01/39 in the test acquirer's table",
+    authentication: { transactionId: '3ds-1', outcome: { authenticationStatus: 'AUTHENTICATION_SUCCESSFUL', transactionStatus: 'Y' } },
+    outcome: { gatewayCode: 'APPROVED', acquirerCode: '00', result: 'SUCCESS' },
+  });
+  t.equal(decided.rule, "expiry 01/39 in the test acquirer's table", 'the acquirer’s rule, when it decided');
+});
