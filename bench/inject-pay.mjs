@@ -1,8 +1,9 @@
 // CPU per Pay with token in-process (app.inject, a SQLite store in a temporary directory): many
 // pays on a pool of 20 tokens, each on a new order, 50 at a time (the pay scenario of bench/http.ts
-// without the network). Compares built trees taking turns, each run in a fresh process:
+// without the network; `--concurrency N` for another number, fewer making the stores' batches
+// smaller). Compares built trees taking turns, each run in a fresh process:
 //
-//   node bench/inject-pay.mjs [--runs 6] [--pays 6000] [--warmup N] <tree>[@journalSize] [...]
+//   node bench/inject-pay.mjs [--runs 6] [--pays 6000] [--warmup N] [--concurrency 50] [--store postgres] <tree>[@journalSize] [...]
 //
 // A tree is a checkout built with `npm run build` (its dist/ is loaded); `@N` runs it with a
 // request journal of N entries (JOURNAL_SIZE; default its default), `--warmup N` pays first
@@ -11,8 +12,13 @@
 // compared: on a shared machine it is the steadier figure. A profile of one tree's measured pays:
 //
 //   INJECT_PAY_PROFILE=/tmp/pay.cpuprofile node bench/inject-pay.mjs --child <tree>[@size] 6000 [warmup]
+//
+// `--store postgres` runs every tree on PostgreSQL instead: one throwaway server for the whole run
+// (scripts/postgres-server.ts, built into this checkout's dist/ by `tsc -p bench/tsconfig.json`),
+// a fresh database per run; each run also prints the server's CPU (postmaster and backends, from
+// /proc) per pay. A profile on PostgreSQL: INJECT_PAY_POSTGRES=<database url> with --child.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,13 +50,30 @@ async function startProfile() {
   };
 }
 
+/** CPU ms of a process and its children (the PostgreSQL server and its backends), from /proc. */
+function treeCpuMs(pid) {
+  const stat = (p) => {
+    const text = readFileSync(`/proc/${p}/stat`, 'utf8');
+    return text.slice(text.lastIndexOf(')') + 2).split(' ');
+  };
+  const pids = new Map();
+  for (const p of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const fields = stat(p);
+      if (p === String(pid) || fields[1] === String(pid)) pids.set(p, (Number(fields[11]) + Number(fields[12])) * 10);
+    } catch { /* gone meanwhile */ }
+  }
+  return pids;
+}
+const treeCpuDelta = (from, to) => [...to].reduce((sum, [p, ms]) => sum + ms - (from.get(p) ?? 0), 0);
+
 async function child(spec, pays, warmup) {
   const [tree, journalSize] = spec.split('@');
   const { buildApp } = await import(join(tree, 'dist/app.js'));
   const { parseMerchants } = await import(join(tree, 'dist/merchants.js'));
   const dir = mkdtempSync(join(tmpdir(), 'inject-pay-'));
   const app = await buildApp({
-    eventStore: { kind: 'sqlite', path: join(dir, 'gateway.db') },
+    eventStore: process.env.INJECT_PAY_POSTGRES ? { kind: 'postgres', url: process.env.INJECT_PAY_POSTGRES } : { kind: 'sqlite', path: join(dir, 'gateway.db') },
     merchants: parseMerchants({ merchants: [MERCHANT] }, 'bench'),
     limits: { authFailureLimit: 1e9 },
     ...(journalSize === undefined ? {} : { journal: { size: Number(journalSize) } }),
@@ -69,12 +92,15 @@ async function child(spec, pays, warmup) {
   const run = async (n) => {
     let next = 0;
     let refused = 0;
+    const serverPid = process.env.INJECT_PAY_PG_PID;
+    const server0 = serverPid ? treeCpuMs(serverPid) : undefined;
     const cpu0 = process.cpuUsage();
-    await Promise.all(Array.from({ length: 50 }, async () => {
+    await Promise.all(Array.from({ length: Number(process.env.INJECT_PAY_CONCURRENCY ?? 50) }, async () => {
       while (next++ < n) if ((await pay()).statusCode !== 201) refused++;
     }));
     const cpu = process.cpuUsage(cpu0);
-    return { cpuUs: (cpu.user + cpu.system) / n, refused };
+    const serverUs = server0 ? treeCpuDelta(server0, treeCpuMs(serverPid)) * 1000 / n : undefined;
+    return { cpuUs: (cpu.user + cpu.system) / n, systemUs: cpu.system / n, serverUs, refused };
   };
   await run(warmup);
   const profiler = process.env.INJECT_PAY_PROFILE ? await startProfile() : undefined;
@@ -85,8 +111,9 @@ async function child(spec, pays, warmup) {
   process.stdout.write(JSON.stringify(measured));
 }
 
-function main(args) {
+async function main(args) {
   let runs = 6;
+  let postgres;
   let pays = 6000;
   let warmup;
   const trees = [];
@@ -94,21 +121,30 @@ function main(args) {
     if (args[i] === '--runs') runs = Number(args[++i]);
     else if (args[i] === '--pays') pays = Number(args[++i]);
     else if (args[i] === '--warmup') warmup = Number(args[++i]);
+    else if (args[i] === '--concurrency') process.env.INJECT_PAY_CONCURRENCY = args[++i];
+    else if (args[i] === '--store') {
+      const store = args[++i];
+      if (store !== 'postgres' && store !== 'sqlite') throw new Error(`--store: sqlite (the default) or postgres, not ${store}`);
+      postgres = store === 'postgres';
+    }
     else trees.push(resolve(args[i]));
   }
   if (trees.length === 0) throw new Error('usage: node bench/inject-pay.mjs [--runs 6] [--pays 6000] <tree> [<tree>...]');
   const results = new Map(trees.map((t) => [t, []]));
   const self = fileURLToPath(import.meta.url);
+  const server = postgres ? await (await import(join(self, '../../dist/scripts/postgres-server.js'))).startPostgres() : undefined;
   for (let r = 0; r < runs; r++) {
     // Each round in the other order than the one before, so no tree always follows another.
     const order = r % 2 === 0 ? trees : [...trees].reverse();
     for (const tree of order) {
       const load = loadavg()[0];
-      const out = spawnSync(process.execPath, [self, '--child', tree, String(pays), String(warmup ?? Math.ceil(pays / 2))], { encoding: 'utf8' });
+      const env = server ? { INJECT_PAY_POSTGRES: await server.createDatabase('pay'), INJECT_PAY_PG_PID: String(server.serverPid()) } : {};
+      const out = spawnSync(process.execPath, [self, '--child', tree, String(pays), String(warmup ?? Math.ceil(pays / 2))], { encoding: 'utf8', env: { ...process.env, ...env } });
       if (out.status !== 0) throw new Error(`run of ${tree} failed: ${out.stderr}`);
-      const { cpuUs, refused } = JSON.parse(out.stdout);
+      const { cpuUs, serverUs, refused } = JSON.parse(out.stdout);
       results.get(tree).push(cpuUs);
-      console.log(`${tree}\trun ${r + 1}\tload ${load.toFixed(1)}\t${cpuUs.toFixed(0)} µs CPU per pay${refused ? `\t${refused} not 201` : ''}`);
+      const serverText = serverUs === undefined ? '' : ` (+ ${serverUs.toFixed(0)} µs of the server's)`;
+      console.log(`${tree}\trun ${r + 1}\tload ${load.toFixed(1)}\t${cpuUs.toFixed(0)} µs CPU per pay${serverText}${refused ? `\t${refused} not 201` : ''}`);
     }
   }
   for (const [tree, figures] of results) {
@@ -116,7 +152,8 @@ function main(args) {
     const median = sorted.length % 2 ? sorted[(sorted.length - 1) / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
     console.log(`${tree}\tmedian ${median.toFixed(0)} µs (${sorted[0].toFixed(0)}–${sorted.at(-1).toFixed(0)}) over ${figures.length} runs`);
   }
+  await server?.stop();
 }
 
 if (process.argv[2] === '--child') await child(process.argv[3], Number(process.argv[4]), Number(process.argv[5] ?? Math.ceil(Number(process.argv[4]) / 2)));
-else main(process.argv.slice(2));
+else await main(process.argv.slice(2));

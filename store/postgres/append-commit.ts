@@ -43,8 +43,10 @@ export function batchJson(batch: readonly PendingAppend[]): string {
 export async function commitAtOnce(pool: pg.Pool, batch: readonly PendingAppend[], created: Date, writer: string): Promise<AppendResult[] | undefined> {
   const json = batchJson(batch);
   // PostgreSQL's JSON functions refuse \u0000 and lone surrogates in any string they read (the
-  // json type stores them as written): such a batch goes the decided way, which stores them.
-  if (UNREADABLE_ESCAPE.test(json)) return undefined;
+  // json type stores them as written): such a batch goes the decided way, which stores them. Both
+  // are spelled with a \u escape, which nearly no batch holds: a plain search for one first (the
+  // pattern's case-insensitive scan of the whole batch costs several times more).
+  if (json.includes('\\u') && UNREADABLE_ESCAPE.test(json)) return undefined;
   const { rows: [row] } = await pool.query<{ r: string[] | null }>({ ...APPEND_AT_ONCE, values: [json, created, writer] });
   const answer = row?.r;
   if (answer === undefined || answer === null) return undefined;
