@@ -16,7 +16,11 @@ interface SessionPath { version?: string; merchantId?: string; sessionId?: strin
 
 /** From this version the session id is the password; before it, UPDATE_PAYER_DATA needs no credentials (the Android SDK's rule). */
 const SESSION_PASSWORD_FROM = 50;
-/** A session id as the gateway writes it: ASCII text, 31 to 35 characters (so never a card number in a stream name). */
+/**
+ * A session id as the gateway writes it: ASCII text, 31 to 35 characters. One holding a card number
+ * is refused before the session is looked up (plugins/request-values.ts, a hook of the whole app,
+ * runs before the route's preValidation), so none names a stream read.
+ */
 const SESSION_ID = /^[\x20-\x7e]{31,35}$/;
 
 /** Whether the Authorization header is `merchant.<merchantId>` with the path's session id as the password, with or without the `Basic ` scheme. */
@@ -26,29 +30,41 @@ function sessionIdAsPassword(request: FastifyRequest, header: string): boolean {
   return credentials !== undefined && credentials.username === `merchant.${merchantId}` && credentials.password === sessionId;
 }
 
+/** The way the path's version takes: from 50 the session id as the password, before it no credentials; none for a version that is no number. */
+function versionWay(version: string | undefined): 'password' | 'none' | undefined {
+  const number = Number(version);
+  if (number >= SESSION_PASSWORD_FROM) return 'password';
+  return number < SESSION_PASSWORD_FROM ? 'none' : undefined;
+}
+
 /**
  * Whether the merchant's password check is left to authenticateBySession (an Update Session
  * request that presents no credentials, or its own session id as the password of
- * `merchant.<merchantId>`): decided on the headers alone, before the body is read.
+ * `merchant.<merchantId>`). Decided on the headers alone, before the body is read: such a request
+ * that the headers already refuse (the other way than its version's, an unknown merchant, a path
+ * id that is no session id) is a 401 here, so no body of a request that cannot pass is read,
+ * parsed or awaited; and it guesses no password, so nothing is counted.
  */
 export function presentsSession(request: FastifyRequest): boolean {
-  if (request.method !== 'PUT' || (request.params as SessionPath).sessionId === undefined) return false;
+  const { version, merchantId, sessionId } = request.params as SessionPath;
+  if (request.method !== 'PUT' || sessionId === undefined) return false;
   const header = request.headers.authorization;
-  return header === undefined || sessionIdAsPassword(request, header);
+  if (header !== undefined && !sessionIdAsPassword(request, header)) return false;
+  const way = header === undefined ? 'none' : 'password';
+  if (versionWay(version) !== way || !SESSION_ID.test(sessionId) || !request.server.gateway.merchants.get(merchantId ?? '')) throw new AuthenticationFailed();
+  return true;
 }
 
 /** The merchant of a request presentsSession let through, once its body is read; 401 unless the session is the merchant's and live. */
 export async function authenticateBySession(gateway: Gateway, request: FastifyRequest): Promise<void> {
   if (request.merchant) return;
-  const { version, merchantId, sessionId } = request.params as SessionPath;
-  const merchant = gateway.merchants.get(merchantId ?? '');
+  const { merchantId, sessionId } = request.params as SessionPath;
   const apiOperation = (request.body as { apiOperation?: unknown } | null | undefined)?.apiOperation;
-  const header = request.headers.authorization;
-  const bySession = header !== undefined
-    ? Number(version) >= SESSION_PASSWORD_FROM && sessionIdAsPassword(request, header)
-    : Number(version) < SESSION_PASSWORD_FROM && apiOperation === 'UPDATE_PAYER_DATA';
-  if (!merchant || !bySession || sessionId === undefined || !SESSION_ID.test(sessionId)) throw new AuthenticationFailed();
-  if (!(await sessionIsLive(gateway, merchant, sessionId))) throw new AuthenticationFailed();
+  // presentsSession again (only a request it let through has no merchant here): the same headers, the same answer.
+  if (!presentsSession(request) || sessionId === undefined) throw new AuthenticationFailed();
+  if (request.headers.authorization === undefined && apiOperation !== 'UPDATE_PAYER_DATA') throw new AuthenticationFailed();
+  const merchant = gateway.merchants.get(merchantId ?? '');
+  if (!merchant || !(await sessionIsLive(gateway, merchant, sessionId))) throw new AuthenticationFailed();
   request.merchant = merchant;
   request.authMethod = 'session';
 }

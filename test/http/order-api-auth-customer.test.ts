@@ -7,7 +7,7 @@ import t from 'tap';
 import { buildTestApp, M1, tokenAuth } from '../helpers/app.js';
 import { expectInvalid, type App } from './http.fixture.js';
 import { FRICTIONLESS } from './hosted-checkout.fixture.js';
-import { authenticateBody, cardSource, initiateBody, newFlow, put, transactionUrl } from './three-d-secure.fixture.js';
+import { authenticateBody, cardSource, initiateBody, newFlow, payBody, put, transactionUrl } from './three-d-secure.fixture.js';
 
 const get = (a: App, url: string) => a.inject({ method: 'GET', url, headers: { authorization: tokenAuth(M1) } });
 const orderUrl = (orderId: string) => `/api/rest/version/100/merchant/${M1.id}/order/${encodeURIComponent(orderId)}`;
@@ -36,4 +36,31 @@ t.test('customer.email on Initiate Authentication and Authenticate Payer: echoed
   t.equal((await put(refused, 'a1', initiateBody(cardSource(FRICTIONLESS)))).statusCode, 201, 'nothing recorded by the refusal');
   expectInvalid(t, await put(refused, 'a1', authenticateBody('12.50', { customer: { email: `${'x'.repeat(250)}@example.com` } })),
     { field: 'customer.email' }, 'Authenticate Payer: longer than 256');
+});
+
+t.test('a customer that is no object, an email that is null, no string or under 4 characters: refused on its field on PAY and on both 3-D Secure steps; a null or empty 3DSecureId too', async (t) => {
+  const a = await buildTestApp(t);
+  const ready = newFlow(a);
+  t.equal((await put(ready, 'a1', initiateBody(cardSource(FRICTIONLESS)))).statusCode, 201);
+  const head = await a.gateway.store.headPosition();
+  const bodies: Array<[string, (customer: unknown) => [ReturnType<typeof newFlow>, string, object]]> = [
+    ['PAY', (customer) => [newFlow(a), 'p1', { ...payBody(undefined, cardSource('5123450000000008')), customer }]],
+    ['INITIATE_AUTHENTICATION', (customer) => [newFlow(a), 'a1', initiateBody(cardSource(FRICTIONLESS), { customer })]],
+    ['AUTHENTICATE_PAYER', (customer) => [ready, 'a1', authenticateBody('12.50', { customer })]],
+  ];
+  const cases: Array<[string, unknown, string]> = [
+    ['customer null', null, 'customer'], ['customer a string', 'jo@example.com', 'customer'], ['customer a list', [{ email: 'jo@example.com' }], 'customer'],
+    ['email null', { email: null }, 'customer.email'], ['email a number', { email: 12 }, 'customer.email'], ['email of 3 characters', { email: 'a@b' }, 'customer.email'],
+  ];
+  for (const [operation, body] of bodies) {
+    for (const [what, customer, field] of cases) {
+      const [flow, transaction, payload] = body(customer);
+      expectInvalid(t, await put(flow, transaction, payload), { field }, `${operation}: ${what}`);
+    }
+  }
+  for (const value of [null, '']) {
+    expectInvalid(t, await put(newFlow(a), 'p1', { ...payBody(undefined, cardSource('5123450000000008')), '3DSecureId': value }),
+      { field: '3DSecureId', explanation: 'No check has been performed for this merchant and 3D Secure Id.' }, `PAY, 3DSecureId ${JSON.stringify(value)}`);
+  }
+  t.equal(await a.gateway.store.headPosition(), head, 'no refusal recorded anything');
 });

@@ -227,8 +227,9 @@ export function requestOf(op: Operation, url: string, field?: string, value?: st
 export function restTwin(op: Operation & { nvp: NonNullable<Operation['nvp']> }, field: string, value: string) {
   const { rest, apiOperation } = op.nvp;
   const ids = Object.fromEntries(Object.entries(NVP_FIELD).map(([param, name]) => [param, NVP_IDS[name] as string]));
-  // POST .../session's apiOperation names Initiate Checkout: Create Session's body has none.
-  const body = rest.bodyStrings.includes('apiOperation') && apiOperation !== 'CREATE_SESSION' ? { apiOperation } : {};
+  // POST .../session's apiOperation names Initiate Checkout: Create Session's body has none; Update
+  // Session's names Update Session with Payer Data (the mobile SDKs'), never NVP's UPDATE_SESSION.
+  const body = rest.bodyStrings.includes('apiOperation') && apiOperation !== 'CREATE_SESSION' && apiOperation !== 'UPDATE_SESSION' ? { apiOperation } : {};
   // The items before a list item, as requestOf sends them in NVP.
   const items = earlierItems(field).reduce((b: Record<string, unknown>, item) => withField(b, item, 'x'), body);
   return { method: rest.method as 'PUT', url: fill(rest.path, ids), headers: { authorization: authFor(rest.path) }, payload: withField(items, field, value) };
