@@ -9,10 +9,11 @@ import { optional } from '../../domain/order/order.js';
 /**
  * The first version whose gatewayRecommendation is PROCEED where older ones said what to proceed
  * with: PROCEED_WITH_AUTHENTICATION (Initiate Authentication, a challenge), PROCEED_WITH_PAYMENT (a
- * finished authentication). A version 52 client's tests and the reference's version 51 examples
- * show the older values; the test environment's version 57 answers show PROCEED.
+ * finished authentication). The reference's version 51 examples show the older values; Mastercard's
+ * OpenCart module, on version 55 throughout, waits for PROCEED after Initiate Authentication, after
+ * Authenticate Payer and in the browser's post back, as the test environment's version 57 answers say.
  */
-export const PLAIN_PROCEED_FROM = 57;
+export const PLAIN_PROCEED_FROM = 55;
 
 /** result, response.gatewayCode and response.gatewayRecommendation of an authentication's status, in the version's words. */
 export function statusAnswer(status: AuthenticationStatus, version: number) {

@@ -173,7 +173,7 @@ t.test('a PAY naming an unknown authentication, or another card\'s, is refused; 
   t.equal(without.response.gatewayCode, 'APPROVED', 'a PAY without it goes on');
 });
 
-t.test('versions: before 63 the HTML is authentication.redirectHtml, before 57 the recommendations name what to proceed with; before 50 there is no 3-D Secure', async (t) => {
+t.test('versions: before 63 the HTML is authentication.redirectHtml, before 55 the recommendations name what to proceed with; before 50 there is no 3-D Secure', async (t) => {
   const app = await buildTestApp(t);
   const old = newFlow(app, 57);
   const { initiated, payer } = await authenticate(old, CHALLENGE);
@@ -191,10 +191,17 @@ t.test('versions: before 63 the HTML is authentication.redirectHtml, before 57 t
   t.equal(older.initiated.json().response.gatewayRecommendation, 'PROCEED_WITH_AUTHENTICATION', 'version 52: Initiate recommends proceeding with authentication');
   t.equal(older.payer.json().response.gatewayRecommendation, 'PROCEED_WITH_PAYMENT', 'version 52: a successful authentication, with payment');
   t.equal(formFields(older.payer.json().authentication.redirectHtml)['response.gatewayRecommendation'], 'PROCEED_WITH_PAYMENT', 'and so says the post back');
-  const challenged52 = (await authenticate(newFlow(app, 56), CHALLENGE)).payer.json();
-  t.equal(challenged52.response.gatewayRecommendation, 'PROCEED_WITH_AUTHENTICATION', 'version 56: a challenge');
-  const { back } = await answerChallenge(app, challenged52.authentication.redirectHtml, { selectAuthResult: 'AUTHENTICATED' });
+  const challenged54 = (await authenticate(newFlow(app, 54), CHALLENGE)).payer.json();
+  t.equal(challenged54.response.gatewayRecommendation, 'PROCEED_WITH_AUTHENTICATION', 'version 54: a challenge');
+  const { back } = await answerChallenge(app, challenged54.authentication.redirectHtml, { selectAuthResult: 'AUTHENTICATED' });
   t.equal(back['response.gatewayRecommendation'], 'PROCEED_WITH_PAYMENT', 'the challenge page posts back in the version of the authentication');
+  const v55 = await authenticate(newFlow(app, 55), CHALLENGE);
+  t.equal(v55.initiated.json().response.gatewayRecommendation, 'PROCEED', 'version 55: Initiate says PROCEED');
+  t.equal(v55.payer.json().response.gatewayRecommendation, 'PROCEED', 'version 55: a challenge, PROCEED');
+  const back55 = (await answerChallenge(app, v55.payer.json().authentication.redirectHtml, { selectAuthResult: 'AUTHENTICATED' })).back;
+  t.equal(back55['response.gatewayRecommendation'], 'PROCEED', 'version 55: the challenge page posts back PROCEED');
+  const frictionless56 = (await authenticate(newFlow(app, 56), FRICTIONLESS)).payer.json();
+  t.equal(formFields(frictionless56.authentication.redirectHtml)['response.gatewayRecommendation'], 'PROCEED', 'version 56: the frictionless post back says PROCEED');
   t.equal(initiated.json().response.gatewayRecommendation, 'PROCEED', 'version 57: PROCEED');
   const before = await put(newFlow(app, 49), 'a1', initiateBody(cardSource(CHALLENGE)));
   t.equal(before.statusCode, 400);
