@@ -8,7 +8,7 @@
 import t from 'tap';
 import { buildTestApp, createToken, M1, tokenAuth } from '../helpers/app.js';
 import { uniqueId } from '../helpers/ids.js';
-import { eventsOfType, expectInvalid, type App } from './http.fixture.js';
+import { eventsOfType, expectInvalid, storeText, type App } from './http.fixture.js';
 
 const orderPath = (order: string, version = 100) => `/api/rest/version/${version}/merchant/${M1.id}/order/${encodeURIComponent(order)}`;
 const put = (a: App, order: string, txn: string, payload: Record<string, unknown>, version = 100) =>
@@ -87,3 +87,19 @@ t.test('VERIFY echoes the customer; a member out of bounds is refused on its fie
   t.equal(bounds.statusCode, 201, `at the bounds: ${bounds.body}`);
 });
 
+t.test('a telephone number holding a card number is refused, nothing recorded; one in international notation is kept', async (t) => {
+  const a = await buildTestApp(t);
+  const token = await createToken(a, M1);
+  const pay = (customer: Record<string, unknown>, order = uniqueId()) =>
+    put(a, order, '1', { apiOperation: 'PAY', order: { amount: '1.00', currency: 'USD' }, sourceOfFunds: { type: 'CARD', token }, customer });
+  // 16 digits after '+' (more than any international number has), or among other characters.
+  for (const phone of ['+4111111111111111', '+4111 1111 1111 1111', 'tel 4111111111111111']) {
+    expectInvalid(t, await pay({ phone }), { field: 'customer.phone', explanation: /card number/ }, phone);
+    expectInvalid(t, await pay({ mobilePhone: phone }), { field: 'customer.mobilePhone', explanation: /card number/ }, phone);
+  }
+  t.equal(await a.gateway.store.headPosition(), 1n, 'nothing recorded but the token');
+  const kept = await pay({ phone: '+44 20 7946 0958', mobilePhone: '+8613800138000' });
+  t.equal(kept.statusCode, 201, kept.body);
+  t.same(kept.json().customer, { phone: '+44 20 7946 0958', mobilePhone: '+8613800138000' });
+  t.notMatch(await storeText(a), /4111.?1111.?1111.?1111/, 'no card number in the events');
+});
