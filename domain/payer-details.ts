@@ -1,8 +1,9 @@
 // What a Hosted Checkout payment carries about the payer beside the card: the billing address and
 // email address (the merchant's from Initiate Checkout, or what the payer typed on the payment page
 // where interaction.displayControl let them) and the merchant's shipping address; on a merchant's
-// own PAY, AUTHORIZE or VERIFY, the billing address it sent. Recorded on the payment's transaction,
-// shown by its answer, Retrieve Order and Retrieve Transaction in the API's own shape.
+// own PAY, AUTHORIZE or VERIFY, the billing address and the customer's details it sent. Recorded
+// on the payment's transaction, shown by its answer, Retrieve Order and Retrieve Transaction in the
+// API's own shape (and by the answers of the order's later transactions: the order's).
 
 export interface PayerAddress {
   company?: string;
@@ -32,9 +33,19 @@ export function addressFrom(
   return Object.keys(address).length > 0 ? address : undefined;
 }
 
+/** customer.* as sent: the payer's email address, name, telephone numbers and tax registration id. */
+export interface PayerCustomer {
+  email?: string;
+  firstName?: string;
+  lastName?: string;
+  mobilePhone?: string;
+  phone?: string;
+  taxRegistrationId?: string;
+}
+
 export interface PayerDetails {
   billing?: { address: PayerAddress };
-  customer?: { email: string };
+  customer?: PayerCustomer;
   shipping?: { address: PayerAddress };
 }
 

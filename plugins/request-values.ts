@@ -32,16 +32,23 @@ const CARD_NUMBER = 'Value is invalid. The field must not hold a card number (13
 const NULL_ITEM = "Value 'null' is invalid. A list item must not be null";
 
 /**
+ * A telephone number in international notation: '+' and digits, in groups apart by single spaces
+ * (ITU-T E.123), at most 15 digits in all (E.164's most).
+ */
+const INTERNATIONAL_PHONE = /^\+[0-9]+( [0-9]+)*$/;
+const internationalPhone = (value: string) => INTERNATIONAL_PHONE.test(value) && value.replace(/ /g, '').length <= 16;
+
+/**
  * Whether a string is not scanned for card numbers: one of the members meant for card and bank
  * account numbers (never stored in the clear: sealed or masked), or a telephone number in
- * international notation (+ and digits only: an international number of 13-15 digits would pass
- * Luhn one time in ten). A telephone member holding anything else is scanned like any text. An
- * amount is no free text either: its own rule (digits and '.', at most 14 characters, at most
- * 1000000000000) refuses every card number, with the same answer whether it came as a string or a
- * JSON number.
+ * international notation (an international number of 13-15 digits would pass Luhn one time in
+ * ten; the order API's payments keep their telephone numbers as sent, in their events, so one of
+ * 16 digits or more, or holding anything else, is scanned like any text). An amount is no free
+ * text either: its own rule (digits and '.', at most 14 characters, at most 1000000000000) refuses
+ * every card number, with the same answer whether it came as a string or a JSON number.
  */
 export const notFreeText = (name: string, value: string) =>
-  SENSITIVE_FIELD.test(name) || name === 'amount' || ((name === 'phone' || name === 'mobilePhone') && value.startsWith('+'));
+  SENSITIVE_FIELD.test(name) || name === 'amount' || ((name === 'phone' || name === 'mobilePhone') && internationalPhone(value));
 
 /** Body members (group, member) whose value names a stream that is read: ids, as a path's are (Initiate Checkout's order.id names the order its page pays). */
 const STREAM_IDS: ReadonlyArray<readonly [string | undefined, string]> = [['session', 'id'], [undefined, 'referenceOrderId'], ['sourceOfFunds', 'token'], ['order', 'id']];

@@ -1,7 +1,7 @@
 // The order API (schemas/versions.ts): PUT/GET .../version/{version}/merchant/{merchantId}/order/{orderId}/transaction/{transactionId}
 // and GET .../order/{orderId}. Identifiers follow the reference's rule for order.id and
 // transaction.id (any characters, 1 to 40). The body is open: the fields a shop's client library
-// sends beside those tokengate uses (customer.firstName, device, order.description, ...) are accepted and
+// sends beside those tokengate uses (device.browserDetails.*, order.description, ...) are accepted and
 // ignored; the fields used are typed here, and amounts (strings or JSON numbers) and what each
 // apiOperation requires are checked in services/order/order-api.ts.
 import { Type, type Static } from '@sinclair/typebox';
@@ -40,6 +40,8 @@ const Open = Type.Object;
 const open = { additionalProperties: true } as const;
 /** A decimal amount, as a string ("1.00") or a JSON number (1.00): its text as written is checked by the service. */
 const Amount = () => Type.Unknown({ description: "a decimal number such as 100.00, as a string or a JSON number; its text as written: 1 to 14 characters 0-9 and '.'" });
+/** A customer member: a string (or null, as not sent), bounded by the payments (services/order/request-billing.ts). */
+const CustomerText = (what: string) => Type.Unknown({ description: `${what}, or null (as not sent)` });
 
 export const TransactionBody = Open({
   // The identifier of a 3-D Secure 1 Check 3DS Enrollment, which tokengate never makes: a payment
@@ -52,8 +54,17 @@ export const TransactionBody = Open({
   // The payer's billing address: read by the outcome rules (street) and echoed by the answers and Retrieve Order.
   billing: Opt(Open({ address: Opt(Open(addressMembers(true, true), open)) }, open)),
   correlationId: Opt(Str(1, 100)),
-  // The payer's email address: the 3-D Secure steps pass it on to the issuer and echo it; the other members are taken and not used.
-  customer: Opt(Open({ email: Opt(Email()) }, open)),
+  // The payer's details: PAY, AUTHORIZE and VERIFY keep them and echo them (their bounds are
+  // checked there: a member sent as null counts as not sent, as clients send their blanks); the
+  // 3-D Secure steps pass the email address on to the issuer and echo it.
+  customer: Opt(Open({
+    email: Opt(Email()),
+    firstName: Opt(CustomerText('a string of 1 to 50 characters')),
+    lastName: Opt(CustomerText('a string of 1 to 50 characters')),
+    mobilePhone: Opt(CustomerText('a telephone number: a string of any characters, 1 to 20')),
+    phone: Opt(CustomerText('a telephone number: a string of any characters, 1 to 20')),
+    taxRegistrationId: Opt(CustomerText('a string of 1 to 30 characters')),
+  }, open)),
   device: Opt(Open({
     browser: Opt(Str(1, 2048)),
     browserDetails: Opt(Open({ '3DSecureChallengeWindowSize': Opt(StringEnum(CHALLENGE_WINDOW_SIZES)) }, open)),

@@ -83,7 +83,7 @@ export interface Initiating<Type extends 'PAY' | 'AUTHORIZE' | 'VERIFY' = 'PAY' 
   authenticationTransactionId?: string | undefined;
   /** Made by the gateway's payment page (Hosted Checkout), not by a request of the merchant. */
   entryPoint?: 'CHECKOUT' | undefined;
-  /** The payment page's: the payer's billing address, email and shipping address (interaction.displayControl). */
+  /** The payer's details: the request's billing address and customer, or the payment page's (interaction.displayControl). */
   payer?: PayerDetails | undefined;
 }
 

@@ -192,7 +192,7 @@ export interface OrderTransactionRecorded {
     authentication?: PaymentAuthentication;
     /** CHECKOUT: made by the gateway's payment page (Hosted Checkout); absent: by the merchant's request (WEB_SERVICES_API). */
     gatewayEntryPoint?: 'CHECKOUT';
-    /** The payment page's: billing.address, customer.email, shipping.address, shown as sent. */
+    /** The payer's details, shown as sent: a PAY's, AUTHORIZE's or VERIFY's billing.address and customer.*, or the payment page's billing.address, customer.email, shipping.address. */
     payer?: PayerDetails;
     outcome: PaymentOutcome;
     /** The rule that chose the outcome, in words (payment-outcome.ts; a capture, refund or void: the order's totals). */

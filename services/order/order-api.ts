@@ -21,7 +21,7 @@ import { foldOrder, readOwnStream } from '../aggregates.js';
 import { withSession, type HeldSession } from '../session/session-request.js';
 import type { Gateway } from '../gateway.js';
 import { amountOf } from './pay-request.js';
-import { requestBilling } from './request-billing.js';
+import { requestBilling, requestCustomer } from './request-billing.js';
 import { missing, providedSource, tokenSource, tokenSourceRead } from './card-source.js';
 import type { CommandFacts, OrderRequest } from './order-service.js';
 import type { ReadBeside } from './read-beside.js';
@@ -92,11 +92,12 @@ async function initiatingFacts(gateway: Gateway, merchant: MerchantProfile, sent
     throw missing('sourceOfFunds.token');
   }
   const billing = requestBilling(body);
+  const customer = requestCustomer(body, false);
   // With a session, the token the careful way (card-source.ts tokenSourceRead says why).
   const read = inRequest || session ? undefined : await tokenSourceRead(gateway, merchant, token as string);
   const source = inRequest ?? read?.source ?? await tokenSource(gateway, merchant, token as string);
   const facts = {
-    ...(billing ? { payer: { billing } } : {}),
+    ...(billing || customer ? { payer: { ...(billing ? { billing } : {}), ...(customer ? { customer } : {}) } } : {}),
     amount, currency, source, rules: merchant.rules ?? [],
     securityCode: card?.securityCode, billingStreet: body.billing?.address?.street, orderReference: body.order?.reference,
     transactionReference: body.transaction?.reference,
@@ -171,7 +172,7 @@ export async function orderApiRequest(
 ): Promise<OrderRequest<OrderApiCommand, object>> {
   const { facts, depends } = await commandFacts(gateway, merchant, params, body);
   // The payment page's payments show where they came from (gatewayEntryPoint), and the payer's details the page took
-  // (a merchant's own payment: the billing address it sent).
+  // (a merchant's own payment: the billing address and customer details it sent).
   if (entryPoint && (facts.type === 'PAY' || facts.type === 'AUTHORIZE' || facts.type === 'VERIFY')) {
     facts.entryPoint = entryPoint;
     if (payer) facts.payer = payer;

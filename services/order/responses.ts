@@ -127,16 +127,32 @@ export function totalsAsOf(order: ExistingOrder, time: string): OrderTotals {
   return latest?.totalsAfter ?? ZERO_TOTALS;
 }
 
+/**
+ * The payer's details a transaction's answer shows: a payment's own (PAY, AUTHORIZE, VERIFY: what
+ * it sent, or the payment page took); a CAPTURE's, REFUND's or VOID's, the order's as it found
+ * them, those of its latest payment that carried any (the real gateway's answers to a VOID that
+ * sent none carried the authorization's billing details).
+ */
+function payerShown(t: OrderTransaction, order: ExistingOrder): OrderTransaction['payer'] {
+  if (t.apiOperation === 'PAY' || t.apiOperation === 'AUTHORIZE' || t.apiOperation === 'VERIFY') return t.payer;
+  let latest: OrderTransaction | undefined;
+  for (const p of order.modern?.operations.values() ?? []) {
+    if (p.payer !== undefined && p.timeOfRecord <= t.timeOfRecord && (!latest || p.timeOfRecord >= latest.timeOfRecord)) latest = p;
+  }
+  return latest?.payer;
+}
+
 /** An order API transaction's answer (the first, a repeat, Retrieve Transaction, a notification). */
 export function transactionResponse(t: OrderTransaction, order: ExistingOrder, version: string, masking: CardNumberMasking, correlationId?: string) {
   const { outcome, currency } = t;
   // A payment that named its authentication shows the 3-D Secure result it used.
   const used = paymentAuthenticationFields(t.authentication);
+  const payer = payerShown(t, order);
   return optional({
     authentication: used?.authentication,
-    billing: t.payer?.billing,
+    billing: payer?.billing,
     correlationId,
-    customer: t.payer?.customer,
+    customer: payer?.customer,
     gatewayEntryPoint: t.gatewayEntryPoint ?? 'WEB_SERVICES_API',
     merchant: t.merchantId,
     order: optional({
@@ -155,7 +171,7 @@ export function transactionResponse(t: OrderTransaction, order: ExistingOrder, v
     response: responseView(outcome),
     result: outcome.result,
     risk: used?.risk,
-    shipping: t.payer?.shipping,
+    shipping: payer?.shipping,
     sourceOfFunds: sourceOfFunds(t, masking),
     timeOfRecord: t.timeOfRecord,
     transaction: optional({

@@ -1,6 +1,8 @@
 // The order API echoes the billing address of a merchant's own PAY, AUTHORIZE or VERIFY: in its
 // answer, a repeat's, Retrieve Transaction and Retrieve Order (the latest payment's), as the
-// payment page's payments already were; a follow-on transaction (CAPTURE) shows none. The 3-D
+// payment page's payments already were; a follow-on transaction (CAPTURE) shows the order's (the
+// real gateway's recorded answers to a CAPTURE, a REFUND and a VOID carried the authorization's
+// billing details, the VOID having sent none). The 3-D
 // Secure steps (INITIATE_AUTHENTICATION, AUTHENTICATE_PAYER) echo theirs alike. Its members are
 // checked with the bounds of a token's address.
 import t from 'tap';
@@ -33,10 +35,10 @@ t.test('PAY and AUTHORIZE with billing.address: the address in the answer, the r
 
   const captured = await put(a, order, 'cap-1', { apiOperation: 'CAPTURE', transaction: { amount: '40.00', currency: 'USD' } });
   t.equal(captured.statusCode, 201, captured.body);
-  t.notOk('billing' in captured.json(), 'a capture carries no address of its own');
+  t.same(captured.json().billing, { address: ADDRESS }, 'a capture shows the order\'s address');
   const retrieved = (await get(a, orderPath(order))).json();
   t.same(retrieved.billing, { address: ADDRESS }, 'Retrieve Order: the payment\'s address at the order\'s level');
-  t.same(retrieved.transaction.map((x: { billing?: unknown }) => x.billing !== undefined), [true, false], 'on the authorization only');
+  t.same(retrieved.transaction.map((x: { billing?: unknown }) => x.billing), [{ address: ADDRESS }, { address: ADDRESS }], 'on the authorization and the capture');
   t.notOk('customer' in retrieved || 'shipping' in retrieved, 'nothing else of the payer\'s');
 
   // A later payment on another order with another address, through version 60: its own.
