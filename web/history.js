@@ -137,9 +137,8 @@ function showResults(title, results, journal) {
   $('results-title').textContent = title;
   $('results-journal').replaceChildren(journal || '');
   $('result-list').hidden = results.length === 0;
-  // What it is about first (orders, tokens, sessions), the notifications they sent after; newest first within each.
-  const ordered = [...results].sort((a, b) => Number(a.kind === 'notification') - Number(b.kind === 'notification'));
-  $('result-list').replaceChildren(...ordered.map((r) => el('li', {}, historyLink(r.stream), el('span', { class: 'rule' }, ` ${r.kind} · matched by ${r.matchedBy} · ${r.events} events · last ${r.lastRecordedAt}`))));
+  // In the API's order: orders, tokens and sessions, then the notifications they sent; newest first within each.
+  $('result-list').replaceChildren(...results.map((r) => el('li', {}, historyLink(r.stream), el('span', { class: 'rule' }, ` ${r.kind} · matched by ${r.matchedBy} · ${r.events} events · last ${r.lastRecordedAt}`))));
 }
 
 async function search(q, push) {
