@@ -139,4 +139,26 @@ function refusalOf(entry) {
   return error ? { field: error.field, explanation: error.explanation || error.cause } : undefined;
 }
 
+/** Why the journal lacks a request the log names: it lives in the process's memory, within its bounds. */
+const NOT_KEPT = 'the request journal is kept in memory: requests from before the gateway’s last start, or past its size or age limit, are not kept';
+
 const statusBadge = (status) => el('span', { class: `badge s${String(status)[0]}` }, String(status));
+
+/**
+ * Each input with a data-short-placeholder: its whole placeholder where the box has room for it,
+ * else the shorter one (a phone's width), so that what it asks for is never cut off.
+ */
+function fitPlaceholders() {
+  const measure = document.createElement('canvas').getContext('2d');
+  for (const input of document.querySelectorAll('input[data-short-placeholder]')) {
+    if (input.clientWidth === 0) continue; // not laid out (hidden): measured when shown
+    input.dataset.longPlaceholder ||= input.placeholder;
+    const style = getComputedStyle(input);
+    measure.font = style.font;
+    const room = input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    const fits = measure.measureText(input.dataset.longPlaceholder).width <= room;
+    input.placeholder = fits ? input.dataset.longPlaceholder : input.dataset.shortPlaceholder;
+  }
+}
+fitPlaceholders();
+window.addEventListener('resize', fitPlaceholders);
