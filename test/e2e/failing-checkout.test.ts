@@ -252,6 +252,8 @@ t.test('a failing checkout, debugged from the pages', { skip: existsSync(CHROMIU
     t.same(await placeholderFit(page, '#q'), { placeholder: '10000000001, checkout-42', fits: true }, "the history page's too");
     await page.setViewportSize({ width: 1280, height: 800 });
     t.same(await placeholderFit(page, '#q'), { placeholder: '10000000001, 9150459040889617, checkout-42, order-TESTMERCHANT01:10000000001', fits: true }, 'wide, the whole one');
+    await page.goto(`${server.url}/admin/timeline`);
+    t.same(await placeholderFit(page, '.topbar input[name=q]'), { placeholder: 'Order id, token, transaction or correlation id', fits: true }, "the top bar's too");
   });
   await t.test('after a restart: the request journal (in memory) has none of the requests before it, and the pages say why', async (t) => {
     t.equal(await server.stop(), 0, 'stopped cleanly');
