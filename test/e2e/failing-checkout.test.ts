@@ -203,23 +203,34 @@ t.test('a failing checkout, debugged from the pages', { skip: existsSync(CHROMIU
     t.equal(await step.innerText(), `PUT …/order/${checkout.declinedOrderId}/transaction/1`, 'a long path: its leading segments dropped, its ids kept');
   });
 
-  await t.test('by keyboard: Tab reaches a row, its focus ring is drawn inside the list, Enter opens it', async (t) => {
+  await t.test('by keyboard: Tab reaches a row, its focus ring is drawn inside the list, Enter and Space open and close it, Tab goes on to its links', async (t) => {
     await page.goto(`${server.url}/admin/timeline`);
     await page.locator('li.event').first().waitFor({ timeout: budget(30_000) });
-    const first = page.locator('#events > li.event').first().locator(':scope > .row');
-    for (let i = 0; i < 40 && !(await first.evaluate((node) => node === document.activeElement)); i++) await page.keyboard.press('Tab');
-    t.ok(await first.evaluate((node) => node === document.activeElement), 'the first row takes the focus');
-    const ring = await first.evaluate((node) => {
+    const line = page.locator('#events > li.event').first().locator(':scope > .row');
+    const toggle = line.getByRole('button');
+    t.equal(await toggle.count(), 1, 'the row is opened by one button');
+    t.equal(await toggle.evaluate((node) => node.tagName), 'BUTTON', 'a real button, not a div playing one');
+    t.equal(await toggle.locator('a, button, input').count(), 0, 'nothing interactive inside it: its links are beside it');
+    t.equal(await line.getAttribute('role'), null, 'the row itself is no button');
+    for (let i = 0; i < 40 && !(await toggle.evaluate((node) => node === document.activeElement)); i++) await page.keyboard.press('Tab');
+    t.ok(await toggle.evaluate((node) => node === document.activeElement), "the first row's button takes the focus");
+    const ring = await line.evaluate((node) => {
       const style = getComputedStyle(node);
       const out = parseFloat(style.outlineOffset) + parseFloat(style.outlineWidth);
       const r = node.getBoundingClientRect();
       const list = node.closest('ol')!.getBoundingClientRect();
       return { style: style.outlineStyle, inside: r.left - out >= list.left && r.right + out <= list.right && r.top - out >= list.top };
     });
-    t.not(ring.style, 'none', 'a focus ring');
+    t.not(ring.style, 'none', 'a focus ring around the row');
     t.ok(ring.inside, 'drawn inside the list, which clips what is outside it');
     await page.keyboard.press('Enter');
-    t.equal(await first.getAttribute('aria-expanded'), 'true', 'Enter opens the row');
+    t.equal(await toggle.getAttribute('aria-expanded'), 'true', 'Enter opens the row');
+    t.ok(await line.locator('xpath=following-sibling::div[contains(@class, "detail")]').isVisible(), 'its detail shown');
+    await page.keyboard.press('Space');
+    t.equal(await toggle.getAttribute('aria-expanded'), 'false', 'Space closes it');
+    await page.keyboard.press('Tab');
+    t.equal(await page.evaluate(() => document.activeElement?.textContent), 'History →', 'Tab goes on to the link of the row');
+    t.ok(await line.locator('a.history').evaluate((node) => node === document.activeElement), 'of that row');
   });
 
   await t.test('at 375 px wide: nothing wider than the screen, the refusal readable', async (t) => {
