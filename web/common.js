@@ -76,22 +76,25 @@ const json = (value) => el('pre', {}, typeof value === 'string' ? value : JSON.s
 
 /**
  * A one-line row: a dot of its tone, when, what happened (and the rule that decided it), and
- * `meta`; a click (or Enter) opens `detail()` under it, built on first opening.
+ * `meta`; a click anywhere on it but a link opens `detail()` under it, built on first opening.
+ * What opens it is a button (Enter, Space) of the dot, time and words; `meta`'s links are beside
+ * it, not inside, so that each is reached and named on its own.
  */
 function row({ tone, at, summary, rule, ruleWord = 'decided by', meta = [], detail, attrs = {}, tag = 'li' }) {
   const item = el(tag, { ...attrs, class: `${attrs.class || ''} tone-${tone || 'ok'}`.trim() });
   const what = el('span', { class: 'what' }, el('span', { class: 'summary' }, summary), rule ? el('span', { class: 'rule' }, `${ruleWord} ${rule}`) : null);
-  const line = el('div', { class: 'row', role: 'button', tabindex: '0', 'aria-expanded': 'false' }, el('span', { class: 'dot', 'aria-hidden': 'true' }), when(at), what, el('span', { class: 'meta' }, meta));
+  const button = el('button', { type: 'button', class: 'toggle', 'aria-expanded': 'false' }, el('span', { class: 'dot', 'aria-hidden': 'true' }), when(at), what);
+  const line = el('div', { class: 'row' }, button, el('span', { class: 'meta' }, meta));
   item.append(line);
   const toggle = (open) => {
     let panel = item.querySelector(':scope > .detail');
     if (open === undefined) open = !panel || panel.hidden;
     if (open && !panel) { panel = el('div', { class: 'detail' }, detail()); line.after(panel); }
     if (panel) panel.hidden = !open;
-    line.setAttribute('aria-expanded', String(open));
+    button.setAttribute('aria-expanded', String(open));
   };
-  line.addEventListener('click', (e) => { if (!e.target.closest('a, button')) toggle(); });
-  line.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); toggle(); } });
+  // The button's own click (a click on it, Enter, Space) comes here too.
+  line.addEventListener('click', (e) => { if (!e.target.closest('a, button:not(.toggle)')) toggle(); });
   item.open = toggle;
   return item;
 }
@@ -139,4 +142,26 @@ function refusalOf(entry) {
   return error ? { field: error.field, explanation: error.explanation || error.cause } : undefined;
 }
 
+/** Why the journal lacks a request the log names: it lives in the process's memory, within its bounds. */
+const NOT_KEPT = 'the request journal is kept in memory: requests from before the gateway’s last start, or past its size or age limit, are not kept';
+
 const statusBadge = (status) => el('span', { class: `badge s${String(status)[0]}` }, String(status));
+
+/**
+ * Each input with a data-short-placeholder: its whole placeholder where the box has room for it,
+ * else the shorter one (a phone's width), so that what it asks for is never cut off.
+ */
+function fitPlaceholders() {
+  const measure = document.createElement('canvas').getContext('2d');
+  for (const input of document.querySelectorAll('input[data-short-placeholder]')) {
+    if (input.clientWidth === 0) continue; // not laid out (hidden): measured when shown
+    input.dataset.longPlaceholder ||= input.placeholder;
+    const style = getComputedStyle(input);
+    measure.font = style.font;
+    const room = input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    const fits = measure.measureText(input.dataset.longPlaceholder).width <= room;
+    input.placeholder = fits ? input.dataset.longPlaceholder : input.dataset.shortPlaceholder;
+  }
+}
+fitPlaceholders();
+window.addEventListener('resize', fitPlaceholders);

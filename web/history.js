@@ -35,6 +35,7 @@ async function showAsOf(step, index) {
 function renderRelated(related, append) {
   const list = $('related');
   if (!append) list.replaceChildren();
+  list.querySelector(':scope > li.empty')?.remove();
   const underSteps = new Set([...document.querySelectorAll('#steps li.notification')].map((n) => n.dataset.stream));
   for (const e of related.events) {
     if (underSteps.has(e.stream)) continue;
@@ -49,8 +50,9 @@ function renderRelated(related, append) {
       detail: () => [requestLine(e.request), el('details', {}, el('summary', {}, 'Event data'), json(e.data))], attrs: { class: 'event', 'data-type': e.type },
     }));
   }
-  if (list.children.length === 0) list.append(el('li', { class: 'empty' }, 'Nothing yet.'));
-  $('related-note').textContent = `Events of other streams caused by these steps or sharing their correlation ids, found in the log after position ${related.scannedFrom} up to ${related.scannedTo}.`;
+  if (list.children.length === 0) list.append(el('li', { class: 'empty' }, underSteps.size ? 'Only the notifications, shown under the steps that sent them.' : 'Nothing yet.'));
+  const notes = underSteps.size ? ` ${underSteps.size} notification${underSteps.size === 1 ? ' is' : 's are'} shown under the step${underSteps.size === 1 ? '' : 's'} that sent ${underSteps.size === 1 ? 'it' : 'them'}, not here.` : '';
+  $('related-note').textContent = `Events of other streams caused by these steps or sharing their correlation ids, found in the log after position ${related.scannedFrom} up to ${related.scannedTo}.${notes}`;
   $('related-more').hidden = related.next === null;
   $('related-more').dataset.after = String(related.next);
 }
@@ -137,9 +139,8 @@ function showResults(title, results, journal) {
   $('results-title').textContent = title;
   $('results-journal').replaceChildren(journal || '');
   $('result-list').hidden = results.length === 0;
-  // What it is about first (orders, tokens, sessions), the notifications they sent after; newest first within each.
-  const ordered = [...results].sort((a, b) => Number(a.kind === 'notification') - Number(b.kind === 'notification'));
-  $('result-list').replaceChildren(...ordered.map((r) => el('li', {}, historyLink(r.stream), el('span', { class: 'rule' }, ` ${r.kind} · matched by ${r.matchedBy} · ${r.events} events · last ${r.lastRecordedAt}`))));
+  // In the API's order: orders, tokens and sessions, then the notifications they sent; newest first within each.
+  $('result-list').replaceChildren(...results.map((r) => el('li', {}, historyLink(r.stream), el('span', { class: 'rule' }, ` ${r.kind} · matched by ${r.matchedBy} · ${r.events} events · last ${r.lastRecordedAt}`))));
 }
 
 async function search(q, push) {

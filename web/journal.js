@@ -81,6 +81,13 @@ async function loadRequests(reset) {
   say(`${journal.shown.size} request${journal.shown.size === 1 ? '' : 's'} · ${refusedCount} refused · newest first${journal.follow.checked ? ' · following live' : ''}`);
   const open = new URLSearchParams(location.search).get('open');
   if (reset && open && journal.shown.has(open)) { journal.shown.get(open).open(true); journal.shown.get(open).scrollIntoView({ block: 'center' }); }
+  if (reset) notKept(open && !journal.shown.has(open) ? open : null);
+}
+
+/** A request asked for (?open=, a link from an event) that the journal no longer has: said, and why, above the list. */
+function notKept(id) {
+  document.getElementById('not-kept')?.remove();
+  if (id) journal.list.before(el('p', { id: 'not-kept', class: 'rule not-kept', role: 'note' }, 'Request ', el('code', {}, id), ` is not in the journal: ${NOT_KEPT}.`));
 }
 
 /** Following: the journal asked again every two seconds while the switch is on. */

@@ -54,9 +54,12 @@ function causedLine(step, history) {
   return el('p', { class: 'causes rule' }, 'Caused later: ', ...links.flatMap((link, i) => (i ? [', ', link] : [link])));
 }
 
-/** The masked request and answer of the step's request, from the journal, when it has it. */
-function exchange(entry) {
-  if (!entry) return [];
+/** The masked request and answer of the step's request, from the journal, when it has it; else why not (a request of the API that appended to this stream: the journal is asked for all of those). */
+function exchange(entry, step, history) {
+  if (!entry) {
+    const missing = step && step.request.requestId && !step.request.reactor && step.stream === history.stream && (history.kind === 'order' || history.kind === 'token');
+    return missing ? [el('p', { class: 'rule not-kept' }, `No request body or answer: ${NOT_KEPT}.`)] : [];
+  }
   return [el('h4', {}, 'Request body'), json(bodyOf(entry.request) ?? '(none)'), el('h4', {}, `Answer ${entry.status}`), json(bodyOf(entry.response) ?? '(none)'),
     el('div', { class: 'links' }, el('a', { href: requestHref(entry.id, entry.correlationId), class: 'request' }, 'In the request journal →'))];
 }
@@ -67,7 +70,7 @@ function stepDetail(step, index, history, entry) {
     const at = history.steps.findIndex((s) => s.id === step.causedBy.id);
     parts.push(el('p', { class: 'causes rule' }, 'Follows ', at >= 0 ? el('a', { href: `#step-${at + 1}` }, stepLabel(step.causedBy, history)) : historyLink(step.causedBy.stream, stepLabel(step.causedBy, history))));
   }
-  parts.push(causedLine(step, history), afterLine(history.kind, step.state), el('h4', {}, 'What changed'), changesTable(step.changes), ...exchange(entry));
+  parts.push(causedLine(step, history), afterLine(history.kind, step.state), el('h4', {}, 'What changed'), changesTable(step.changes), ...exchange(entry, step, history));
   const asOf = el('button', { type: 'button', class: 'btn secondary small', 'aria-label': `State as of step ${index + 1} (${step.type})`, onclick: () => showAsOf(step, index) }, 'State as of this step');
   parts.push(el('div', { class: 'links' }, asOf), el('details', {}, el('summary', {}, 'Event data'), json(step.data)));
   return parts.filter(Boolean);

@@ -14,7 +14,8 @@ export interface SearchResult { stream: string; kind: string; matchedBy: string;
 /**
  * Streams an id names: an order, token or session id of any merchant (the admin sees them all), a
  * transaction id (the lookup read model), a stream name; else a correlation (or request) id,
- * searched newest first in at most RELATED_SCAN events of the log.
+ * searched newest first in at most RELATED_SCAN events of the log. The notifications come after
+ * the rest, which they are about.
  */
 export async function searchStreams(store: EventStore, merchants: Merchants, lookup: (key: string) => Maybe<LookupDoc | undefined>, query: string): Promise<SearchResult[]> {
   const results = new Map<string, SearchResult>();
@@ -34,7 +35,9 @@ export async function searchStreams(store: EventStore, merchants: Merchants, loo
   for (const stream of (await lookup(transactionLookupKey(query)))?.streams ?? []) await add(stream, 'transaction id');
   // A scan of the log: only when the id named nothing else (an order id is no correlation id).
   if (results.size === 0) for (const stream of await streamsOfCorrelation(store, query)) await add(stream, 'correlation id');
-  return masked([...results.values()]) as SearchResult[];
+  // What the search is about first (orders, tokens, sessions), the notifications they sent after; newest first within each (a stable sort).
+  const ordered = [...results.values()].sort((a, b) => Number(a.kind === 'notification') - Number(b.kind === 'notification'));
+  return masked(ordered) as SearchResult[];
 }
 
 /** Streams with an event of this correlation (or request) id, newest first, in at most RELATED_SCAN events read back from the head. */

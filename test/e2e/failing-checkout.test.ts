@@ -20,6 +20,15 @@ import { budget } from '../helpers/slowdown.js';
 const CHROMIUM = '/usr/bin/chromium';
 const PASSWORD = 'admin-secret-for-the-test';
 const RED = 'rgb(180, 35, 24)';
+/** An input's placeholder, and whether it fits in the box (measured as a span in the input's font). */
+const placeholderFit = (page: Page, selector: string) => page.locator(selector).evaluate((input: HTMLInputElement) => {
+  const style = getComputedStyle(input);
+  const span = document.body.appendChild(Object.assign(document.createElement('span'), { textContent: input.placeholder }));
+  Object.assign(span.style, { font: style.font, letterSpacing: style.letterSpacing, whiteSpace: 'pre', position: 'absolute' });
+  const width = span.getBoundingClientRect().width;
+  span.remove();
+  return { placeholder: input.placeholder, fits: width <= input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) };
+});
 const colorOf = (page: Page, selector: string) => page.locator(selector).first().evaluate((node) => getComputedStyle(node).color);
 /** WCAG's contrast ratio of two rgb() colours. */
 function contrast(a: string, b: string): number {
@@ -94,6 +103,9 @@ t.test('a failing checkout, debugged from the pages', { skip: existsSync(CHROMIU
     t.match(detail, `correlation ${checkout.correlationId}`);
     // Notifications: one line under the step that sent each.
     t.match(await page.locator('li.step[data-type="OrderTransactionRecorded"]').first().locator('ul.notes').innerText(), /Notification delivered: HTTP 200/);
+    // Later, in other streams: nothing but those notifications, which it says rather than "Nothing yet".
+    t.equal(await page.locator('#related').innerText(), 'Only the notifications, shown under the steps that sent them.');
+    t.match(await page.locator('#related-note').innerText(), /\b3 notifications are shown under the steps that sent them, not here\./);
     await page.locator('#notifications').uncheck();
     t.equal(await page.locator('ul.notes:visible').count(), 0, 'hidden by the Notifications switch');
     await page.locator('#notifications').check();
@@ -191,23 +203,34 @@ t.test('a failing checkout, debugged from the pages', { skip: existsSync(CHROMIU
     t.equal(await step.innerText(), `PUT …/order/${checkout.declinedOrderId}/transaction/1`, 'a long path: its leading segments dropped, its ids kept');
   });
 
-  await t.test('by keyboard: Tab reaches a row, its focus ring is drawn inside the list, Enter opens it', async (t) => {
+  await t.test('by keyboard: Tab reaches a row, its focus ring is drawn inside the list, Enter and Space open and close it, Tab goes on to its links', async (t) => {
     await page.goto(`${server.url}/admin/timeline`);
     await page.locator('li.event').first().waitFor({ timeout: budget(30_000) });
-    const first = page.locator('#events > li.event').first().locator(':scope > .row');
-    for (let i = 0; i < 40 && !(await first.evaluate((node) => node === document.activeElement)); i++) await page.keyboard.press('Tab');
-    t.ok(await first.evaluate((node) => node === document.activeElement), 'the first row takes the focus');
-    const ring = await first.evaluate((node) => {
+    const line = page.locator('#events > li.event').first().locator(':scope > .row');
+    const toggle = line.getByRole('button');
+    t.equal(await toggle.count(), 1, 'the row is opened by one button');
+    t.equal(await toggle.evaluate((node) => node.tagName), 'BUTTON', 'a real button, not a div playing one');
+    t.equal(await toggle.locator('a, button, input').count(), 0, 'nothing interactive inside it: its links are beside it');
+    t.equal(await line.getAttribute('role'), null, 'the row itself is no button');
+    for (let i = 0; i < 40 && !(await toggle.evaluate((node) => node === document.activeElement)); i++) await page.keyboard.press('Tab');
+    t.ok(await toggle.evaluate((node) => node === document.activeElement), "the first row's button takes the focus");
+    const ring = await line.evaluate((node) => {
       const style = getComputedStyle(node);
       const out = parseFloat(style.outlineOffset) + parseFloat(style.outlineWidth);
       const r = node.getBoundingClientRect();
       const list = node.closest('ol')!.getBoundingClientRect();
       return { style: style.outlineStyle, inside: r.left - out >= list.left && r.right + out <= list.right && r.top - out >= list.top };
     });
-    t.not(ring.style, 'none', 'a focus ring');
+    t.not(ring.style, 'none', 'a focus ring around the row');
     t.ok(ring.inside, 'drawn inside the list, which clips what is outside it');
     await page.keyboard.press('Enter');
-    t.equal(await first.getAttribute('aria-expanded'), 'true', 'Enter opens the row');
+    t.equal(await toggle.getAttribute('aria-expanded'), 'true', 'Enter opens the row');
+    t.ok(await line.locator('xpath=following-sibling::div[contains(@class, "detail")]').isVisible(), 'its detail shown');
+    await page.keyboard.press('Space');
+    t.equal(await toggle.getAttribute('aria-expanded'), 'false', 'Space closes it');
+    await page.keyboard.press('Tab');
+    t.equal(await page.evaluate(() => document.activeElement?.textContent), 'History →', 'Tab goes on to the link of the row');
+    t.ok(await line.locator('a.history').evaluate((node) => node === document.activeElement), 'of that row');
   });
 
   await t.test('at 375 px wide: nothing wider than the screen, the refusal readable', async (t) => {
@@ -234,6 +257,37 @@ t.test('a failing checkout, debugged from the pages', { skip: existsSync(CHROMIU
     await page.goto(`${server.url}/admin/timeline`);
     await page.locator('li.event').first().waitFor({ timeout: budget(30_000) });
     t.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 375), 'and the events');
+    // The search boxes' placeholders, whole: the top bar's, and the history page's.
+    t.same(await placeholderFit(page, '.topbar input[name=q]'), { placeholder: 'Order, token or correlation id', fits: true }, "the top bar's search box says what it takes, not cut off");
+    await page.goto(`${server.url}/admin/history`);
+    t.same(await placeholderFit(page, '#q'), { placeholder: '10000000001, checkout-42', fits: true }, "the history page's too");
+    await page.setViewportSize({ width: 1280, height: 800 });
+    t.same(await placeholderFit(page, '#q'), { placeholder: '10000000001, 9150459040889617, checkout-42, order-TESTMERCHANT01:10000000001', fits: true }, 'wide, the whole one');
+    await page.goto(`${server.url}/admin/timeline`);
+    t.same(await placeholderFit(page, '.topbar input[name=q]'), { placeholder: 'Order id, token, transaction or correlation id', fits: true }, "the top bar's too");
+  });
+  await t.test('after a restart: the request journal (in memory) has none of the requests before it, and the pages say why', async (t) => {
+    t.equal(await server.stop(), 0, 'stopped cleanly');
+    const again = await startServer({
+      EVENT_STORE: `sqlite:${join(dir, 'gateway.db')}`, MERCHANTS_FILE: join(dir, 'merchants.json'), ADMIN_PASSWORD: PASSWORD, UNKNOWN_RESOLUTION_DELAY_MS: '200',
+    });
+    t.teardown(() => again.stop('SIGKILL'));
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${again.url}/admin/history?stream=${encodeURIComponent(`order-${M1.id}:${checkout.orderId}`)}`);
+    await page.locator('#step-1').waitFor({ timeout: budget(30_000) });
+    await page.locator('#step-1 > .row').click();
+    t.match(await page.locator('#step-1 > .detail').innerText(),
+      "No request body or answer: the request journal is kept in memory: requests from before the gateway’s last start, or past its size or age limit, are not kept.", 'a step: why its request is not shown');
+    t.equal(await page.locator('#step-1 h4', { hasText: 'Request body' }).count(), 0);
+    // The events' link to their request: the journal says it has it no longer, and why.
+    await page.goto(`${again.url}/admin/timeline`);
+    const declined = page.locator('li.event', { hasText: 'PAY 12.50 USD → DECLINED (05)' });
+    await declined.waitFor({ timeout: budget(30_000) });
+    await declined.locator(':scope > .row').click();
+    await declined.getByRole('link', { name: 'The request →' }).click();
+    const note = page.locator('#not-kept');
+    await note.waitFor({ timeout: budget(30_000) });
+    t.match(await note.innerText(), /^Request \S+ is not in the journal: the request journal is kept in memory: requests from before the gateway’s last start/);
   });
   t.same(refusedByPolicy, [], 'nothing refused by the Content-Security-Policy');
 });

@@ -125,6 +125,11 @@ t.test('the notifications an UNKNOWN payment sent: in its history, each with its
     t.ok(h.related.events.filter((e: Json) => e.stream === notification).every((e: Json) => e.link === 'causation' && e.causedBy.id === cause.id));
   }
   t.notMatch(JSON.stringify(h), 'history-notification-secret', 'never the secret');
+  // Found by the checkout's correlation id: the order first, then the notifications it sent (newer, yet about it).
+  const found = (await get(t, app, '/admin/api/search?q=checkout-77')).results as Json[];
+  t.same(found.map((r) => r.kind), ['order', 'notification', 'notification'], 'the order, then its notifications');
+  t.same(found.slice(1).map((r) => r.stream).sort(), [streams.notification(M1.id, payment!.id), streams.notification(M1.id, resolution!.id)].sort());
+  t.same(found.map((r) => r.matchedBy), ['correlation id', 'correlation id', 'correlation id']);
   const n = await get(t, app, `/admin/api/history?stream=${encodeURIComponent(streams.notification(M1.id, payment!.id))}`);
   t.equal(n.kind, 'notification');
   t.equal(n.title, `Notification ${payment!.id} of order 10000000003 (merchant ${M1.id})`);
