@@ -34,7 +34,13 @@ export const TokenizeParams = Strict({
   tokenid: Pattern(1, 40, '^[0-9A-Za-z]+$', 'characters 0-9 a-z A-Z'),
 });
 
-export const Email = () => Pattern(4, 256, "^[^\\s@\"(),:;<>\\[\\]\\\\]+@[^\\s@\"(),:;<>\\[\\]\\\\]+\\.[^\\s@\"(),:;<>\\[\\]\\\\]+$", 'an email address');
+// What no part of an address may hold: white space, RFC 5322's specials (but '.', which
+// separates), control characters (C0, DEL and C1: no address, ASCII or internationalized
+// (RFC 6532), has one) and lone surrogates (no character: UTF-8 cannot carry one). Letters beyond
+// ASCII stay allowed. The patterns are compiled with the 'u' flag (Ajv's default), so the
+// surrogate range matches lone halves only, never a pair.
+const NOT_IN_ADDRESS = '[^\\s@"(),:;<>\\[\\]\\\\\\x00-\\x1f\\x7f-\\x9f\\ud800-\\udfff]+';
+export const Email = () => Pattern(4, 256, `^${NOT_IN_ADDRESS}@${NOT_IN_ADDRESS}\\.${NOT_IN_ADDRESS}$`, 'an email address');
 // ITU-T E.123 international notation: '+', a 1-3 digit country code, a space, the national
 // number (single spaces allowed); at most 15 digits in total (the lookahead).
 const Telephone = () => Pattern(4, 20, '^(?=(?:[^0-9]*[0-9]){1,15}[^0-9]*$)\\+[0-9]{1,3} [0-9]+( [0-9]+)*$', 'an ITU-T E.123 telephone number such as +1 2125551234, at most 15 digits');

@@ -87,6 +87,22 @@ t.test('VERIFY echoes the customer; a member out of bounds is refused on its fie
   t.equal(bounds.statusCode, 201, `at the bounds: ${bounds.body}`);
 });
 
+t.test('an email holding a control character (NUL, another C0, DEL, C1) is refused on PAY in the gateway\'s body, nothing recorded; an internationalized one is kept', async (t) => {
+  const a = await buildTestApp(t);
+  const token = await createToken(a, M1);
+  const pay = (email: string, order = uniqueId()) =>
+    put(a, order, '1', { apiOperation: 'PAY', order: { amount: '1.00', currency: 'USD' }, sourceOfFunds: { type: 'CARD', token }, customer: { email } });
+  for (const email of ['jo\u0000@example.com', 'jo@example.com\u0000', 'jo\tx@example.com', 'jo@exa\u001bmple.com', 'jo\u007f@example.com', 'jo@example.c\u009fom']) {
+    const order = uniqueId();
+    expectInvalid(t, await pay(email, order), { field: 'customer.email', validationType: 'INVALID', explanation: /is invalid/ }, JSON.stringify(email));
+    t.equal((await get(a, orderPath(order))).statusCode, 400, `${JSON.stringify(email)}: no order recorded`);
+  }
+  t.equal(await a.gateway.store.headPosition(), 1n, 'nothing recorded but the token');
+  const kept = await pay('jürgen@bücher.example');
+  t.equal(kept.statusCode, 201, kept.body);
+  t.same(kept.json().customer, { email: 'jürgen@bücher.example' }, 'echoed as sent');
+});
+
 t.test('a telephone number holding a card number is refused, nothing recorded; one in international notation is kept', async (t) => {
   const a = await buildTestApp(t);
   const token = await createToken(a, M1);

@@ -16,6 +16,14 @@ const CASES: Case[] = [
   ['email without @', withCard({ customer: { email: 'plainaddress' } }), 'customer.email'],
   ['email of 3 characters', withCard({ customer: { email: 'a@b' } }), 'customer.email'],
   ['wallet email', walletOf({ accountEmail: 'a b@c.de' }), 'sourceOfFunds.provided.wallet.accountEmail'],
+  // No address holds a control character (C0, DEL, C1) or a lone surrogate, ASCII or not.
+  ['email with NUL', withCard({ customer: { email: 'jo\u0000@example.com' } }), 'customer.email'],
+  ['email with a C0 control', withCard({ customer: { email: 'jo@exam\u001bple.com' } }), 'customer.email'],
+  ['email ending in DEL', withCard({ customer: { email: 'jo@example.com\u007f' } }), 'customer.email'],
+  ['email with a C1 control', withCard({ customer: { email: 'j\u0085o@example.com' } }), 'customer.email'],
+  ['email with a lone surrogate', withCard({ customer: { email: 'jo\ud800@example.com' } }), 'customer.email'],
+  ['wallet email with NUL', walletOf({ accountEmail: 'payer@exa\u0000mple.com' }), 'sourceOfFunds.provided.wallet.accountEmail'],
+  ['wallet email with a control', walletOf({ accountEmail: 'pay\u0001er@example.com' }), 'sourceOfFunds.provided.wallet.accountEmail'],
   ['phone without +', withCard({ customer: { phone: '2125551234' } }), 'customer.phone'],
   ['phone without the space', withCard({ customer: { mobilePhone: '+12125551234' } }), 'customer.mobilePhone'],
   ['phone of 16 digits', withCard({ customer: { phone: '+1 234567890123456' } }), 'customer.phone'],
@@ -109,6 +117,9 @@ t.test('the same fields at their bounds are accepted', async (t) => {
     ['ACH at bounds', achOf({ bankAccountNumber: '1234-5678/9 ABCDE', bankAccountHolder: 'h'.repeat(28) })],
     ['DDC at bounds', ddcOf({ bankAccountNumber: '123456789012', accountType: 'CONSUMER_CHECKING' })],
     ['wallet at bounds', walletOf({ accountHolder: 'h'.repeat(255), payerId: 'p'.repeat(13) }, { id: 'i'.repeat(100), cardinality: 'MULTIPLE' })],
+    // Internationalized addresses (RFC 6531/6532): letters beyond ASCII, astral ones too.
+    ['international email', withCard({ customer: { email: 'jürgen.\u{1D49C}@bücher.example' } })],
+    ['international wallet email', walletOf({ accountEmail: '用户@例子.广告' })],
   ] as const) {
     const r = await create(a, M1, body);
     t.equal(r.statusCode, 201, `${what}: ${r.body}`);

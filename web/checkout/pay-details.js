@@ -21,7 +21,8 @@ const ADDRESS_INPUTS = {
 /** billing.address.stateProvinceCode as the gateway bounds it: an ISO 3166-2 subdivision code. */
 const STATE_CODE = /^[0-9A-Z]{1,3}$/;
 const REQUIRED_ADDRESS = ['street', 'city', 'country'];
-const EMAIL = /^[^\s@"(),:;<>[\]\\]+@[^\s@"(),:;<>[\]\\]+\.[^\s@"(),:;<>[\]\\]+$/;
+/** The gateway's rule for an email address (schemas/token.ts Email): no white space, specials or controls. */
+const EMAIL = /^[^\s@"(),:;<>[\]\\\x00-\x1f\x7f-\x9f\ud800-\udfff]+@[^\s@"(),:;<>[\]\\\x00-\x1f\x7f-\x9f\ud800-\udfff]+\.[^\s@"(),:;<>[\]\\\x00-\x1f\x7f-\x9f\ud800-\udfff]+$/u;
 
 const editable = (mode) => mode === 'MANDATORY' || mode === 'OPTIONAL';
 
