@@ -114,6 +114,8 @@ function startTimeline() {
   $('events-view').hidden = requests;
   $('requests-view').hidden = !requests;
   $(requests ? 'nav-requests' : 'nav-events').setAttribute('aria-current', 'page');
+  // common.js fitted the placeholders while both views were hidden (nothing to measure): now the shown one's.
+  fitPlaceholders();
   // One status line, under the active view's filters.
   $(requests ? 'request-filters' : 'filters').after($('status'));
   document.title = `tokengate · ${requests ? 'requests' : 'events'}`;

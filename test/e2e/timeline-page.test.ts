@@ -1,11 +1,12 @@
 // The timeline page in headless Chromium (Debian's /usr/bin/chromium via playwright-core): open
 // it, create a token and a payment, and see both appear live, newest first, in the gateway's words;
 // a row opened shows its fields, card numbers masked; a full page scrolled down still shows a new
-// event when following live; a filter; the compact and expanded views.
+// event when following live; a filter; the compact and expanded views; the filters' placeholders
+// whole at 1280 and 375 px.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { chromium } from 'playwright-core';
+import { chromium, type Page } from 'playwright-core';
 import { cardBody, M1, MERCHANTS, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
 import { call, startServer } from '../helpers/server.js';
 import { streams } from '../../domain/events.js';
@@ -79,5 +80,30 @@ t.test('the timeline page shows new events live, newest first, in the gateway’
   await page.click('#filters button[type=submit]');
   await page.waitForFunction(() => document.querySelectorAll('li.event').length === 1);
   t.equal(await page.locator('li.event').getAttribute('data-type'), 'PaymentRecorded');
+
+  // Each view's filter boxes say what they take, never cut off: the whole placeholder where it fits,
+  // else the short one (the views are hidden when the page's first fitting runs).
+  const EVENTS = { stream: 'order-merchant:id', category: 'order, token, session', correlationId: 'or a request id', merchantId: 'TESTMERCHANT01' };
+  const REQUESTS = { status: '400, 4xx', operation: 'PAY, REFUND', path: '/order/20000000001', correlationId: 'checkout-42', merchant: 'TESTMERCHANT01' };
+  for (const width of [1280, 375]) {
+    await page.setViewportSize({ width, height: 800 });
+    for (const [view, shown] of [['', EVENTS], ['?view=requests', REQUESTS]] as const) {
+      await page.goto(`${server.url}/admin/timeline${view}`);
+      const boxes = await filterPlaceholders(page);
+      t.same(Object.fromEntries(boxes.map((b) => [b.name, b.placeholder])), shown, `${width} px, ${view ? 'requests' : 'events'}: the placeholders shown`);
+      t.same(boxes.filter((b) => !b.fits).map((b) => `${b.name}: ${b.placeholder}`), [], `${width} px, ${view ? 'requests' : 'events'}: each fits its box`);
+    }
+  }
   t.same(refused, [], 'nothing refused by the Content-Security-Policy');
 });
+
+/** The shown filter boxes' placeholders, and whether each fits its box (measured as a span in the input's font). */
+const filterPlaceholders = (page: Page) => page.locator('form.toolbar:visible input:not([type=checkbox])').evaluateAll((inputs) => inputs.map((node) => {
+  const input = node as HTMLInputElement;
+  const style = getComputedStyle(input);
+  const span = document.body.appendChild(Object.assign(document.createElement('span'), { textContent: input.placeholder }));
+  Object.assign(span.style, { font: style.font, letterSpacing: style.letterSpacing, whiteSpace: 'pre', position: 'absolute' });
+  const width = span.getBoundingClientRect().width;
+  span.remove();
+  return { name: input.name, placeholder: input.placeholder, fits: width <= input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) };
+}));
