@@ -107,4 +107,10 @@ t.test('a telephone number holding a card number is refused, nothing recorded; o
   t.equal(amex.statusCode, 201, amex.body);
   t.same(amex.json().customer, { phone: '+378282xxxxx0005', mobilePhone: '+378282xxxxx0005' });
   t.notMatch(await storeText(a), /3782.?8224.?63.?10005/, 'no card number in the events');
+  // A country code before a 13 or 14-digit card number (the digits together pass no Luhn check): kept masked too.
+  const coded = await pay({ phone: '+12 4222222222222', mobilePhone: '+1 3614 8900 647913' });
+  t.equal(coded.statusCode, 201, coded.body);
+  t.same(coded.json().customer, { phone: '+12 4222xxxxx2222', mobilePhone: '+1 3614 8xxx xx7913' });
+  t.notMatch(await storeText(a), /4222222222222|3614.?8900.?6479/, 'no card number in the events');
 });
+
