@@ -7,12 +7,13 @@
 //   - a bank account number (`bankAccountNumber`): all but the last 4 'x', as answers show it;
 //   - NVP's `apiPassword`: "[redacted]", as the log's censor writes it;
 //   - every other string (and a number of 12 digits or more): card-number-like runs masked
-//     (lib/mask.ts), as in a log line; a session id drawn by the gateway stays readable.
+//     (lib/mask.ts), as in a log line, and a card number among a string's digit groups (a refused
+//     reference '12 4222222222222', a telephone number); a session id drawn by the gateway stays readable.
 // NVP's fields are flat and dotted (`sourceOfFunds.provided.card.number`): a member is known by
 // its last name. Deeper than MAX_DEPTH (a refused body may nest thousands deep) is cut.
 import { mask64 } from '../domain/card.js';
 import { maskBankAccount } from '../domain/token/accounts.js';
-import { maskCardNumbers } from './mask.js';
+import { maskCardNumbers, maskCardNumbersInGroups } from './mask.js';
 
 const SESSION_ID = /^SESSION[0-9]{24}$/;
 const SESSION_ID_LENGTH = 31;
@@ -40,7 +41,7 @@ export function maskedBody(value: unknown, key = '', depth = 0): unknown {
       if (secret !== undefined) return secret;
       // Shorter than a card number's 12 digits (most strings of a body): nothing to mask.
       if (value.length < 12) return value;
-      return value.length === SESSION_ID_LENGTH && SESSION_ID.test(value) ? value : maskCardNumbers(value);
+      return value.length === SESSION_ID_LENGTH && SESSION_ID.test(value) ? value : maskCardNumbersInGroups(value);
     }
     case 'number': {
       const secret = maskedSecret(key, String(value));
@@ -86,7 +87,7 @@ const SECURITY_CODE = /("securityCode"\s*:\s*")([^"]*)"/g;
  * a scan finds nothing else to mask in it: no copy of the body is made.
  */
 export function maskedBodyText(value: unknown, sent?: string): string {
-  if (sent !== undefined && !SECRET_MARK.test(sent) && maskCardNumbers(sent) === sent) {
+  if (sent !== undefined && !SECRET_MARK.test(sent) && maskCardNumbersInGroups(sent) === sent) {
     return sent.includes('"securityCode"') ? sent.replace(SECURITY_CODE, (_all, before: string, code: string) => `${before}${'x'.repeat(code.length)}"`) : sent;
   }
   return JSON.stringify(maskedBody(value)) ?? 'null';

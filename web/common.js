@@ -93,8 +93,14 @@ function row({ tone, at, summary, rule, ruleWord = 'decided by', meta = [], deta
     if (panel) panel.hidden = !open;
     button.setAttribute('aria-expanded', String(open));
   };
-  // The button's own click (a click on it, Enter, Space) comes here too.
-  line.addEventListener('click', (e) => { if (!e.target.closest('a, button:not(.toggle)')) toggle(); });
+  // The button's own click (a click on it, Enter, Space) comes here too. A mouse's drag that
+  // selected text in the row (an id to copy) ends in a click too: it leaves the row as it was.
+  let down = [0, 0];
+  line.addEventListener('mousedown', (e) => { down = [e.clientX, e.clientY]; });
+  line.addEventListener('click', (e) => {
+    const dragged = e.detail > 0 && Math.hypot(e.clientX - down[0], e.clientY - down[1]) > 3 && !getSelection()?.isCollapsed;
+    if (!dragged && !e.target.closest('a, button:not(.toggle)')) toggle();
+  });
   item.open = toggle;
   return item;
 }

@@ -9,7 +9,7 @@
 import { addressFrom, type PayerCustomer, type PayerDetails } from '../../domain/payer-details.js';
 import { InvalidRequest } from '../../domain/errors.js';
 import type { TransactionBody } from '../../schemas/transaction.js';
-import { maskCardNumbers } from '../../lib/mask.js';
+import { maskCardNumbersInGroups } from '../../lib/mask.js';
 import { checkCountry } from './pay-request.js';
 
 const ADDRESS_MEMBERS = ['city', 'company', 'country', 'postcodeZip', 'stateProvince', 'stateProvinceCode', 'street', 'street2'] as const;
@@ -38,9 +38,9 @@ function customerMember(sent: unknown, name: keyof typeof CUSTOMER_MEMBERS): str
   if (length === 0) throw new InvalidRequest(`Value '' is invalid. Length is 0 characters, but must be at least 1`, field);
   if (length > max) throw new InvalidRequest(`Value is invalid. Length is ${length} characters, but must be less than ${max + 1}`, field);
   // A telephone number in international notation escapes the card-number refusal (request-values.ts):
-  // one of 12 to 15 digits passing Luhn may be a card number (an American Express one has 15), so it
-  // is kept, and echoed, masked as the gateway masks card numbers.
-  return name === 'phone' || name === 'mobilePhone' ? maskCardNumbers(sent) : sent;
+  // one of 12 to 15 digits passing Luhn may be a card number (an American Express one has 15), or
+  // hold one after its country code, so it is kept, and echoed, masked as the gateway masks card numbers.
+  return name === 'phone' || name === 'mobilePhone' ? maskCardNumbersInGroups(sent) : sent;
 }
 
 /**

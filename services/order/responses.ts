@@ -131,15 +131,18 @@ export function totalsAsOf(order: ExistingOrder, time: string): OrderTotals {
  * The payer's details a transaction's answer shows: a payment's own (PAY, AUTHORIZE, VERIFY: what
  * it sent, or the payment page took); a CAPTURE's, REFUND's or VOID's, the order's as it found
  * them, those of its latest payment that carried any (the real gateway's answers to a VOID that
- * sent none carried the authorization's billing details).
+ * sent none carried the authorization's billing details). Latest in the order of record, not by
+ * time: a payment recorded after it in the same millisecond must not change a repeat's answer.
  */
 function payerShown(t: OrderTransaction, order: ExistingOrder): OrderTransaction['payer'] {
   if (t.apiOperation === 'PAY' || t.apiOperation === 'AUTHORIZE' || t.apiOperation === 'VERIFY') return t.payer;
-  let latest: OrderTransaction | undefined;
+  let payer: OrderTransaction['payer'];
+  // The operations in the order they were recorded (a transaction not recorded, LOCK_FAILURE's: all of them).
   for (const p of order.modern?.operations.values() ?? []) {
-    if (p.payer !== undefined && p.timeOfRecord <= t.timeOfRecord && (!latest || p.timeOfRecord >= latest.timeOfRecord)) latest = p;
+    if (p.transactionId === t.transactionId) break;
+    if (p.payer !== undefined) payer = p.payer;
   }
-  return latest?.payer;
+  return payer;
 }
 
 /** An order API transaction's answer (the first, a repeat, Retrieve Transaction, a notification). */

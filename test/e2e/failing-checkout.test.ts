@@ -231,6 +231,16 @@ t.test('a failing checkout, debugged from the pages', { skip: existsSync(CHROMIU
     await page.keyboard.press('Tab');
     t.equal(await page.evaluate(() => document.activeElement?.textContent), 'History →', 'Tab goes on to the link of the row');
     t.ok(await line.locator('a.history').evaluate((node) => node === document.activeElement), 'of that row');
+    // Text selected in the row by dragging over it (an amount, an id to copy) leaves it closed.
+    const words = (await line.locator('.summary').boundingBox())!;
+    await page.mouse.move(words.x + 2, words.y + words.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(words.x + words.width - 2, words.y + words.height / 2, { steps: 5 });
+    await page.mouse.up();
+    t.equal(await page.evaluate(() => String(getSelection())), await line.locator('.summary').textContent(), 'its words selected');
+    t.equal(await toggle.getAttribute('aria-expanded'), 'false', 'the row not opened by the selection');
+    await line.locator('.summary').click();
+    t.equal(await toggle.getAttribute('aria-expanded'), 'true', 'a click then opens it');
   });
 
   await t.test('at 375 px wide: nothing wider than the screen, the refusal readable', async (t) => {

@@ -123,4 +123,31 @@ t.test('a telephone number holding a card number is refused, nothing recorded; o
   t.equal(amex.statusCode, 201, amex.body);
   t.same(amex.json().customer, { phone: '+378282xxxxx0005', mobilePhone: '+378282xxxxx0005' });
   t.notMatch(await storeText(a), /3782.?8224.?63.?10005/, 'no card number in the events');
+  // A country code before a 13 or 14-digit card number (the digits together pass no Luhn check): kept masked too.
+  const coded = await pay({ phone: '+12 4222222222222', mobilePhone: '+1 3614 8900 647913' });
+  t.equal(coded.statusCode, 201, coded.body);
+  t.same(coded.json().customer, { phone: '+12 4222xxxxx2222', mobilePhone: '+1 3614 8xxx xx7913' });
+  t.notMatch(await storeText(a), /4222222222222|3614.?8900.?6479/, 'no card number in the events');
+});
+
+t.test('a repeat of a CAPTURE answers as the first did, after a payment recorded in the same millisecond sent other details', async (t) => {
+  const a = await buildTestApp(t);
+  const token = await createToken(a, M1);
+  // Every request in one millisecond (a fast client, or a coarse clock).
+  const now = Date.now;
+  const frozen = now();
+  Date.now = () => frozen;
+  t.teardown(() => { Date.now = now; });
+  const order = uniqueId();
+  const authorized = await put(a, order, '1', { apiOperation: 'AUTHORIZE', order: { amount: '30.00', currency: 'USD' }, sourceOfFunds: { type: 'CARD', token }, customer: { firstName: 'Ann' } });
+  t.equal(authorized.statusCode, 201, authorized.body);
+  const capture = { apiOperation: 'CAPTURE', transaction: { amount: '10.00', currency: 'USD' } };
+  const first = await put(a, order, 'c', capture);
+  t.same(first.json().customer, { firstName: 'Ann' }, 'the capture shows the authorization\'s customer');
+  const verified = await put(a, order, 'v', { apiOperation: 'VERIFY', order: { currency: 'USD' }, sourceOfFunds: { type: 'CARD', token }, customer: { firstName: 'Bob' } });
+  t.equal(verified.statusCode, 201, verified.body);
+  t.equal(verified.json().timeOfRecord, first.json().timeOfRecord, 'recorded in the same millisecond');
+  const repeat = await put(a, order, 'c', capture);
+  t.same(repeat.json(), first.json(), 'the repeat answers as the first did');
+  t.same((await get(a, `${orderPath(order)}/transaction/c`)).json().customer, { firstName: 'Ann' }, 'Retrieve Transaction too');
 });

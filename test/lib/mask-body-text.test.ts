@@ -57,3 +57,10 @@ t.test('card numbers written so a scan of the text would not see them are masked
   t.notOk(maskedBodyText(JSON.parse(cases[5]!), cases[5]).match(/"123"|88811122233/), 'the dotted security code and the bank account');
   t.notOk(maskedBodyText(JSON.parse(cases[6]!), cases[6]).includes('secret'), 'the password');
 });
+
+t.test('a card number among a string\'s digit groups, after a country code or other digits, is masked', async (t) => {
+  // A telephone number in international notation kept by a payment; a reference refused (both journaled).
+  const sent = '{"customer":{"phone":"+12 4222222222222"},"order":{"reference":"ref 12 4111 1111 1111 1111"}}';
+  const kept = maskedBodyText(JSON.parse(sent), sent);
+  t.same(JSON.parse(kept), { customer: { phone: '+12 4222xxxxx2222' }, order: { reference: 'ref 12 4111 xxxx xxxx 1111' } });
+});
