@@ -12,7 +12,7 @@ import fp from 'fastify-plugin';
 import { GatewayError, InvalidRequest, AuthenticationFailed, StorageFault, StoreUnreachable, type ErrorMembers } from '../domain/errors.js';
 import { sortedJson } from '../lib/json.js';
 import { SENSITIVE_FIELD } from '../schemas/common.js';
-import { maskCardNumbers } from '../lib/mask.js';
+import { maskCardNumbersInGroups } from '../lib/mask.js';
 
 interface AjvError {
   keyword: string;
@@ -159,11 +159,11 @@ function render(coded: GatewayError, error: unknown, request: FastifyRequest, re
   const fields = coded.logFields(facts);
   // A card number sent where another value belongs (a token id, a merchant id, a member's name) is
   // never quoted: not in the explanation, not in the field, not in the log line.
-  if (typeof fields.field === 'string') fields.field = maskCardNumbers(fields.field);
+  if (typeof fields.field === 'string') fields.field = maskCardNumbersInGroups(fields.field);
   request.log[coded.logLevel](coded.logLevel === 'error' ? { ...fields, err: error } : fields, coded.logMessage);
   const members = coded.members(facts);
-  if (members.explanation !== undefined) members.explanation = maskCardNumbers(members.explanation);
-  if (members.field !== undefined) members.field = maskCardNumbers(members.field);
+  if (members.explanation !== undefined) members.explanation = maskCardNumbersInGroups(members.explanation);
+  if (members.field !== undefined) members.field = maskCardNumbersInGroups(members.field);
   for (const [name, value] of Object.entries(coded.headers())) reply.header(name, value);
   // Every 401 challenges (although the real gateway sends no WWW-Authenticate, see
   // ../shared/guide/gateway-facts.md): some clients send credentials only after one. The admin

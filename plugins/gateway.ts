@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Gateway } from '../services/gateway.js';
 import type { RequestMeta } from '../services/context.js';
-import { maskCardNumbers } from '../lib/mask.js';
+import { holdsCardNumber, maskCardNumbers, maskCardNumbersInGroups } from '../lib/mask.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -27,18 +27,39 @@ export interface GatewayPluginOptions {
 const CORRELATION_ID = /^[\x21-\x7e]{1,100}$/;
 const SESSION_ID = /^SESSION[0-9]{24}$/;
 
+const decoded = (text: string) => {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text.replaceAll('%20', ' ');
+  }
+};
+
+/**
+ * A path segment with card numbers masked: a run of digits that could be one (maskCardNumbers), and
+ * a card number among other digit groups, as the refusal of ids finds it (12-4111111111111111,
+ * 12%204111111111111111: every digit but the first 6 and the last 4, of the segment as decoded).
+ */
+function maskedSegment(segment: string): string {
+  if (SESSION_ID.test(segment)) return segment;
+  const text = segment.includes('%') ? decoded(segment) : segment;
+  return holdsCardNumber(text) ? maskCardNumbersInGroups(text) : maskCardNumbers(segment);
+}
+
 /** A request's path for its events: no query string, card numbers masked (a segment at a time: '/' ends a run of digits), session ids kept. */
 export function maskedPath(url: string): string {
   const query = url.indexOf('?');
   const path = query < 0 ? url : url.slice(0, query);
-  const masked = path.includes('SESSION') ? path.split('/').map((s) => (SESSION_ID.test(s) ? s : maskCardNumbers(s))).join('/') : maskCardNumbers(path);
+  // Nearly every path holds nothing to mask, nor a session id: the whole path is looked at once.
+  const whole = path.includes('%') ? decoded(path) : path;
+  const masked = path.includes('SESSION') || holdsCardNumber(whole) ? path.split('/').map(maskedSegment).join('/') : maskCardNumbers(path);
   return masked.length > 300 ? masked.slice(0, 300) : masked;
 }
 
 /** The X-Correlation-Id header (a card number in it masked), else the request id. */
 export function correlationIdOf(request: FastifyRequest): string {
   const header = request.headers['x-correlation-id'];
-  return typeof header === 'string' && CORRELATION_ID.test(header) ? maskCardNumbers(header) : String(request.id);
+  return typeof header === 'string' && CORRELATION_ID.test(header) ? maskCardNumbersInGroups(header) : String(request.id);
 }
 
 /** The request's masked path, made once (meta() and the request journal both want it). */

@@ -7,7 +7,7 @@
 // http-server.ts). With JOURNAL_SIZE=0 nothing is recorded and no hook is added.
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
-import { maskCardNumbers } from '../lib/mask.js';
+import { maskCardNumbersInGroups } from '../lib/mask.js';
 import { maskedBodyText } from '../lib/mask-body.js';
 import { flat } from '../lib/flat.js';
 import { isOwnRequestId } from '../lib/request-ids.js';
@@ -67,7 +67,7 @@ function routeOperation(method: string, url: string): RouteOperation | undefined
 const BODY_MAX = 16_384;
 const OPERATION_NAME = /^[A-Z_]{1,40}$/;
 
-const idOf = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? maskCardNumbers(value).slice(0, 100) : null);
+const idOf = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? maskCardNumbersInGroups(value).slice(0, 100) : null);
 const omitted = (what: string, bytes: number) => `[${what} of ${bytes} bytes: not kept]`;
 
 type Fields = Record<string, unknown>;

@@ -6,7 +6,7 @@
 // that looks like a card number is masked (plugins/gateway.ts meta), no header is logged.
 import { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
-import { maskCardNumbers } from '../lib/mask.js';
+import { maskCardNumbersInGroups } from '../lib/mask.js';
 import { Metrics } from './metrics.js';
 import { routeOptionsOf } from './route-options.js';
 
@@ -32,7 +32,7 @@ export function namedMerchantOf(request: FastifyRequest): string | undefined {
   if (request.merchant) return request.merchant.id;
   const params = request.params as Record<string, unknown> | undefined;
   const named = params?.merchantId ?? params?.merchantid;
-  return typeof named === 'string' ? maskCardNumbers(named).slice(0, 100) : undefined;
+  return typeof named === 'string' ? maskCardNumbersInGroups(named).slice(0, 100) : undefined;
 }
 
 function logAnswered(log: FastifyBaseLogger, request: FastifyRequest, status: number, durationMs: number, operation: string): void {

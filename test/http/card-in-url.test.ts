@@ -95,3 +95,29 @@ t.test('a card number as a member name, or written in groups, is masked in the f
   }
   t.notMatch(log(), /4508750015741019|4508[ -]7500|4508%207500/, 'nor logged, in any of those forms');
 });
+
+t.test('a card number among other digit groups in an id, the correlation id or the merchant id is masked in the log and the journal', async (t) => {
+  const { app, log } = await appWithLog(t);
+  const token = await createToken(app, M1);
+  // Each id holds 4111111111111111 after other digits (12), together or in groups; their digits together fail Luhn.
+  const ids = ['12-4111111111111111', '12 4111111111111111', '12-4111-1111-1111-1111', '4111 1111 1111 1111 12'];
+  for (const id of ids) {
+    const order = encodeURIComponent(id);
+    const requests = [
+      { method: 'PUT' as const, url: payPath(M1.id, token, order, '1'), headers: { authorization: payAuth(M1) }, payload: PAY },
+      { method: 'GET' as const, url: `/api/rest/version/100/merchant/${M1.id}/order/${order}`, headers: { authorization: tokenAuth(M1) } },
+      { method: 'PUT' as const, url: payPath(M1.id, token, '10000000001', '1'), headers: { authorization: payAuth(M1), 'x-correlation-id': id.replaceAll(' ', '-') }, payload: { ...PAY, transaction: { amount: '0.00', currency: 'USD' } } },
+      { method: 'GET' as const, url: `/api/rest/version/100/merchant/${encodeURIComponent(id)}/token/${token}`, headers: { authorization: tokenAuth(M1) } },
+    ];
+    for (const request of requests) {
+      const res = await app.inject(request);
+      t.not(res.statusCode, 500, `${request.method} ${request.url}: not a 500`);
+      t.notMatch(res.body, /4111.?1111.?1111.?1111/, `${request.method} ${request.url}: the answer does not quote it`);
+    }
+  }
+  const journal = [...app.journal.newestFirst()].map((entry) => JSON.stringify(entry)).join('\n');
+  for (const [where, text] of [['the log', log()], ['the journal', journal]] as const) {
+    t.notMatch(text, /4111(?:[ -]|%20)?1111(?:[ -]|%20)?1111(?:[ -]|%20)?1111/, `${where} does not hold the card number in plaintext`);
+  }
+  t.match(log(), /"path":"[^"]*\/order\/12[ -]4111/, 'the logged path keeps what is no card number');
+});
