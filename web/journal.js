@@ -14,12 +14,29 @@ function journalFilters() {
 
 const refused = (entry) => entry.status >= 400;
 
+/**
+ * A repeat refused for a different body (the gateway does not say how): the request that recorded
+ * its transaction, linked, and each field whose masked value differs, "order.amount: 1.00 → 2.00".
+ */
+function differsNote(entry) {
+  const from = entry.differsFrom;
+  if (!from) return null;
+  const differences = entry.differences;
+  const lines = (differences || []).map((d) => el('li', {}, el('code', {}, d.path), ': ', text(d.before), ' → ', text(d.after)));
+  const masked = differences && !differences.length ? ': nothing the journal shows differs (a value it keeps masked, such as a card number, does)' : ':';
+  return el('div', { class: 'differs', role: 'note' }, 'Differs from ', el('a', { href: requestHref(from.id, from.correlationId), class: 'history' }, 'the request that recorded it'),
+    ` (${from.id})`, differences ? masked : '', lines.length ? el('ul', {}, lines) : null,
+    entry.differencesLeftOut ? el('p', {}, `and ${entry.differencesLeftOut} more`) : null);
+}
+
 function journalDetail(entry) {
   const refusal = refusalOf(entry);
   const parts = [];
   if (refused(entry) && refusal) {
     parts.push(el('div', { class: 'refusal', role: 'note' }, `Refused (${entry.status})`, refusal.field ? [' on ', el('strong', {}, refusal.field)] : null, `: ${refusal.explanation || ''}`));
   }
+  const differs = differsNote(entry);
+  if (differs) parts.push(differs);
   parts.push(el('div', { class: 'rule' }, el('code', {}, `${entry.method} ${entry.path}`), ` · ${entry.operation || ''} · ${entry.durationMs ?? '?'} ms · request `,
     el('code', {}, entry.id), entry.correlationId ? [' · correlation ', el('code', {}, entry.correlationId)] : null, entry.merchant ? ` · merchant ${entry.merchant}` : ''));
   const caused = entry.events || [];

@@ -118,7 +118,16 @@ export interface RequestView {
   response: unknown;
   events: JournalEvent[];
   refusal?: Refusal;
+  /** A repeat refused for a different body: the entry that recorded its transaction (differences.ts). */
+  differsFrom?: DiffersFrom;
+  /** Dotted paths whose masked values differ: `before` the recording request's, `after` this one's (absent: no such field). */
+  differences?: Difference[];
+  /** Differing paths past the ones listed. */
+  differencesLeftOut?: number;
 }
+
+export interface DiffersFrom { id: string; at: string; correlationId: string }
+export interface Difference { path: string; before?: unknown; after?: unknown }
 
 /**
  * An event in an entry's events: its position, revision, type, its stream's length and its stream

@@ -3,6 +3,7 @@
 // its answer parsed (JSON, or an NVP answer's pairs) and masked again (a second guard:
 // lib/mask-body.ts), and for a refusal the field and explanation of its error body.
 import { maskedBody } from '../../lib/mask-body.js';
+import { differsOf, Originals, refusedAsDifferent } from './differences.js';
 import { eventsOf, type Journal, type JournalEntry, type Refusal, type RequestFilter, type RequestView, type StreamConcern } from './journal.js';
 
 export type { RequestFilter, RequestView } from './journal.js';
@@ -51,9 +52,10 @@ export function streamConcern(name: string, merchantsOf: (repositoryId: string) 
 /** Up to `limit` entries matching the filter, newest first, as the API answers them. */
 export function findRequests(journal: Journal, filter: RequestFilter, limit: number): RequestView[] {
   const found: RequestView[] = [];
+  const originals = new Originals(journal);
   for (const entry of journal.newestFirst()) {
     if (!matches(filter, entry)) continue;
-    found.push(requestView(entry, journal));
+    found.push(requestView(entry, journal, originals));
     if (found.length >= limit) break;
   }
   return found;
@@ -109,9 +111,17 @@ function refusalOf(status: number, response: unknown): Refusal | undefined {
   return { field: (error ? text(error.field) : text(body['error.field'])) ?? null, explanation };
 }
 
-export function requestView(entry: JournalEntry, journal: Journal): RequestView {
+const bodyOf = (entry: JournalEntry): unknown => (entry.request === null ? null : maskedBody(JSON.parse(entry.request)));
+
+/**
+ * An entry as the API answers it; a repeat refused for a different body names the entry that
+ * recorded its transaction and what differs (differences.ts), when the journal still holds it.
+ */
+export function requestView(entry: JournalEntry, journal: Journal, originals = new Originals(journal)): RequestView {
   const response = responseOf(entry, journal);
   const refusal = refusalOf(entry.status, response);
+  const request = bodyOf(entry);
+  const original = refusedAsDifferent(entry, refusal?.explanation) ? originals.of(entry) : undefined;
   return {
     id: entry.id,
     at: new Date(entry.atMs).toISOString(),
@@ -125,9 +135,10 @@ export function requestView(entry: JournalEntry, journal: Journal): RequestView 
     order: entry.order,
     transaction: entry.transaction,
     token: entry.token,
-    request: entry.request === null ? null : maskedBody(JSON.parse(entry.request)),
+    request,
     response,
     events: eventsOf(entry.events),
     ...(refusal ? { refusal } : {}),
+    ...(original ? differsOf(original, entry, request, bodyOf) : {}),
   };
 }

@@ -16,6 +16,7 @@ import { startServer } from '../helpers/server.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { failingCheckout } from '../../scripts/demo-checkout.js';
 import { budget } from '../helpers/slowdown.js';
+import { waitFor } from '../helpers/poll.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const PASSWORD = 'admin-secret-for-the-test';
@@ -187,6 +188,32 @@ t.test('a failing checkout, debugged from the pages', { skip: existsSync(CHROMIU
     await page.goto(`${server.url}/admin/timeline?view=requests&correlationId=checkout-43&status=404`);
     await page.waitForFunction(() => document.getElementById('status')?.textContent?.includes('refused'));
     t.match(await page.locator('#status').textContent(), /^1 request · 1 refused/, 'one request, in the singular');
+  });
+
+  await t.test('a repeat refused for a different body: opened, it says what differs from the request that recorded it, linked', async (t) => {
+    const path = `/api/rest/version/100/merchant/${M1.id}/order/20000000044/transaction/pay-1`;
+    const shopPay = (amount: string) => fetch(server.url + path, {
+      method: 'PUT',
+      headers: { authorization: `Basic ${Buffer.from(`merchant.${M1.id}:${M1.apiPassword}`).toString('base64')}`, 'content-type': 'application/json', 'x-correlation-id': 'checkout-44' },
+      body: JSON.stringify({ apiOperation: 'PAY', order: { amount, currency: 'USD' }, sourceOfFunds: { type: 'CARD', token: checkout.token } }),
+    });
+    const paid = await shopPay('1.00');
+    t.equal(paid.status, 201);
+    // Its events named under it in the journal (the log may hand them over just after the answer).
+    const admin = { authorization: `Basic ${Buffer.from(`admin:${PASSWORD}`).toString('base64')}` };
+    const paidEntry = async () => (await (await fetch(`${server.url}/admin/api/requests/${paid.headers.get('x-request-id')}`, { headers: admin })).json()) as { events?: unknown[] };
+    await waitFor(paidEntry, 'the PAY’s events in the journal', { until: (entry) => (entry.events?.length ?? 0) > 0 });
+    const retried = await shopPay('2.00');
+    t.equal(retried.status, 400, 'the retry with another amount is refused');
+    const retriedId = String(retried.headers.get('x-request-id'));
+    await page.goto(`${server.url}/admin/timeline?view=requests&correlationId=checkout-44&open=${encodeURIComponent(retriedId)}`);
+    const note = page.locator(`li.request[data-id="${retriedId}"] .detail .differs`);
+    await note.waitFor({ timeout: budget(30_000) });
+    t.match(await note.innerText(), /^Differs from the request that recorded it \([^)]+\):\s*order\.amount: 1\.00 → 2\.00$/, 'the field, its value then and now');
+    await note.getByRole('link', { name: 'the request that recorded it' }).click();
+    const original = page.locator(`li.request[data-id="${String(paid.headers.get('x-request-id'))}"] .detail`);
+    await original.waitFor({ timeout: budget(30_000) });
+    t.match(await original.innerText(), /"amount": "1\.00"/, 'the link opens the PAY that recorded it');
   });
 
   await t.test('a request’s path shows its order and transaction ids, not a cut-off prefix', async (t) => {
