@@ -5,13 +5,20 @@
 // (it may hold one followed by other digits). The gateway's own token ids stay readable: a
 // generated token (16 digits beginning with 9, no card network's range) is left as it is, and a
 // Preserve 6.4 token always fails the Luhn check. So are shorter runs (order ids, amounts).
+// Digits are those of any script and groups are joined as lib/card-digits.ts says (4111.1111.1111.1111,
+// fullwidth digits): what the refusal below counts as a card number is masked too.
 import { luhnValid, mask64 } from '../domain/card.js';
+import { DIGIT_CLASS as D, digitAt, digitsOf, groupsOf, joinAt, LOOSE_CLASS, TIGHT_CLASS, widthAt } from './card-digits.js';
 
 /**
- * A run of 12 or more digits, each pair perhaps apart by one space or '-' (a number written in
- * groups, 5123 4500 0000 0008), or percent-encoded as such (%20 in a logged URL).
+ * A run of 12 or more digits, each pair perhaps apart by one separator that joins them (a number
+ * written in groups, 5123 4500 0000 0008, 5123.4500.0000.0008), or by a percent-encoded space (%20
+ * in a logged URL). The scan below finds the same runs without it.
  */
-const DIGIT_RUN = /[0-9](?:(?: |-|%20)?[0-9]){11,}/g;
+const DIGIT_RUN = new RegExp(`${D}(?:(?:${TIGHT_CLASS}|%20)?${D}|(?<=(?<!${D})${D}{3,6})${LOOSE_CLASS}(?=${D}{3,6}(?!${D}))${D}){11,}`, 'gu');
+const ANY_DIGIT = new RegExp(D, 'gu');
+/** An IPv4 address (a log's error text names one): its 12 digits in 4 groups are no card number. */
+const IPV4 = /^(?:(?:25[0-5]|2[0-4][0-9]|1?[0-9]?[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1?[0-9]?[0-9])$/;
 
 /** Whether a run of digits is masked: it could be a card number, and it is not token-shaped. */
 function cardLike(digits: string): boolean {
@@ -36,9 +43,9 @@ export function maskCardNumbers(text: string): string {
 export function maskCardNumbersInGroups(text: string): string {
   const masked = maskCardNumbers(text);
   if (!holdsCardNumber(masked)) return masked;
-  const total = masked.replace(/[^0-9]/g, '').length;
+  const total = digitsOf(masked).length;
   let seen = 0;
-  return masked.replace(/[0-9]/g, (digit) => {
+  return masked.replace(ANY_DIGIT, (digit) => {
     const index = seen++;
     return index < 6 || index >= total - 4 ? digit : 'x';
   });
@@ -46,13 +53,21 @@ export function maskCardNumbersInGroups(text: string): string {
 
 /** maskCardNumbers by the regular expression alone (the reference the scan above is tested against). */
 export function maskCardNumbersByRegex(text: string): string {
-  return text.replace(DIGIT_RUN, (run) => {
-    const digits = run.replace(/ |-|%20/g, '');
-    return cardLike(digits) ? mask64(digits) : run;
-  });
+  return text.replace(DIGIT_RUN, (run) => maskedRun(run, false) ?? run);
 }
 
-const isDigit = (code: number) => code >= 48 && code <= 57;
+/**
+ * A run DIGIT_RUN finds, masked (its digits as ASCII digits, 6.4); undefined when it is not
+ * card-like. `plain`: the run is ASCII digits only (most runs: a token id), its own digits.
+ */
+function maskedRun(run: string, plain: boolean): string | undefined {
+  const digits = plain ? run : digitsOf(run.includes('%') ? run.replace(/%20/g, '') : run);
+  return cardLike(digits) && !IPV4.test(run) ? mask64(digits) : undefined;
+}
+
+/** Where the digit after a '%20' at `index` begins; -1 when there is none. */
+const afterEncodedSpace = (text: string, index: number) =>
+  text.charCodeAt(index + 1) === 50 && text.charCodeAt(index + 2) === 48 && digitAt(text, index + 3) >= 0 ? index + 3 : -1;
 
 /**
  * Whether DIGIT_RUN finds a run that is card-like: the runs it matches, found the way it finds them
@@ -62,36 +77,42 @@ function holdsCardLikeRun(text: string): boolean {
   const n = text.length;
   let i = 0;
   while (i < n) {
-    if (!isDigit(text.charCodeAt(i))) {
+    const first = text.charCodeAt(i);
+    if (first < 48 || (first > 57 && (first < 0x660 || digitAt(text, i) < 0))) {
       i++;
       continue;
     }
     const start = i;
-    let digits = 1;
-    let j = i + 1;
+    let digits = 0;
+    let j = i;
+    let encodedSpace = -1;
+    let ascii = true;
     while (j < n) {
       const c = text.charCodeAt(j);
-      if (isDigit(c)) {
+      if (c >= 48 && c <= 57) {
         digits++;
-        j += 1;
-      } else if ((c === 32 || c === 45) && isDigit(text.charCodeAt(j + 1))) {
-        digits++;
-        j += 2;
-      } else if (c === 37 && text.charCodeAt(j + 1) === 50 && text.charCodeAt(j + 2) === 48 && isDigit(text.charCodeAt(j + 3))) {
-        digits++;
-        j += 4;
-      } else {
-        break;
+        j++;
+        continue;
       }
+      if (c >= 0x660 && digitAt(text, j) >= 0) {
+        digits++;
+        ascii = false;
+        j += widthAt(text, j);
+        continue;
+      }
+      // (A separator is followed by a digit, counted by the next turn.)
+      const next = c === 37 ? afterEncodedSpace(text, j) : joinAt(text, j);
+      if (next < 0) break;
+      if (c === 37 && encodedSpace < 0) encodedSpace = j;
+      j = next;
     }
     if (digits < 12) {
-      // No match here: the expression tries again at the next character (a run starting inside
-      // this one may be longer: the digits of a '%20' begin one).
-      i = start + 1;
+      // No match here. The expression tries again at each next character, and from a digit of this
+      // run it finds the rest of this run, shorter: only the digits of a '%20' begin another run.
+      i = encodedSpace >= 0 ? encodedSpace + 1 : j;
       continue;
     }
-    const run = text.slice(start, j);
-    if (cardLike(digits === run.length ? run : run.replace(/ |-|%20/g, ''))) return true;
+    if (maskedRun(text.slice(start, j), ascii && digits === j - start) !== undefined) return true;
     // A match: the expression goes on after it.
     i = j;
   }
@@ -102,8 +123,9 @@ function holdsCardLikeRun(text: string): boolean {
  * Whether a text holds a card number, for refusing one sent in a free-text field (stricter in what
  * it counts than the masking above, which also masks 12-digit runs and runs of more than 19
  * digits: a refusal must not hit ordinary references). A card number is 13 to 19 digits passing
- * Luhn, not next to another digit, written together or in groups apart by one space or '-'
- * (6011 0009 9013 9424); any run of whole groups counts, so a number written among other groups
+ * Luhn, not next to another digit, digits of any script, written together or in groups apart by
+ * one separator that joins them (6011 0009 9013 9424, 6011.0009.9013.9424: lib/card-digits.ts);
+ * any run of whole groups counts, so a number written among other groups
  * ("ref 12 6011000990139424 2030") is found. An unbroken run of more than 19 digits holds none (no
  * card has as many digits, and where one would begin is unknown), nor does a gateway token id (16
  * digits beginning with 9), nor a UUID.
@@ -113,20 +135,38 @@ export function holdsCardNumber(text: string): boolean {
   if (n < 13) return false; // (most strings of a body: too short to hold 13 digits)
   let i = 0;
   while (i < n) {
-    if (!isDigit(text.charCodeAt(i))) {
+    const first = text.charCodeAt(i);
+    if (first < 48 || (first > 57 && (first < 0x660 || digitAt(text, i) < 0))) {
       i++;
       continue;
     }
     // The run from i: its end and how many digits it has (most runs are short: nothing to look at).
     let digits = 0;
     let j = i;
+    let ascii = true;
     for (;;) {
-      while (j < n && isDigit(text.charCodeAt(j))) { j++; digits++; }
       const c = text.charCodeAt(j);
-      if ((c === 32 || c === 45) && isDigit(text.charCodeAt(j + 1))) { j++; continue; }
-      break;
+      if (c >= 48 && c <= 57) {
+        j++;
+        digits++;
+        continue;
+      }
+      if (c >= 0x660 && digitAt(text, j) >= 0) {
+        j += widthAt(text, j);
+        digits++;
+        ascii = false;
+        continue;
+      }
+      const next = j < n ? joinAt(text, j) : -1;
+      if (next < 0) break;
+      j = next;
     }
-    if (digits >= 13 && groupsHoldCardNumber(text.slice(i, j).split(/[ -]/)) && !inUuid(text, i, j)) return true;
+    if (digits < 13) {
+      i = j;
+      continue;
+    }
+    const run = text.slice(i, j);
+    if (groupsHoldCardNumber(ascii && digits === run.length ? [run] : groupsOf(run)) && !inUuid(text, i, j)) return true;
     i = j;
   }
   return false;

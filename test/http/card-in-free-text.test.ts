@@ -5,8 +5,10 @@
 // operations' own schemas (the OpenAPI document): a field added later is covered without a word here.
 // NVP's operations too: each field of the REST operation of the same name, sent dotted in the form.
 import t from 'tap';
+import type { LightMyRequestResponse } from 'fastify';
 import { buildTestApp, cardBody, createToken, M1, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
 import { notFreeText } from '../../plugins/request-values.js';
+import { digitsOf } from '../../lib/card-digits.js';
 import { expectInvalid, luhn, storeText } from './http.fixture.js';
 import { ADMIN_PASSWORD, authFor, fill, NVP_CREDENTIALS, OPEN_MEMBERS, operations, requestOf } from './request-values.fixture.js';
 
@@ -15,7 +17,12 @@ const CARD = /must not hold a card number/;
 const FORMS = [
   '6011000990139424', 'ref 6011000990139424', '6011 0009 9013 9424', 'INV-6011-0009-9013-9424', 'x4012000033330026y',
   '3782 822463 10005', '4222222222222', 'card 5123-4500-0000-0008 exp 01/39',
+  // Other separators and other digits (lib/card-digits.ts).
+  '4111.1111.1111.1111', '4111(1111)1111-1111', '4111/1111/1111/1111', '4111_1111_1111_1111', '４１１１１１１１１１１１１１１１',
+  '٤١١١١١١١١١١١١١١١', '6011\u00a00009\u00a09013\u00a09424', '6011\u20130009\u20139013\u20139424',
 ];
+/** The digits between the first 6 and the last 4, as written and as ASCII digits: what must never come back. */
+const hidden = (value: string) => [[...value].filter((c) => /\p{Nd}/u.test(c)).slice(6, -4).join(''), digitsOf(value).slice(6, -4)];
 
 t.test('every string field of every operation\'s body refuses a card number, but those meant for one', async (t) => {
   const app = await buildTestApp(t, { adminPassword: ADMIN_PASSWORD, testControl: true });
@@ -33,7 +40,7 @@ t.test('every string field of every operation\'s body refuses a card number, but
       const res = await app.inject(requestOf(op, fill(op.path), field, value));
       expectInvalid(t, res, { field, explanation: CARD }, `${op.method} ${op.path}${op.nvp ? ` ${op.nvp.apiOperation}` : ''}: '${value}' in ${field}`);
       if (op.nvp) nvp.add(op.nvp.apiOperation);
-      t.notOk(res.body.includes(value.replace(/\D/g, '').slice(6, -4)), `${field}: the number is not echoed`);
+      t.notOk(hidden(value).some((middle) => res.body.includes(middle)), `${field}: the number is not echoed`);
       refused++;
     }
   }
@@ -121,4 +128,44 @@ t.test('NVP: the same rule on the decoded members, after the credentials, with t
   const deep = await nvp({ apiOperation: 'PAY', ...NVP_CREDENTIALS, 'order.id': 'o-1', 'transaction.id': '1', 'order.amount': '1.00', 'order.currency': 'USD', ...card, 'order.custom.note.text': 'see 6011 0009 9013 9424' });
   expectInvalid(t, deep, { field: 'order.custom.note.text', explanation: CARD }, 'PAY: order.custom.note.text');
   t.notMatch(await storeText(app), /6011.?0009.?9013.?9424/, 'not in the events');
+});
+
+t.test('a card number with other separators or other digits: refused in free text, kept nowhere; ordinary values written alike: taken', async (t) => {
+  const app = await buildTestApp(t, { adminPassword: ADMIN_PASSWORD });
+  const token = await createToken(app);
+  const order = `/api/rest/version/100/merchant/${M1.id}/order`;
+  const modern = { authorization: tokenAuth(M1) };
+  const pay = { apiOperation: 'PAY', order: { amount: '10.00', currency: 'USD' }, sourceOfFunds: { token } };
+  const forms = [
+    '4111.1111.1111.1111', '4111(1111)1111-1111', '4111/1111/1111/1111', '4111_1111_1111_1111', '４１１１１１１１１１１１１１１１',
+    '٤١١١١١١١١١١١١١١١', '4111\u00a01111\u00a01111\u00a01111', '4111\u20131111\u20131111\u20131111', '４１１１．１１１１．１１１１．１１１１',
+  ];
+  const places: Array<[string, (value: string) => Promise<LightMyRequestResponse>]> = [
+    ['billing.address.street', (value) => app.inject({ method: 'POST', url: tokenPath(M1.id), headers: modern, payload: { ...cardBody(), billing: { address: { street: `${value} Main St` } } } })],
+    ['customer.firstName', (value) => app.inject({ method: 'POST', url: tokenPath(M1.id), headers: modern, payload: { ...cardBody(), customer: { firstName: value } } })],
+    ['order.reference', (value) => app.inject({ method: 'PUT', url: `${order}/o-ref/transaction/t-1`, headers: modern, payload: { ...pay, order: { ...pay.order, reference: `ref ${value}` } } })],
+  ];
+  for (const [i, value] of forms.entries()) {
+    const [field, send] = places[i % places.length]!;
+    const res = await send(value);
+    expectInvalid(t, res, { field, explanation: CARD }, `'${value}' in ${field}`);
+    t.notOk(hidden(value).some((middle) => res.body.includes(middle)), `${field}: '${value}' not echoed`);
+  }
+  t.equal(await app.gateway.store.headPosition(), 1n, 'nothing recorded but the token');
+  const journal = (await app.inject({ method: 'GET', url: '/admin/api/requests?limit=1000', headers: { authorization: authFor('/admin') } })).body;
+  t.ok(journal.includes('411111xxxxxx1111'), 'the journal keeps the refused bodies, masked');
+  // (JSON may spell a character as an escape: read as the character.)
+  const kept = JSON.parse(journal) as unknown;
+  for (const [where, text] of [['the events', await storeText(app)], ['the journal', JSON.stringify(kept, null, 0)]] as const) {
+    const ascii = text.replace(/\p{Nd}/gu, (d) => digitsOf(d));
+    t.notMatch(ascii, /4111.?1111.?1111.?1111/, `${where}: not the number`);
+  }
+
+  // The same characters in what merchants do send: dates, times, amounts, versions, addresses.
+  const ordinary = ['2026.11.29', '2026-11-29T03:02:07.129Z', '192.168.100.209', '10.100.200.250.5', '1764385327.127', '123456789012.37', 'INV_2026_11_29_0000', '(555) 123-4567', '٢٠٢٦-١١-٢٩'];
+  for (const [i, reference] of ordinary.entries()) {
+    const res = await app.inject({ method: 'PUT', url: `${order}/o-${i}/transaction/t-1`, headers: modern, payload: { ...pay, order: { ...pay.order, reference } } });
+    t.equal(res.statusCode, 201, `${reference}: ${res.body}`);
+    t.equal((res.json() as { order: { reference: string } }).order.reference, reference, `${reference}: kept as sent`);
+  }
 });
