@@ -69,6 +69,42 @@ function maskedRun(run: string, plain: boolean): string | undefined {
 const afterEncodedSpace = (text: string, index: number) =>
   text.charCodeAt(index + 1) === 50 && text.charCodeAt(index + 2) === 48 && digitAt(text, index + 3) >= 0 ? index + 3 : -1;
 
+/** A run of digits and the separators joining them, as the scans below read one. */
+interface Run { end: number; digits: number; ascii: boolean; encodedSpace: number }
+
+/**
+ * The run that begins with the digit at `start`: where it ends, how many digits it has, whether
+ * they are all ASCII digits, and where its first '%20' is (-1: none). `encoded`: a '%20' joins two
+ * digits too (a logged URL's encoded space), as DIGIT_RUN's does.
+ */
+function runFrom(text: string, start: number, encoded: boolean): Run {
+  const n = text.length;
+  let digits = 0;
+  let j = start;
+  let encodedSpace = -1;
+  let ascii = true;
+  while (j < n) {
+    const c = text.charCodeAt(j);
+    if (c >= 48 && c <= 57) {
+      digits++;
+      j++;
+      continue;
+    }
+    if (c >= 0x660 && digitAt(text, j) >= 0) {
+      digits++;
+      ascii = false;
+      j += widthAt(text, j);
+      continue;
+    }
+    // (A separator is followed by a digit, counted by the next turn.)
+    const next = encoded && c === 37 ? afterEncodedSpace(text, j) : joinAt(text, j);
+    if (next < 0) break;
+    if (c === 37 && encodedSpace < 0) encodedSpace = j;
+    j = next;
+  }
+  return { end: j, digits, ascii, encodedSpace };
+}
+
 /**
  * Whether DIGIT_RUN finds a run that is card-like: the runs it matches, found the way it finds them
  * (from the first digit, as long as the next is a digit or one separator and a digit), without it.
@@ -77,44 +113,20 @@ function holdsCardLikeRun(text: string): boolean {
   const n = text.length;
   let i = 0;
   while (i < n) {
-    const first = text.charCodeAt(i);
-    if (first < 48 || (first > 57 && (first < 0x660 || digitAt(text, i) < 0))) {
+    if (digitAt(text, i) < 0) {
       i++;
       continue;
     }
-    const start = i;
-    let digits = 0;
-    let j = i;
-    let encodedSpace = -1;
-    let ascii = true;
-    while (j < n) {
-      const c = text.charCodeAt(j);
-      if (c >= 48 && c <= 57) {
-        digits++;
-        j++;
-        continue;
-      }
-      if (c >= 0x660 && digitAt(text, j) >= 0) {
-        digits++;
-        ascii = false;
-        j += widthAt(text, j);
-        continue;
-      }
-      // (A separator is followed by a digit, counted by the next turn.)
-      const next = c === 37 ? afterEncodedSpace(text, j) : joinAt(text, j);
-      if (next < 0) break;
-      if (c === 37 && encodedSpace < 0) encodedSpace = j;
-      j = next;
-    }
-    if (digits < 12) {
+    const run = runFrom(text, i, true);
+    if (run.digits < 12) {
       // No match here. The expression tries again at each next character, and from a digit of this
       // run it finds the rest of this run, shorter: only the digits of a '%20' begin another run.
-      i = encodedSpace >= 0 ? encodedSpace + 1 : j;
+      i = run.encodedSpace >= 0 ? run.encodedSpace + 1 : run.end;
       continue;
     }
-    if (maskedRun(text.slice(start, j), ascii && digits === j - start) !== undefined) return true;
+    if (maskedRun(text.slice(i, run.end), run.ascii && run.digits === run.end - i) !== undefined) return true;
     // A match: the expression goes on after it.
-    i = j;
+    i = run.end;
   }
   return false;
 }
@@ -135,39 +147,17 @@ export function holdsCardNumber(text: string): boolean {
   if (n < 13) return false; // (most strings of a body: too short to hold 13 digits)
   let i = 0;
   while (i < n) {
-    const first = text.charCodeAt(i);
-    if (first < 48 || (first > 57 && (first < 0x660 || digitAt(text, i) < 0))) {
+    if (digitAt(text, i) < 0) {
       i++;
       continue;
     }
-    // The run from i: its end and how many digits it has (most runs are short: nothing to look at).
-    let digits = 0;
-    let j = i;
-    let ascii = true;
-    for (;;) {
-      const c = text.charCodeAt(j);
-      if (c >= 48 && c <= 57) {
-        j++;
-        digits++;
-        continue;
-      }
-      if (c >= 0x660 && digitAt(text, j) >= 0) {
-        j += widthAt(text, j);
-        digits++;
-        ascii = false;
-        continue;
-      }
-      const next = j < n ? joinAt(text, j) : -1;
-      if (next < 0) break;
-      j = next;
+    // The run from i (most runs are short: nothing to look at).
+    const { end, digits, ascii } = runFrom(text, i, false);
+    if (digits >= 13) {
+      const run = text.slice(i, end);
+      if (groupsHoldCardNumber(ascii && digits === run.length ? [run] : groupsOf(run)) && !inUuid(text, i, end)) return true;
     }
-    if (digits < 13) {
-      i = j;
-      continue;
-    }
-    const run = text.slice(i, j);
-    if (groupsHoldCardNumber(ascii && digits === run.length ? [run] : groupsOf(run)) && !inUuid(text, i, j)) return true;
-    i = j;
+    i = end;
   }
   return false;
 }
