@@ -15,8 +15,11 @@ export interface HoldingRequest {
   attemptId?: string | undefined; amount: number; currency: string; now: string;
 }
 
+/** The words of differentRequest's explanation that say what it refused (the request journal recognises the refusal by them). */
+export const DIFFERENT_REQUEST = ' with a different request. ';
+
 export const differentRequest = (c: { orderId: string; transactionId: string }, state: 'recorded' | 'in progress') => new InvalidRequest(
-  `Transaction '${c.transactionId}' of order '${c.orderId}' is ${state === 'recorded' ? 'already recorded' : 'in progress'} with a different request. ` +
+  `Transaction '${c.transactionId}' of order '${c.orderId}' is ${state === 'recorded' ? 'already recorded' : 'in progress'}${DIFFERENT_REQUEST}` +
   'Repeat the identical request to read its outcome, or use a new transaction id.',
 );
 

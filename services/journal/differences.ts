@@ -4,11 +4,9 @@
 // entry that recorded the transaction and the fields whose masked values differ between the two
 // bodies. Worked out when read, never on the request's path: the journal is scanned once per
 // read that needs it, for the entries that appended events naming an order's transaction.
+import { DIFFERENT_REQUEST } from '../../domain/order/hold.js';
 import { diff } from '../queries/history.js';
 import type { Journal, JournalEntry, RequestView } from './journal.js';
-
-/** The explanation's words (domain/order/hold.ts differentRequest). */
-const DIFFERENT_REQUEST = / with a different request\. /;
 
 /** Fields listed at most; the rest are counted (`differencesLeftOut`). */
 export const MAX_DIFFERENCES = 20;
@@ -19,7 +17,7 @@ const keyOf = (e: JournalEntry): string => `${e.merchant ?? ''}\n${e.order ?? ''
 
 /** Whether an entry is a repeat refused for a different body (its refusal's explanation says so). */
 export function refusedAsDifferent(entry: JournalEntry, explanation: string | undefined): boolean {
-  return entry.status === 400 && entry.order !== null && entry.transaction !== null && explanation !== undefined && DIFFERENT_REQUEST.test(explanation);
+  return entry.status === 400 && entry.order !== null && entry.transaction !== null && explanation !== undefined && explanation.includes(DIFFERENT_REQUEST);
 }
 
 /**

@@ -27,7 +27,8 @@ function status(d: Data): { words: string; tone: Tone } {
 
 function step(summary: string, d: Data): Outcome {
   const { words, tone } = status(d);
-  return { summary: `${summary} → ${words}`, tone, ...(transactionOf(d) ? { transaction: transactionOf(d)! } : {}) };
+  const transaction = transactionOf(d);
+  return { summary: `${summary} → ${words}`, tone, ...(transaction ? { transaction } : {}) };
 }
 
 const initiated: Describe = (d) => {
