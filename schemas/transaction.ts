@@ -46,7 +46,7 @@ const CustomerText = (what: string) => Type.Unknown({ description: `${what}, or 
 export const TransactionBody = Open({
   // The identifier of a 3-D Secure 1 Check 3DS Enrollment, which tokengate never makes: a payment
   // naming one is refused (services/order/order-api.ts).
-  '3DSecureId': Opt(Type.Unknown({ description: 'the 3DSecureId of a Check 3DS Enrollment (not emulated: refused)' })),
+  '3DSecureId': Opt(Type.Unknown({ description: 'the 3DSecureId of a Check 3DS Enrollment (not emulated: refused; null names none)' })),
   apiOperation: StringEnum(API_OPERATIONS),
   // 3-D Secure: Initiate Authentication's version, channel and purpose; Authenticate Payer's way
   // back; a payment's authentication (services/order/authentication-request.ts).

@@ -144,6 +144,15 @@ t.test('a payment naming a 3DSecureId (a Check 3DS Enrollment tokengate never ma
   t.equal(await a.gateway.store.headPosition(), head, 'no refusal appended anything');
 });
 
+t.test('a payment sending 3DSecureId as null names no check: paid as without it (the WooCommerce module sends it so on every PAY and AUTHORIZE)', async (t) => {
+  const a = await buildTestApp(t);
+  const token = await createToken(a, M1);
+  expectTransaction(t, await put(a, M1, uniqueId(), '1', { ...payOp(token, 25), '3DSecureId': null }, 100),
+    { type: 'PAYMENT', amount: 25, status: 'CAPTURED', authorized: 25, captured: 25, refunded: 0 }, 'PAY with a null 3DSecureId');
+  expectTransaction(t, await put(a, M1, uniqueId(), '1', { ...authorize(token), '3DSecureId': null }, 58),
+    { type: 'AUTHORIZATION', amount: 100, status: 'AUTHORIZED', authorized: 100, captured: 0, refunded: 0, version: '58' }, 'AUTHORIZE with a null 3DSecureId');
+});
+
 t.test('PAY, then refunds up to the amount paid; VERIFY moves no funds; a decline by expiry 05/39', async (t) => {
   const a = await buildTestApp(t);
   const token = await createToken(a, M1);
