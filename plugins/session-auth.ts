@@ -69,9 +69,11 @@ export async function authenticateBySession(gateway: Gateway, request: FastifyRe
   request.authMethod = 'session';
 }
 
-/** The fields the merchant alone may set: a payer holding the session id may not change the order, its token or its 3-D Secure settings. */
+/** The fields the merchant alone may set: a payer holding the session id may not change the order, its token, its 3-D Secure settings or the shop software's id. */
 export function checkPayerData(body: SessionBody): void {
-  const merchantOnly: Array<[string, unknown]> = [['order', body.order], ['sourceOfFunds.token', body.sourceOfFunds?.token], ['authentication', body.authentication]];
+  const merchantOnly: Array<[string, unknown]> = [
+    ['order', body.order], ['sourceOfFunds.token', body.sourceOfFunds?.token], ['authentication', body.authentication], ['partnerSolutionId', body.partnerSolutionId],
+  ];
   for (const [field, value] of merchantOnly) {
     if (value !== undefined) throw new InvalidRequest('Value is invalid. A request authenticated with the session id may update only the payer\'s data', field);
   }

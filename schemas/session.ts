@@ -4,7 +4,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Alpha3, Ascii, Opt, Pattern, Str, Strict, StringEnum } from './common.js';
 import { ProvidedCard } from './token.js';
 import { MerchantIdParam, VersionParam } from './pay.js';
-import { authenticationFields } from './transaction.js';
+import { authenticationFields, BillingGroup, CustomerGroup, ModernId } from './transaction.js';
 
 
 export const SessionParams = Strict({ version: VersionParam, merchantId: MerchantIdParam });
@@ -24,11 +24,24 @@ export const SessionBody = Strict({
   correlationId: Opt(Str(1, 100)),
   /** The payer's device, as the mobile SDKs name themselves in device.browser: accepted, not held. */
   device: Opt(Strict({ browser: Opt(Str(1, 2048)), ipAddress: Opt(Str(1, 45)) })),
-  /** Held for a later PAY or AUTHORIZE that names the session and no order.amount (the amount: a string or a JSON number). */
+  /**
+   * amount and currency: held for a later PAY or AUTHORIZE that names the session and no
+   * order.amount (the amount: a string or a JSON number). The order's other details a shop sends
+   * here (the reference's Update Session takes them) are checked as the order API checks them, not held.
+   */
   order: Opt(Strict({
     amount: Opt(Type.Unknown({ description: 'a decimal number such as 100.00, as a string or a JSON number' })),
     currency: Opt(Alpha3('ISO 4217 currency code')),
+    description: Opt(Str(1, 127)),
+    id: Opt(ModernId('order id')),
+    notificationUrl: Opt(Str(1, 2048, 'an http or https URL the merchant\'s notification settings allow')),
+    reference: Opt(Str(1, 40)),
   })),
+  /** The payer's details and the shop software's id, as a shop's plugin sends them beside the card: checked as a payment checks them, not held (the payment sends its own). */
+  billing: Opt(BillingGroup()),
+  customer: Opt(CustomerGroup()),
+  partnerSolutionId: Opt(Str(1, 40)),
+  shipping: Opt(Type.Object({}, { additionalProperties: true })),
   sourceOfFunds: Opt(Strict({
     type: Opt(StringEnum(['CARD'] as const)),
     /** A token of the merchant's repository, for a later PAY or AUTHORIZE that names the session. */

@@ -43,6 +43,18 @@ const Amount = () => Type.Unknown({ description: "a decimal number such as 100.0
 /** A customer member: a string (or null, as not sent), bounded by the payments (services/order/request-billing.ts). */
 const CustomerText = (what: string) => Type.Unknown({ description: `${what}, or null (as not sent)` });
 
+/** billing: the payer's address (open: other members are accepted and ignored). */
+export const BillingGroup = () => Open({ address: Opt(Open(addressMembers(true, true), open)) }, open);
+/** customer: the payer's details (open: other members are accepted and ignored). */
+export const CustomerGroup = () => Open({
+  email: Opt(Email()),
+  firstName: Opt(CustomerText('a string of 1 to 50 characters')),
+  lastName: Opt(CustomerText('a string of 1 to 50 characters')),
+  mobilePhone: Opt(CustomerText('a telephone number: a string of any characters, 1 to 20')),
+  phone: Opt(CustomerText('a telephone number: a string of any characters, 1 to 20')),
+  taxRegistrationId: Opt(CustomerText('a string of 1 to 30 characters')),
+}, open);
+
 export const TransactionBody = Open({
   // The identifier of a 3-D Secure 1 Check 3DS Enrollment, which tokengate never makes: a payment
   // naming one is refused (services/order/order-api.ts).
@@ -52,19 +64,12 @@ export const TransactionBody = Open({
   // back; a payment's authentication (services/order/authentication-request.ts).
   authentication: Opt(Open(authenticationFields(), open)),
   // The payer's billing address: read by the outcome rules (street) and echoed by the answers and Retrieve Order.
-  billing: Opt(Open({ address: Opt(Open(addressMembers(true, true), open)) }, open)),
+  billing: Opt(BillingGroup()),
   correlationId: Opt(Str(1, 100)),
   // The payer's details: PAY, AUTHORIZE and VERIFY keep them and echo them (their bounds are
   // checked there: a member sent as null counts as not sent, as clients send their blanks); the
   // 3-D Secure steps pass the email address on to the issuer and echo it.
-  customer: Opt(Open({
-    email: Opt(Email()),
-    firstName: Opt(CustomerText('a string of 1 to 50 characters')),
-    lastName: Opt(CustomerText('a string of 1 to 50 characters')),
-    mobilePhone: Opt(CustomerText('a telephone number: a string of any characters, 1 to 20')),
-    phone: Opt(CustomerText('a telephone number: a string of any characters, 1 to 20')),
-    taxRegistrationId: Opt(CustomerText('a string of 1 to 30 characters')),
-  }, open)),
+  customer: Opt(CustomerGroup()),
   device: Opt(Open({
     browser: Opt(Str(1, 2048)),
     browserDetails: Opt(Open({ '3DSecureChallengeWindowSize': Opt(StringEnum(CHALLENGE_WINDOW_SIZES)) }, open)),

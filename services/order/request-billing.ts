@@ -22,7 +22,7 @@ const ADDRESS_MEMBERS = ['city', 'company', 'country', 'postcodeZip', 'stateProv
 export const CUSTOMER_MEMBERS = { firstName: 50, lastName: 50, mobilePhone: 20, phone: 20, taxRegistrationId: 30 } as const;
 
 /** billing of the request: its country checked (400 on billing.address.country), the typed members kept; undefined for none. */
-export function requestBilling(body: TransactionBody): PayerDetails['billing'] {
+export function requestBilling(body: Pick<TransactionBody, 'billing'>): PayerDetails['billing'] {
   checkCountry(body);
   const address = addressFrom(body.billing?.address, ADDRESS_MEMBERS);
   return address ? { address } : undefined;
@@ -47,7 +47,7 @@ function customerMember(sent: unknown, name: keyof typeof CUSTOMER_MEMBERS): str
  * customer of the request (customer.email bounded by the schema): on a 3-D Secure step the email
  * address alone (`emailOnly`), on a payment every member above too; undefined for none.
  */
-export function requestCustomer(body: TransactionBody, emailOnly = true): PayerCustomer | undefined {
+export function requestCustomer(body: Pick<TransactionBody, 'customer'>, emailOnly = true): PayerCustomer | undefined {
   const sent = body.customer;
   const customer: PayerCustomer = {};
   if (sent?.email !== undefined) customer.email = sent.email;

@@ -11,6 +11,8 @@ import { InvalidRequest } from '../../domain/errors.js';
 import { streams, type CardExpiry, type SessionAuthentication, type SessionCard, type SessionOrder } from '../../domain/events.js';
 import { formatAmount, minorUnits } from '../../domain/money.js';
 import { amountOf } from '../order/pay-request.js';
+import { requestBilling, requestCustomer } from '../order/request-billing.js';
+import { requestedNotificationUrl } from '../notification/body.js';
 import { checkRedirectResponseUrl } from '../../domain/order/redirect-response-url.js';
 import { numberLiteral } from '../../lib/json-literals.js';
 import { maskCardNumber, type CardNumberMasking } from '../../domain/token/accounts.js';
@@ -109,7 +111,19 @@ function sessionAuthentication(authentication: SessionBody['authentication']): S
   return { ...authentication };
 }
 
+/**
+ * The order's and payer's details a shop sends beside the card (the WooCommerce module's
+ * savePayment): checked as a payment checks them, the notification URL against the merchant's
+ * settings, and not held: the payment that follows sends its own.
+ */
+function checkShopDetails(merchant: MerchantProfile, body: SessionBody): void {
+  if (body.order?.notificationUrl !== undefined) requestedNotificationUrl(merchant, body.order.notificationUrl);
+  requestBilling(body);
+  requestCustomer(body, false);
+}
+
 export async function updateSession(gateway: Gateway, merchant: MerchantProfile, sessionId: string, body: SessionBody, meta: RequestMeta, version = '100') {
+  checkShopDetails(merchant, body);
   const stream = streams.session(merchant.id, sessionId);
   return handleCommand({ store: gateway.store, sandbox: gateway.sandbox }, stream, sessionAggregate, (state, { now }) => {
     // An expired session is refused like an unknown one (its keys are, or are about to be, destroyed).
