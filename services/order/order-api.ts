@@ -112,7 +112,7 @@ async function initiatingFacts(gateway: Gateway, merchant: MerchantProfile, sent
  * every one a payment names is one the gateway has no check for: refused with its answer, which
  * clients match (ActiveMerchant's Citrus Pay remote test), before anything is recorded. A null
  * names none: Mastercard's WooCommerce module has sent `"3DSecureId":null` on every PAY and
- * AUTHORIZE made without 3-D Secure 1 since 2019, and those payments go through.
+ * AUTHORIZE made without 3-D Secure 1 since 2020, and those payments go through.
  */
 function checkNo3DSecureId(sent: TransactionBody): void {
   if (sent['3DSecureId'] !== undefined && sent['3DSecureId'] !== null) {
