@@ -39,7 +39,8 @@ interface Step {
   /** Dotted paths whose values must be the same when the fixture is replayed on another fresh gateway. */
   stable?: string[];
 }
-interface Fixture { name: string; needs?: string[]; merchant: string; steps: Step[] }
+/** notifications: the merchant's webhook settings (url, allowedUrls), for clients that name an order.notificationUrl; the runner adds the secret. */
+interface Fixture { name: string; needs?: string[]; merchant: string; notifications?: { url: string; allowedUrls?: string[] }; steps: Step[] }
 
 const DIR = fileURLToPath(new URL('../fixtures/recorded/', import.meta.url));
 const password = (merchant: string) => `recorded-exchange-${merchant}-password-0123456789`;
@@ -157,7 +158,8 @@ for (const file of files) {
     continue;
   }
   t.test(`${file}: ${fixture.name}`, async (t) => {
-    const merchants = { merchants: [{ id: fixture.merchant, apiPassword: password(fixture.merchant), repository: { id: 'RECORDED01', tokenGeneration: 'RANDOM', tokenManagement: 'UNIQUE_TOKEN' } }] };
+    const notifications = fixture.notifications ? { notifications: { secret: 'recorded-exchange-notification-secret-0123', ...fixture.notifications } } : {};
+    const merchants = { merchants: [{ id: fixture.merchant, apiPassword: password(fixture.merchant), repository: { id: 'RECORDED01', tokenGeneration: 'RANDOM', tokenManagement: 'UNIQUE_TOKEN' }, ...notifications }] };
     const vars = new Map<string, string>();
     const first = await replay(t, await buildTestApp(t, { merchants }), fixture, vars);
     if (first === undefined || first.size === 0) return;
