@@ -38,7 +38,7 @@ t.test('customer.email on Initiate Authentication and Authenticate Payer: echoed
     { field: 'customer.email' }, 'Authenticate Payer: longer than 256');
 });
 
-t.test('a customer that is no object, an email that is null, no string or under 4 characters: refused on its field on PAY and on both 3-D Secure steps; a null or empty 3DSecureId too', async (t) => {
+t.test('a customer that is no object, an email that is null, no string or under 4 characters: refused on its field on PAY and on both 3-D Secure steps; an empty 3DSecureId too', async (t) => {
   const a = await buildTestApp(t);
   const ready = newFlow(a);
   t.equal((await put(ready, 'a1', initiateBody(cardSource(FRICTIONLESS)))).statusCode, 201);
@@ -58,9 +58,8 @@ t.test('a customer that is no object, an email that is null, no string or under 
       expectInvalid(t, await put(flow, transaction, payload), { field }, `${operation}: ${what}`);
     }
   }
-  for (const value of [null, '']) {
-    expectInvalid(t, await put(newFlow(a), 'p1', { ...payBody(undefined, cardSource('5123450000000008')), '3DSecureId': value }),
-      { field: '3DSecureId', explanation: 'No check has been performed for this merchant and 3D Secure Id.' }, `PAY, 3DSecureId ${JSON.stringify(value)}`);
-  }
+  // (A null 3DSecureId names no check and is paid as without one: test/http/order-api.test.ts.)
+  expectInvalid(t, await put(newFlow(a), 'p1', { ...payBody(undefined, cardSource('5123450000000008')), '3DSecureId': '' }),
+    { field: '3DSecureId', explanation: 'No check has been performed for this merchant and 3D Secure Id.' }, 'PAY, 3DSecureId ""');
   t.equal(await a.gateway.store.headPosition(), head, 'no refusal recorded anything');
 });
