@@ -7,7 +7,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Alpha3, Opt, Pattern, Str, Strict, StringEnum } from './common.js';
 import { MerchantIdParam, VersionParam } from './pay.js';
-import { addressMembers, Email } from './token.js';
+import { nullableAddressMembers, Email } from './token.js';
 
 export { VersionParam };
 
@@ -52,7 +52,7 @@ export const TransactionBody = Open({
   // back; a payment's authentication (services/order/authentication-request.ts).
   authentication: Opt(Open(authenticationFields(), open)),
   // The payer's billing address: read by the outcome rules (street) and echoed by the answers and Retrieve Order.
-  billing: Opt(Open({ address: Opt(Open(addressMembers(true, true), open)) }, open)),
+  billing: Opt(Open({ address: Opt(Open(nullableAddressMembers(true, true), open)) }, open)),
   correlationId: Opt(Str(1, 100)),
   // The payer's details: PAY, AUTHORIZE and VERIFY keep them and echo them (their bounds are
   // checked there: a member sent as null counts as not sent, as clients send their blanks); the
