@@ -39,7 +39,7 @@ interface Step {
   /** Dotted paths whose values must be the same when the fixture is replayed on another fresh gateway. */
   stable?: string[];
 }
-interface Fixture { name: string; needs?: string[]; merchant: string; steps: Step[] }
+interface Fixture { name: string; needs?: string[]; merchant: string; notifications?: Record<string, unknown>; steps: Step[] }
 
 const DIR = fileURLToPath(new URL('../fixtures/recorded/', import.meta.url));
 const password = (merchant: string) => `recorded-exchange-${merchant}-password-0123456789`;
@@ -157,7 +157,9 @@ for (const file of files) {
     continue;
   }
   t.test(`${file}: ${fixture.name}`, async (t) => {
-    const merchants = { merchants: [{ id: fixture.merchant, apiPassword: password(fixture.merchant), repository: { id: 'RECORDED01', tokenGeneration: 'RANDOM', tokenManagement: 'UNIQUE_TOKEN' } }] };
+    // notifications: the merchant's settings, for a client that names order.notificationUrl (its prefix must be allowed).
+    const merchant = { id: fixture.merchant, apiPassword: password(fixture.merchant), repository: { id: 'RECORDED01', tokenGeneration: 'RANDOM', tokenManagement: 'UNIQUE_TOKEN' } };
+    const merchants = { merchants: [fixture.notifications ? { ...merchant, notifications: fixture.notifications } : merchant] };
     const vars = new Map<string, string>();
     const first = await replay(t, await buildTestApp(t, { merchants }), fixture, vars);
     if (first === undefined || first.size === 0) return;
