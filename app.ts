@@ -22,6 +22,7 @@ import transactions from './routes/transactions.js';
 import nvp from './routes/nvp.js';
 import acs from './routes/acs.js';
 import information from './routes/information.js';
+import paymentOptions from './routes/payment-options.js';
 import admin from './routes/admin.js';
 import openapi from './plugins/openapi.js';
 import limits from './plugins/limits.js';
@@ -173,6 +174,7 @@ async function registerPlugins(app: FastifyInstance, options: AppOptions, limits
   await app.register(hostedCheckoutPages);
   await app.register(orders);
   await app.register(transactions);
+  await app.register(paymentOptions);
   await app.register(nvp);
   await app.register(acs);
   await app.register(information);

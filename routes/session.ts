@@ -13,7 +13,7 @@ import { merchantOf, requireMerchant } from '../plugins/auth.js';
 import { authenticateBySession, checkPayerData, presentsSession } from '../plugins/session-auth.js';
 import { checkVersion, SESSIONS } from '../schemas/versions.js';
 import { CheckoutBody } from '../schemas/checkout.js';
-import { initiateCheckout } from '../services/session/checkout-initiate.js';
+import { initiateCheckout, readIntegerDigits } from '../services/session/checkout-initiate.js';
 import { originOf } from './transactions.js';
 
 const SessionResponse = Type.Object({
@@ -54,6 +54,7 @@ async function createOrInitiate(gateway: Gateway, request: FastifyRequest): Prom
   if (refused && refused.validationContext !== 'body') throw refused;
   checkVersion(version, SESSIONS);
   const checkout = isCheckout(request.body);
+  if (checkout) readIntegerDigits(request.body);
   const validate = request.compileValidationSchema(bodySchemaOf(request.body));
   if (!validate(request.body)) throw Object.assign(new Error('body'), { validation: validate.errors, validationContext: 'body' });
   if (checkout) return { checkout, answer: await initiateCheckout(gateway, merchantOf(request), version, request.body as CheckoutBody, request.meta(), originOf(request)) };

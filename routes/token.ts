@@ -13,24 +13,31 @@ import { checkVersion } from '../schemas/versions.js';
 
 type TokenApp = Parameters<FastifyPluginAsyncTypebox>[0];
 
+const CREATE_TOKEN = '/api/rest/version/:version/merchant/:merchantId/token';
+
 /** Create or Update Token: with a generated token id (POST), or the one in the path (PUT). */
 function writes(app: TokenApp): void {
-  app.post('/api/rest/version/:version/merchant/:merchantId/token', {
-    schema: {
-      summary: 'Create or Update Token (system-generated token)',
-      description: 'Stores a payment instrument against a token id the gateway generates. Authenticate as merchant.<merchantId> with the API password.',
-      tags: ['token'],
-      security: [{ basicAuth: [] }],
-      params: TokenParams,
-      body: TokenBody,
-      response: { 201: documented(TokenResponse), ...errorResponses },
-    },
-  }, async (request, reply) => {
-    const merchant = merchantOf(request);
-    checkVersion(request.params.version);
-    const response = await createToken(app.gateway, merchant, request.body, request.meta(), request.authMethod);
-    return reply.code(201).send(response);
-  });
+  // A trailing slash (.../token/) is the same operation, documented once: Mastercard's Magento
+  // module has created its tokens on that path since 2016.
+  for (const url of [CREATE_TOKEN, `${CREATE_TOKEN}/`]) {
+    app.post(url, {
+      schema: {
+        ...(url.endsWith('/') ? { hide: true } : {}),
+        summary: 'Create or Update Token (system-generated token)',
+        description: 'Stores a payment instrument against a token id the gateway generates. Authenticate as merchant.<merchantId> with the API password.',
+        tags: ['token'],
+        security: [{ basicAuth: [] }],
+        params: TokenParams,
+        body: TokenBody,
+        response: { 201: documented(TokenResponse), ...errorResponses },
+      },
+    }, async (request, reply) => {
+      const merchant = merchantOf(request);
+      checkVersion(request.params.version);
+      const response = await createToken(app.gateway, merchant, request.body, request.meta(), request.authMethod);
+      return reply.code(201).send(response);
+    });
+  }
 
   app.put('/api/rest/version/:version/merchant/:merchantId/token/:tokenid', {
     schema: {

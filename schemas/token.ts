@@ -1,7 +1,7 @@
 // Create or Update Token (system-generated, POST; and with the token id in the path, PUT: Tokenize),
 // on the versions of schemas/versions.ts (spec: "Create token: request body"; both take the same body).
 import type { Static } from '@sinclair/typebox';
-import { Alpha3, Ascii, Digits, Opt, Pattern, Str, Strict, StringEnum } from './common.js';
+import { Alpha3, Ascii, Digits, Opt, OrNull, Pattern, Str, Strict, StringEnum } from './common.js';
 import { MerchantIdParam, VersionParam } from './pay.js';
 
 export const TokenParams = Strict({ version: VersionParam, merchantId: MerchantIdParam });
@@ -47,16 +47,44 @@ const Telephone = () => Pattern(4, 20, '^(?=(?:[^0-9]*[0-9]){1,15}[^0-9]*$)\\+[0
 export const PostcodeZip = () => Pattern(1, 10, '^[0-9A-Za-z -]+$', "characters 0-9 a-z A-Z ' ' '-'");
 const BankAccountNumber = (min: number, max: number) => Pattern(min, max, '^[0-9A-Za-z /-]+$', "characters 0-9 a-z A-Z ' ' '-' '/'");
 
+/** The bounds of an address's members, as the gateway's fields type them. */
+const ADDRESS_MEMBER = {
+  city: () => Str(1, 100),
+  company: () => Str(1, 100),
+  country: () => Alpha3('ISO 3166 alpha-3 country code'),
+  postcodeZip: () => PostcodeZip(),
+  stateProvince: () => Str(1, 20),
+  stateProvinceCode: () => Pattern(1, 3, '^[0-9A-Z]{1,3}$', 'an ISO 3166-2 subdivision code: 1 to 3 upper-case letters or digits, such as NY'),
+  street: () => Str(1, 100),
+  street2: () => Str(1, 100),
+};
+
 /** An address's members as the gateway's fields type them (`company`, `stateProvinceCode`: where a field has them). */
 export const addressMembers = (stateProvinceCode: boolean, company: boolean) => ({
-  city: Opt(Str(1, 100)),
-  ...(company ? { company: Opt(Str(1, 100)) } : {}),
-  country: Opt(Alpha3('ISO 3166 alpha-3 country code')),
-  postcodeZip: Opt(PostcodeZip()),
-  stateProvince: Opt(Str(1, 20)),
-  ...(stateProvinceCode ? { stateProvinceCode: Opt(Pattern(1, 3, '^[0-9A-Z]{1,3}$', 'an ISO 3166-2 subdivision code: 1 to 3 upper-case letters or digits, such as NY')) } : {}),
-  street: Opt(Str(1, 100)),
-  street2: Opt(Str(1, 100)),
+  city: Opt(ADDRESS_MEMBER.city()),
+  ...(company ? { company: Opt(ADDRESS_MEMBER.company()) } : {}),
+  country: Opt(ADDRESS_MEMBER.country()),
+  postcodeZip: Opt(ADDRESS_MEMBER.postcodeZip()),
+  stateProvince: Opt(ADDRESS_MEMBER.stateProvince()),
+  ...(stateProvinceCode ? { stateProvinceCode: Opt(ADDRESS_MEMBER.stateProvinceCode()) } : {}),
+  street: Opt(ADDRESS_MEMBER.street()),
+  street2: Opt(ADDRESS_MEMBER.street2()),
+});
+
+/**
+ * The same members where null counts as not sent: the open groups of the order API and of
+ * Initiate Checkout, as shops send their blanks (Magento's module sends company, street2 and
+ * stateProvince as null when the address has none, and the gateway takes them).
+ */
+export const nullableAddressMembers = (stateProvinceCode: boolean, company: boolean) => ({
+  city: OrNull(ADDRESS_MEMBER.city()),
+  ...(company ? { company: OrNull(ADDRESS_MEMBER.company()) } : {}),
+  country: OrNull(ADDRESS_MEMBER.country()),
+  postcodeZip: OrNull(ADDRESS_MEMBER.postcodeZip()),
+  stateProvince: OrNull(ADDRESS_MEMBER.stateProvince()),
+  ...(stateProvinceCode ? { stateProvinceCode: OrNull(ADDRESS_MEMBER.stateProvinceCode()) } : {}),
+  street: OrNull(ADDRESS_MEMBER.street()),
+  street2: OrNull(ADDRESS_MEMBER.street2()),
 });
 
 const Address = (stateProvinceCode: boolean, company: boolean) => Strict(addressMembers(stateProvinceCode, company));

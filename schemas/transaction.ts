@@ -7,7 +7,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Alpha3, Opt, Pattern, Str, Strict, StringEnum } from './common.js';
 import { MerchantIdParam, VersionParam } from './pay.js';
-import { addressMembers, Email } from './token.js';
+import { nullableAddressMembers, Email } from './token.js';
 
 export { VersionParam };
 
@@ -44,7 +44,7 @@ const Amount = () => Type.Unknown({ description: "a decimal number such as 100.0
 const CustomerText = (what: string) => Type.Unknown({ description: `${what}, or null (as not sent)` });
 
 /** billing: the payer's address (open: other members are accepted and ignored). */
-export const BillingGroup = () => Open({ address: Opt(Open(addressMembers(true, true), open)) }, open);
+export const BillingGroup = () => Open({ address: Opt(Open(nullableAddressMembers(true, true), open)) }, open);
 /** customer: the payer's details (open: other members are accepted and ignored). */
 export const CustomerGroup = () => Open({
   email: Opt(Email()),

@@ -99,7 +99,7 @@ async function initiatingFacts(gateway: Gateway, merchant: MerchantProfile, sent
   const facts = {
     ...(billing || customer ? { payer: { ...(billing ? { billing } : {}), ...(customer ? { customer } : {}) } } : {}),
     amount, currency, source, rules: merchant.rules ?? [],
-    securityCode: card?.securityCode, billingStreet: body.billing?.address?.street, orderReference: body.order?.reference,
+    securityCode: card?.securityCode, billingStreet: body.billing?.address?.street ?? undefined, orderReference: body.order?.reference,
     transactionReference: body.transaction?.reference,
     // The card holder's name carries the 3-D Secure marker, as card.holder.lastName does in version 3.
     holderLastName: card?.nameOnCard,

@@ -71,9 +71,9 @@ function checkAmounts(body: PayBody): { amount: number; taxAmount: number | unde
 }
 
 /** billing.address.country: an ISO 3166 alpha-3 code the gateway knows. */
-export function checkCountry(body: { billing?: { address?: { country?: string } } }): void {
+export function checkCountry(body: { billing?: { address?: { country?: string | null } } }): void {
   const country = body.billing?.address?.country;
-  if (country !== undefined && !isCountryAlpha3(country)) {
+  if (typeof country === 'string' && !isCountryAlpha3(country)) {
     throw new InvalidRequest(`Value '${country}' is invalid. Expected an ISO 3166-1 alpha-3 country code`, 'billing.address.country');
   }
 }

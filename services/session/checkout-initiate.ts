@@ -78,6 +78,25 @@ function realDateTime(text: string): boolean {
   return at.getUTCFullYear() === y && at.getUTCMonth() === mo - 1 && at.getUTCDate() === d && at.getUTCHours() === h && at.getUTCMinutes() === mi && at.getUTCSeconds() === s;
 }
 
+/** The integer members a shop may send as their digits in a string. */
+const INTEGER_MEMBERS = [['interaction', 'timeout'], ['paymentLink', 'numberOfAllowedAttempts']] as const;
+
+/**
+ * Initiate Checkout's integer members sent as a string of digits are read as that integer, before
+ * the schema checks them and their bounds: Mastercard's Magento module fills interaction.timeout
+ * and paymentLink.numberOfAllowedAttempts from its settings, which are strings ("600", "3"), and
+ * its released Hosted Checkout and Pay by Link send them so. Anything else is left to the schema.
+ */
+export function readIntegerDigits(body: unknown): void {
+  if (body === null || typeof body !== 'object') return;
+  for (const [group, member] of INTEGER_MEMBERS) {
+    const holder = (body as Record<string, unknown>)[group];
+    if (holder === null || typeof holder !== 'object') continue;
+    const value = (holder as Record<string, unknown>)[member];
+    if (typeof value === 'string' && /^[0-9]{1,9}$/.test(value)) (holder as Record<string, unknown>)[member] = Number(value);
+  }
+}
+
 /** checkoutMode PAYMENT_LINK: its expiry (in the future on the merchant's clock) and attempts. */
 function linkOf(version: number, body: CheckoutBody, now: string): { expiresAt: string; attempts: number; errorUrl?: string } | undefined {
   const link = body.paymentLink;

@@ -50,7 +50,7 @@ t.test('bounds and errors: the field named, nothing recorded', async (t) => {
     [checkoutBody({}, { cancelUrl: 'javascript:alert(1)' }), 'interaction.cancelUrl', 'INVALID'],
     [checkoutBody({}, { returnUrl: `https://shop.example/${'a'.repeat(2048)}` }), 'interaction.returnUrl', 'INVALID'],
     [checkoutBody({}, { timeout: 59 }), 'interaction.timeout', 'INVALID'],
-    [checkoutBody({}, { timeout: '600' }), 'interaction.timeout', 'INVALID'],
+    [checkoutBody({}, { timeout: '600s' }), 'interaction.timeout', 'INVALID'],
     [checkoutBody({}, { retryAttemptCount: 4 }), 'interaction.retryAttemptCount', 'INVALID'],
     [checkoutBody({}, { merchant: { name: 'x'.repeat(41) } }), 'interaction.merchant.name', 'INVALID'],
     [checkoutBody({}, {}, { id: undefined }), 'order.id', 'MISSING'],

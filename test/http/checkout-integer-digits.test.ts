@@ -1,0 +1,23 @@
+// Initiate Checkout reads interaction.timeout and paymentLink.numberOfAllowedAttempts sent as a
+// string of digits as that integer, as Mastercard's Magento module sends them (its settings are
+// strings: "600", "3"); the integer's bounds apply the same, and other text is refused.
+import t from 'tap';
+import { buildTestApp } from '../helpers/app.js';
+import { expectInvalid } from './http.fixture.js';
+import { checkoutBody, initiate } from './hosted-checkout.fixture.js';
+
+const inAWeek = () => new Date(Date.now() + 7 * 86_400_000).toISOString().replace(/\.[0-9]+Z$/, '.000Z');
+const link = (attempts: unknown) => checkoutBody({ checkoutMode: 'PAYMENT_LINK', paymentLink: { expiryDateTime: inAWeek(), numberOfAllowedAttempts: attempts } });
+
+t.test('paymentLink.numberOfAllowedAttempts and interaction.timeout as digits', async (t) => {
+  const a = await buildTestApp(t);
+  const made = await initiate(a, link('3'));
+  t.equal(made.statusCode, 201, made.body);
+  t.equal(made.json().paymentLink.numberOfAllowedAttempts, 3, 'the link allows 3 attempts, answered as a number');
+  const timed = await initiate(a, checkoutBody({}, { timeout: '600' }));
+  t.equal(timed.statusCode, 201, timed.body);
+  expectInvalid(t, await initiate(a, link('26')), { field: 'paymentLink.numberOfAllowedAttempts', validationType: 'INVALID' }, '26 attempts: above 25, as 26 is');
+  expectInvalid(t, await initiate(a, link('3.5')), { field: 'paymentLink.numberOfAllowedAttempts' }, 'not digits');
+  expectInvalid(t, await initiate(a, checkoutBody({}, { timeout: '30' })), { field: 'interaction.timeout' }, '30 seconds: below 60, as 30 is');
+  expectInvalid(t, await initiate(a, checkoutBody({}, { timeout: 'ten minutes' })), { field: 'interaction.timeout' }, 'words');
+});
