@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { repositoryRoot } from '../fitness/checker.js';
-import { anchorsOf, brokenLinks, linksOf, slug } from './markdown-links.js';
+import { anchorsOf, brokenLinks, linksOf, slug } from './markdown-links.fixture.js';
 
 const markdownIn = (folder: string): string[] =>
   readdirSync(join(repositoryRoot, folder)).filter((name) => name.endsWith('.md')).map((name) => `${folder}/${name}`);

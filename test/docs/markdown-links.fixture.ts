@@ -1,6 +1,7 @@
 // The relative links of a Markdown file and whether each one resolves: the file (or folder) it
 // names exists, and its #anchor is a heading (or an explicit id) of the Markdown file it names,
 // with GitHub's rule for a heading's anchor. Links to other sites are not followed.
+// Named *.fixture.ts so tap does not run it as a test file.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 
