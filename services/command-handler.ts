@@ -82,8 +82,8 @@ export interface HandleOptions<Event, Result> {
   /**
    * The stream is expected not to exist (when true for it): decide first on the initial state
    * without reading, and let the append's `no_stream` check the guess (a stream is guessed once;
-   * the next attempt reads it). A guess only ever leads to an append: a decision without events
-   * on a guessed state is made again on the stream as read.
+   * the next attempt reads it). A guess only ever leads to an append: a decision without events,
+   * or a refusal of a named stream, on a guessed state is made again on the stream as read.
    */
   guessNew?: (stream: string) => boolean;
   /** The command's time, when the caller fixed it (a request's steps share it); default: at each attempt, the clock of the stream's merchant (services/test-control/sandbox.ts). */
@@ -128,7 +128,7 @@ export async function handleCommand<State, Event extends Typed, Result>(
     const attempt: Attempt = { now: options.now ?? nowOfStream(deps.sandbox, name), history, stream: name, conditionFailed };
     conditionFailed = undefined;
     // (Most decisions are made at once: no turn of the microtask queue for them.)
-    const decided = decideOnce(decide, state, attempt, unconfirmed !== undefined);
+    const decided = decideOnce(decide, state, attempt, unconfirmed !== undefined || (guess && typeof stream === 'string'));
     const decision = decided instanceof Promise ? await decided : decided;
     if (decision === CONFLICT) {
       conflicts += 1;
@@ -136,11 +136,11 @@ export async function handleCommand<State, Event extends Typed, Result>(
       continue;
     }
     if (decision === REFUSED_UNCONFIRMED || ((guess || unconfirmed !== undefined) && decision.events.length === 0)) {
-      // Decided on a guessed empty stream, or on one read unconfirmed, with nothing to append (or
-      // refused): read it and decide again. A named stream is guessed once; a drawn one is new at
-      // every attempt, so each counts.
+      // Nothing to append (or refused) on a guessed or unconfirmed stream: read it, decide again as
+      // this attempt knew (a failed condition). A named stream is guessed once; a drawn one, each time.
       if (guess && typeof stream !== 'string') conflicts += 1;
       careful ||= unconfirmed !== undefined;
+      conditionFailed = attempt.conditionFailed;
       continue;
     }
     const position = decision.events.length === 0 ? undefined : await appendDecided(deps.store, name, eventData(decision.events, options.meta, attempt), history, decision.condition);
@@ -179,12 +179,17 @@ function guesser(named: boolean, guessNew: ((stream: string) => boolean) | undef
   };
 }
 
-/** A decide that threw (a refusal) on a stream read unconfirmed: made again on the careful read. */
+/**
+ * A decide that threw (a refusal) on a stream read unconfirmed, or on a named stream guessed new:
+ * made again on a read. A guess is no ground for a refusal (the order may exist: another
+ * instance's, or one of a reset merchant's new epoch, which no memory vouches for); a drawn
+ * stream is new, and its refusal stands.
+ */
 const REFUSED_UNCONFIRMED = Symbol('refused unconfirmed');
 
-/** decide's decision; REFUSED_UNCONFIRMED for its refusal when `unconfirmed` (no promise when decide gives none). */
-function decideOnce<State, D>(decide: (state: State, attempt: Attempt) => D | Promise<D>, state: State, attempt: Attempt, unconfirmed: boolean): D | typeof REFUSED_UNCONFIRMED | Promise<D | typeof REFUSED_UNCONFIRMED> {
-  if (!unconfirmed) return decide(state, attempt);
+/** decide's decision; REFUSED_UNCONFIRMED for its refusal when `readAgain` (no promise when decide gives none). */
+function decideOnce<State, D>(decide: (state: State, attempt: Attempt) => D | Promise<D>, state: State, attempt: Attempt, readAgain: boolean): D | typeof REFUSED_UNCONFIRMED | Promise<D | typeof REFUSED_UNCONFIRMED> {
+  if (!readAgain) return decide(state, attempt);
   try {
     const decided = decide(state, attempt);
     return decided instanceof Promise ? decided.catch(() => REFUSED_UNCONFIRMED) : decided;

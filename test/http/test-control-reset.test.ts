@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { ConfigError, loadConfig, testControlFromEnv } from '../../config.js';
 import { streams } from '../../domain/events.js';
+import { tokenAuth } from '../helpers/app.js';
 import {
   control, controlApp, createSession, createToken, logTypes, pay, refused, retrieveOrder, retrieveSession, retrieveToken,
   SHARED_A, SHARED_B, TEST1, TEST10, until, type App,
@@ -89,6 +90,20 @@ for (const [name, eventStore] of [['memory', { kind: 'memory' }], ['sqlite', { k
     refused(t, await retrieveToken(app, TEST1, again.token), 400, 'tokenid', 'the second reset hides the first epoch\'s tokens');
   });
 }
+
+t.test('after a reset, a PAY naming a 3-D Secure authentication of the new epoch uses it: the order is read, not guessed new', async (t) => {
+  const app = await controlApp(t);
+  t.equal((await control(app, 'POST', `/merchants/${TEST1.id}/reset`)).statusCode, 200);
+  const url = (transaction: string) => `/api/rest/version/100/merchant/${TEST1.id}/order/order-3ds-1/transaction/${transaction}`;
+  const put = (transaction: string, payload: object) => app.inject({ method: 'PUT', url: url(transaction), headers: { authorization: tokenAuth(TEST1) }, payload });
+  const sourceOfFunds = { provided: { card: { number: '5123456789012346', expiry: { month: '1', year: '39' } } } };
+  t.equal((await put('auth-1', { apiOperation: 'INITIATE_AUTHENTICATION', authentication: { channel: 'PAYER_BROWSER' }, order: { currency: 'USD' }, sourceOfFunds })).statusCode, 201);
+  const payer = await put('auth-1', { apiOperation: 'AUTHENTICATE_PAYER', authentication: { redirectResponseUrl: 'https://shop.example/3ds/return' }, order: { amount: '12.50', currency: 'USD' } });
+  t.equal(payer.json().authentication?.['3ds2']?.transactionStatus, 'Y', 'frictionless: authenticated');
+  const paid = await put('pay-1', { apiOperation: 'PAY', authentication: { transactionId: 'auth-1' }, order: { amount: '12.50', currency: 'USD' }, sourceOfFunds });
+  t.equal(paid.statusCode, 201, paid.body);
+  t.match(paid.json(), { result: 'SUCCESS', response: { gatewayCode: 'APPROVED' }, authentication: { transactionId: 'auth-1' }, order: { authenticationStatus: 'AUTHENTICATION_SUCCESSFUL' } });
+});
 
 t.test('a reset holds after a restart; a repository another merchant shares keeps its tokens', async (t) => {
   const dir = t.testdir({});

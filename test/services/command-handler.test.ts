@@ -2,7 +2,7 @@
 // counter aggregate: fold + decide + append with the expected revision; a conflict is retried on
 // the new state; attempts exhausted is Busy (or what `exhausted` gives); no append without events;
 // the read models caught up once, to the append, before the answer; a guess of a new stream is
-// checked by the append; a decision's condition on another stream goes with its append, a failed
+// checked by the append, and a refusal on a guessed named stream by a read; a decision's condition on another stream goes with its append, a failed
 // one is a conflict the next attempt is told of, and `held` follows only a written append; the
 // stream read unconfirmed (promise 8) where the store offers it, checked by the expected revision,
 // and a decision without events or a refusal made on it made again on the careful read.
@@ -103,6 +103,26 @@ t.test('a guessed new stream is not read; an existing one refuses the append and
   }, { meta, guessNew: () => true });
   t.same(seen, [0, 7], 'the guess, then the stream as read');
   t.same(answer, { after: 8, read: 1 });
+});
+
+t.test('a refusal decided on a guessed new stream is made again on the stream as read; on a drawn stream it is the answer', async (t) => {
+  const store = new MemoryEventStore();
+  await store.append(STREAM, [{ id: crypto.randomUUID(), type: 'Added', data: { by: 7 }, metadata: { correlationId: 'c', recordedAt: '' } }]);
+  const seen: number[] = [];
+  const answer = await handleCommand({ store }, STREAM, counter, (total) => {
+    seen.push(total);
+    if (total === 0) throw new Error('nothing to add to');
+    return { events: [added(1)], answer: (after) => after };
+  }, { meta, guessNew: () => true });
+  t.same(seen, [0, 7], 'the guess refused, then decided on the stream as read');
+  t.equal(answer, 8);
+
+  let drawn = 0;
+  const refused = handleCommand({ store }, () => `counter-M1:new-${++drawn}`, counter, () => {
+    throw new Error('refused');
+  }, { meta, guessNew: () => true });
+  await t.rejects(refused, /refused/, 'a drawn stream is new: its refusal stands');
+  t.equal(drawn, 1, 'decided once');
 });
 
 t.test('again: the events appended, no catch-up, then decided again on a fresh read', async (t) => {
