@@ -66,6 +66,17 @@ t.test('Update Session: "shipping":null and other groups and members sent as nul
   t.match(nulls.json(), { order: { amount: 23.5, currency: 'USD' } }, 'a null amount leaves the held one');
 });
 
+t.test("Update Session takes WooCommerce's line items and amounts, as the order API does, and does not hold them", async (t) => {
+  const a = await buildTestApp(t);
+  const id = await newSession(a);
+  const updated = await update(a, id, { order: { id: 'wc1042', amount: 23.5, currency: 'USD', ...LINE_ITEMS }, sourceOfFunds: { type: 'CARD' } });
+  t.equal(updated.statusCode, 200, updated.body);
+  const retrieved = (await a.inject({ method: 'GET', url: sessionUrl(id), headers })).json();
+  t.same(retrieved.order, { amount: 23.5, currency: 'USD' }, 'the amount and currency held, the line items not');
+  expectInvalid(t, await update(a, id, { order: { item: [null] } }), { field: 'order.item[0]', explanation: "Value 'null' is invalid. A list item must not be null" }, 'a null item, as the order API refuses it');
+  expectInvalid(t, await update(a, id, { order: { taxes: 1 } }), { field: 'order.taxes', validationType: 'UNSUPPORTED' }, 'an order member not listed is still unexpected');
+});
+
 t.test('the order API: groups and members sent as null count as not sent, and are not echoed', async (t) => {
   const a = await buildTestApp(t);
   const token = await createToken(a, M1);
