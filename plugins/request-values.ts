@@ -13,6 +13,10 @@
 //     notifications, CLI), where a card number must never be.
 //   - a null item of a list the route's schema does not describe (the open groups' lists:
 //     `order.item[0]`), as the schema refuses one of a list it describes; named `name[i]`.
+// Before them, on the routes whose config says nullAsNotSent (the order API, the session
+// operations), a member sent as null is taken out of the body: it counts as not sent (shops send
+// their blanks so), for the checks, the schema (a required one is then MISSING) and the service
+// alike, and is neither stored nor echoed. A null list item stays, and is refused as above.
 // Each is a 400 INVALID_REQUEST naming the field, in the gateway's shape (plugins/errors.ts).
 // NVP's form (routes/nvp.ts) is checked once decoded: its dotted names become the REST body's
 // members (and path parameters), which these rules then see as they see REST's.
@@ -139,6 +143,23 @@ export function bodyProblem(body: unknown, schema?: Described): InvalidRequest |
 }
 
 /**
+ * Takes every member whose value is null out of the body, at any depth (in list items' groups
+ * too); null list items stay. Stops at MAX_NESTING: a deeper body is refused whole by the walk.
+ */
+export function dropNullMembers(value: unknown, level = 1): void {
+  if (typeof value !== 'object' || value === null || level > MAX_NESTING) return;
+  if (Array.isArray(value)) {
+    for (const item of value) dropNullMembers(item, level + 1);
+    return;
+  }
+  const group = value as Record<string, unknown>;
+  for (const member of Object.keys(group)) {
+    if (group[member] === null) delete group[member];
+    else dropNullMembers(group[member], level + 1);
+  }
+}
+
+/**
  * A NUL in a path parameter or a query parameter (a repeated one is an array); and a card number
  * in a named path parameter (`path`): every one is an id (an order's, a transaction's, a token's, a
  * session's...) that names a stream or is looked up, recorded in events and shown in histories,
@@ -170,7 +191,8 @@ async function requestValues(app: FastifyInstance) {
   // After the body is parsed, before the route's schemas (they come after every preValidation).
   app.addHook('preValidation', (request: FastifyRequest, _reply, done) => {
     const route = routeOptionsOf(request);
-    const { decodesBody, bodySchemaOf } = route.config;
+    const { decodesBody, bodySchemaOf, nullAsNotSent } = route.config;
+    if (nullAsNotSent === true && decodesBody !== true) dropNullMembers(request.body);
     const schema = bodySchemaOf === undefined ? route.schema?.body : bodySchemaOf(request.body);
     done(valuesProblem(request.params, request.query, decodesBody === true ? undefined : request.body, schema));
   });
@@ -185,6 +207,8 @@ declare module 'fastify' {
      * says which (POST .../session: Create Session, or Initiate Checkout by its apiOperation).
      */
     bodySchemaOf?: (body: unknown) => unknown;
+    /** A body member sent as null counts as not sent: taken out before any check (dropNullMembers). */
+    nullAsNotSent?: boolean;
   }
 }
 

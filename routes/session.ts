@@ -88,8 +88,10 @@ const session: FastifyPluginAsyncTypebox = async (app) => {
     app.post(url, {
       // The slash variant is the same operation: documented once.
       schema: url.endsWith('/') ? { ...createSchema, hide: true } : createSchema,
+      // A member sent as null counts as not sent (plugins/request-values.ts), as on Update Session.
       config: {
         bodySchemaOf,
+        nullAsNotSent: true,
         swaggerTransform: withBothAnswers,
       },
       // The body is checked against the schema its apiOperation names, in the handler: one schema's
@@ -114,6 +116,8 @@ const session: FastifyPluginAsyncTypebox = async (app) => {
       params: SessionIdParams, body: SessionBody,
       response: { 200: documented(SessionResponse), ...errorResponses },
     },
+    // A member sent as null counts as not sent (plugins/request-values.ts), as on the order API.
+    config: { nullAsNotSent: true },
     preValidation: async (request) => authenticateBySession(app.gateway, request),
   }, async (request) => {
     checkVersion(request.params.version, SESSIONS);

@@ -32,6 +32,8 @@ const transactions: FastifyPluginAsyncTypebox = async (app) => {
       body: TransactionBody,
       response: { 201: documented(Answer), ...errorResponses },
     },
+    // A member sent as null counts as not sent (plugins/request-values.ts).
+    config: { nullAsNotSent: true },
   }, async (request, reply) => {
     const merchant = merchantOf(request);
     checkVersion(request.params.version, request.body.apiOperation);

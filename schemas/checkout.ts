@@ -7,7 +7,7 @@
 // in services/session/checkout-initiate.ts.
 import { Type, type Static } from '@sinclair/typebox';
 import { Alpha3, Opt, Pattern, Str, StringEnum, Strict } from './common.js';
-import { addressMembers, nullableAddressMembers, Email } from './token.js';
+import { addressMembers, Email } from './token.js';
 import { ModernId } from './transaction.js';
 
 const open = { additionalProperties: true } as const;
@@ -15,8 +15,8 @@ const Url = (what: string) => Str(1, 2048, `an absolute http or https URL (${wha
 
 /** An address as the gateway's fields type it (as the order API's billing address, without company). */
 const ADDRESS = addressMembers(true, false);
-/** The merchant's: a plugin's other members (company, ...) taken and not used; a member sent as null, as not sent. */
-const CheckoutAddress = Type.Object(nullableAddressMembers(true, false), open);
+/** The merchant's: a plugin's other members (company, ...) taken and not used. */
+const CheckoutAddress = Type.Object(ADDRESS, open);
 
 /** interaction.displayControl: what the payment page shows, and what the payer may edit. */
 const EDITABLE = ['HIDE', 'MANDATORY', 'OPTIONAL', 'READ_ONLY'] as const;

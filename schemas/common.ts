@@ -18,9 +18,6 @@ export const Strict = <T extends TProperties>(properties: T, options: ObjectOpti
 
 export const Opt = <T extends TSchema>(schema: T) => Type.Optional(schema);
 
-/** An optional member that may also be sent as null, which counts as not sent. */
-export const OrNull = <T extends TSchema>(schema: T) => Type.Optional(Type.Union([schema, Type.Null()]));
-
 /** Request decimal rule of the spec: characters 0-9 and '.', a valid decimal number, 1-14. */
 export const RequestDecimal = () =>
   Pattern(1, 14, '^[0-9]+(\\.[0-9]+)?$', 'a decimal number such as 100.00');

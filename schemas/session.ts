@@ -7,6 +7,9 @@ import { MerchantIdParam, VersionParam } from './pay.js';
 import { authenticationFields, BillingGroup, CustomerGroup, ModernId } from './transaction.js';
 
 
+/** A member the order API takes with any value and ignores: taken and ignored here as there. */
+const Ignored = (what: string) => Type.Unknown({ description: `${what}: taken and not used` });
+
 export const SessionParams = Strict({ version: VersionParam, merchantId: MerchantIdParam });
 export const SessionIdParams = Strict({ version: VersionParam, merchantId: MerchantIdParam, sessionId: Ascii(31, 35) });
 
@@ -27,15 +30,22 @@ export const SessionBody = Strict({
   /**
    * amount and currency: held for a later PAY or AUTHORIZE that names the session and no
    * order.amount (the amount: a string or a JSON number). The order's other details a shop sends
-   * here (the reference's Update Session takes them) are checked as the order API checks them, not held.
+   * here (the reference's Update Session takes them) are checked as the order API checks them, not
+   * held; its line items and amounts, which the order API takes and ignores (its order group is
+   * open), are taken and ignored here too: WooCommerce's module sends them with send_line_items on.
    */
   order: Opt(Strict({
     amount: Opt(Type.Unknown({ description: 'a decimal number such as 100.00, as a string or a JSON number' })),
     currency: Opt(Alpha3('ISO 4217 currency code')),
     description: Opt(Str(1, 127)),
+    discount: Opt(Ignored('the order\'s discount (amount, ...)')),
     id: Opt(ModernId('order id')),
+    item: Opt(Type.Array(Ignored('a line item (name, unitPrice, quantity, sku, ...)'), { description: 'the order\'s line items' })),
+    itemAmount: Opt(Ignored('the items\' total')),
     notificationUrl: Opt(Str(1, 2048, 'an http or https URL the merchant\'s notification settings allow')),
     reference: Opt(Str(1, 40)),
+    shippingAndHandlingAmount: Opt(Ignored('the shipping and handling charge')),
+    taxAmount: Opt(Ignored('the tax')),
   })),
   /** The payer's details and the shop software's id, as a shop's plugin sends them beside the card: checked as a payment checks them, not held (the payment sends its own). */
   billing: Opt(BillingGroup()),

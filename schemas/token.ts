@@ -1,7 +1,7 @@
 // Create or Update Token (system-generated, POST; and with the token id in the path, PUT: Tokenize),
 // on the versions of schemas/versions.ts (spec: "Create token: request body"; both take the same body).
 import type { Static } from '@sinclair/typebox';
-import { Alpha3, Ascii, Digits, Opt, OrNull, Pattern, Str, Strict, StringEnum } from './common.js';
+import { Alpha3, Ascii, Digits, Opt, Pattern, Str, Strict, StringEnum } from './common.js';
 import { MerchantIdParam, VersionParam } from './pay.js';
 
 export const TokenParams = Strict({ version: VersionParam, merchantId: MerchantIdParam });
@@ -69,22 +69,6 @@ export const addressMembers = (stateProvinceCode: boolean, company: boolean) => 
   ...(stateProvinceCode ? { stateProvinceCode: Opt(ADDRESS_MEMBER.stateProvinceCode()) } : {}),
   street: Opt(ADDRESS_MEMBER.street()),
   street2: Opt(ADDRESS_MEMBER.street2()),
-});
-
-/**
- * The same members where null counts as not sent: the open groups of the order API and of
- * Initiate Checkout, as shops send their blanks (Magento's module sends company, street2 and
- * stateProvince as null when the address has none, and the gateway takes them).
- */
-export const nullableAddressMembers = (stateProvinceCode: boolean, company: boolean) => ({
-  city: OrNull(ADDRESS_MEMBER.city()),
-  ...(company ? { company: OrNull(ADDRESS_MEMBER.company()) } : {}),
-  country: OrNull(ADDRESS_MEMBER.country()),
-  postcodeZip: OrNull(ADDRESS_MEMBER.postcodeZip()),
-  stateProvince: OrNull(ADDRESS_MEMBER.stateProvince()),
-  ...(stateProvinceCode ? { stateProvinceCode: OrNull(ADDRESS_MEMBER.stateProvinceCode()) } : {}),
-  street: OrNull(ADDRESS_MEMBER.street()),
-  street2: OrNull(ADDRESS_MEMBER.street2()),
 });
 
 const Address = (stateProvinceCode: boolean, company: boolean) => Strict(addressMembers(stateProvinceCode, company));

@@ -7,7 +7,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Alpha3, Opt, Pattern, Str, Strict, StringEnum } from './common.js';
 import { MerchantIdParam, VersionParam } from './pay.js';
-import { nullableAddressMembers, Email } from './token.js';
+import { addressMembers, Email } from './token.js';
 
 export { VersionParam };
 
@@ -40,11 +40,11 @@ const Open = Type.Object;
 const open = { additionalProperties: true } as const;
 /** A decimal amount, as a string ("1.00") or a JSON number (1.00): its text as written is checked by the service. */
 const Amount = () => Type.Unknown({ description: "a decimal number such as 100.00, as a string or a JSON number; its text as written: 1 to 14 characters 0-9 and '.'" });
-/** A customer member: a string (or null, as not sent), bounded by the payments (services/order/request-billing.ts). */
-const CustomerText = (what: string) => Type.Unknown({ description: `${what}, or null (as not sent)` });
+/** A customer member: a string, bounded by the payments (services/order/request-billing.ts). */
+const CustomerText = (what: string) => Type.Unknown({ description: what });
 
 /** billing: the payer's address (open: other members are accepted and ignored). */
-export const BillingGroup = () => Open({ address: Opt(Open(nullableAddressMembers(true, true), open)) }, open);
+export const BillingGroup = () => Open({ address: Opt(Open(addressMembers(true, true), open)) }, open);
 /** customer: the payer's details (open: other members are accepted and ignored). */
 export const CustomerGroup = () => Open({
   email: Opt(Email()),
@@ -58,7 +58,7 @@ export const CustomerGroup = () => Open({
 export const TransactionBody = Open({
   // The identifier of a 3-D Secure 1 Check 3DS Enrollment, which tokengate never makes: a payment
   // naming one is refused (services/order/order-api.ts).
-  '3DSecureId': Opt(Type.Unknown({ description: 'the 3DSecureId of a Check 3DS Enrollment (not emulated: refused; null names none)' })),
+  '3DSecureId': Opt(Type.Unknown({ description: 'the 3DSecureId of a Check 3DS Enrollment (not emulated: refused)' })),
   apiOperation: StringEnum(API_OPERATIONS),
   // 3-D Secure: Initiate Authentication's version, channel and purpose; Authenticate Payer's way
   // back; a payment's authentication (services/order/authentication-request.ts).
@@ -67,7 +67,7 @@ export const TransactionBody = Open({
   billing: Opt(BillingGroup()),
   correlationId: Opt(Str(1, 100)),
   // The payer's details: PAY, AUTHORIZE and VERIFY keep them and echo them (their bounds are
-  // checked there: a member sent as null counts as not sent, as clients send their blanks); the
+  // checked there; a member sent as null counts as not sent, as on every member here); the
   // 3-D Secure steps pass the email address on to the issuer and echo it.
   customer: Opt(CustomerGroup()),
   device: Opt(Open({

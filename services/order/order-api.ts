@@ -111,11 +111,12 @@ async function initiatingFacts(gateway: Gateway, merchant: MerchantProfile, sent
  * A 3DSecureId names the result of a 3-D Secure 1 Check 3DS Enrollment. tokengate makes none, so
  * every one a payment names is one the gateway has no check for: refused with its answer, which
  * clients match (ActiveMerchant's Citrus Pay remote test), before anything is recorded. A null
- * names none: Mastercard's WooCommerce module has sent `"3DSecureId":null` on every PAY and
- * AUTHORIZE made without 3-D Secure 1 since 2020, and those payments go through.
+ * names none, as any member sent as null counts as not sent (plugins/request-values.ts):
+ * Mastercard's WooCommerce module has sent `"3DSecureId":null` on every PAY and AUTHORIZE made
+ * without 3-D Secure 1 since 2020, and those payments go through.
  */
 function checkNo3DSecureId(sent: TransactionBody): void {
-  if (sent['3DSecureId'] !== undefined && sent['3DSecureId'] !== null) {
+  if (sent['3DSecureId'] !== undefined) {
     throw new InvalidRequest('No check has been performed for this merchant and 3D Secure Id.', '3DSecureId');
   }
 }

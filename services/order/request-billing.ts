@@ -28,9 +28,9 @@ export function requestBilling(body: Pick<TransactionBody, 'billing'>): PayerDet
   return address ? { address } : undefined;
 }
 
-/** A customer member as sent: a string of 1 to `max` characters, else 400 on it; null, as not sent (clients send their blanks so). */
+/** A customer member as sent: a string of 1 to `max` characters, else 400 on it (one sent as null never gets here: plugins/request-values.ts). */
 function customerMember(sent: unknown, name: keyof typeof CUSTOMER_MEMBERS): string | undefined {
-  if (sent === undefined || sent === null) return undefined;
+  if (sent === undefined) return undefined;
   const field = `customer.${name}`;
   if (typeof sent !== 'string') throw new InvalidRequest('Value is invalid. Expected a string', field);
   const max = CUSTOMER_MEMBERS[name];

@@ -64,6 +64,12 @@ t.test('REST: a null list item is refused, named name[i]: in every list the Open
       expectInvalid(t, await send(body), { field: `${list}[0]`, explanation: "Value 'null' is invalid. Expected a string" }, `${name}: ${list}[0] null`);
       seen.push(list);
     }
+    // A list whose items take any value (Update Session's order.item): its null item refused as an open group's list's.
+    for (const list of op.anyItemLists) {
+      const body = withField(withField(validBody(op, token), list, []), `${list}[0]`, null);
+      expectInvalid(t, await send(body), { field: `${list}[0]`, explanation: "Value 'null' is invalid. A list item must not be null" }, `${name}: ${list}[0] null`);
+      seen.push(list);
+    }
     for (const group of op.openGroups) {
       // A list the schema does not describe, in a group that takes members it does not list; and one inside an item of it.
       const list = group === '' ? 'extra' : `${group}.extra`;

@@ -26,8 +26,10 @@ export interface Operation {
   bodyStrings: string[];
   /** The body takes members its schema does not list (the order API's transactions). */
   openBody: boolean;
-  /** The dotted paths of the lists the body schema describes (`interaction.tokens`). */
+  /** The dotted paths of the lists the body schema describes, their items typed (`interaction.tokens`). */
   lists: string[];
+  /** The dotted paths of the lists the body schema describes whose items take any value (Update Session's `order.item`, as the order API's). */
+  anyItemLists: string[];
   /** The dotted paths of the body's groups that take members their schema does not list ('' the body itself). */
   openGroups: string[];
   /**
@@ -51,8 +53,9 @@ function membersWhere(pick: (schema: JsonSchema) => boolean, schema: JsonSchema 
   return pick(schema) ? [prefix, ...inner] : inner;
 }
 
-/** Dotted paths of the lists a JSON schema describes. */
-export const listFields = (schema: JsonSchema | undefined) => membersWhere((s) => s.type === 'array', schema);
+/** Dotted paths of the lists a JSON schema describes: with `typedItems`, those whose items it types; else those whose items take any value. */
+export const listFields = (schema: JsonSchema | undefined, typedItems = true) =>
+  membersWhere((s) => s.type === 'array' && (typeof s.items?.type === 'string') === typedItems, schema);
 
 /** Dotted paths of the groups of a JSON schema that take members it does not list ('' the whole). */
 export const openGroups = (schema: JsonSchema | undefined) =>
@@ -101,7 +104,7 @@ function nvpOperations(method: string, path: string, form: JsonSchema, rest: Ope
       bodyStrings: same.bodyStrings.filter((field) => field !== 'apiOperation'),
       openBody: same.openBody,
       // (A form's values are text: no list item or member is null.)
-      lists: [], openGroups: [],
+      lists: [], anyItemLists: [], openGroups: [],
       nvp: { apiOperation: name, idFields: same.pathParams.filter((p) => p !== 'version' && p !== 'merchantId').map((p) => NVP_FIELD[p] ?? p), rest: same },
     };
   });
@@ -133,7 +136,7 @@ export async function operations(app: App): Promise<Operation[]> {
           queryParams: params.filter((p) => p.in === 'query').map((p) => p.name),
           bodyStrings: stringFields(body),
           openBody: body !== undefined && body.additionalProperties !== false,
-          lists: listFields(body), openGroups: openGroups(body),
+          lists: listFields(body), anyItemLists: listFields(body, false), openGroups: openGroups(body),
           ...(selects === undefined ? {} : { selects }),
         });
       }
