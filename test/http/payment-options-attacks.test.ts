@@ -1,0 +1,81 @@
+// Payment Options Inquiry as an attacker and a careless client would use it: wrong and other
+// merchants' credentials, merchant ids that extend one another, the lock after repeated wrong
+// passwords (counted as on every operation), the 401 before the body is read, other methods, and
+// bodies that are no JSON object. Every answer is the gateway's error body, never a 500.
+import t from 'tap';
+import { basic, buildTestApp, M1, M2, tokenAuth, tokenPath } from '../helpers/app.js';
+import { expectInvalid, INVALID_CREDENTIALS, NOT_AUTHORISED } from './http.fixture.js';
+
+const url = (merchantId = M1.id, version = 100) => `/api/rest/version/${version}/merchant/${merchantId}/paymentOptionsInquiry`;
+const wrong = basic(`merchant.${M1.id}`, 'not-the-password-0123456789');
+
+t.test('credentials: wrong, another merchant\'s, a merchant id extending the path\'s, none', async (t) => {
+  const a = await buildTestApp(t);
+  for (const method of ['POST', 'GET', 'HEAD'] as const) {
+    const denied = await a.inject({ method, url: url(), headers: { authorization: wrong }, ...(method === 'POST' ? { payload: {} } : {}) });
+    t.equal(denied.statusCode, 401, `${method}: a wrong password`);
+    if (method !== 'HEAD') t.equal(denied.body, INVALID_CREDENTIALS);
+  }
+  const other = await a.inject({ method: 'POST', url: url(), headers: { authorization: tokenAuth(M2) }, payload: {} });
+  t.equal(other.statusCode, 401);
+  t.equal(other.json().error.explanation, NOT_AUTHORISED, "another merchant's valid credentials");
+  // TESTMERCHANT011 is no merchant: M1's credentials do not reach it, nor its name with M1's password.
+  const extended = await a.inject({ method: 'POST', url: url(`${M1.id}1`), headers: { authorization: tokenAuth(M1) }, payload: {} });
+  t.equal(extended.statusCode, 401, extended.body);
+  t.notOk(extended.body.includes('paymentTypes'));
+  const extendedUser = await a.inject({ method: 'POST', url: url(`${M1.id}1`), headers: { authorization: basic(`merchant.${M1.id}1`, M1.apiPassword) }, payload: {} });
+  t.equal(extendedUser.body, INVALID_CREDENTIALS, 'a longer merchant id with the shorter one\'s password');
+  const prefix = await a.inject({ method: 'POST', url: url(M1.id.slice(0, -1)), headers: { authorization: tokenAuth(M1) }, payload: {} });
+  t.equal(prefix.statusCode, 401, 'a merchant id the path\'s extends');
+  t.equal((await a.inject({ method: 'POST', url: url(), payload: {} })).body, INVALID_CREDENTIALS, 'no credentials');
+  const blank = await a.inject({ method: 'POST', url: url(), headers: { authorization: basic('', M1.apiPassword) }, payload: {} });
+  t.equal(blank.statusCode, 401, 'a blank user id, from version 2 (as the order API)');
+});
+
+t.test('a wrong password is refused before the body is read: no JSON, another content type, an oversized body', async (t) => {
+  const a = await buildTestApp(t, { limits: { bodyLimit: 1024 } });
+  for (const [type, payload] of [['application/json', '{not json'], ['text/plain', 'hello'], ['application/json', `{"x":"${'a'.repeat(4096)}"}`]] as const) {
+    const res = await a.inject({ method: 'POST', url: url(), headers: { authorization: wrong, 'content-type': type }, payload });
+    t.equal(res.body, INVALID_CREDENTIALS, `${type}, ${payload.length} bytes: 401`);
+  }
+  const big = await a.inject({ method: 'POST', url: url(), headers: { authorization: tokenAuth(M1), 'content-type': 'application/json' }, payload: `{"x":"${'a'.repeat(4096)}"}` });
+  t.equal(big.statusCode, 413, 'with the right one, the oversized body is refused as such');
+});
+
+t.test('the lock after repeated wrong passwords is counted and kept as on the other operations', async (t) => {
+  const a = await buildTestApp(t, { limits: { authFailureLimit: 3 } });
+  for (let i = 0; i < 3; i++) t.equal((await a.inject({ method: 'POST', url: url(), headers: { authorization: wrong }, payload: {} })).statusCode, 401);
+  const locked = await a.inject({ method: 'POST', url: url(), headers: { authorization: tokenAuth(M1) }, payload: {} });
+  t.equal(locked.statusCode, 429, `the inquiry is locked with the right password too (${locked.body})`);
+  t.equal((await a.inject({ method: 'POST', url: tokenPath(M1.id), headers: { authorization: tokenAuth(M1) }, payload: {} })).statusCode, 429, 'and so is Create Token');
+  const m2 = await a.inject({ method: 'GET', url: url(M2.id), headers: { authorization: tokenAuth(M2) } });
+  t.equal(m2.statusCode, 200, 'another merchant is not locked');
+});
+
+t.test('other methods, other paths, bodies that are no JSON object: the gateway\'s errors, never a 500', async (t) => {
+  const a = await buildTestApp(t);
+  const headers = { authorization: tokenAuth(M1) };
+  for (const method of ['PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const) {
+    const res = await a.inject({ method, url: url(), headers, payload: {} });
+    t.equal(res.statusCode, 404, `${method}: no such operation`);
+    t.match(res.json(), { result: 'ERROR', error: { cause: 'INVALID_REQUEST' } });
+  }
+  const head = await a.inject({ method: 'HEAD', url: url(), headers });
+  t.equal(head.statusCode, 200, 'HEAD: as GET, without the body');
+  t.equal(head.body, '');
+  const getBody = await a.inject({ method: 'GET', url: `${url()}?correlationId=q`, headers: { ...headers, 'content-type': 'application/json' }, payload: '{"correlationId":""}' });
+  t.equal(getBody.statusCode, 200, 'a body on GET is not read');
+  t.equal(getBody.json().correlationId, 'q');
+  for (const payload of ['null', '[]', '"x"', '7', '{']) {
+    const res = await a.inject({ method: 'POST', url: url(), headers: { ...headers, 'content-type': 'application/json' }, payload });
+    t.equal(res.statusCode, 400, `${payload}: 400`);
+    t.match(res.json(), { result: 'ERROR', error: { cause: 'INVALID_REQUEST' } });
+  }
+  expectInvalid(t, await a.inject({ method: 'POST', url: url(), headers, payload: { correlationId: null } }), { field: 'correlationId' });
+  expectInvalid(t, await a.inject({ method: 'POST', url: url(), headers, payload: { correlationId: ['a'] } }), { field: 'correlationId' });
+  expectInvalid(t, await a.inject({ method: 'GET', url: `${url()}?correlationId=a&correlationId=b`, headers }), { field: 'correlationId' }, 'a repeated URL parameter');
+  expectInvalid(t, await a.inject({ method: 'GET', url: `${url()}?correlationId=${'x'.repeat(101)}`, headers }), { field: 'correlationId' }, 'too long');
+  for (const path of [`${url()}/`, url().replace('paymentOptionsInquiry', 'paymentoptionsinquiry'), url().replace('/paymentOptionsInquiry', '//paymentOptionsInquiry')]) {
+    t.equal((await a.inject({ method: 'POST', url: path, headers, payload: {} })).statusCode, 404, `${path}: no such operation`);
+  }
+});
