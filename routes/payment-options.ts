@@ -12,6 +12,7 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { CARD_BRANDS } from '../domain/card.js';
 import { merchantOf, requireMerchant } from '../plugins/auth.js';
+import { valuesProblem } from '../plugins/request-values.js';
 import { Opt, Str, Strict, StringEnum } from '../schemas/common.js';
 import { MerchantIdParam, VersionParam } from '../schemas/pay.js';
 import { documented, errorResponses } from '../schemas/responses.js';
@@ -55,7 +56,12 @@ const common = {
 const paymentOptions: FastifyPluginAsyncTypebox = async (app) => {
   await requireMerchant(app, app.gateway.merchants, 'order', 'merchantId');
   app.post(PATH, { schema: { ...common, body: Opt(Inquiry) } }, async (request) => answer(request, request.params.version, request.body?.correlationId));
-  app.get(PATH, { schema: { ...common, querystring: Inquiry } }, async (request) => answer(request, request.params.version, request.query.correlationId));
+  // The GET's URL parameters are the POST's body members: a card number among them is refused as
+  // it is there (correlationId is quoted in the answer), where the app's hook checks a query for NUL only.
+  app.get(PATH, {
+    schema: { ...common, querystring: Inquiry },
+    preValidation: (request, _reply, done) => done(valuesProblem(undefined, undefined, request.query, Inquiry)),
+  }, async (request) => answer(request, request.params.version, request.query.correlationId));
 };
 
 export default paymentOptions;

@@ -79,3 +79,18 @@ t.test('other methods, other paths, bodies that are no JSON object: the gateway\
     t.equal((await a.inject({ method: 'POST', url: path, headers, payload: {} })).statusCode, 404, `${path}: no such operation`);
   }
 });
+
+t.test('a card number in a URL parameter of the GET is refused as in the POST\'s body, not quoted in the answer', async (t) => {
+  const a = await buildTestApp(t);
+  const headers = { authorization: tokenAuth(M1) };
+  for (const query of ['correlationId=5123450000000008', 'correlationId=ref%205123%204500%200000%200008', 'order.currency=4111111111111111']) {
+    const res = await a.inject({ method: 'GET', url: `${url()}?${query}`, headers });
+    const field = query.split('=')[0];
+    expectInvalid(t, res, { field, validationType: 'INVALID', explanation: /must not hold a card number/ }, query);
+    t.notOk(/5123450000000008|5123 4500 0000 0008|4111111111111111/.test(res.body), `${query}: the number not quoted`);
+  }
+  const posted = await a.inject({ method: 'POST', url: url(), headers, payload: { correlationId: '5123450000000008' } });
+  expectInvalid(t, posted, { field: 'correlationId', explanation: /must not hold a card number/ }, 'the POST alike');
+  const fine = await a.inject({ method: 'GET', url: `${url()}?correlationId=2026.11.29-123456&sourceOfFunds.provided.card.prefix=512345`, headers });
+  t.equal(fine.statusCode, 200, 'a date and a card prefix are no card numbers');
+});
