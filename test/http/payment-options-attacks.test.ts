@@ -94,3 +94,25 @@ t.test('a card number in a URL parameter of the GET is refused as in the POST\'s
   const fine = await a.inject({ method: 'GET', url: `${url()}?correlationId=2026.11.29-123456&sourceOfFunds.provided.card.prefix=512345`, headers });
   t.equal(fine.statusCode, 200, 'a date and a card prefix are no card numbers');
 });
+
+t.test('NVP: apiOperation=PAYMENT_OPTIONS_INQUIRY answers as REST does, with the same checks', async (t) => {
+  const a = await buildTestApp(t);
+  const nvp = (fields: Record<string, string>) => a.inject({
+    method: 'POST', url: '/api/nvp/version/100', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams(fields).toString(),
+  });
+  const creds = { merchant: M1.id, apiUsername: `merchant.${M1.id}`, apiPassword: M1.apiPassword };
+  const res = await nvp({ apiOperation: 'PAYMENT_OPTIONS_INQUIRY', ...creds, correlationId: 'c1', 'order.currency': 'USD' });
+  t.equal(res.statusCode, 200, res.body);
+  const pairs = new URLSearchParams(res.body);
+  t.equal(pairs.get('result'), 'SUCCESS');
+  t.equal(pairs.get('correlationId'), 'c1');
+  t.equal(pairs.get('merchant'), M1.id);
+  t.equal(pairs.get('paymentTypes.card.cardTypes[0].cardType'), 'AMEX');
+  t.equal(pairs.get('paymentTypes.card.cardTypes[9].cardType'), 'VISA');
+  const denied = await nvp({ apiOperation: 'PAYMENT_OPTIONS_INQUIRY', ...creds, apiPassword: 'not-the-password-0123456789' });
+  t.equal(denied.statusCode, 401);
+  const other = await nvp({ apiOperation: 'PAYMENT_OPTIONS_INQUIRY', ...creds, merchant: M2.id });
+  t.equal(other.statusCode, 401, "another merchant's inquiry with M1's credentials");
+  expectInvalid(t, await nvp({ apiOperation: 'PAYMENT_OPTIONS_INQUIRY', ...creds, correlationId: '5123450000000008' }), { field: 'correlationId', explanation: /card number/ });
+  expectInvalid(t, await nvp({ apiOperation: 'PAYMENT_OPTIONS_INQUIRY', ...creds, correlationId: '' }), { field: 'correlationId' });
+});
