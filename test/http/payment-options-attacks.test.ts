@@ -116,3 +116,16 @@ t.test('NVP: apiOperation=PAYMENT_OPTIONS_INQUIRY answers as REST does, with the
   expectInvalid(t, await nvp({ apiOperation: 'PAYMENT_OPTIONS_INQUIRY', ...creds, correlationId: '5123450000000008' }), { field: 'correlationId', explanation: /card number/ });
   expectInvalid(t, await nvp({ apiOperation: 'PAYMENT_OPTIONS_INQUIRY', ...creds, correlationId: '' }), { field: 'correlationId' });
 });
+
+t.test('the request journal names the operation, in REST as in NVP', async (t) => {
+  const a = await buildTestApp(t, { adminPassword: 'admin-password-for-tests' });
+  const headers = { authorization: tokenAuth(M1) };
+  t.equal((await a.inject({ method: 'POST', url: url(), headers, payload: { correlationId: 'p' } })).statusCode, 200);
+  t.equal((await a.inject({ method: 'GET', url: `${url()}?correlationId=g`, headers })).statusCode, 200);
+  const form = new URLSearchParams({ apiOperation: 'PAYMENT_OPTIONS_INQUIRY', merchant: M1.id, apiUsername: `merchant.${M1.id}`, apiPassword: M1.apiPassword }).toString();
+  t.equal((await a.inject({ method: 'POST', url: '/api/nvp/version/100', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: form })).statusCode, 200);
+  const journal = await a.inject({ method: 'GET', url: '/admin/api/requests?operation=PAYMENT_OPTIONS_INQUIRY', headers: { authorization: basic('admin', 'admin-password-for-tests') } });
+  t.equal(journal.statusCode, 200, journal.body);
+  const entries = (journal.json() as { requests: Array<{ method: string; path: string }> }).requests;
+  t.same(entries.map((r) => (r.path.startsWith('/api/nvp/') ? 'NVP' : r.method)).sort(), ['GET', 'NVP', 'POST']);
+});
