@@ -47,6 +47,8 @@ const OPERATIONS: Readonly<Record<string, RouteOperation>> = {
   'POST session': { name: 'CREATE_SESSION', ...NAMED },
   'PUT session/id': { name: 'UPDATE_SESSION', ...NAMED },
   'GET session/id': { name: 'RETRIEVE_SESSION', ...NAMED },
+  'POST paymentOptionsInquiry': { name: 'PAYMENT_OPTIONS_INQUIRY', ...NAMED },
+  'GET paymentOptionsInquiry': { name: 'PAYMENT_OPTIONS_INQUIRY', ...NAMED },
 };
 
 const NVP_PATH = '/api/nvp/version/:version';

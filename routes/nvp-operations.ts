@@ -19,6 +19,7 @@ import { RetrieveTokenParams, TokenBody, TokenizeParams, TokenParams } from '../
 import { OrderApiParams, TransactionApiParams, TransactionBody } from '../schemas/transaction.js';
 import { RETRIEVE_ORDER, SESSIONS } from '../schemas/versions.js';
 import { transactionMeta } from './transactions.js';
+import { Inquiry, inquiryAnswer, PaymentOptionsParams } from './payment-options.js';
 
 export interface NvpCall {
   gateway: Gateway; merchant: MerchantProfile; params: Record<string, string>; body: unknown; meta: RequestMeta; authMethod: AuthMethod;
@@ -93,6 +94,10 @@ export const NVP_OPERATIONS: Readonly<Record<string, NvpOperation>> = {
   // that apiOperation, which its body keeps (the service checks it against the version).
   INITIATE_CHECKOUT: checkout(),
   CREATE_CHECKOUT_SESSION: checkout(),
+  PAYMENT_OPTIONS_INQUIRY: {
+    params: {}, paramsSchema: PaymentOptionsParams, bodySchema: Inquiry, keepsApiOperation: true, status: 200,
+    run: async ({ merchant, params, body }) => inquiryAnswer(merchant.id, params.version ?? '100', (body as { correlationId?: string }).correlationId),
+  },
   // Create or Update Token: with `token`, the token of that id (REST's PUT .../token/{tokenid}:
   // Tokenize); without, a token the gateway generates (POST .../token). routes/nvp.ts picks.
   TOKENIZE: {

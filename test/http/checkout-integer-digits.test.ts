@@ -21,3 +21,15 @@ t.test('paymentLink.numberOfAllowedAttempts and interaction.timeout as digits', 
   expectInvalid(t, await initiate(a, checkoutBody({}, { timeout: '30' })), { field: 'interaction.timeout' }, '30 seconds: below 60, as 30 is');
   expectInvalid(t, await initiate(a, checkoutBody({}, { timeout: 'ten minutes' })), { field: 'interaction.timeout' }, 'words');
 });
+
+t.test('digit strings as an attacker sends them: 400 on the member, never a 500, never read as another number', async (t) => {
+  const a = await buildTestApp(t);
+  for (const timeout of ['1e309', '0000000000000000003', '99999999999999999999999', ' 600', '600 ', '-600', '+600', '６００', '0x258', '600.0', '', 'Infinity', 'NaN']) {
+    expectInvalid(t, await initiate(a, checkoutBody({}, { timeout })), { field: 'interaction.timeout', validationType: 'INVALID' }, JSON.stringify(timeout));
+  }
+  for (const timeout of [[], {}, true, null, -1, 1e300]) {
+    expectInvalid(t, await initiate(a, checkoutBody({}, { timeout })), { field: 'interaction.timeout' }, JSON.stringify(timeout));
+  }
+  expectInvalid(t, await initiate(a, link([])), { field: 'paymentLink.numberOfAllowedAttempts' }, 'attempts as a list');
+  expectInvalid(t, await initiate(a, checkoutBody({ paymentLink: { numberOfAllowedAttempts: '3' } })), { field: 'paymentLink', validationType: 'UNSUPPORTED' }, 'digits without PAYMENT_LINK');
+});

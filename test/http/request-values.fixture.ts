@@ -83,6 +83,7 @@ const NVP_AS_REST: ReadonlyArray<readonly [string, string]> = [
   ...['PAY', 'AUTHORIZE', 'CAPTURE', 'REFUND', 'VOID', 'VERIFY', 'INITIATE_AUTHENTICATION', 'AUTHENTICATE_PAYER'].map((name) => [name, TRANSACTION] as const),
   ['RETRIEVE_TRANSACTION', `GET ${API}/order/{orderId}/transaction/{transactionId}`], ['RETRIEVE_ORDER', `GET ${API}/order/{orderId}`],
   ['CREATE_SESSION', `POST ${API}/session`], ['INITIATE_CHECKOUT', `POST ${API}/session`], ['CREATE_CHECKOUT_SESSION', `POST ${API}/session`], ['UPDATE_SESSION', `PUT ${API}/session/{sessionId}`], ['RETRIEVE_SESSION', `GET ${API}/session/{sessionId}`],
+  ['PAYMENT_OPTIONS_INQUIRY', `POST ${API}/paymentOptionsInquiry`],
   ['TOKENIZE', `PUT ${API}/token/{tokenid}`], ['TOKENIZE', `POST ${API}/token`], ['RETRIEVE_TOKEN', `GET ${API}/token/{tokenid}`], ['DELETE_TOKEN', `DELETE ${API}/token/{tokenid}`],
 ];
 /** REST's path parameters as NVP's fields. */

@@ -20,3 +20,23 @@ t.test('POST .../token/ creates a token as POST .../token does', async (t) => {
   const doc = (await a.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, unknown> };
   t.notOk('/api/rest/version/{version}/merchant/{merchantId}/token/' in doc.paths, 'documented once');
 });
+
+t.test('.../token/ with other methods, doubled or encoded slashes: the gateway\'s errors, never a 500 nor a token', async (t) => {
+  const a = await buildTestApp(t);
+  const headers = { authorization: tokenAuth(M1) };
+  for (const method of ['GET', 'PUT', 'DELETE'] as const) {
+    // The path of Retrieve, Tokenize and Delete Token with an empty token id.
+    expectInvalid(t, await a.inject({ method, url, headers, ...(method === 'PUT' ? { payload: card } : {}) }), { field: 'tokenid' }, `${method} .../token/`);
+  }
+  for (const path of [`${url}/`, `${url.slice(0, -1)}%2F`, url.replace('/token/', '//token/')]) {
+    const res = await a.inject({ method: 'POST', url: path, headers, payload: card });
+    t.equal(res.statusCode, 404, `${path}: no such operation`);
+    t.match(res.json(), { result: 'ERROR', error: { cause: 'INVALID_REQUEST' } });
+  }
+  const wrong = await a.inject({ method: 'POST', url, headers: { authorization: tokenAuth({ id: M1.id, apiPassword: 'not-the-password-0123456789' }), 'content-type': 'application/json' }, payload: '{' });
+  t.equal(wrong.statusCode, 401, 'a wrong password: 401 before the body is read');
+  const other = await a.inject({ method: 'POST', url: `/api/rest/version/100/merchant/${M1.id}1/token/`, headers, payload: card });
+  t.equal(other.statusCode, 401, 'a merchant id extending the credentials\' one');
+  const listed = await a.inject({ method: 'GET', url: `/api/rest/version/100/merchant/${M1.id}/token/`, headers });
+  t.notOk(listed.body.includes('512345'), 'no token listed');
+});
