@@ -55,7 +55,14 @@ const common = {
 
 const paymentOptions: FastifyPluginAsyncTypebox = async (app) => {
   await requireMerchant(app, app.gateway.merchants, 'order', 'merchantId');
-  app.post(PATH, { schema: { ...common, body: Opt(Inquiry) } }, async (request) => inquiryAnswer(merchantOf(request).id, request.params.version, request.body?.correlationId));
+  app.post(PATH, {
+    schema: { ...common, body: Opt(Inquiry) },
+    // Mastercard's WooCommerce module checks a merchant's credentials with a POST without a body
+    // (and a JSON content type): none is taken as {}, as Create Session takes it; JSON null stays refused.
+    preValidation: async (request) => {
+      if (request.body === undefined) request.body = {};
+    },
+  }, async (request) => inquiryAnswer(merchantOf(request).id, request.params.version, request.body?.correlationId));
   // The GET's URL parameters are the POST's body members: a card number among them is refused as
   // it is there (correlationId is quoted in the answer), where the app's hook checks a query for NUL only.
   app.get(PATH, {

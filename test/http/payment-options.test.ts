@@ -42,3 +42,15 @@ t.test('the credential check: a wrong password is 401 with the gateway\'s error 
   expectInvalid(t, await post(a, { apiOperation: 'PAY' }), { field: 'apiOperation' }, 'another apiOperation');
   expectInvalid(t, await post(a, {}, tokenAuth(M1), 22), { field: 'version' }, 'a deactivated version');
 });
+
+t.test('POST without a body, as Mastercard\'s WooCommerce module checks credentials: answered; JSON null refused', async (t) => {
+  const a = await buildTestApp(t);
+  const headers = { authorization: tokenAuth(M1), 'content-type': 'application/json' };
+  const empty = await a.inject({ method: 'POST', url: url(), headers });
+  t.equal(empty.statusCode, 200, empty.body);
+  t.match(empty.json(), { result: 'SUCCESS', merchant: M1.id });
+  const denied = await a.inject({ method: 'POST', url: url(), headers: { ...headers, authorization: basic(`merchant.${M1.id}`, 'not-the-password-0123456789') } });
+  t.equal(denied.statusCode, 401, 'a wrong password is still the credential check\'s 401');
+  const nul = await a.inject({ method: 'POST', url: url(), headers, payload: 'null' });
+  t.equal(nul.statusCode, 400, nul.body);
+});
