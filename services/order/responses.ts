@@ -145,11 +145,26 @@ function payerShown(t: OrderTransaction, order: ExistingOrder): OrderTransaction
   return payer;
 }
 
+/** From this version a payment shows authenticationStatus (the Authentication API's first version). */
+const AUTHENTICATION_STATUS_FROM = 50;
+const PAYMENTS: ReadonlySet<string> = new Set(['PAY', 'AUTHORIZE', 'VERIFY']);
+
+/**
+ * What a payment that used no authentication says in order.authenticationStatus and
+ * transaction.authenticationStatus: AUTHENTICATION_NOT_IN_EFFECT, as the real gateway's answers to
+ * a PAY without 3-D Secure do at versions 56 and 74 (at 46 they carry neither); shops read it
+ * (Lunar's MPGS driver stores it as its transaction's status). Other operations show nothing.
+ */
+function notInEffect(apiOperation: string, version: string): 'AUTHENTICATION_NOT_IN_EFFECT' | undefined {
+  return PAYMENTS.has(apiOperation) && Number(version) >= AUTHENTICATION_STATUS_FROM ? 'AUTHENTICATION_NOT_IN_EFFECT' : undefined;
+}
+
 /** An order API transaction's answer (the first, a repeat, Retrieve Transaction, a notification). */
 export function transactionResponse(t: OrderTransaction, order: ExistingOrder, version: string, masking: CardNumberMasking, correlationId?: string) {
   const { outcome, currency } = t;
   // A payment that named its authentication shows the 3-D Secure result it used.
   const used = paymentAuthenticationFields(t.authentication);
+  const authenticationStatus = used?.authenticationStatus ?? notInEffect(t.apiOperation, version);
   const payer = payerShown(t, order);
   return optional({
     authentication: used?.authentication,
@@ -160,7 +175,7 @@ export function transactionResponse(t: OrderTransaction, order: ExistingOrder, v
     merchant: t.merchantId,
     order: optional({
       amount: decimal(amountAfter(t, order), currency),
-      authenticationStatus: used?.authenticationStatus,
+      authenticationStatus,
       creationTime: order.creationTime,
       currency,
       id: t.orderId,
@@ -180,7 +195,7 @@ export function transactionResponse(t: OrderTransaction, order: ExistingOrder, v
     transaction: optional({
       acquirer: outcome.acquirer,
       amount: decimal(t.amount, currency),
-      authenticationStatus: used?.authenticationStatus,
+      authenticationStatus,
       authorizationCode: outcome.authorizationCode,
       currency,
       id: t.transactionId,
@@ -213,7 +228,7 @@ export function orderResponse(
   views.sort((a, b) => (a.time < b.time ? -1 : a.time > b.time ? 1 : 0));
   return optional({
     amount: decimal(currentOrderAmount(order), currency),
-    authenticationStatus: authentications.status,
+    authenticationStatus: authentications.status ?? (transactions.some((t) => notInEffect(t.apiOperation, version)) ? 'AUTHENTICATION_NOT_IN_EFFECT' : undefined),
     billing: payer?.billing,
     creationTime: order.creationTime,
     customer: payer?.customer,
