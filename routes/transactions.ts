@@ -8,7 +8,7 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { documented, errorResponses } from '../schemas/responses.js';
 import { OrderApiParams, TransactionApiParams, TransactionBody } from '../schemas/transaction.js';
-import { DEFAULT_ORIGIN, orderApiRequest, retrieveOrderApi, retrieveOrderTransaction } from '../services/order/order-api.js';
+import { DEFAULT_ORIGIN, orderApiRequest, readExpiryMonthNumber, retrieveOrderApi, retrieveOrderTransaction } from '../services/order/order-api.js';
 import { handleOrderCommand } from '../services/order/order-service.js';
 import { merchantOf, requireMerchant } from '../plugins/auth.js';
 import { requestedNotificationUrl } from '../services/notification/body.js';
@@ -34,6 +34,8 @@ const transactions: FastifyPluginAsyncTypebox = async (app) => {
     },
     // A member sent as null counts as not sent (plugins/request-values.ts).
     config: { nullAsNotSent: true },
+    // The card's expiry month as a JSON integer, as Omnipay's drivers send it, is read as its digits.
+    preValidation: (request, _reply, done) => { readExpiryMonthNumber(request.body); done(); },
   }, async (request, reply) => {
     const merchant = merchantOf(request);
     checkVersion(request.params.version, request.body.apiOperation);

@@ -233,3 +233,25 @@ export async function retrieveOrderApi(gateway: Gateway, merchant: MerchantProfi
   const latest = authentications.reduce<(typeof authentications)[number] | undefined>((l, a) => (!l || a.lastUpdated >= l.lastUpdated ? a : l), undefined);
   return orderResponse(state, transactions, params.version, masking, { views, status: latest?.outcome.authenticationStatus });
 }
+
+/**
+ * The card's expiry month sent as a JSON integer (1 to 12) is read as its digits, before the schema
+ * checks it: Omnipay's CreditCard holds the month as an integer, so its drivers send `"month":5`,
+ * and the real gateway took that PAY, answering `"month":"5"`. Anything else is left to the schema.
+ */
+export function readExpiryMonthNumber(body: unknown): void {
+  const expiry = memberAt(body, ['sourceOfFunds', 'provided', 'card', 'expiry']);
+  if (expiry === undefined) return;
+  const month = expiry.month;
+  if (typeof month === 'number' && Number.isInteger(month) && month >= 1 && month <= 12) expiry.month = String(month);
+}
+
+/** The group at a path of JSON objects, if each step is one. */
+function memberAt(value: unknown, path: readonly string[]): Record<string, unknown> | undefined {
+  let at = value;
+  for (const step of path) {
+    if (at === null || typeof at !== 'object' || Array.isArray(at)) return undefined;
+    at = (at as Record<string, unknown>)[step];
+  }
+  return at !== null && typeof at === 'object' && !Array.isArray(at) ? at as Record<string, unknown> : undefined;
+}
