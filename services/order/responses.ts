@@ -159,6 +159,19 @@ function notInEffect(apiOperation: string, version: string): 'AUTHENTICATION_NOT
   return PAYMENTS.has(apiOperation) && Number(version) >= AUTHENTICATION_STATUS_FROM ? 'AUTHENTICATION_NOT_IN_EFFECT' : undefined;
 }
 
+/**
+ * `authorizationResponse` of a PAY or AUTHORIZE the acquirer answered: its response code, STAN and
+ * transaction identifier, the members the real gateway's answers from the test acquirer carry with
+ * these values (versions 56, 57 and 74: equal to response.acquirerCode, transaction.stan and
+ * transaction.acquirer.transactionId). The Omnipay driver of workhouse-advertising reads
+ * transactionIdentifier as the payment's reference. The acquirer's other members are not emulated.
+ */
+function authorizationResponseOf(t: OrderTransaction) {
+  const { outcome } = t;
+  if ((t.apiOperation !== 'PAY' && t.apiOperation !== 'AUTHORIZE') || outcome.acquirerCode === undefined) return undefined;
+  return optional({ responseCode: outcome.acquirerCode, stan: outcome.stan, transactionIdentifier: outcome.acquirer.transactionId });
+}
+
 /** An order API transaction's answer (the first, a repeat, Retrieve Transaction, a notification). */
 export function transactionResponse(t: OrderTransaction, order: ExistingOrder, version: string, masking: CardNumberMasking, correlationId?: string) {
   const { outcome, currency } = t;
@@ -168,6 +181,7 @@ export function transactionResponse(t: OrderTransaction, order: ExistingOrder, v
   const payer = payerShown(t, order);
   return optional({
     authentication: used?.authentication,
+    authorizationResponse: authorizationResponseOf(t),
     billing: payer?.billing,
     correlationId,
     customer: payer?.customer,
