@@ -131,3 +131,15 @@ t.test("a refused repeat's differences leave out a member sent as null where the
   t.same(entry.differences, [{ path: 'order.amount', before: '1.00', after: '2.00' }], 'only the amount differs');
   t.same(entry.request.shipping, null, 'the body shown as sent');
 });
+
+t.test("NVP: a form holds no null; a field sent as the text 'null' is that text, and the journal shows the form as sent", async (t) => {
+  const a = await buildTestApp(t, { adminPassword: ADMIN_PASSWORD });
+  const token = await createToken(a, M1);
+  const fields = { apiOperation: 'PAY', merchant: M1.id, apiUsername: `merchant.${M1.id}`, apiPassword: M1.apiPassword, 'order.id': uniqueId(), 'transaction.id': '1',
+    'order.amount': '20.00', 'order.currency': 'USD', 'order.reference': 'null', 'sourceOfFunds.type': 'CARD', 'sourceOfFunds.token': token };
+  const paid = await a.inject({ method: 'POST', url: '/api/nvp/version/100', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams(fields).toString() });
+  t.equal(paid.statusCode, 201, paid.body);
+  t.equal(new URLSearchParams(paid.body).get('order.reference'), 'null', "the text 'null', echoed");
+  const entry = (await a.inject({ method: 'GET', url: `/admin/api/requests/${encodeURIComponent(String(paid.headers['x-request-id']))}`, headers: { authorization: basic('admin', ADMIN_PASSWORD) } })).json();
+  t.match(entry.request, { 'order.reference': 'null', apiPassword: '[redacted]' }, 'the form as sent, its password redacted');
+});
