@@ -80,7 +80,8 @@ const fieldsOf = (value: unknown): Fields | undefined => (value !== null && type
  * nothing in it needs masking (pay with token keeps it: routes/pay.ts), else the masked copy's.
  */
 function requestBody(request: FastifyRequest): string | null {
-  const body = request.body;
+  // As sent: with the members sent as null that the checks took out (plugins/request-values.ts).
+  const body = request.bodyAsSent ?? request.body;
   if (body === undefined || body === null) return null;
   // The size as sent (compressed, if it was): a chunked body has none, and is bounded by the body limit.
   const size = Number(request.headers['content-length'] ?? 0);

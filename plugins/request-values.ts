@@ -16,7 +16,9 @@
 // Before them, on the routes whose config says nullAsNotSent (the order API, the session
 // operations), a member sent as null is taken out of the body: it counts as not sent (shops send
 // their blanks so), for the checks, the schema (a required one is then MISSING) and the service
-// alike, and is neither stored nor echoed. A null list item stays, and is refused as above.
+// alike, and is neither stored nor echoed. A null list item stays, and is refused as above. The
+// body as sent, its nulls too, is kept for the request journal (request.bodyAsSent): a client
+// debugging a MISSING answer sees the null it sent.
 // Each is a 400 INVALID_REQUEST naming the field, in the gateway's shape (plugins/errors.ts).
 // NVP's form (routes/nvp.ts) is checked once decoded: its dotted names become the REST body's
 // members (and path parameters), which these rules then see as they see REST's.
@@ -142,6 +144,17 @@ export function bodyProblem(body: unknown, schema?: Described): InvalidRequest |
   return undefined;
 }
 
+/** Whether the body holds a member whose value is null, at any depth dropNullMembers looks (no copy made: most bodies hold none). */
+export function holdsNullMember(value: unknown, level = 1): boolean {
+  if (typeof value !== 'object' || value === null || level > MAX_NESTING) return false;
+  if (Array.isArray(value)) return value.some((item) => holdsNullMember(item, level + 1));
+  for (const member in value) {
+    const held = (value as Record<string, unknown>)[member];
+    if (held === null || holdsNullMember(held, level + 1)) return true;
+  }
+  return false;
+}
+
 /**
  * Takes every member whose value is null out of the body, at any depth (in list items' groups
  * too); null list items stay. Stops at MAX_NESTING: a deeper body is refused whole by the walk.
@@ -188,17 +201,25 @@ export function valuesProblem(params: unknown, query: unknown, body: unknown, sc
 }
 
 async function requestValues(app: FastifyInstance) {
+  app.decorateRequest('bodyAsSent', undefined);
   // After the body is parsed, before the route's schemas (they come after every preValidation).
   app.addHook('preValidation', (request: FastifyRequest, _reply, done) => {
     const route = routeOptionsOf(request);
     const { decodesBody, bodySchemaOf, nullAsNotSent } = route.config;
-    if (nullAsNotSent === true && decodesBody !== true) dropNullMembers(request.body);
+    if (nullAsNotSent === true && decodesBody !== true && holdsNullMember(request.body)) {
+      request.bodyAsSent = structuredClone(request.body);
+      dropNullMembers(request.body);
+    }
     const schema = bodySchemaOf === undefined ? route.schema?.body : bodySchemaOf(request.body);
     done(valuesProblem(request.params, request.query, decodesBody === true ? undefined : request.body, schema));
   });
 }
 
 declare module 'fastify' {
+  interface FastifyRequest {
+    /** The body as sent, when members sent as null were taken out of `body` (nullAsNotSent): what the journal shows. */
+    bodyAsSent: unknown;
+  }
   interface FastifyContextConfig {
     /** The route decodes its body itself and applies valuesProblem to what it decodes. */
     decodesBody?: boolean;

@@ -50,6 +50,13 @@ export class Originals {
 const isFields = (value: unknown): boolean => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /**
+ * A member null in one body and absent from the other is no difference: the bodies are kept as
+ * sent, and the order API takes a member sent as null as not sent (plugins/request-values.ts).
+ */
+const differs = (change: { before?: unknown; after?: unknown }): boolean =>
+  !((change.before === null || !('before' in change)) && (change.after === null || !('after' in change)));
+
+/**
  * What a refused repeat's view adds: the entry that recorded its transaction, and how they differ:
  * their paths (version 3's Pay with token names its token there; the order API's path another
  * way), then their masked bodies' fields.
@@ -61,7 +68,7 @@ export function differsOf(original: JournalEntry, refused: JournalEntry, refused
   // A body not kept (none, too large, not JSON): which entry it was, and its path.
   const bodies = isFields(originalBody) && isFields(refusedBody);
   if (!bodies && paths.length === 0) return { differsFrom };
-  const all = [...paths, ...(bodies ? diff(originalBody, refusedBody) : [])];
+  const all = [...paths, ...(bodies ? diff(originalBody, refusedBody).filter(differs) : [])];
   const differences = all.slice(0, MAX_DIFFERENCES);
   return { differsFrom, differences, ...(all.length > differences.length ? { differencesLeftOut: all.length - differences.length } : {}) };
 }

@@ -125,6 +125,24 @@ t.test('a refusal decided on a guessed new stream is made again on the stream as
   t.equal(drawn, 1, 'decided once');
 });
 
+t.test('a decide that always refuses a guessed named stream: decided at most three times (guess, memory, careful read), one careful read, its refusal the answer, whatever the attempts', async (t) => {
+  for (const attempts of [1, 10]) {
+    const store = new MemoryEventStore();
+    const reads = unconfirmedReads(store);
+    await store.append(STREAM, [{ id: crypto.randomUUID(), type: 'Added', data: { by: 7 }, metadata: { correlationId: 'c', recordedAt: '' } }]);
+    await reads.freeze(STREAM);
+    const seen: number[] = [];
+    const refused = handleCommand({ store }, STREAM, counter, (total) => {
+      seen.push(total);
+      throw new Error(`refused at ${total}`);
+    }, { meta, guessNew: () => true, attempts });
+    await t.rejects(refused, /refused at 7/, 'the refusal made on the careful read');
+    t.same(seen, [0, 7, 7], `attempts ${attempts}: the guess, memory's stream, the careful read`);
+    t.equal(reads.carefulReads(STREAM), 1, 'one careful read');
+    t.same(await store.readStream(STREAM).then((events) => events.length), 1, 'nothing appended');
+  }
+});
+
 t.test('again: the events appended, no catch-up, then decided again on a fresh read', async (t) => {
   const store = new MemoryEventStore();
   const models = readModels();
