@@ -59,6 +59,7 @@ const LONG = [
   'test/projections/postgres-order-api-condition.test.ts',
   'test/projections/postgres-order-own-stream.test.ts',
   'test/http/request-values-postgres.test.ts',
+  'test/http/guess-refusal-instances-postgres.test.ts',
   // Long on purpose: bounded fuzzing, thousands of dropped connections, the benchmark driver,
   // and the linter, whose type-aware rules type-check the whole product first.
   'test/fuzz/',
