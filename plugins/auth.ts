@@ -54,6 +54,7 @@ export const authGuard = fp(async (app: FastifyInstance, options: { limit: numbe
   // With `done` rather than async (it runs on every request): no promise per request. A throw is
   // Fastify's to catch, as a rejection would be.
   app.addHook('onRequest', (request, _reply, done) => {
+    schemeBasic(request);
     if (!request.is404) return done();
     // The gateway (and its merchants) is decorated after this plugin; an app without it has no API.
     const merchants = (request.server as Partial<FastifyInstance>).gateway?.merchants;
@@ -61,6 +62,19 @@ export const authGuard = fp(async (app: FastifyInstance, options: { limit: numbe
     done();
   });
 }, { name: 'auth-guard', fastify: '5.x' });
+
+/** Base64 text alone, as an Authorization header without a scheme carries it. */
+const SCHEMELESS = /^[\w.~+/-]+=*$/u;
+
+/**
+ * Basic credentials sent without the `Basic ` scheme (base64 alone, as Mastercard's iOS SDK and
+ * digistorm's Omnipay driver send them, the latter's recorded answer being the real gateway's) are
+ * read as Basic credentials, on every route: the header is rewritten before anything reads it.
+ */
+function schemeBasic(request: FastifyRequest): void {
+  const header = request.headers.authorization;
+  if (header !== undefined && SCHEMELESS.test(header)) request.headers.authorization = `Basic ${header}`;
+}
 
 const API_PREFIX = '/api/rest/';
 /** Check Gateway's path, any version and method: it needs no credentials, so neither do its 404s. */
