@@ -204,8 +204,16 @@ function byPath(operations: readonly string[]): string {
     const path = operation.slice(space + 1);
     methods.set(path, [...(methods.get(path) ?? []), operation.slice(0, space)]);
   }
-  return [...methods].map(([path, verbs]) => `${verbs.join(', ')} ${path}`).join('; ');
+  // The paths under the merchant's prefix of the versions from 4 on are written after it, once, so
+  // that the list stays within the 1000 characters an explanation has.
+  const groups = [...methods].map(([path, verbs]) => ({ path, verbs: verbs.join(', ') }));
+  const under = groups.filter(({ path }) => path.startsWith(`${MERCHANT_PREFIX}/`));
+  const other = groups.filter(({ path }) => !path.startsWith(`${MERCHANT_PREFIX}/`)).map(({ path, verbs }) => `${verbs} ${path}`);
+  if (under.length === 0) return other.join('; ');
+  const relative = under.map(({ path, verbs }) => `${verbs} ${path.slice(MERCHANT_PREFIX.length)}`);
+  return `${other.join('; ')}; and under ${MERCHANT_PREFIX}: ${relative.join('; ')}`;
 }
+const MERCHANT_PREFIX = '/api/rest/version/{version}/merchant/{merchantId}';
 
 /** The store's errors as coded ones (or undefined): the plugins know no store, the app hands it in. */
 export type StoreErrors = (error: unknown) => GatewayError | undefined;

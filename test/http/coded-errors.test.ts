@@ -51,8 +51,11 @@ t.test('the 404 body names every operation the app registers under /api/rest, an
   const explanation = await explanationOf404(t, app);
   t.ok(explanation.length <= 1000, `within the spec's 1000 characters (${explanation.length})`);
   // "GET, DELETE /path" names two operations.
-  const listed = explanation.replace(/^No operation for GET on this path\. Expected one of: /, '').split('; ')
-    .flatMap((group) => { const [verbs, path] = group.split(/ (?=\/)/); return (verbs ?? '').split(', ').map((verb) => `${verb} ${path}`); });
+  // "...; and under <prefix>: POST /token; ..." names the paths after the prefix.
+  const [own = '', prefix = '', under = ''] = explanation.replace(/^No operation for GET on this path\. Expected one of: /, '').split(/; and under (\S+): /);
+  const operationsOf = (text: string, before: string) => text.split('; ')
+    .flatMap((group) => { const [verbs, path] = group.split(/ (?=\/)/); return (verbs ?? '').split(', ').map((verb) => `${verb} ${before}${path}`); });
+  const listed = [...operationsOf(own, ''), ...(under === '' ? [] : operationsOf(under, prefix))];
 
   const api = registeredRoutes(app)
     .filter((r) => r.split(' ')[1]?.startsWith('/api/rest/') && !r.startsWith('HEAD '))
@@ -79,8 +82,9 @@ t.test('the list is the same, in the same order, for every app and every 404', a
   t.equal(put.statusCode, 404);
   assertSortedJson(t, put);
   t.equal(put.json().error.explanation, first.replace('for GET', 'for PUT'), 'another path and method: the same list');
-  t.match(first, /Expected one of: PUT \/api\/rest\/version\/3\/merchant\/\{merchantid\}\/token\/\{tokenid\}\/order\/\{orderid\}\/transaction\/\{transactionid\}; POST /,
+  t.match(first, /Expected one of: PUT \/api\/rest\/version\/3\/merchant\/\{merchantid\}\/token\/\{tokenid\}\/order\/\{orderid\}\/transaction\/\{transactionid\}; GET /,
     'in the order the operations are registered, Pay with token first');
+  t.match(first, /; and under \/api\/rest\/version\/\{version\}\/merchant\/\{merchantId\}: POST \/token; /, 'then those under the merchant\'s prefix, Create Token first');
 });
 
 /** An app on a SQLite file, and a second connection to the same file that can hold its write lock. */
