@@ -203,9 +203,10 @@ function asOrder(state: OrderState, t: OrderTransaction): Extract<OrderState, { 
   } as Extract<OrderState, { exists: true }>;
 }
 
+/** The order a retrieval names; an unknown one is refused in the real gateway's words (no field: a recorded answer, test/fixtures/recorded/README.md). */
 async function orderOf(gateway: Gateway, merchant: MerchantProfile, orderId: string) {
   const state = foldOrder(await readOwnStream(gateway.store, streams.order(merchant.id, orderId)));
-  if (!state.exists) throw new InvalidRequest(`Value '${orderId}' is invalid. No such order`, 'orderId');
+  if (!state.exists) throw new InvalidRequest(`Unable to find order ${orderId} for merchant ${merchant.id}`);
   return state;
 }
 

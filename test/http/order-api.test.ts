@@ -374,3 +374,16 @@ t.test('the OpenAPI document lists the order API', async (t) => {
   t.ok(doc.paths[`${path}/transaction/{transactionId}`]?.get, 'Retrieve Transaction');
   t.ok(doc.paths[path]?.get, 'Retrieve Order');
 });
+
+t.test('Retrieve Order and Retrieve Transaction of an unknown order: 400 in the real gateway\'s words, no field (a recorded answer of Omnipay\'s sudiptpa driver)', async (t) => {
+  const a = await buildTestApp(t);
+  const orderId = uniqueId();
+  for (const url of [`/api/rest/version/69/merchant/${M1.id}/order/${orderId}`, `/api/rest/version/100/merchant/${M1.id}/order/${orderId}/transaction/1`]) {
+    const res = await get(a, M1, url);
+    t.equal(res.statusCode, 400, url);
+    t.same(res.json(), { error: { cause: 'INVALID_REQUEST', explanation: `Unable to find order ${orderId} for merchant ${M1.id}` }, result: 'ERROR' }, url);
+  }
+  await put(a, M2, orderId, '1', { apiOperation: 'VERIFY', order: { currency: 'USD' }, sourceOfFunds: { type: 'CARD', provided: { card: { number: '5123450000000008', expiry: { month: '1', year: '39' } } } } });
+  const other = await get(a, M1, `/api/rest/version/69/merchant/${M1.id}/order/${orderId}`);
+  t.equal(other.json().error?.explanation, `Unable to find order ${orderId} for merchant ${M1.id}`, 'another merchant\'s order of the same id is not this merchant\'s');
+});
