@@ -1,9 +1,10 @@
 // Update Session authenticated by the session itself, as the gateway's mobile SDKs send it from
 // the payer's device, where the API password must never be: from version 50 Basic
 // `merchant.<merchantId>` with the session id as the password (the iOS SDK sends the base64
-// credentials without the `Basic ` scheme: taken too, here only); before 50 no credentials and
-// `apiOperation` `UPDATE_PAYER_DATA` ("Update Session with Payer Data"). The session must be the
-// merchant's and live; such an update may change only the payer's data (routes/session.ts).
+// credentials without the `Basic ` scheme: read as Basic on every route, plugins/auth.ts); before
+// 50 no credentials and `apiOperation` `UPDATE_PAYER_DATA` ("Update Session with Payer Data"). The
+// session must be the merchant's and live; such an update may change only the payer's data
+// (routes/session.ts).
 // Nothing here is counted toward a credential's lock: a session id is no password to guess.
 import type { FastifyRequest } from 'fastify';
 import { AuthenticationFailed, InvalidRequest } from '../domain/errors.js';
@@ -23,10 +24,13 @@ const SESSION_PASSWORD_FROM = 50;
  */
 const SESSION_ID = /^[\x20-\x7e]{31,35}$/;
 
-/** Whether the Authorization header is `merchant.<merchantId>` with the path's session id as the password, with or without the `Basic ` scheme. */
+/**
+ * Whether the Authorization header is `merchant.<merchantId>` with the path's session id as the
+ * password (one sent without the `Basic ` scheme was given it on arrival, plugins/auth.ts).
+ */
 function sessionIdAsPassword(request: FastifyRequest, header: string): boolean {
   const { merchantId, sessionId } = request.params as SessionPath;
-  const credentials = basicCredentials(header) ?? (/^[\w.~+/-]+=*$/u.test(header) ? basicCredentials(`Basic ${header}`) : undefined);
+  const credentials = basicCredentials(header);
   return credentials !== undefined && credentials.username === `merchant.${merchantId}` && credentials.password === sessionId;
 }
 

@@ -35,7 +35,7 @@ const transactions: FastifyPluginAsyncTypebox = async (app) => {
     // A member sent as null counts as not sent (plugins/request-values.ts).
     config: { nullAsNotSent: true },
     // The card's expiry month as a JSON integer, as Omnipay's drivers send it, is read as its digits.
-    preValidation: (request, _reply, done) => { readExpiryMonthNumber(request.body); done(); },
+    preValidation: (request, _reply, done) => { readExpiryMonthNumber(request); done(); },
   }, async (request, reply) => {
     const merchant = merchantOf(request);
     checkVersion(request.params.version, request.body.apiOperation);

@@ -53,8 +53,13 @@ const isFields = (value: unknown): boolean => value !== null && typeof value ===
  * A member null in one body and absent from the other is no difference: the bodies are kept as
  * sent, and the order API takes a member sent as null as not sent (plugins/request-values.ts).
  */
-const differs = (change: { before?: unknown; after?: unknown }): boolean =>
-  !((change.before === null || !('before' in change)) && (change.after === null || !('after' in change)));
+const differs = (change: { path: string; before?: unknown; after?: unknown }): boolean =>
+  !((change.before === null || !('before' in change)) && (change.after === null || !('after' in change))) && !sameMonth(change);
+
+/** The card's expiry month sent as a JSON integer is read as its digits (services/order/order-api.ts): 1 against "1" is no difference. */
+const MONTH = 'sourceOfFunds.provided.card.expiry.month';
+const sameMonth = ({ path, before, after }: { path: string; before?: unknown; after?: unknown }): boolean =>
+  path === MONTH && typeof before !== typeof after && (typeof before === 'number' || typeof after === 'number') && String(before) === String(after);
 
 /**
  * What a refused repeat's view adds: the entry that recorded its transaction, and how they differ:

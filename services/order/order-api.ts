@@ -239,12 +239,15 @@ export async function retrieveOrderApi(gateway: Gateway, merchant: MerchantProfi
  * The card's expiry month sent as a JSON integer (1 to 12) is read as its digits, before the schema
  * checks it: Omnipay's CreditCard holds the month as an integer, so its drivers send `"month":5`,
  * and the real gateway took that PAY, answering `"month":"5"`. Anything else is left to the schema.
+ * The request journal shows the body as sent: it is kept before the month is rewritten.
  */
-export function readExpiryMonthNumber(body: unknown): void {
-  const expiry = memberAt(body, ['sourceOfFunds', 'provided', 'card', 'expiry']);
+export function readExpiryMonthNumber(request: { body: unknown; bodyAsSent: unknown }): void {
+  const expiry = memberAt(request.body, ['sourceOfFunds', 'provided', 'card', 'expiry']);
   if (expiry === undefined) return;
   const month = expiry.month;
-  if (typeof month === 'number' && Number.isInteger(month) && month >= 1 && month <= 12) expiry.month = String(month);
+  if (typeof month !== 'number' || !Number.isInteger(month) || month < 1 || month > 12) return;
+  request.bodyAsSent ??= structuredClone(request.body);
+  expiry.month = String(month);
 }
 
 /** The group at a path of JSON objects, if each step is one. */

@@ -102,7 +102,8 @@ t.test('NVP errors: fields, credentials, operations and malformed names, in pair
     ['no apiOperation', { ...creds() }, 400, { 'error.field': 'apiOperation', 'error.validationType': 'MISSING' }],
     ['an unknown apiOperation', { ...creds(), apiOperation: 'CHECKOUT' }, 400, { 'error.field': 'apiOperation' }],
     ['no order.id', { ...creds(), apiOperation: 'PAY', 'transaction.id': '1', 'order.amount': '1.00', 'order.currency': 'USD' }, 400, { 'error.field': 'order.id', 'error.validationType': 'MISSING' }],
-    ['an unknown order', { ...creds(), apiOperation: 'RETRIEVE_ORDER', 'order.id': 'nope' }, 400, { 'error.field': 'order.id' }],
+    // The real gateway's words, no field (as the REST Retrieve Order: test/http/order-api.test.ts).
+    ['an unknown order', { ...creds(), apiOperation: 'RETRIEVE_ORDER', 'order.id': 'nope' }, 400, { 'error.explanation': `Unable to find order nope for merchant ${M1.id}` }],
     ['an unexpected field', { ...creds(), apiOperation: 'CREATE_SESSION', 'order.colour': 'red' }, 400, { 'error.field': 'order', 'error.validationType': 'UNSUPPORTED' }],
     ['a malformed name', { ...creds(), apiOperation: 'CREATE_SESSION', 'session..id': '1' }, 400, { 'error.field': 'session..id', 'error.validationType': 'UNSUPPORTED' }],
     ['a name that is a group', { ...creds(), apiOperation: 'CREATE_SESSION', session: 'x', 'session.authenticationLimit': '2' }, 400, { 'error.field': 'session' }],
