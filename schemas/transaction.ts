@@ -84,7 +84,7 @@ export const TransactionBody = Open({
   sourceOfFunds: Opt(Open({
     provided: Opt(Open({
       card: Opt(Open({
-        expiry: Opt(Open({ month: Pattern(1, 2, '^(0?[1-9]|1[0-2])$', 'a month 1-12'), year: Pattern(2, 2, '^[0-9]{2}$', 'exactly 2 digits') }, open)),
+        expiry: Opt(Open({ month: Pattern(1, 2, '^(0?[1-9]|1[0-2])$', 'a month 1-12 (a JSON integer 1-12 is taken too, read as its digits: services/order/order-api.ts)'), year: Pattern(2, 2, '^[0-9]{2}$', 'exactly 2 digits') }, open)),
         nameOnCard: Opt(Str(1, 256)),
         number: Opt(Pattern(9, 19, '^[0-9]{9,19}$', '9 to 19 digits')),
         securityCode: Opt(Pattern(3, 4, '^[0-9]{3,4}$', '3 or 4 digits')),
