@@ -96,7 +96,7 @@ t.test('Hosted Session with a 3-D Secure challenge, and the payer cancelling', {
     t.strictSame(payRequests, [], 'the page never asked to pay');
     const order = await retrieveOrder(gateway, orderIn(shown));
     t.equal(order.status, 400, 'the gateway has no such order');
-    t.match(order.json(), { error: { field: 'orderId' } });
+    t.match(order.json(), { error: { explanation: /^Unable to find order / } });
   });
 
   t.same(errors, [], 'no script error');
