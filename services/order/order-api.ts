@@ -21,6 +21,7 @@ import { foldOrder, readOwnStream } from '../aggregates.js';
 import { withSession, type HeldSession } from '../session/session-request.js';
 import type { Gateway } from '../gateway.js';
 import { amountOf } from './pay-request.js';
+import { groupAt } from '../../lib/group-at.js';
 import { requestBilling, requestCustomer } from './request-billing.js';
 import { missing, providedSource, tokenSource, tokenSourceRead } from './card-source.js';
 import type { CommandFacts, OrderRequest } from './order-service.js';
@@ -242,7 +243,7 @@ export async function retrieveOrderApi(gateway: Gateway, merchant: MerchantProfi
  * The request journal shows the body as sent: it is kept before the month is rewritten.
  */
 export function readExpiryMonthNumber(request: { body: unknown; bodyAsSent: unknown }): void {
-  const expiry = memberAt(request.body, ['sourceOfFunds', 'provided', 'card', 'expiry']);
+  const expiry = groupAt(request.body, ['sourceOfFunds', 'provided', 'card', 'expiry']);
   if (expiry === undefined) return;
   const month = expiry.month;
   if (typeof month !== 'number' || !Number.isInteger(month) || month < 1 || month > 12) return;
@@ -250,12 +251,3 @@ export function readExpiryMonthNumber(request: { body: unknown; bodyAsSent: unkn
   expiry.month = String(month);
 }
 
-/** The group at a path of JSON objects, if each step is one. */
-function memberAt(value: unknown, path: readonly string[]): Record<string, unknown> | undefined {
-  let at = value;
-  for (const step of path) {
-    if (at === null || typeof at !== 'object' || Array.isArray(at)) return undefined;
-    at = (at as Record<string, unknown>)[step];
-  }
-  return at !== null && typeof at === 'object' && !Array.isArray(at) ? at as Record<string, unknown> : undefined;
-}

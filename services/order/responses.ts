@@ -127,6 +127,9 @@ export function totalsAsOf(order: ExistingOrder, time: string): OrderTotals {
   return latest?.totalsAfter ?? ZERO_TOTALS;
 }
 
+/** The operations that pay (or verify) with a card: each shows its own payer's details and authenticationStatus. */
+const PAYMENTS: ReadonlySet<string> = new Set(['PAY', 'AUTHORIZE', 'VERIFY']);
+
 /**
  * The payer's details a transaction's answer shows: a payment's own (PAY, AUTHORIZE, VERIFY: what
  * it sent, or the payment page took); a CAPTURE's, REFUND's or VOID's, the order's as it found
@@ -135,7 +138,7 @@ export function totalsAsOf(order: ExistingOrder, time: string): OrderTotals {
  * time: a payment recorded after it in the same millisecond must not change a repeat's answer.
  */
 function payerShown(t: OrderTransaction, order: ExistingOrder): OrderTransaction['payer'] {
-  if (t.apiOperation === 'PAY' || t.apiOperation === 'AUTHORIZE' || t.apiOperation === 'VERIFY') return t.payer;
+  if (PAYMENTS.has(t.apiOperation)) return t.payer;
   let payer: OrderTransaction['payer'];
   // The operations in the order they were recorded (a transaction not recorded, LOCK_FAILURE's: all of them).
   for (const p of order.modern?.operations.values() ?? []) {
@@ -147,7 +150,6 @@ function payerShown(t: OrderTransaction, order: ExistingOrder): OrderTransaction
 
 /** From this version a payment shows authenticationStatus (the Authentication API's first version). */
 const AUTHENTICATION_STATUS_FROM = 50;
-const PAYMENTS: ReadonlySet<string> = new Set(['PAY', 'AUTHORIZE', 'VERIFY']);
 
 /**
  * What a payment that used no authentication says in order.authenticationStatus and

@@ -11,6 +11,7 @@ import { streams, type CheckoutInitiated, type CheckoutOperation } from '../../d
 import { minorUnits } from '../../domain/money.js';
 import { browserUrl } from '../../domain/order/redirect-response-url.js';
 import { decideCreateSession } from '../../domain/session/session.js';
+import { groupAt } from '../../lib/group-at.js';
 import { numberLiteral } from '../../lib/json-literals.js';
 import type { MerchantProfile } from '../../merchants.js';
 import type { CheckoutBody } from '../../schemas/checkout.js';
@@ -88,12 +89,10 @@ const INTEGER_MEMBERS = [['interaction', 'timeout'], ['paymentLink', 'numberOfAl
  * its released Hosted Checkout and Pay by Link send them so. Anything else is left to the schema.
  */
 export function readIntegerDigits(body: unknown): void {
-  if (body === null || typeof body !== 'object') return;
   for (const [group, member] of INTEGER_MEMBERS) {
-    const holder = (body as Record<string, unknown>)[group];
-    if (holder === null || typeof holder !== 'object') continue;
-    const value = (holder as Record<string, unknown>)[member];
-    if (typeof value === 'string' && /^[0-9]{1,9}$/.test(value)) (holder as Record<string, unknown>)[member] = Number(value);
+    const holder = groupAt(body, [group]);
+    const value = holder?.[member];
+    if (holder && typeof value === 'string' && /^[0-9]{1,9}$/.test(value)) holder[member] = Number(value);
   }
 }
 
