@@ -18,6 +18,7 @@ import { cancelCheckout, linkDestination, showCheckout } from '../services/sessi
 import { checkoutAcsReturn, payCheckout, type PayerContext } from '../services/session/checkout-payment.js';
 import { fromElsewhere } from './hosted-session.js';
 import { originOf } from './transactions.js';
+import { noBodyAsEmpty } from './no-body.js';
 
 const API = '/checkout/api/:sessionId';
 
@@ -52,10 +53,8 @@ const checkout: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(`${API}/cancel`, {
     schema: { hide: true, summary: 'Hosted Checkout: the payer cancels', params: CheckoutParams, body: CheckoutCancelBody },
-    // No body at all is taken as {} (the page's cancel says nothing); JSON null stays refused.
-    preValidation: async (request) => {
-      if (request.body === undefined) request.body = {};
-    },
+    // The page's cancel says nothing: no body is {}.
+    preValidation: noBodyAsEmpty,
   }, async (request, reply) => {
     if (refuseElsewhere(request, reply)) return reply;
     const answer = await cancelCheckout(app.gateway, request.params.sessionId, request.meta());

@@ -16,6 +16,7 @@ import { Opt, Str, Strict, StringEnum } from '../schemas/common.js';
 import { MerchantIdParam, VersionParam } from '../schemas/pay.js';
 import { documented, errorResponses } from '../schemas/responses.js';
 import { checkVersion } from '../schemas/versions.js';
+import { noBodyAsEmpty } from './no-body.js';
 
 const PATH = '/api/rest/version/:version/merchant/:merchantId/paymentOptionsInquiry';
 export const PaymentOptionsParams = Strict({ version: VersionParam, merchantId: MerchantIdParam });
@@ -58,10 +59,8 @@ const paymentOptions: FastifyPluginAsyncTypebox = async (app) => {
   app.post(PATH, {
     schema: { ...common, body: Opt(Inquiry) },
     // Mastercard's WooCommerce module checks a merchant's credentials with a POST without a body
-    // (and a JSON content type): none is taken as {}, as Create Session takes it; JSON null stays refused.
-    preValidation: async (request) => {
-      if (request.body === undefined) request.body = {};
-    },
+    // (and a JSON content type): none is taken as {}, as Create Session takes it.
+    preValidation: noBodyAsEmpty,
   }, async (request) => inquiryAnswer(merchantOf(request).id, request.params.version, request.body?.correlationId));
   // The GET's URL parameters are the POST's body members: a card number among them is refused as
   // it is there (correlationId is quoted in the answer), where the app's hook checks a query for NUL only.

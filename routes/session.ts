@@ -15,6 +15,7 @@ import { checkVersion, SESSIONS } from '../schemas/versions.js';
 import { CheckoutBody } from '../schemas/checkout.js';
 import { initiateCheckout, readIntegerDigits } from '../services/session/checkout-initiate.js';
 import { originOf } from './transactions.js';
+import { noBodyAsEmpty } from './no-body.js';
 
 const SessionResponse = Type.Object({
   correlationId: Type.Optional(Type.String()),
@@ -54,7 +55,7 @@ async function createOrInitiate(gateway: Gateway, request: FastifyRequest): Prom
   if (refused && refused.validationContext !== 'body') throw refused;
   checkVersion(version, SESSIONS);
   const checkout = isCheckout(request.body);
-  if (checkout) readIntegerDigits(request.body);
+  if (checkout) readIntegerDigits(request);
   const validate = request.compileValidationSchema(bodySchemaOf(request.body));
   if (!validate(request.body)) throw Object.assign(new Error('body'), { validation: validate.errors, validationContext: 'body' });
   if (checkout) return { checkout, answer: await initiateCheckout(gateway, merchantOf(request), version, request.body as CheckoutBody, request.meta(), originOf(request)) };
@@ -97,10 +98,7 @@ const session: FastifyPluginAsyncTypebox = async (app) => {
       // The body is checked against the schema its apiOperation names, in the handler: one schema's
       // refusal, not the union's (the union is what the OpenAPI document shows).
       attachValidation: true,
-      preValidation: async (request) => {
-        // No body at all (the content-type parser gives undefined for an empty one); JSON null stays refused.
-        if (request.body === undefined) request.body = {};
-      },
+      preValidation: noBodyAsEmpty,
     }, async (request, reply) => {
       const { checkout, answer } = await createOrInitiate(app.gateway, request);
       if (!checkout) return reply.code(201).send(answer);

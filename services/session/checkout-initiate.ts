@@ -87,12 +87,15 @@ const INTEGER_MEMBERS = [['interaction', 'timeout'], ['paymentLink', 'numberOfAl
  * the schema checks them and their bounds: Mastercard's Magento module fills interaction.timeout
  * and paymentLink.numberOfAllowedAttempts from its settings, which are strings ("600", "3"), and
  * its released Hosted Checkout and Pay by Link send them so. Anything else is left to the schema.
+ * The request journal shows the body as sent: it is kept before a member is rewritten.
  */
-export function readIntegerDigits(body: unknown): void {
+export function readIntegerDigits(request: { body: unknown; bodyAsSent: unknown }): void {
   for (const [group, member] of INTEGER_MEMBERS) {
-    const holder = groupAt(body, [group]);
+    const holder = groupAt(request.body, [group]);
     const value = holder?.[member];
-    if (holder && typeof value === 'string' && /^[0-9]{1,9}$/.test(value)) holder[member] = Number(value);
+    if (!holder || typeof value !== 'string' || !/^[0-9]{1,9}$/.test(value)) continue;
+    request.bodyAsSent ??= structuredClone(request.body);
+    holder[member] = Number(value);
   }
 }
 

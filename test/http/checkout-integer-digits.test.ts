@@ -2,7 +2,8 @@
 // string of digits as that integer, as Mastercard's Magento module sends them (its settings are
 // strings: "600", "3"); the integer's bounds apply the same, and other text is refused.
 import t from 'tap';
-import { buildTestApp } from '../helpers/app.js';
+import { basic, buildTestApp } from '../helpers/app.js';
+import { waitFor } from '../helpers/poll.js';
 import { expectInvalid } from './http.fixture.js';
 import { checkoutBody, initiate } from './hosted-checkout.fixture.js';
 
@@ -34,4 +35,16 @@ t.test('digit strings as an attacker sends them: 400 on the member, never a 500,
   t.equal((await initiate(a, checkoutBody({}, { timeout: null }))).statusCode, 201, 'null: as not sent');
   expectInvalid(t, await initiate(a, link([])), { field: 'paymentLink.numberOfAllowedAttempts' }, 'attempts as a list');
   expectInvalid(t, await initiate(a, checkoutBody({ paymentLink: { numberOfAllowedAttempts: '3' } })), { field: 'paymentLink', validationType: 'UNSUPPORTED' }, 'digits without PAYMENT_LINK');
+});
+
+t.test('the request journal shows the digits as sent, a string, where the gateway read an integer', async (t) => {
+  const a = await buildTestApp(t, { adminPassword: 'admin-password-for-tests' });
+  const made = await initiate(a, link('3'));
+  t.equal(made.statusCode, 201, made.body);
+  const entry = await waitFor(
+    () => a.inject({ method: 'GET', url: `/admin/api/requests/${encodeURIComponent(String(made.headers['x-request-id']))}`, headers: { authorization: basic('admin', 'admin-password-for-tests') } }),
+    'the journal entry', { until: (r) => r.statusCode === 200, intervalMs: 20 },
+  );
+  const request = (entry.json() as { request: { paymentLink: { numberOfAllowedAttempts: unknown } } }).request;
+  t.equal(request.paymentLink.numberOfAllowedAttempts, '3', 'the attempts as sent: the string "3"');
 });
