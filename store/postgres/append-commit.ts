@@ -1,6 +1,7 @@
 // One batch of appends committed (event-store.ts queues them), in one of two ways:
 //  - at once: one statement, tokengate_append (schema.ts), in its own transaction: the append
-//    lock, the head, the checks and one INSERT of every event, sent as one JSON parameter; the
+//    lock, the head, the checks and one INSERT of every event, sent as one JSON parameter and
+//    their data and metadata as one text beside it (each body parsed once by the server); the
 //    lock is held for the server's work and the COMMIT only, never across a round trip. It writes
 //    the batch when no append needs deciding (no shared stream or id, no id taken, every expected
 //    revision matching, every condition holding on a stream the batch does not write): the usual
