@@ -1,6 +1,7 @@
 // One batch of appends committed (event-store.ts queues them), in one of two ways:
 //  - at once: one statement, tokengate_append (schema.ts), in its own transaction: the append
-//    lock, the head, the checks and one INSERT of every event, sent as one JSON parameter; the
+//    lock, the head, the checks and one INSERT of every event, sent as one JSON parameter and
+//    their data and metadata as one text beside it (each body parsed once by the server); the
 //    lock is held for the server's work and the COMMIT only, never across a round trip. It writes
 //    the batch when no append needs deciding (no shared stream or id, no id taken, every expected
 //    revision matching, every condition holding on a stream the batch does not write): the usual
@@ -16,24 +17,29 @@ import { COLUMNS } from './rows.js';
 import { APPEND_LOCK, CHANNEL, notifyPayload } from './schema.js';
 
 const UNREADABLE_ESCAPE = /\\u(?:0000|d[89a-f])/i;
-const APPEND_AT_ONCE = { name: 'tokengate-append', text: 'SELECT tokengate_append($1, $2, $3) AS r' };
+const APPEND_AT_ONCE = { name: 'tokengate-append-bodies', text: 'SELECT tokengate_append($1, $2, $3, $4) AS r' };
+/** Between two bodies: a control character, which JSON text never holds unescaped. */
+const BODY_SEPARATOR = '\u0001';
 
 /**
- * The batch as tokengate_append's JSON: data and metadata are JSON text already (made at the append).
- * A condition rides on its append's first event only (an unconditioned append's text has none).
+ * The batch as tokengate_append's (schema version 5) JSON and bodies: each event's data and
+ * metadata (JSON text already, made at the append) in `bodies`, its index `k` in the JSON. A
+ * condition rides on its append's first event only (an unconditioned append's text has none).
  */
-export function batchJson(batch: readonly PendingAppend[]): string {
+export function batchJson(batch: readonly PendingAppend[]): { json: string; bodies: string } {
   const parts: string[] = [];
+  const bodies: string[] = [];
   batch.forEach((item, n) => {
     const expected = typeof item.expected === 'bigint' ? item.expected.toString() : item.expected;
     const head = `{"n":${n},"s":${JSON.stringify(item.stream)},"x":"${expected}","o":`;
     const condition = item.condition ? `,"c":${JSON.stringify(item.condition.stream)},"cr":"${item.condition.revision.toString()}"` : '';
     item.events.forEach((e, o) => {
       const json = item.json[o] as { data: string; metadata: string };
-      parts.push(`${head}${o}${o === 0 ? condition : ''},"i":${JSON.stringify(e.id)},"t":${JSON.stringify(e.type)},"d":${json.data},"m":${json.metadata}}`);
+      parts.push(`${head}${o}${o === 0 ? condition : ''},"k":${parts.length},"i":${JSON.stringify(e.id)},"t":${JSON.stringify(e.type)}}`);
+      bodies.push(json.data, json.metadata);
     });
   });
-  return `[${parts.join(',')}]`;
+  return { json: `[${parts.join(',')}]`, bodies: bodies.join(BODY_SEPARATOR) };
 }
 
 /**
@@ -41,13 +47,13 @@ export function batchJson(batch: readonly PendingAppend[]): string {
  * needs deciding: commitBatch). Every append must have events.
  */
 export async function commitAtOnce(pool: pg.Pool, batch: readonly PendingAppend[], created: Date, writer: string): Promise<AppendResult[] | undefined> {
-  const json = batchJson(batch);
+  const { json, bodies } = batchJson(batch);
   // PostgreSQL's JSON functions refuse \u0000 and lone surrogates in any string they read (the
   // json type stores them as written): such a batch goes the decided way, which stores them. Both
   // are spelled with a \u escape, which nearly no batch holds: a plain search for one first (the
   // pattern's case-insensitive scan of the whole batch costs several times more).
-  if (json.includes('\\u') && UNREADABLE_ESCAPE.test(json)) return undefined;
-  const { rows: [row] } = await pool.query<{ r: string[] | null }>({ ...APPEND_AT_ONCE, values: [json, created, writer] });
+  if (unreadable(json) || unreadable(bodies)) return undefined;
+  const { rows: [row] } = await pool.query<{ r: string[] | null }>({ ...APPEND_AT_ONCE, values: [json, bodies, created, writer] });
   const answer = row?.r;
   if (answer === undefined || answer === null) return undefined;
   let position = BigInt(answer[0] as string);
@@ -55,6 +61,10 @@ export async function commitAtOnce(pool: pg.Pool, batch: readonly PendingAppend[
     position += BigInt(item.events.length);
     return { nextExpectedRevision: BigInt(answer[n + 1] as string) + BigInt(item.events.length), position };
   });
+}
+
+function unreadable(text: string): boolean {
+  return text.includes('\\u') && UNREADABLE_ESCAPE.test(text);
 }
 
 /** What a decided batch did: each append's result or its own error, in order; the positions it wrote, if any. */

@@ -1,6 +1,6 @@
 // Group commit on PostgreSQL (store/postgres/append-commit.ts): a batch with no conflict is one
 // statement and one transaction; a batch with a conflict fails that append alone and commits the
-// others; data PostgreSQL's JSON functions cannot read goes the decided way and is stored as
+// others; data holding the character between the batch's bodies is stored as written; data PostgreSQL's JSON functions cannot read goes the decided way and is stored as
 // written; appends' conditions are checked by the same statement, or decided in order when one
 // names a stream the batch writes; a store made by the first schema (or the third) is upgraded in
 // place; the append function's checks, conditions included, read the log by its indexes whatever
@@ -98,7 +98,7 @@ if (server) {
       store.append('fresh-1', events(3), { expectedRevision: 'no_stream' }),
       store.append('known', events(1), { expectedRevision: 1n }),
       store.append('fresh-2', events(1), { expectedRevision: 'any' }),
-      store.append('known-too', [newEvent('Quoted', { text: 'a "quoted" \\ back\nslash, é, 😀' })]),
+      store.append('known-too', [newEvent('Quoted', { text: 'a "quoted" \\ back\nslash, é, 😀, \u0001 (the bodies\' separator)' })]),
     ]);
     t.same(results, [
       { nextExpectedRevision: 2n, position: 5n },
@@ -111,9 +111,9 @@ if (server) {
     const log = await store.readAll();
     t.same(log.map((e) => `${e.stream}@${e.revision}#${e.position}`),
       ['known@0#1', 'known@1#2', 'fresh-1@0#3', 'fresh-1@1#4', 'fresh-1@2#5', 'known@2#6', 'fresh-2@0#7', 'known-too@0#8']);
-    t.same(log.at(-1)?.data, { text: 'a "quoted" \\ back\nslash, é, 😀' }, 'data read back as written');
+    t.same(log.at(-1)?.data, { text: 'a "quoted" \\ back\nslash, é, 😀, \u0001 (the bodies\' separator)' }, 'data read back as written');
     const texts = await rowsOf<{ data: string }>(url, 'SELECT data::text FROM tokengate_events WHERE position = 8');
-    t.equal(texts[0]?.data, JSON.stringify({ text: 'a "quoted" \\ back\nslash, é, 😀' }), 'stored as the JSON text it was given');
+    t.equal(texts[0]?.data, JSON.stringify({ text: 'a "quoted" \\ back\nslash, é, 😀, \u0001 (the bodies\' separator)' }), 'stored as the JSON text it was given');
     // A session's statistics reach the server's counters when it ends (or idles a while).
     await store.close();
     const deadline = Date.now() + 20_000;
@@ -196,7 +196,7 @@ if (server) {
     t.same(rows, [{ version: SCHEMA_VERSION }]);
   });
 
-  t.test('a store of schema version 3 is upgraded to 4: its events kept, conditions checked by the one statement', async (t) => {
+  t.test('a store of schema version 3 is upgraded (to 4 and on): its events kept, conditions checked by the one statement; version 4\'s function still answers an older instance', async (t) => {
     const url = await server.get().createDatabase('upgrade_3');
     const client = new pg.Client({ connectionString: url });
     await client.connect();
@@ -210,7 +210,7 @@ if (server) {
     t.equal((await client.query<{ r: unknown }>("SELECT tokengate_append($1, now(), 'v4') AS r", [JSON.stringify(stale)])).rows[0]?.r, null, 'a stale condition: NULL, nothing written');
     t.same(await store.readStream('order-2'), []);
     const { rows } = await client.query("SELECT version FROM tokengate_schema WHERE component = 'events'");
-    t.same(rows, [{ version: 4 }]);
+    t.same(rows, [{ version: SCHEMA_VERSION }]);
   });
 
   t.test('the append function reads the log by its indexes only, however much the table grew since the planner last looked', async (t) => {
@@ -233,10 +233,11 @@ if (server) {
       const call = calls++;
       // Half the appends carry a condition that holds (fill-1 is at revision 3).
       const batch = Array.from({ length: 10 }, (_, i) => ({
-        n: i, o: 0, s: `plan-${call}-${i}`, x: 'no_stream', i: `plan-${call}-${i}`, t: 'Planned', d: { call }, m: {},
+        n: i, o: 0, k: i, s: `plan-${call}-${i}`, x: 'no_stream', i: `plan-${call}-${i}`, t: 'Planned',
         ...(i % 2 === 0 ? { c: 'fill-1', cr: '3' } : {}),
       }));
-      const { rows } = await client.query<{ r: string[] | null }>("SELECT tokengate_append($1, now(), 'plans') AS r", [JSON.stringify(batch)]);
+      const bodies = batch.flatMap(() => [JSON.stringify({ call }), '{}']).join('\u0001');
+      const { rows } = await client.query<{ r: string[] | null }>("SELECT tokengate_append($1, $2, now(), 'plans') AS r", [JSON.stringify(batch), bodies]);
       t.not(rows[0]?.r, null, `call ${call} wrote its batch`);
     };
     // A session's plan of the function's statement is made while the log is small (more calls than
