@@ -63,8 +63,12 @@ export async function handleOrderCommand<C extends TransactionCommand, A>(gatewa
   const { merchantId, orderId, transactionId } = facts;
   // Only a merchant rule's latency holds the order (PaymentStarted names this attempt): no id to draw without rules.
   const attemptId = 'rules' in facts && (facts.rules?.length ?? 0) > 0 ? randomUUID() : undefined;
-  // One command for every attempt, its time and references set anew at each.
-  const command = Object.assign(facts, { attemptId, ids: NO_IDS, now: '' }) as unknown as C;
+  // One command for every attempt, its time and references set anew at each. (Set member by
+  // member: Object.assign would make and copy an object on every transaction.)
+  const command = facts as unknown as C;
+  command.attemptId = attemptId;
+  command.ids = NO_IDS;
+  command.now = '';
   const references = transactionReferences(merchantId, orderId, transactionId);
   const reference = referenceClaimer(gateway, { merchantId, orderId, transactionId, reference: request.uniqueReference }, meta);
   const opens = mayOpenOrder(command.type);
