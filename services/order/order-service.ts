@@ -58,7 +58,20 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 const mayOpenOrder = (type: TransactionCommand['type']) =>
   type === 'PayWithToken' || type === 'PAY' || type === 'AUTHORIZE' || type === 'VERIFY' || type === 'INITIATE_AUTHENTICATION';
 
-export async function handleOrderCommand<C extends TransactionCommand, A>(gateway: Gateway, request: OrderRequest<C, A>, meta: RequestMeta): Promise<A> {
+/**
+ * The transaction's answer. Not async: the command handler's promise (in its claim's settle, when
+ * the transaction has a reference) is the answer itself, no promise of this function's around it;
+ * a throw is a rejection, as from an async function.
+ */
+export function handleOrderCommand<C extends TransactionCommand, A>(gateway: Gateway, request: OrderRequest<C, A>, meta: RequestMeta): Promise<A> {
+  try {
+    return orderCommand(gateway, request, meta);
+  } catch (error) {
+    return Promise.reject(error as Error);
+  }
+}
+
+function orderCommand<C extends TransactionCommand, A>(gateway: Gateway, request: OrderRequest<C, A>, meta: RequestMeta): Promise<A> {
   const { facts } = request;
   const { merchantId, orderId, transactionId } = facts;
   // Only a merchant rule's latency holds the order (PaymentStarted names this attempt): no id to draw without rules.
@@ -72,8 +85,7 @@ export async function handleOrderCommand<C extends TransactionCommand, A>(gatewa
   const references = transactionReferences(merchantId, orderId, transactionId);
   const reference = referenceClaimer(gateway, { merchantId, orderId, transactionId, reference: request.uniqueReference }, meta);
   const opens = mayOpenOrder(command.type);
-  // (`return await`: the handler's promise is adopted at once, not through a thenable job's extra turns.)
-  return await reference.settle(handleCommand(gateway, streams.order(merchantId, orderId), orderAggregate, orderDecider(command, references, reference, request), {
+  return reference.settle(handleCommand(gateway, streams.order(merchantId, orderId), orderAggregate, orderDecider(command, references, reference, request), {
     meta,
     ownStream: true,
     // Most payments open a new order: unless the store knows the order's revision without a read,
