@@ -45,9 +45,11 @@ export function hmacSha256(key: Buffer): (value: string) => string {
       inner = larger;
     }
     const length = inner.write(value, 64, 'utf8');
-    const digest = hash('sha256', inner.subarray(0, 64 + length), 'buffer') as unknown as Buffer;
+    // The inner digest as a 'binary' (latin1) string, a character per byte, written after the
+    // outer block: no Buffer made for it.
+    const digest = hash('sha256', inner.subarray(0, 64 + length), 'binary') as string;
     inner.fill(0, 64, 64 + length); // the text (a card number, for an account lookup) not kept
-    digest.copy(outer, 64);
+    outer.write(digest, 64, 'latin1');
     return hash('sha256', outer, 'base64url') as string;
   };
 }

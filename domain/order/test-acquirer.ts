@@ -35,8 +35,20 @@ export const EXPIRY_TABLE: Readonly<Record<string, string>> = {
   '05/37': 'UNKNOWN',
 };
 
+/**
+ * The keys of months 1-12 of years 0-99, made as they are met, by month * 100 + year: a pay looks
+ * its card's expiry up in three tables, and the same string looked up again is found at once.
+ */
+const EXPIRY_KEYS: string[] = new Array<string>(1300).fill('');
+
 export function expiryKey(expiry: Expiry): string {
-  return `${String(expiry.month).padStart(2, '0')}/${String(expiry.year).padStart(2, '0')}`;
+  const { month, year } = expiry;
+  const kept = Number.isInteger(month) && Number.isInteger(year) && month >= 1 && month <= 12 && year >= 0 && year <= 99;
+  const key = kept ? EXPIRY_KEYS[month * 100 + year] as string : '';
+  if (key !== '') return key;
+  const made = `${String(month).padStart(2, '0')}/${String(year).padStart(2, '0')}`;
+  if (kept) EXPIRY_KEYS[month * 100 + year] = made;
+  return made;
 }
 
 /** An ISO time's year and month (UTC), read from its text when it is written YYYY-MM-… (a command's time is). */

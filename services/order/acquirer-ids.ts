@@ -27,33 +27,32 @@ const HEX_LETTERS = Buffer.from('ABCDEF', 'latin1');
 /** The references of one transaction, without the batch (a number per day). */
 export type TransactionReferences = Omit<AcquirerIds, 'batch'>;
 
-/** The characters are written here (6 + 12 + 6 + 20), then read out as four strings. */
+/** The characters are written here (6 + 12 + 6 + 20), then read out as one string. */
 const SCRATCH = Buffer.alloc(44);
 
 /**
- * Characters `from` to `to` of SCRATCH, from the bytes of `bytes` at the same places, one byte
+ * Characters `from` to `to` of SCRATCH, from the digest's bytes at the same places, one byte
  * each: a letter at every third place of the field (its 3rd, 6th, ...), a character of `others`
  * elsewhere; so at most two digits in a row.
  */
-function characters(bytes: Buffer, from: number, to: number, others: Buffer, letters: Buffer): string {
+function characters(digest: string, from: number, to: number, others: Buffer, letters: Buffer): void {
   for (let i = from; i < to; i++) {
-    const byte = bytes[i] as number;
+    const byte = digest.charCodeAt(i);
     SCRATCH[i] = (i - from) % 3 === 2 ? letters[byte % letters.length] as number : others[byte % others.length] as number;
   }
-  return SCRATCH.toString('latin1', from, to);
 }
 
 /** The acquirer's references of transaction (merchantId, orderId, transactionId). */
 export function transactionReferences(merchantId: string, orderId: string, transactionId: string): TransactionReferences {
-  // 64 bytes, of which 44 are used.
-  const bytes = hash('sha512', DOMAIN + JSON.stringify([merchantId, orderId, transactionId]), 'buffer') as unknown as Buffer;
-  return {
-    authorizationCode: characters(bytes, 0, 6, DIGITS, LETTERS),
-    receipt: characters(bytes, 6, 18, DIGITS, LETTERS),
-    stan: characters(bytes, 18, 24, DIGITS, LETTERS),
-    // 20 hexadecimal digits, upper case.
-    acquirerTransactionId: characters(bytes, 24, 44, HEX, HEX_LETTERS),
-  };
+  // The digest's 64 bytes (44 used) as a 'binary' (latin1) string, a character per byte: no Buffer made for them.
+  const digest = hash('sha512', DOMAIN + JSON.stringify([merchantId, orderId, transactionId]), 'binary') as string;
+  characters(digest, 0, 6, DIGITS, LETTERS);
+  characters(digest, 6, 18, DIGITS, LETTERS);
+  characters(digest, 18, 24, DIGITS, LETTERS);
+  // 20 hexadecimal digits, upper case.
+  characters(digest, 24, 44, HEX, HEX_LETTERS);
+  const text = SCRATCH.toString('latin1', 0, 44);
+  return { authorizationCode: text.slice(0, 6), receipt: text.slice(6, 18), stan: text.slice(18, 24), acquirerTransactionId: text.slice(24, 44) };
 }
 
 /** The batch of the last day asked for (a number per day, not a text made on every pay). */

@@ -58,18 +58,34 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 const mayOpenOrder = (type: TransactionCommand['type']) =>
   type === 'PayWithToken' || type === 'PAY' || type === 'AUTHORIZE' || type === 'VERIFY' || type === 'INITIATE_AUTHENTICATION';
 
-export async function handleOrderCommand<C extends TransactionCommand, A>(gateway: Gateway, request: OrderRequest<C, A>, meta: RequestMeta): Promise<A> {
+/**
+ * The transaction's answer. Not async: the command handler's promise (in its claim's settle, when
+ * the transaction has a reference) is the answer itself, no promise of this function's around it;
+ * a throw is a rejection, as from an async function.
+ */
+export function handleOrderCommand<C extends TransactionCommand, A>(gateway: Gateway, request: OrderRequest<C, A>, meta: RequestMeta): Promise<A> {
+  try {
+    return orderCommand(gateway, request, meta);
+  } catch (error) {
+    return Promise.reject(error as Error);
+  }
+}
+
+function orderCommand<C extends TransactionCommand, A>(gateway: Gateway, request: OrderRequest<C, A>, meta: RequestMeta): Promise<A> {
   const { facts } = request;
   const { merchantId, orderId, transactionId } = facts;
   // Only a merchant rule's latency holds the order (PaymentStarted names this attempt): no id to draw without rules.
   const attemptId = 'rules' in facts && (facts.rules?.length ?? 0) > 0 ? randomUUID() : undefined;
-  // One command for every attempt, its time and references set anew at each.
-  const command = Object.assign(facts, { attemptId, ids: NO_IDS, now: '' }) as unknown as C;
+  // One command for every attempt, its time and references set anew at each. (Set member by
+  // member: Object.assign would make and copy an object on every transaction.)
+  const command = facts as unknown as C;
+  command.attemptId = attemptId;
+  command.ids = NO_IDS;
+  command.now = '';
   const references = transactionReferences(merchantId, orderId, transactionId);
   const reference = referenceClaimer(gateway, { merchantId, orderId, transactionId, reference: request.uniqueReference }, meta);
   const opens = mayOpenOrder(command.type);
-  // (`return await`: the handler's promise is adopted at once, not through a thenable job's extra turns.)
-  return await reference.settle(handleCommand(gateway, streams.order(merchantId, orderId), orderAggregate, orderDecider(command, references, reference, request), {
+  return reference.settle(handleCommand(gateway, streams.order(merchantId, orderId), orderAggregate, orderDecider(command, references, reference, request), {
     meta,
     ownStream: true,
     // Most payments open a new order: unless the store knows the order's revision without a read,
