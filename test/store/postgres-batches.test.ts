@@ -1,9 +1,12 @@
 // Group commit on PostgreSQL (store/postgres/append-commit.ts): a batch with no conflict is one
 // statement and one transaction; a batch with a conflict fails that append alone and commits the
-// others; data holding the character between the batch's bodies is stored as written; data PostgreSQL's JSON functions cannot read goes the decided way and is stored as
+// others; data holding the character between the batch's bodies is stored as written, and every
+// event of a batch, its append's size and condition whatever they are, holds its own data and
+// metadata; data PostgreSQL's JSON functions cannot read goes the decided way and is stored as
 // written; appends' conditions are checked by the same statement, or decided in order when one
 // names a stream the batch writes; a store made by the first schema (or the third) is upgraded in
-// place; the append function's checks, conditions included, read the log by its indexes whatever
+// place; an instance of version 4 appends through its own function on a store of version 5 and
+// refuses it when it restarts; the append function's checks, conditions included, read the log by its indexes whatever
 // the planner's statistics say; and two processes appending
 // batches at once, conflicts among them, leave positions 1..n without a gap, each append's answer
 // the position it holds in the log. The processes run the test run's build (test/helpers/build.ts).
@@ -156,6 +159,36 @@ if (server) {
     t.equal(seen, '3', 'one statement per batch: the first append, the conditioned batch, and the one that went the decided way');
   });
 
+  t.test("each event of a batch written at once holds its own data and metadata, whatever its append's size or condition", async (t) => {
+    const url = await server.get().createDatabase('own_bodies');
+    await rowsOf(url, `ALTER DATABASE ${new URL(url).pathname.slice(1)} SET track_functions = 'pl'`);
+    const store = openStore(t, url);
+    await store.append('token', events(1));
+    // Merchants' events of every shape: several to an append, a condition on some, bodies alike
+    // but for a digit, bodies holding the separator's character and its escape's text.
+    const made = (merchant: string, n: number) => Array.from({ length: n }, (_, i) => ({
+      id: `${merchant}-${i}`, type: `Made${i}`,
+      data: i === 1 ? { note: `\u0001${merchant}\u0001`, raw: '\\u0001', list: [i, { merchant }] } : { merchant, i },
+      metadata: { correlationId: `corr-${merchant}-${i}`, merchantId: merchant, recordedAt: `2026-01-0${i + 1}` },
+    }));
+    const appends = [made('M1', 3), made('M2', 1), made('M3', 2), made('M4', 4), made('M5', 1)];
+    const results = await Promise.all(appends.map((e, n) => store.append(`order-${n}`, e, n % 2 === 0
+      ? { expectedRevision: 'no_stream', condition: { stream: 'token', revision: 0n } } : { expectedRevision: 'no_stream' })));
+    t.same(results.map((r) => r.position), [4n, 5n, 7n, 11n, 12n]);
+    const stored = await rowsOf<{ id: string; type: string; data: string; metadata: string }>(url,
+      'SELECT id, type, data::text AS data, metadata::text AS metadata FROM tokengate_events WHERE position > 1 ORDER BY position');
+    t.same(stored, appends.flat().map((e) => ({ id: e.id, type: e.type, data: JSON.stringify(e.data), metadata: JSON.stringify(e.metadata) })),
+      'every row: its own event\'s type, data and metadata, as the JSON text made at the append');
+    // A session's statistics reach the server's counters when it ends (or idles a while).
+    await store.close();
+    const count = async () => (await rowsOf<{ calls: string }>(url,
+      "SELECT calls::text FROM pg_stat_user_functions WHERE funcname = 'tokengate_append' AND pg_get_function_identity_arguments(funcid) LIKE '%bodies%'"))[0]?.calls;
+    const deadline = Date.now() + 20_000;
+    let calls: string | undefined;
+    while ((calls = await count()) !== '2' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    t.equal(calls, '2', 'written by the one statement (the first append, then the five), not decided');
+  });
+
   t.test('a conflict in a batch fails that append alone: the others commit, in one transaction', async (t) => {
     const url = await server.get().createDatabase('conflict');
     const store = openStore(t, url);
@@ -211,6 +244,28 @@ if (server) {
     t.same(await store.readStream('order-2'), []);
     const { rows } = await client.query("SELECT version FROM tokengate_schema WHERE component = 'events'");
     t.same(rows, [{ version: SCHEMA_VERSION }]);
+  });
+
+  t.test('an instance of version 4 keeps appending through its own function on a store of version 5, and refuses it when it restarts', async (t) => {
+    const url = await server.get().createDatabase('older_instance');
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    t.teardown(() => client.end());
+    await migrate(client, 'events', MIGRATIONS.slice(0, 4));
+    const store = openStore(t, url);
+    t.same(await store.append('token', events(1)), { nextExpectedRevision: 0n, position: 1n }, 'the store upgraded to version 5');
+    // What version 4's code sends: bodies inside the batch's JSON, three parameters.
+    const batch = [
+      { n: 0, o: 0, s: 'v4-order', x: 'no_stream', i: 'v4-1', t: 'Old', d: { merchant: 'M1' }, m: { merchantId: 'M1' }, c: 'token', cr: '0' },
+      { n: 0, o: 1, s: 'v4-order', x: 'no_stream', i: 'v4-2', t: 'Old', d: { merchant: 'M1', second: true }, m: { merchantId: 'M1' } },
+      { n: 1, o: 0, s: 'v4-other', x: 'any', i: 'v4-3', t: 'Old', d: { merchant: 'M2' }, m: { merchantId: 'M2' } },
+    ];
+    t.same((await client.query<{ r: string[] | null }>("SELECT tokengate_append($1, now(), 'v4') AS r", [JSON.stringify(batch)])).rows[0]?.r, ['1', '-1', '-1'], 'written by version 4\'s function');
+    t.same((await store.readAll({ fromPosition: 1n })).map((e) => [e.id, e.data, e.metadata]),
+      batch.map((e) => [e.i, e.d, e.m]), 'its events as it sent them');
+    await t.rejects(migrate(client, 'events', MIGRATIONS.slice(0, 4)),
+      { message: "the database's events schema is version 5, newer than this tokengate knows (4): upgrade tokengate" }, 'a restart of version 4 refuses the store');
+    t.same((await client.query("SELECT version FROM tokengate_schema WHERE component = 'events'")).rows, [{ version: SCHEMA_VERSION }]);
   });
 
   t.test('the append function reads the log by its indexes only, however much the table grew since the planner last looked', async (t) => {
