@@ -89,9 +89,15 @@ const CONDITIONS_HOLD = `
  * in event order (data, metadata, data, …) joined by U+0001, which no JSON text holds unescaped;
  * the event's `k` is its index in the batch. A body is then parsed once (the json column's check)
  * rather than three times (the parameter's check, json_to_recordset's parse, the column's check).
+ * The bodies are numbered by one unnest and joined (an array's element by index walks the array
+ * from its start: a batch's cost would grow with the square of its events); a body missing is
+ * NULL, which the table refuses (the statement fails), never an event left out.
  */
-const BODIES_APART = `SELECT r.n, r.o, r.s, r.x, r.i, r.t, a[2 * r.k + 1]::json AS d, a[2 * r.k + 2]::json AS m, r.c, r.cr
-      FROM json_to_recordset(batch) AS r(n int, k int, o int, s text, x text, i text, t text, c text, cr text), string_to_array(bodies, E'\\x01') a`;
+const BODIES_APART = `WITH b AS MATERIALIZED (SELECT u.body, u.at FROM unnest(string_to_array(bodies, E'\\x01')) WITH ORDINALITY AS u(body, at))
+      SELECT r.n, r.o, r.s, r.x, r.i, r.t, bd.body::json AS d, bm.body::json AS m, r.c, r.cr
+      FROM json_to_recordset(batch) AS r(n int, k int, o int, s text, x text, i text, t text, c text, cr text)
+      LEFT JOIN b bd ON bd.at = 2 * r.k + 1
+      LEFT JOIN b bm ON bm.at = 2 * r.k + 2`;
 
 /** Version 2's function, as released. */
 const APPEND_FUNCTION = appendFunction('NOT EXISTS (SELECT 1 FROM tokengate_events v WHERE v.id IN (SELECT e.i FROM e))', '');

@@ -2,7 +2,7 @@
 // statement and one transaction; a batch with a conflict fails that append alone and commits the
 // others; data holding the character between the batch's bodies is stored as written, and every
 // event of a batch, its append's size and condition whatever they are, holds its own data and
-// metadata; data PostgreSQL's JSON functions cannot read goes the decided way and is stored as
+// metadata (a batch short of bodies fails whole); data PostgreSQL's JSON functions cannot read goes the decided way and is stored as
 // written; appends' conditions are checked by the same statement, or decided in order when one
 // names a stream the batch writes; a store made by the first schema (or the third) is upgraded in
 // place; an instance of version 4 appends through its own function on a store of version 5 and
@@ -266,6 +266,19 @@ if (server) {
     await t.rejects(migrate(client, 'events', MIGRATIONS.slice(0, 4)),
       { message: "the database's events schema is version 5, newer than this tokengate knows (4): upgrade tokengate" }, 'a restart of version 4 refuses the store');
     t.same((await client.query("SELECT version FROM tokengate_schema WHERE component = 'events'")).rows, [{ version: SCHEMA_VERSION }]);
+  });
+
+  t.test('a batch whose bodies are fewer than its events fails whole: no event is written without its own data', async (t) => {
+    const url = await server.get().createDatabase('bodies_short');
+    const store = openStore(t, url);
+    await store.headPosition();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    t.teardown(() => client.end());
+    const batch = [0, 1].map((k) => ({ n: k, o: 0, k, s: `short-${k}`, x: 'no_stream', i: `short-${k}`, t: 'Short' }));
+    await t.rejects(client.query("SELECT tokengate_append($1, $2, now(), 'short') AS r", [JSON.stringify(batch), ['{"a":1}', '{}', '{"b":2}'].join('\u0001')]),
+      /null value in column "metadata"/, 'the second event has no metadata: refused by the table');
+    t.same((await client.query('SELECT count(*)::int AS n FROM tokengate_events')).rows, [{ n: 0 }], 'nothing written');
   });
 
   t.test('the append function reads the log by its indexes only, however much the table grew since the planner last looked', async (t) => {
