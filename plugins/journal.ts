@@ -138,7 +138,7 @@ function entryOf(request: FastifyRequest, reply: FastifyReply, payload: unknown,
     operation: rule?.name ?? null, status: reply.statusCode, durationMs: elapsed,
     merchant: namedMerchantOf(request) ?? null, correlationId: requestCorrelationId(request),
     order: null, transaction: null, token: null,
-    request: requestBody(request), response: answerOf(payload, nvp, unmasked), nvp, events: '', answerAt: -1, answerBytes: 0,
+    request: requestBody(request), response: answerOf(payload, nvp, unmasked), nvp, events: '', answerAt: -1, answerBytes: 0, requestBytes: 0,
   };
   if (nvp) {
     if (body) fromForm(entry, body);
