@@ -4,31 +4,32 @@
 // full collection. A ring: a new text overwrites the oldest; an entry whose texts were overwritten
 // is dropped.
 //
-// Sized by what is kept: the ring starts small and grows (up to its most) while a new text would
-// overwrite a text the journal still holds, so JOURNAL_SIZE entries of small answers take the room
-// they need rather than the room the largest answers would.
+// Sized by what is kept: the buffer is allocated at its most, but only its first part is used (a
+// page never written takes no memory of the machine's), and that part grows, rather than the ring
+// start again over a text the journal still holds. So JOURNAL_SIZE entries of small answers take
+// the memory they need rather than the memory the largest answers would. Nothing is moved when it
+// grows: a pass over the buffer (a lap) goes on further before the next one starts at 0.
 
-/** Bytes the ring starts with (or its most, when smaller). */
+/** Bytes of the buffer used at first (or all of it, when smaller). */
 const FIRST_SIZE = 1 << 20;
-/** How much larger the ring gets each time it grows: a small step, so it ends near what it needs. */
+/** How much more of it is used each time the ring grows: a small step, so it ends near what it needs. */
 const GROWTH = 1.25;
 
 export class TextRing {
-  private buffer: Buffer;
-  /** Bytes used since the ring was made (a skipped end counts): the next text's place. */
+  private readonly buffer: Buffer;
+  /** Bytes of the buffer in use. */
+  private size: number;
+  /** Bytes kept since the ring was made: the next text's place. */
   private written = 0;
-  /** The place kept at the buffer's start (places before it are in no buffer since it grew). */
-  private shift = 0;
-  /** Places before this one were not kept when the ring grew. */
-  private floor = 0;
+  /** The place kept at the buffer's start in this lap, and in the lap before. */
+  private lapStart = 0;
+  private previousLapStart = 0;
 
-  /** @param most the most bytes the ring grows to */
+  /** @param most the buffer's size: the most bytes the ring grows to */
   constructor(readonly most: number) {
-    this.buffer = Buffer.allocUnsafeSlow(Math.min(most, FIRST_SIZE));
+    this.buffer = Buffer.allocUnsafeSlow(most);
+    this.size = Math.min(most, FIRST_SIZE);
   }
-
-  /** Bytes the ring holds now. */
-  get size(): number { return this.buffer.length; }
 
   /** The length in bytes of the text kept last. */
   lastBytes = 0;
@@ -43,12 +44,20 @@ export class TextRing {
   keep(text: string | Buffer, first = '', oldest = -1): number {
     const most = (typeof text === 'string' ? text.length * 3 : text.length) + first.length * 3;
     if (most > this.most) return -1;
-    // (A text's length is its bytes when it is ASCII, as answers are: the ring grows for those.)
-    while (this.size < this.most && (most > this.size || (oldest >= 0 && this.start(most) + text.length + first.length - this.size > oldest))) this.grow();
-    if (most > this.size) return -1;
-    const at = this.start(most);
-    this.written = at;
-    const offset = this.offsetOf(at);
+    // A text is kept whole: one that might not fit before the end grows the ring, or starts it again.
+    if (this.written - this.lapStart + most > this.size) {
+      // (A text's length is its bytes when it is ASCII, as answers are.)
+      const least = text.length + first.length;
+      while (this.size < this.most && this.written - this.lapStart + most > this.size && (most > this.size || this.wouldOverwrite(oldest, least))) {
+        this.size = Math.min(this.most, Math.ceil(this.size * GROWTH));
+      }
+      if (this.written - this.lapStart + most > this.size) {
+        this.previousLapStart = this.lapStart;
+        this.lapStart = this.written;
+      }
+    }
+    const at = this.written;
+    const offset = at - this.lapStart;
     const firstBytes = first === '' ? 0 : this.buffer.write(first, offset, 'utf8');
     const bytes = typeof text === 'string' ? this.buffer.write(text, offset + firstBytes, 'utf8') : text.copy(this.buffer, offset + firstBytes);
     this.written += firstBytes + bytes;
@@ -59,37 +68,22 @@ export class TextRing {
 
   /** Whether a text kept at `at` is whole still (no newer text has overwritten it). */
   holds(at: number): boolean {
-    return at >= this.floor && this.written - at <= this.size;
+    if (at >= this.lapStart) return at >= 0;
+    // From the lap before: whole while this lap has not reached it.
+    return at >= this.previousLapStart && this.written - this.lapStart <= at - this.previousLapStart;
   }
 
   /** A kept text, or its bytes from `from` on (undefined: overwritten since). */
   read(at: number, bytes: number, from = 0): string | undefined {
     if (at < 0 || !this.holds(at)) return undefined;
-    const offset = this.offsetOf(at);
+    const offset = at - (at >= this.lapStart ? this.lapStart : this.previousLapStart);
     return this.buffer.toString('utf8', offset + from, offset + bytes);
   }
 
-  private offsetOf(at: number): number {
-    return (at - this.shift) % this.size;
-  }
-
-  /** Where a text of at most `most` bytes goes: kept whole, one that might not fit before the end starts the ring again. */
-  private start(most: number): number {
-    const offset = this.offsetOf(this.written);
-    return offset + most > this.size ? this.written + this.size - offset : this.written;
-  }
-
-  /** A larger buffer, holding what this one holds from its start (no text across its end). */
-  private grow(): void {
-    const from = Math.max(this.floor, this.written - this.size);
-    const buffer = Buffer.allocUnsafeSlow(Math.min(this.most, Math.ceil(this.size * GROWTH)));
-    const start = this.offsetOf(from);
-    const length = this.written - from;
-    const before = Math.min(length, this.size - start);
-    this.buffer.copy(buffer, 0, start, start + before);
-    if (length > before) this.buffer.copy(buffer, before, 0, length - before);
-    this.buffer = buffer;
-    this.shift = from;
-    this.floor = from;
+  /** Whether starting the ring again for a text of `bytes` would overwrite the text kept at `oldest`. */
+  private wouldOverwrite(oldest: number, bytes: number): boolean {
+    if (oldest < 0) return false;
+    // The lap before is overwritten as a whole when a new one starts; this one from its start.
+    return oldest < this.lapStart || oldest - this.lapStart < bytes;
   }
 }

@@ -78,3 +78,31 @@ t.test('a body kept without an answer text stays readable, and a body with its a
   journal.record({ ...entry('own-b'), request: '{"number":"5123450000000008"}' });
   t.same(requestView(journal.get('own-b')!, journal).request, { number: '512345xxxxxx0008' }, 'masked again when read from the ring');
 });
+
+t.test('the ring, grown and wrapped many times: every text it says it holds reads back whole', async (t) => {
+  let seed = 7;
+  const random = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+  const ring = new TextRing(64 * 1024);
+  const kept: Array<{ at: number; text: string; bytes: number }> = [];
+  let wrong = 0;
+  let held = 0;
+  for (let i = 0; i < 3000; i++) {
+    const text = `${i}:${'é✓abc'.repeat(random(400))}`;
+    // The journal's oldest: one of the last 40 texts (it holds a window of them).
+    const oldest = kept.length > 40 ? kept[kept.length - 40]!.at : (kept[0]?.at ?? -1);
+    const at = ring.keep(text, '', oldest);
+    if (at >= 0) kept.push({ at, text, bytes: ring.lastBytes });
+    for (const k of kept.slice(-60)) {
+      const read = ring.read(k.at, k.bytes);
+      if (read !== undefined) held++;
+      if (read !== undefined && read !== k.text) wrong++;
+    }
+  }
+  t.equal(wrong, 0, 'no text read back other than it was kept');
+  t.ok(held > 3000 * 30, `most of the recent texts held (${held})`);
+  const last = kept.slice(-40);
+  t.ok(last.every((k) => ring.read(k.at, k.bytes) === k.text), 'the 40 newest whole: the ring grew rather than overwrite them');
+});
