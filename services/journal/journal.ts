@@ -1,8 +1,8 @@
 // The request journal: every API request this process answered, accepted or refused, with its
 // masked bodies and the events it caused, newest kept, oldest dropped. Not the event log: a
 // refused request appends nothing there, and the journal is what finds it. In memory, a ring of
-// JOURNAL_SIZE entries, none older than JOURNAL_MAX_AGE_MS, their answers in a ring of bytes
-// (texts.ts: an entry whose answer it overwrote is dropped); gone when the process ends.
+// JOURNAL_SIZE entries, none older than JOURNAL_MAX_AGE_MS, their bodies and answers in a ring of
+// bytes (texts.ts: an entry whose texts it overwrote is dropped); gone when the process ends.
 //
 // Linked both ways: an entry's id is its request id, which every event the request appended
 // carries as metadata.requestId (services/context.ts); the entry lists those events (stream,
@@ -11,16 +11,18 @@
 //
 // Recording is on every request's path, and entries are kept long (a collector traces every
 // object each holds, again and again): an entry is one object holding strings, kept as they come
-// where it can be. The answer's text as sent (the gateway's answers mask card numbers and bank
-// accounts themselves; one that shows them unmasked is masked before it is kept:
-// plugins/journal.ts) as bytes outside the heap (texts.ts), the request's body as its masked JSON
-// text (lib/mask-body.ts: the text as sent when nothing in it needs masking). The times and the
-// bodies' parsing are made when the entry is read (views.ts).
+// where it can be. The request's body as its masked JSON text (lib/mask-body.ts: the text as sent
+// when nothing in it needs masking), then the answer's text as sent (the gateway's answers mask
+// card numbers and bank accounts themselves; one that shows them unmasked is masked before it is
+// kept: plugins/journal.ts), both as bytes outside the heap (texts.ts). The times and the bodies'
+// parsing are made when the entry is read (views.ts).
 
 import { flat } from '../../lib/flat.js';
 import { REQUEST_ID_PREFIX } from '../../lib/request-ids.js';
 import { metadataMayMention } from '../../store/event-text.js';
 import { TextRing } from './texts.js';
+import type { JournalEvent, RequestFilter, RequestView } from './view-types.js';
+export type { Difference, JournalEvent, DiffersFrom, Refusal, RequestFilter, RequestView, StreamConcern } from './view-types.js';
 
 export interface JournalSettings {
   /** JOURNAL_SIZE: entries kept (0: no journal, nothing recorded). */
@@ -33,7 +35,6 @@ export const DEFAULT_JOURNAL: JournalSettings = { size: 10_000, maxAgeMs: 3_600_
 
 /** The most bytes of texts (body and answer) the ring grows to per entry (a pay's are 1.3 KB); at least 1 MB. */
 const ANSWER_BYTES = 2048;
-
 
 /** What the journal keeps of one request (services/journal/views.ts makes what the API answers). */
 export interface JournalEntry {
@@ -75,9 +76,6 @@ export interface JournalEntry {
   /** The events it appended, as text (eventsOf reads it; '': none). */
   events: string;
 }
-
-import type { JournalEvent, RequestFilter, RequestView } from './view-types.js';
-export type { Difference, JournalEvent, DiffersFrom, Refusal, RequestFilter, RequestView, StreamConcern } from './view-types.js';
 
 /**
  * An event in an entry's events: its position, revision, type, its stream's length and its stream
@@ -175,7 +173,7 @@ export class Journal {
       entry.answerAt = at;
       entry.answerBytes = this.answers.lastBytes;
       entry.response = null;
-      if (at >= 0 && entry.request !== null) {
+      if (at >= 0 && entry.request !== null && this.answers.firstBytes > 0) {
         entry.requestBytes = this.answers.firstBytes;
         entry.request = null;
       }
