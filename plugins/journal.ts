@@ -78,6 +78,13 @@ const fieldsOf = (value: unknown): Fields | undefined => (value !== null && type
 /**
  * The request's body as one string, its masked JSON text (lib/mask-body.ts): the text as sent when
  * nothing in it needs masking (pay with token keeps it: routes/pay.ts), else the masked copy's.
+ *
+ * Masked now, on the request's path, not when the entry is read: the body as sent holds the
+ * security code (and may hold a card number), which nothing may keep once the payment is decided.
+ * A reference kept until a read would keep it in the process for as long as the entry lives (an
+ * hour by default, unread most of the time), in reach of a heap snapshot or a core dump, and past
+ * a Delete Token that shreds the card everywhere else (docs/guarantees.md). The common body (a Pay
+ * with token's) is masked by a scan of its characters and a replacement of its security code.
  */
 function requestBody(request: FastifyRequest): string | null {
   // As sent: with the members sent as null that the checks took out (plugins/request-values.ts).
@@ -138,7 +145,7 @@ function entryOf(request: FastifyRequest, reply: FastifyReply, payload: unknown,
     operation: rule?.name ?? null, status: reply.statusCode, durationMs: elapsed,
     merchant: namedMerchantOf(request) ?? null, correlationId: requestCorrelationId(request),
     order: null, transaction: null, token: null,
-    request: requestBody(request), response: answerOf(payload, nvp, unmasked), nvp, events: '', answerAt: -1, answerBytes: 0,
+    request: requestBody(request), response: answerOf(payload, nvp, unmasked), nvp, events: '', answerAt: -1, answerBytes: 0, requestBytes: 0,
   };
   if (nvp) {
     if (body) fromForm(entry, body);

@@ -1,8 +1,8 @@
 // The request journal: every API request this process answered, accepted or refused, with its
 // masked bodies and the events it caused, newest kept, oldest dropped. Not the event log: a
 // refused request appends nothing there, and the journal is what finds it. In memory, a ring of
-// JOURNAL_SIZE entries, none older than JOURNAL_MAX_AGE_MS, their answers in a ring of bytes
-// (texts.ts: an entry whose answer it overwrote is dropped); gone when the process ends.
+// JOURNAL_SIZE entries, none older than JOURNAL_MAX_AGE_MS, their bodies and answers in a ring of
+// bytes (texts.ts: an entry whose texts it overwrote is dropped); gone when the process ends.
 //
 // Linked both ways: an entry's id is its request id, which every event the request appended
 // carries as metadata.requestId (services/context.ts); the entry lists those events (stream,
@@ -11,16 +11,18 @@
 //
 // Recording is on every request's path, and entries are kept long (a collector traces every
 // object each holds, again and again): an entry is one object holding strings, kept as they come
-// where it can be. The answer's text as sent (the gateway's answers mask card numbers and bank
-// accounts themselves; one that shows them unmasked is masked before it is kept:
-// plugins/journal.ts) as bytes outside the heap (texts.ts), the request's body as its masked JSON
-// text (lib/mask-body.ts: the text as sent when nothing in it needs masking). The times and the
-// bodies' parsing are made when the entry is read (views.ts).
+// where it can be. The request's body as its masked JSON text (lib/mask-body.ts: the text as sent
+// when nothing in it needs masking), then the answer's text as sent (the gateway's answers mask
+// card numbers and bank accounts themselves; one that shows them unmasked is masked before it is
+// kept: plugins/journal.ts), both as bytes outside the heap (texts.ts). The times and the bodies'
+// parsing are made when the entry is read (views.ts).
 
 import { flat } from '../../lib/flat.js';
 import { REQUEST_ID_PREFIX } from '../../lib/request-ids.js';
 import { metadataMayMention } from '../../store/event-text.js';
 import { TextRing } from './texts.js';
+import type { JournalEvent, RequestFilter, RequestView } from './view-types.js';
+export type { Difference, JournalEvent, DiffersFrom, Refusal, RequestFilter, RequestView, StreamConcern } from './view-types.js';
 
 export interface JournalSettings {
   /** JOURNAL_SIZE: entries kept (0: no journal, nothing recorded). */
@@ -31,11 +33,8 @@ export interface JournalSettings {
 
 export const DEFAULT_JOURNAL: JournalSettings = { size: 10_000, maxAgeMs: 3_600_000 };
 
-/** Bytes of answers kept per entry (a pay's is 1.2 KB); the ring holds at least 1 MB. */
+/** The most bytes of texts (body and answer) the ring grows to per entry (a pay's are 1.3 KB); at least 1 MB. */
 const ANSWER_BYTES = 2048;
-
-/** An event a request appended: where it is in its stream and in the log. */
-export interface JournalEvent { stream: string; revision: number; position: number; type: string }
 
 /** What the journal keeps of one request (services/journal/views.ts makes what the API answers). */
 export interface JournalEntry {
@@ -56,8 +55,14 @@ export interface JournalEntry {
   order: string | null;
   transaction: string | null;
   token: string | null;
-  /** The request's body: its masked JSON text (null: none, or one that could not be read). */
+  /**
+   * The request's body: its masked JSON text (null: none, or one that could not be read). Once
+   * recorded with an answer kept as text, it is in the ring before the answer (requestBytes), and
+   * this null.
+   */
   request: string | null;
+  /** The body's length in bytes in the ring (0: not there). */
+  requestBytes: number;
   /**
    * The answer as sent: its text (to parse when read), or a value masked already. Once recorded,
    * a text is in the journal's ring of answers (answerAt), and this null.
@@ -71,63 +76,6 @@ export interface JournalEntry {
   /** The events it appended, as text (eventsOf reads it; '': none). */
   events: string;
 }
-
-/** What the admin API filters the journal by (services/journal/views.ts); plain data, sent between workers. */
-export interface RequestFilter {
-  /** One request, by its id. */
-  id?: string | undefined;
-  merchant?: string | undefined;
-  /** An HTTP status (400), or a class (4: 4xx). */
-  status?: { exact: number } | { class: number } | undefined;
-  operation?: string | undefined;
-  /** A part of the path. */
-  path?: string | undefined;
-  correlationId?: string | undefined;
-  order?: string | undefined;
-  transaction?: string | undefined;
-  token?: string | undefined;
-  /** Requests that arrived at or after this instant (ms since the epoch). */
-  sinceMs?: number | undefined;
-  /** Requests concerning a stream (views.ts streamConcern). */
-  stream?: StreamConcern | undefined;
-}
-
-/**
- * The requests of a stream's history: those that appended to it, and, since a refused request
- * appends nothing, those of one of its merchants naming its order, or its token.
- */
-export interface StreamConcern { name: string; merchants: readonly string[]; order?: string | undefined; token?: string | undefined }
-
-export interface Refusal { field: string | null; explanation: string }
-
-/** An entry as the admin API answers it (services/journal/views.ts requestView). */
-export interface RequestView {
-  id: string;
-  at: string;
-  method: string;
-  path: string;
-  operation: string | null;
-  status: number;
-  durationMs: number;
-  merchant: string | null;
-  correlationId: string;
-  order: string | null;
-  transaction: string | null;
-  token: string | null;
-  request: unknown;
-  response: unknown;
-  events: JournalEvent[];
-  refusal?: Refusal;
-  /** A repeat refused for a different body: the entry that recorded its transaction (differences.ts). */
-  differsFrom?: DiffersFrom;
-  /** Dotted paths whose masked values differ: `before` the recording request's, `after` this one's (absent: no such field). */
-  differences?: Difference[];
-  /** Differing paths past the ones listed. */
-  differencesLeftOut?: number;
-}
-
-export interface DiffersFrom { id: string; at: string; correlationId: string }
-export interface Difference { path: string; before?: unknown; after?: unknown }
 
 /**
  * An event in an entry's events: its position, revision, type, its stream's length and its stream
@@ -190,7 +138,13 @@ export class Journal {
   /** An entry's answer: its text, a value masked already, or null (none, or no longer kept). */
   answerOf(entry: JournalEntry): string | Buffer | object | null {
     if (entry.answerAt < 0) return entry.response;
-    return this.answers.read(entry.answerAt, entry.answerBytes) ?? null;
+    return this.answers.read(entry.answerAt, entry.answerBytes, entry.requestBytes) ?? null;
+  }
+
+  /** An entry's body: its masked JSON text, or null (none, or no longer kept). */
+  bodyOf(entry: JournalEntry): string | null {
+    if (entry.requestBytes === 0) return entry.request;
+    return this.answers.read(entry.answerAt, entry.requestBytes) ?? null;
   }
 
   /**
@@ -214,9 +168,15 @@ export class Journal {
     }
     const response = entry.response;
     if (typeof response === 'string' || Buffer.isBuffer(response)) {
-      entry.answerAt = this.answers.keep(response);
+      // The body and the answer in one place: no string of either left on the heap.
+      const at = this.answers.keep(response, entry.request ?? '', this.oldestText());
+      entry.answerAt = at;
       entry.answerBytes = this.answers.lastBytes;
       entry.response = null;
+      if (at >= 0 && entry.request !== null && this.answers.firstBytes > 0) {
+        entry.requestBytes = this.answers.firstBytes;
+        entry.request = null;
+      }
       // Entries whose answers the ring no longer holds whole: dropped, oldest first.
       while (this.count > 0 && !this.holdsOldest()) this.dropOldest();
     }
@@ -263,6 +223,16 @@ export class Journal {
       if (oldest && this.fresh(oldest)) return;
       this.dropOldest();
     }
+  }
+
+  /** Where the ring holds the oldest entry's texts (one of the oldest few with some; -1: none). */
+  private oldestText(): number {
+    const size = this.settings.size;
+    for (let i = this.count; i > 0 && i > this.count - 8; i--) {
+      const at = this.ring[(this.next - i + size) % size]?.answerAt;
+      if (at !== undefined && at >= 0) return at;
+    }
+    return -1;
   }
 
   private holdsOldest(): boolean {

@@ -111,7 +111,11 @@ function refusalOf(status: number, response: unknown): Refusal | undefined {
   return { field: (error ? text(error.field) : text(body['error.field'])) ?? null, explanation };
 }
 
-const bodyOf = (entry: JournalEntry): unknown => (entry.request === null ? null : maskedBody(JSON.parse(entry.request)));
+/** The body as the API shows it: its masked text parsed (and masked again). */
+function bodyOf(entry: JournalEntry, journal: Journal): unknown {
+  const text = journal.bodyOf(entry);
+  return text === null ? null : maskedBody(JSON.parse(text));
+}
 
 /**
  * An entry as the API answers it; a repeat refused for a different body names the entry that
@@ -120,7 +124,7 @@ const bodyOf = (entry: JournalEntry): unknown => (entry.request === null ? null 
 export function requestView(entry: JournalEntry, journal: Journal, originals = new Originals(journal)): RequestView {
   const response = responseOf(entry, journal);
   const refusal = refusalOf(entry.status, response);
-  const request = bodyOf(entry);
+  const request = bodyOf(entry, journal);
   const original = refusedAsDifferent(entry, refusal?.explanation) ? originals.of(entry) : undefined;
   return {
     id: entry.id,
@@ -139,6 +143,6 @@ export function requestView(entry: JournalEntry, journal: Journal, originals = n
     response,
     events: eventsOf(entry.events),
     ...(refusal ? { refusal } : {}),
-    ...(original ? differsOf(original, entry, request, bodyOf) : {}),
+    ...(original ? differsOf(original, entry, request, (e) => bodyOf(e, journal)) : {}),
   };
 }

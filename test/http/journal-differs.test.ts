@@ -129,7 +129,7 @@ t.test('the recording request no longer in the journal: no differsFrom, the entr
 t.test('bounded: at most MAX_DIFFERENCES fields listed, the rest counted', async (t) => {
   const entryOf = (id: string, body: object): JournalEntry => ({
     id, atMs: Date.parse('2026-11-28T12:00:00.000Z'), method: 'PUT', path: txnPath('o1', 't1'), operation: 'PAY', status: 201, durationMs: 1,
-    merchant: M1.id, correlationId: id, order: 'o1', transaction: 't1', token: null, request: JSON.stringify(body), response: null, answerAt: -1, answerBytes: 0, nvp: false, events: '',
+    merchant: M1.id, correlationId: id, order: 'o1', transaction: 't1', token: null, request: JSON.stringify(body), response: null, answerAt: -1, answerBytes: 0, requestBytes: 0, nvp: false, events: '',
   });
   const many = (value: string) => Object.fromEntries(Array.from({ length: MAX_DIFFERENCES + 5 }, (_, i) => [`f${String(i).padStart(2, '0')}`, value]));
   const original = entryOf('a', many('1'));

@@ -64,3 +64,10 @@ t.test('a card number among a string\'s digit groups, after a country code or ot
   const kept = maskedBodyText(JSON.parse(sent), sent);
   t.same(JSON.parse(kept), { customer: { phone: '+12 4222xxxxx2222' }, order: { reference: 'ref 12 4111 xxxx xxxx 1111' } });
 });
+
+t.test('a card number in digits of another script is masked (no shortcut for a body with few ASCII digits)', async (t) => {
+  const arabic = '{"reference":"٥١٢٣٤٥٠٠٠٠٠٠٠٠٠٨"}'; // 5123450000000008 in Arabic-Indic digits: no ASCII digit at all
+  t.same(JSON.parse(maskedBodyText(JSON.parse(arabic), arabic)), { reference: '512345xxxxxx0008' });
+  const spaced = '{"reference":"٥١٢٣ ٤٥٠٠ ٠٠٠٠ ٠٠٠٨"}';
+  t.same(JSON.parse(maskedBodyText(JSON.parse(spaced), spaced)), { reference: '512345xxxxxx0008' }, 'in groups');
+});
