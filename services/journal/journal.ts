@@ -171,7 +171,9 @@ export class Journal {
     const response = entry.response;
     if (typeof response === 'string' || Buffer.isBuffer(response)) {
       // The body and the answer in one place: no string of either left on the heap.
-      const at = this.answers.keep(response, entry.request ?? '', this.oldestText());
+      let at = this.answers.keep(response, entry.request ?? '', this.oldestText());
+      // Both larger than the ring can be (a body as large as BODY_LIMIT): the answer alone, the body on the entry.
+      if (at < 0 && entry.request !== null) at = this.answers.keep(response, '', this.oldestText());
       entry.answerAt = at;
       entry.answerBytes = this.answers.lastBytes;
       entry.response = null;

@@ -122,3 +122,13 @@ t.test('an entry whose texts were overwritten is dropped, even behind an older o
     t.not(view.response, null, `${e.id}: its answer`);
   }
 });
+
+t.test('a body too large to share the ring with its answer: the answer kept all the same', async (t) => {
+  // JOURNAL_SIZE 1: a ring of 1 MB; a chunked body is bounded by BODY_LIMIT only, which may be raised.
+  const journal = new Journal({ size: 1, maxAgeMs: 60_000 }, () => true, () => 1000);
+  const body = `{"pad":"${'b'.repeat(400_000)}"}`;
+  journal.record({ ...entry('own-large'), request: body, response: '{"result":"SUCCESS"}' });
+  const view = requestView(journal.get('own-large')!, journal);
+  t.same(view.response, { result: 'SUCCESS' }, 'its answer');
+  t.same(view.request, { pad: 'b'.repeat(400_000) }, 'its body');
+});
