@@ -121,6 +121,8 @@ export class Journal {
   /** Where the next entry goes; `count` entries end there. */
   private next = 0;
   private count = 0;
+  /** How many of the oldest entries are known to have no texts in the ring (oldestText). */
+  private textless = 0;
   private readonly byId = new Map<string, JournalEntry>();
   private readonly early = new Map<string, string>();
 
@@ -169,7 +171,9 @@ export class Journal {
     const response = entry.response;
     if (typeof response === 'string' || Buffer.isBuffer(response)) {
       // The body and the answer in one place: no string of either left on the heap.
-      const at = this.answers.keep(response, entry.request ?? '', this.oldestText());
+      let at = this.answers.keep(response, entry.request ?? '', this.oldestText());
+      // Both larger than the ring can be (a body as large as BODY_LIMIT): the answer alone, the body on the entry.
+      if (at < 0 && entry.request !== null) at = this.answers.keep(response, '', this.oldestText());
       entry.answerAt = at;
       entry.answerBytes = this.answers.lastBytes;
       entry.response = null;
@@ -177,8 +181,10 @@ export class Journal {
         entry.requestBytes = this.answers.firstBytes;
         entry.request = null;
       }
-      // Entries whose answers the ring no longer holds whole: dropped, oldest first.
-      while (this.count > 0 && !this.holdsOldest()) this.dropOldest();
+      // Entries whose texts the ring no longer holds whole: dropped, oldest first. The oldest with
+      // texts is the one looked at (an older one without, an answer kept as a value, would hide it),
+      // and those before it go with it: a text is overwritten only after every older one.
+      for (let oldest = this.oldestText(); oldest >= 0 && !this.answers.holds(oldest); oldest = this.oldestText()) this.dropOldest();
     }
     this.ring[this.next] = entry;
     this.next = (this.next + 1) % this.settings.size;
@@ -225,19 +231,16 @@ export class Journal {
     }
   }
 
-  /** Where the ring holds the oldest entry's texts (one of the oldest few with some; -1: none). */
+  /** Where the ring holds the texts of the oldest entry with some (-1: none). */
   private oldestText(): number {
     const size = this.settings.size;
-    for (let i = this.count; i > 0 && i > this.count - 8; i--) {
-      const at = this.ring[(this.next - i + size) % size]?.answerAt;
+    // Past the oldest entries known to have none (counted once each: record is on every request's path).
+    while (this.textless < this.count) {
+      const at = this.ring[(this.next - this.count + this.textless + size) % size]?.answerAt;
       if (at !== undefined && at >= 0) return at;
+      this.textless++;
     }
     return -1;
-  }
-
-  private holdsOldest(): boolean {
-    const at = this.ring[(this.next - this.count + this.settings.size) % this.settings.size]?.answerAt;
-    return at === undefined || at < 0 || this.answers.holds(at);
   }
 
   private fresh(entry: JournalEntry): boolean {
@@ -251,5 +254,6 @@ export class Journal {
     if (oldest) this.byId.delete(oldest.id);
     this.ring[index] = undefined;
     this.count--;
+    if (this.textless > 0) this.textless--;
   }
 }

@@ -106,3 +106,29 @@ t.test('the ring, grown and wrapped many times: every text it says it holds read
   const last = kept.slice(-40);
   t.ok(last.every((k) => ring.read(k.at, k.bytes) === k.text), 'the 40 newest whole: the ring grew rather than overwrite them');
 });
+
+t.test('an entry whose texts were overwritten is dropped, even behind an older one whose answer is kept as a value', async (t) => {
+  const journal = new Journal({ size: 100, maxAgeMs: 60_000 }, () => true, () => 1000);
+  // An answer asked unmasked is kept masked, as a value (plugins/journal.ts): it has no text in the ring.
+  journal.record({ ...entry('own-value'), request: '{"merchant":"A"}', response: { result: 'SUCCESS' } });
+  // Texts of 300 KB each: the ring (1 MB at this JOURNAL_SIZE) starts over, overwriting the older ones.
+  for (let i = 0; i < 9; i++) journal.record({ ...entry(`own-${i}`), request: `{"merchant":"M${i}"}`, response: `{"r":"${'a'.repeat(300_000)}"}` });
+  const kept = [...journal.newestFirst()];
+  t.ok(kept.length >= 1 && kept.length < 10, `some dropped (${kept.length} kept)`);
+  for (const e of kept) {
+    const view = requestView(e, journal);
+    const i = e.id.slice(4);
+    t.same(view.request, { merchant: `M${i}` }, `${e.id}: its own body, not null`);
+    t.not(view.response, null, `${e.id}: its answer`);
+  }
+});
+
+t.test('a body too large to share the ring with its answer: the answer kept all the same', async (t) => {
+  // JOURNAL_SIZE 1: a ring of 1 MB; a chunked body is bounded by BODY_LIMIT only, which may be raised.
+  const journal = new Journal({ size: 1, maxAgeMs: 60_000 }, () => true, () => 1000);
+  const body = `{"pad":"${'b'.repeat(400_000)}"}`;
+  journal.record({ ...entry('own-large'), request: body, response: '{"result":"SUCCESS"}' });
+  const view = requestView(journal.get('own-large')!, journal);
+  t.same(view.response, { result: 'SUCCESS' }, 'its answer');
+  t.same(view.request, { pad: 'b'.repeat(400_000) }, 'its body');
+});
