@@ -8,10 +8,14 @@
 // A tree is a checkout built with `npm run build` (its dist/ is loaded); `@N` runs it with a
 // request journal of N entries (JOURNAL_SIZE; default its default), `--warmup N` pays first
 // (default half of --pays; more than the journal's size to measure it full). Prints each run as it
-// ends (with the 1-minute load average) and the median per tree. CPU time, not wall time, is
+// ends (with the 1-minute load average and the bytes allocated per pay) and the median per tree. CPU time, not wall time, is
 // compared: on a shared machine it is the steadier figure. A profile of one tree's measured pays:
 //
 //   INJECT_PAY_PROFILE=/tmp/pay.cpuprofile node bench/inject-pay.mjs --child <tree>[@size] 6000 [warmup]
+//
+// and of the bytes they allocate: INJECT_PAY_HEAP=/tmp/pay.heapprofile (a sampling heap profile,
+// one sample per 512 bytes on average, objects collected since counted; the sampled bytes per pay
+// are printed to stderr; bench/heap-sites.mjs sums the file per function and per call path).
 //
 // `--store postgres` runs every tree on PostgreSQL instead: one throwaway server for the whole run
 // (scripts/postgres-server.ts, built into this checkout's dist/ by `tsc -p bench/tsconfig.json`),
@@ -20,6 +24,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
+import { GCProfiler, getHeapStatistics } from 'node:v8';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -46,6 +51,25 @@ async function startProfile() {
       const { profile } = await session.post('Profiler.stop');
       writeFileSync(path, JSON.stringify(profile));
       session.disconnect();
+    },
+  };
+}
+
+/** A sampling heap profile of the measured pays, collected objects included (INJECT_PAY_HEAP=path). */
+async function startHeapSampling() {
+  const { Session } = await import('node:inspector/promises');
+  const { writeFileSync } = await import('node:fs');
+  const session = new Session();
+  session.connect();
+  await session.post('HeapProfiler.enable');
+  await session.post('HeapProfiler.startSampling', { samplingInterval: 512, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  return {
+    async stop(path, pays) {
+      const { profile } = await session.post('HeapProfiler.stopSampling');
+      writeFileSync(path, JSON.stringify(profile));
+      session.disconnect();
+      const bytes = profile.samples.reduce((sum, s) => sum + s.size, 0);
+      process.stderr.write(`${(bytes / pays / 1024).toFixed(1)} KB allocated per pay (${profile.samples.length} samples)\n`);
     },
   };
 }
@@ -94,18 +118,26 @@ async function child(spec, pays, warmup) {
     let refused = 0;
     const serverPid = process.env.INJECT_PAY_PG_PID;
     const server0 = serverPid ? treeCpuMs(serverPid) : undefined;
+    const gcs = new GCProfiler();
+    const used0 = getHeapStatistics().used_heap_size;
+    gcs.start();
     const cpu0 = process.cpuUsage();
     await Promise.all(Array.from({ length: Number(process.env.INJECT_PAY_CONCURRENCY ?? 50) }, async () => {
       while (next++ < n) if ((await pay()).statusCode !== 201) refused++;
     }));
     const cpu = process.cpuUsage(cpu0);
+    // Bytes allocated: the heap's growth plus what each collection freed.
+    const freed = gcs.stop().statistics.reduce((sum, gc) => sum + gc.beforeGC.heapStatistics.usedHeapSize - gc.afterGC.heapStatistics.usedHeapSize, 0);
+    const allocated = getHeapStatistics().used_heap_size - used0 + freed;
     const serverUs = server0 ? treeCpuDelta(server0, treeCpuMs(serverPid)) * 1000 / n : undefined;
-    return { cpuUs: (cpu.user + cpu.system) / n, systemUs: cpu.system / n, serverUs, refused };
+    return { cpuUs: (cpu.user + cpu.system) / n, systemUs: cpu.system / n, serverUs, kbAllocated: allocated / n / 1024, refused };
   };
   await run(warmup);
   const profiler = process.env.INJECT_PAY_PROFILE ? await startProfile() : undefined;
+  const heap = process.env.INJECT_PAY_HEAP ? await startHeapSampling() : undefined;
   const measured = await run(pays);
   if (profiler) await profiler.stop(process.env.INJECT_PAY_PROFILE);
+  if (heap) await heap.stop(process.env.INJECT_PAY_HEAP, pays);
   await app.close();
   rmSync(dir, { recursive: true, force: true });
   process.stdout.write(JSON.stringify(measured));
@@ -141,10 +173,10 @@ async function main(args) {
       const env = server ? { INJECT_PAY_POSTGRES: await server.createDatabase('pay'), INJECT_PAY_PG_PID: String(server.serverPid()) } : {};
       const out = spawnSync(process.execPath, [self, '--child', tree, String(pays), String(warmup ?? Math.ceil(pays / 2))], { encoding: 'utf8', env: { ...process.env, ...env } });
       if (out.status !== 0) throw new Error(`run of ${tree} failed: ${out.stderr}`);
-      const { cpuUs, serverUs, refused } = JSON.parse(out.stdout);
+      const { cpuUs, serverUs, kbAllocated, refused } = JSON.parse(out.stdout);
       results.get(tree).push(cpuUs);
       const serverText = serverUs === undefined ? '' : ` (+ ${serverUs.toFixed(0)} µs of the server's)`;
-      console.log(`${tree}\trun ${r + 1}\tload ${load.toFixed(1)}\t${cpuUs.toFixed(0)} µs CPU per pay${serverText}${refused ? `\t${refused} not 201` : ''}`);
+      console.log(`${tree}\trun ${r + 1}\tload ${load.toFixed(1)}\t${cpuUs.toFixed(0)} µs CPU per pay${serverText}\t${kbAllocated.toFixed(1)} KB allocated${refused ? `\t${refused} not 201` : ''}`);
     }
   }
   for (const [tree, figures] of results) {

@@ -2,20 +2,34 @@
 // events sort after older ones, so the store's UNIQUE index on event ids grows at its right
 // edge — a batch of appends changes a page or two of it instead of one random page per event
 // (with random v4 ids every event costs a page of WAL and, on a big store, a page read).
-import { randomUUID } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
-/** The time part of the last millisecond an id was made in (ids of one millisecond share it). */
+const HEX = Buffer.from('0123456789abcdef', 'latin1');
+/** An id is written here, then read out as one string (no parts made and joined: garbage on every event). */
+const SCRATCH = Buffer.from('00000000-0000-7000-8000-000000000000', 'latin1');
+/** Where SCRATCH's random hex digits are (the variant's, 19, apart). */
+const RANDOM_DIGITS = [15, 16, 17, 20, 21, 22, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35];
+/** Random bytes, one per digit, drawn from the CSPRNG 4 KiB at a time. */
+const POOL = Buffer.alloc(4096);
+let drawn = POOL.length;
+
+/** The millisecond SCRATCH's time part is of (ids of one millisecond share it). */
 let lastMs = -1;
-let timePart = '';
 
 export function uuidV7(now: number = Date.now()): string {
   if (now !== lastMs) {
     lastMs = now;
     const time = now.toString(16).padStart(12, '0').slice(-12);
-    timePart = `${time.slice(0, 8)}-${time.slice(8, 12)}-7`;
+    SCRATCH.write(time.slice(0, 8), 0, 'latin1');
+    SCRATCH.write(time.slice(8, 12), 9, 'latin1');
   }
-  // xxxxxxxx-xxxx-4xxx-Vxxx-xxxxxxxxxxxx, V the variant (8-b): everything after its version digit
-  // (3 random hex digits, the variant's group, the last 12), dashes included, follows the time part.
-  const random = randomUUID();
-  return timePart + random.slice(15);
+  if (drawn + RANDOM_DIGITS.length + 1 > POOL.length) {
+    randomFillSync(POOL);
+    drawn = 0;
+  }
+  // xxxxxxxx-xxxx-7rrr-Vrrr-rrrrrrrrrrrr: 18 random hex digits (4 bits each) and the variant V,
+  // 8 to b (binary 10 and 2 random bits): 74 random bits.
+  for (const at of RANDOM_DIGITS) SCRATCH[at] = HEX[(POOL[drawn++] as number) & 15] as number;
+  SCRATCH[19] = HEX[8 | ((POOL[drawn++] as number) & 3)] as number;
+  return SCRATCH.toString('latin1', 0, 36);
 }

@@ -33,7 +33,7 @@
 //     { meta });
 import { uuidV7 } from '../lib/uuid.js';
 import {
-  ConditionFailedError, WrongExpectedRevisionError, type AppendCondition, type EventData, type EventMetadata, type EventStore, type RecordedEvent,
+  ConditionFailedError, WrongExpectedRevisionError, type AppendCondition, type AppendResult, type EventData, type EventMetadata, type EventStore, type RecordedEvent,
 } from '../store/event-store.js';
 import { fold, readOwnStream, readOwnStreamUnconfirmed, revisionAfter, type Aggregate, type Typed } from './aggregates.js';
 import { toEventData, type RequestMeta } from './context.js';
@@ -207,17 +207,29 @@ function readUnconfirmed(store: EventStore, name: string, own: boolean | undefin
 interface Refused { readonly conditionFailed: string | undefined }
 const STREAM_CHANGED: Refused = { conditionFailed: undefined };
 
-/** Append a decision's events after `history` (and its condition); the position, or why it was refused. */
-async function appendDecided(store: EventStore, name: string, events: EventData[], history: readonly RecordedEvent[], condition: DecisionCondition | undefined): Promise<bigint | Refused> {
+/** Why an append was refused, from its error (thrown on when it is no refusal). */
+function refusal(error: unknown): Refused {
+  if (error instanceof WrongExpectedRevisionError) return STREAM_CHANGED;
+  if (error instanceof ConditionFailedError) return { conditionFailed: error.condition.stream };
+  throw error;
+}
+
+const positionOf = (result: AppendResult): bigint => result.position;
+
+/**
+ * Append a decision's events after `history` (and its condition); the position, or why it was
+ * refused. (Not async: the store's promise and one more, not an async function's around them.)
+ */
+function appendDecided(store: EventStore, name: string, events: EventData[], history: readonly RecordedEvent[], condition: DecisionCondition | undefined): Promise<bigint | Refused> {
   try {
-    if (condition === undefined) return (await store.append(name, events, { expectedRevision: revisionAfter(history) })).position;
-    const { position } = await store.append(name, events, { expectedRevision: revisionAfter(history), condition: { stream: condition.stream, revision: condition.revision } });
-    condition.held?.();
-    return position;
+    const expectedRevision = revisionAfter(history);
+    if (condition === undefined) return store.append(name, events, { expectedRevision }).then(positionOf, refusal);
+    return store.append(name, events, { expectedRevision, condition: { stream: condition.stream, revision: condition.revision } }).then((result) => {
+      condition.held?.();
+      return result.position;
+    }, refusal);
   } catch (error) {
-    if (error instanceof WrongExpectedRevisionError) return STREAM_CHANGED;
-    if (error instanceof ConditionFailedError) return { conditionFailed: error.condition.stream };
-    throw error;
+    return Promise.reject(error as Error).then(positionOf, refusal);
   }
 }
 

@@ -84,25 +84,34 @@ export class PayableCards {
 
 /**
  * The token's stream as a command read it (read-beside.ts): confirming it reads it the careful way
- * and hands the card to `apply` (which writes it into the command), or throws its refusal.
+ * and hands the card to `apply` (which writes it into the command), or throws its refusal. (A
+ * class: an object literal with accessors makes a function per member on every pay.)
  */
+class TokenBeside implements ReadBeside {
+  revision: bigint;
+  confirmed: boolean;
+
+  constructor(private readonly cards: PayableCards, readonly stream: string, private readonly tokenid: string, read: PayableRead, private readonly apply: (payable: PayableCard) => void) {
+    this.revision = read.payable.revision;
+    this.confirmed = read.confirmed;
+  }
+
+  held(): void {
+    this.confirmed = true;
+  }
+
+  async confirm(): Promise<boolean> {
+    const payable = await this.cards.confirmed(this.stream, this.tokenid);
+    this.confirmed = true;
+    if (payable.revision === this.revision) return false;
+    this.revision = payable.revision;
+    this.apply(payable);
+    return true;
+  }
+}
+
 export function tokenBeside(cards: PayableCards, stream: string, tokenid: string, read: PayableRead, apply: (payable: PayableCard) => void): ReadBeside {
-  let { revision } = read.payable;
-  let { confirmed } = read;
-  return {
-    stream,
-    get revision() { return revision; },
-    get confirmed() { return confirmed; },
-    held() { confirmed = true; },
-    async confirm() {
-      const payable = await cards.confirmed(stream, tokenid);
-      confirmed = true;
-      if (payable.revision === revision) return false;
-      revision = payable.revision;
-      apply(payable);
-      return true;
-    },
-  };
+  return new TokenBeside(cards, stream, tokenid, read, apply);
 }
 
 /**

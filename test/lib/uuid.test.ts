@@ -20,3 +20,10 @@ t.test('ids of a later millisecond sort after those of an earlier one', async (t
   t.ok(earlier.every((a) => later.every((b) => a < b)));
   t.ok(uuidV7() > uuidV7(Date.now() - 1000), 'now after a second ago');
 });
+
+t.test('every random digit varies over all 16 values, the variant over 8 to b', async (t) => {
+  const ids = Array.from({ length: 4000 }, () => uuidV7(1_700_000_000_000));
+  const randomAt = [15, 16, 17, 20, 21, 22, ...Array.from({ length: 12 }, (_, i) => 24 + i)];
+  for (const at of randomAt) t.equal(new Set(ids.map((id) => id[at])).size, 16, `digit ${at}`);
+  t.same([...new Set(ids.map((id) => id[19]))].sort(), ['8', '9', 'a', 'b'], 'the variant');
+});
