@@ -35,7 +35,7 @@ t.test('answers kept in a ring of bytes: read back whole, and an entry whose ans
   const second = ring.keep(Buffer.from('{"b":2}'));
   t.equal(ring.read(second, ring.lastBytes), '{"b":2}', 'a Buffer answer');
   t.equal(ring.keep('x'.repeat(30)), -1, 'larger than the ring (as many as 3 bytes a character): not kept');
-  ring.keep('y'.repeat(20)); // starts the ring again: the first texts are overwritten
+  ring.keep(Buffer.from('y'.repeat(50))); // does not fit after them: starts the ring again, over the first texts
   t.equal(ring.read(first, 14), undefined, 'overwritten: gone');
 
   const journal = new Journal({ size: 10, maxAgeMs: 60_000 }, () => true, () => 1000);
@@ -131,4 +131,106 @@ t.test('a body too large to share the ring with its answer: the answer kept all 
   const view = requestView(journal.get('own-large')!, journal);
   t.same(view.response, { result: 'SUCCESS' }, 'its answer');
   t.same(view.request, { pad: 'b'.repeat(400_000) }, 'its body');
+});
+
+t.test('texts growing larger mid-lap: every entry kept, the ring growing where it reaches the texts of the lap before rather than overwrite them', async (t) => {
+  // JOURNAL_SIZE 1,000: a ring of 2 MB at its most, 1 MB used at first. 0.5 KB texts fill laps of it;
+  // then 1.5 KB ones catch up mid-lap with the texts of the lap before that the journal still holds
+  // (as few as 691 entries kept for a while, when it grew only at the end of a lap).
+  const journal = new Journal({ size: 1000, maxAgeMs: 60_000 }, () => true, () => 1000);
+  const answerOf = (i: number) => `{"i":${i},"pad":"${'a'.repeat(i < 3000 ? 400 : 1400)}"}`;
+  const bodyOf = (i: number) => `{"card":{"securityCode":"xxx"},"n":${i}}`;
+  let fewest = 1000;
+  for (let i = 0; i < 6000; i++) {
+    journal.record({ ...entry(`own-${i}`), request: bodyOf(i), response: answerOf(i) });
+    // Entries are dropped oldest first: the 1,000th newest there means all 1,000 are.
+    if (i >= 999 && journal.get(`own-${i - 999}`) === undefined) fewest = Math.min(fewest, [...journal.newestFirst()].length);
+  }
+  t.equal(fewest, 1000, 'never fewer than 1,000 kept');
+  const kept = [...journal.newestFirst()];
+  t.equal(kept.length, 1000, '1,000 kept at the end');
+  t.ok(kept.every((e) => journal.answerOf(e) === answerOf(Number(e.id.slice(4))) && journal.bodyOf(e) === bodyOf(Number(e.id.slice(4)))), 'each its own body and answer, whole');
+});
+
+t.test('texts growing and shrinking at random: no text read back other than kept, and every entry kept while they average 2 KB or less (less one text)', async (t) => {
+  let seed = 11;
+  const random = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+  const size = 1000;
+  let wrong = 0;
+  let short = 0;
+  let checks = 0;
+  // Journals made anew, each ring growing from its first megabyte by phases of its own.
+  for (let round = 0; round < 8; round++) {
+    const journal = new Journal({ size, maxAgeMs: 60_000 }, () => true, () => 1000);
+    const bodies: string[] = [];
+    const answers: string[] = [];
+    // The bytes of the texts of the entries before each one: the newest 1,000's are a difference.
+    const before: number[] = [0];
+    let largest = 0;
+    let average = 0;
+    for (let i = 0; i < 4000; i++) {
+      // Phases of a few hundred requests, each with its own average: 0.1 KB to 2.6 KB, a few 3.6 KB.
+      if (i === 0 || random(300) === 0) average = random(10) === 0 ? 3600 : 100 + random(2500);
+      const length = Math.max(1, Math.round(average * (0.5 + random(1000) / 1000)));
+      const body = `{"n":${i},"name":"${'é'.repeat(random(20))}"}`;
+      const answer = `{"i":${i},"pad":"${'a'.repeat(length)}"}`;
+      bodies.push(body);
+      answers.push(answer);
+      before.push(before[i]! + Buffer.byteLength(body) + answer.length);
+      largest = Math.max(largest, before[i + 1]! - before[i]!);
+      journal.record({ ...entry(`own-${i}`), request: body, response: answer });
+      // 2 KB each, less room for one text: a text is kept whole, so the end of a lap too short for
+      // the next one is left unused (as in a ring fixed at its most).
+      if (i + 1 >= size && before[i + 1]! - before[i + 1 - size]! + largest <= size * 2048) {
+        checks++;
+        if (journal.get(`own-${i + 1 - size}`) === undefined) short++;
+      }
+      // The oldest kept after each request (the texts the ring moves, or the next one overwrites), all of them now and then.
+      let looked = 0;
+      for (let n = Math.max(0, i + 1 - size); n <= i && (looked < 10 || i % 500 === 499); n++) {
+        const e = journal.get(`own-${n}`);
+        if (e === undefined) continue;
+        looked++;
+        if (journal.answerOf(e) !== answers[n] || journal.bodyOf(e) !== bodies[n]) wrong++;
+      }
+    }
+  }
+  t.equal(wrong, 0, 'every entry kept reads back its own body and answer');
+  t.ok(checks > 10_000, `the newest 1,000 texts averaged 2 KB or less after ${checks} requests`);
+  t.equal(short, 0, 'after each of those, all 1,000 entries kept');
+});
+
+t.test('the ring, growing where it reaches the oldest held text: no text read back other than kept, older ones too', async (t) => {
+  let seed = 5;
+  const random = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+  let wrong = 0;
+  let gone = 0;
+  for (let round = 0; round < 4; round++) {
+    const ring = new TextRing(3 << 20);
+    const kept: Array<{ at: number; text: string; bytes: number }> = [];
+    // The journal holds a window of the newest texts; its size changes, and their lengths grow by phases.
+    let window = 500;
+    let length = 200;
+    for (let i = 0; i < 2500; i++) {
+      if (random(200) === 0) [window, length] = [300 + random(700), 100 + random(6000)];
+      const text = `${round}:${i}:${'é✓abc'.repeat(random(length / 8 + 1))}`;
+      const oldest = kept.length > window ? kept[kept.length - window]!.at : (kept[0]?.at ?? -1);
+      const at = ring.keep(text, '', oldest);
+      kept.push({ at, text, bytes: ring.lastBytes });
+      // The oldest held and the older ones the journal no longer asks for: whole, or gone.
+      for (const k of kept.slice(-window - 40, -window + 10)) {
+        const read = ring.read(k.at, k.bytes);
+        if (read === undefined) gone++;
+        else if (read !== k.text) wrong++;
+      }
+    }
+  }
+  t.equal(wrong, 0, 'no text read back other than it was kept');
+  t.ok(gone > 0, `some older than the oldest held overwritten, or no longer read (${gone})`);
 });
