@@ -206,11 +206,13 @@ function byPath(operations: readonly string[]): string {
   }
   // The paths under the merchant's prefix of the versions from 4 on are written after it, once, so
   // that the list stays within the 1000 characters an explanation has.
-  const groups = [...methods].map(([path, verbs]) => ({ path, verbs: verbs.join(', ') }));
-  const under = groups.filter(({ path }) => path.startsWith(`${MERCHANT_PREFIX}/`));
-  const other = groups.filter(({ path }) => !path.startsWith(`${MERCHANT_PREFIX}/`)).map(({ path, verbs }) => `${verbs} ${path}`);
-  if (under.length === 0) return other.join('; ');
-  const relative = under.map(({ path, verbs }) => `${verbs} ${path.slice(MERCHANT_PREFIX.length)}`);
+  const other: string[] = [];
+  const relative: string[] = [];
+  for (const [path, verbs] of methods) {
+    if (path.startsWith(`${MERCHANT_PREFIX}/`)) relative.push(`${verbs.join(', ')} ${path.slice(MERCHANT_PREFIX.length)}`);
+    else other.push(`${verbs.join(', ')} ${path}`);
+  }
+  if (relative.length === 0) return other.join('; ');
   return `${other.join('; ')}; and under ${MERCHANT_PREFIX}: ${relative.join('; ')}`;
 }
 const MERCHANT_PREFIX = '/api/rest/version/{version}/merchant/{merchantId}';

@@ -28,6 +28,7 @@ import { InvalidRequest } from '../domain/errors.js';
 import { holdsCardNumber } from '../lib/mask.js';
 import { SENSITIVE_FIELD } from '../schemas/common.js';
 import { routeOptionsOf } from './route-options.js';
+import { keepBodyAsSent } from '../lib/body-as-sent.js';
 
 /** The deepest nesting of objects and arrays a body may have (the body itself is level 1). */
 export const MAX_NESTING = 32;
@@ -207,7 +208,7 @@ async function requestValues(app: FastifyInstance) {
     const route = routeOptionsOf(request);
     const { decodesBody, bodySchemaOf, nullAsNotSent } = route.config;
     if (nullAsNotSent === true && decodesBody !== true && holdsNullMember(request.body)) {
-      request.bodyAsSent = structuredClone(request.body);
+      keepBodyAsSent(request);
       dropNullMembers(request.body);
     }
     const schema = bodySchemaOf === undefined ? route.schema?.body : bodySchemaOf(request.body);
@@ -217,7 +218,7 @@ async function requestValues(app: FastifyInstance) {
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The body as sent, when members sent as null were taken out of `body` (nullAsNotSent): what the journal shows. */
+    /** The body as sent, when `body` was rewritten (members sent as null taken out, lib/body-as-sent.ts): what the journal shows. */
     bodyAsSent: unknown;
   }
   interface FastifyContextConfig {

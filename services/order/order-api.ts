@@ -30,6 +30,7 @@ import { maskingOf, orderResponse, transactionResponse } from './responses.js';
 import { authenticationFacts } from './authentication-request.js';
 import { authenticationResponse } from './authentication-responses.js';
 import { DEFAULT_ORIGIN } from './authentication-html.js';
+import { keepBodyAsSent } from '../../lib/body-as-sent.js';
 
 export { DEFAULT_ORIGIN };
 
@@ -247,7 +248,7 @@ export function readExpiryMonthNumber(request: { body: unknown; bodyAsSent: unkn
   if (expiry === undefined) return;
   const month = expiry.month;
   if (typeof month !== 'number' || !Number.isInteger(month) || month < 1 || month > 12) return;
-  request.bodyAsSent ??= structuredClone(request.body);
+  keepBodyAsSent(request);
   expiry.month = String(month);
 }
 

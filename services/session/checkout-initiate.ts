@@ -26,6 +26,7 @@ import { amountOf } from '../order/pay-request.js';
 import { checkoutDetails } from './checkout-details.js';
 import { rememberCheckout } from './checkout-lookup.js';
 import { offeredTokens } from './checkout-tokens.js';
+import { keepBodyAsSent } from '../../lib/body-as-sent.js';
 
 /** The first version of INITIATE_CHECKOUT (CREATE_CHECKOUT_SESSION until the one before). */
 export const INITIATE_CHECKOUT_FROM = 63;
@@ -94,7 +95,7 @@ export function readIntegerDigits(request: { body: unknown; bodyAsSent: unknown 
     const holder = groupAt(request.body, [group]);
     const value = holder?.[member];
     if (!holder || typeof value !== 'string' || !/^[0-9]{1,9}$/.test(value)) continue;
-    request.bodyAsSent ??= structuredClone(request.body);
+    keepBodyAsSent(request);
     holder[member] = Number(value);
   }
 }
