@@ -5,7 +5,8 @@
 // admin pages and API, /metrics and the API reference (the tools' own traffic), and what Node
 // refuses before Fastify sees a request (a malformed request line or header, a request timeout:
 // http-server.ts). With JOURNAL_SIZE=0 nothing is recorded and no hook is added.
-import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler, RouteOptions } from 'fastify';
+import { Transform, type TransformCallback } from 'node:stream';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler, preParsingHookHandler, RequestPayload, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import { maskCardNumbersInGroups } from '../lib/mask.js';
 import { maskedBodyText } from '../lib/mask-body.js';
@@ -86,12 +87,12 @@ const fieldsOf = (value: unknown): Fields | undefined => (value !== null && type
  * a Delete Token that shreds the card everywhere else (docs/guarantees.md). The common body (a Pay
  * with token's) is masked by a scan of its characters and a replacement of its security code.
  */
-function requestBody(request: FastifyRequest): string | null {
+function requestBody(request: FastifyRequest, counted: CountedBodies): string | null {
   // As sent: with the members sent as null that the checks took out (plugins/request-values.ts).
   const body = request.bodyAsSent ?? request.body;
   if (body === undefined || body === null) return null;
-  // The size as sent (compressed, if it was): a chunked body has none, and is bounded by the body limit.
-  const size = Number(request.headers['content-length'] ?? 0);
+  // Its size: counted as it was read when no header gives it (bodySize), else its Content-Length.
+  const size = counted.get(request)?.bytes ?? Number(request.headers['content-length'] ?? 0);
   if (size > BODY_MAX) return JSON.stringify(omitted('a body', size));
   const sent = request.payText;
   return maskedBodyText(body, typeof sent === 'string' && sent !== '' ? sent : undefined);
@@ -107,6 +108,50 @@ function answerOf(payload: unknown, nvp: boolean, unmasked: boolean): JournalEnt
   if (payload.length > BODY_MAX) return omitted('an answer', payload.length);
   return unmasked ? maskedAnswer(String(payload), nvp) as object : payload;
 }
+
+/**
+ * Counts the bytes of a body as the parser reads them: the size of a body whose Content-Length
+ * does not give it, sent chunked (none) or with a Content-Encoding (its size encoded, which may
+ * decode to far more). Counted on the stream rather than measured on the parsed body: no copy of
+ * a body as large as BODY_LIMIT made to learn that it is not kept.
+ */
+class BodyCounter extends Transform {
+  bytes = 0;
+  constructor(private readonly source: RequestPayload) {
+    super();
+    // Fastify listens for the failures of the stream it reads (an aborted request, a body
+    // refused while decoding: plugins/encoding.ts); a pipe does not pass them on.
+    source.on('error', (error) => this.destroy(error));
+    // One that comes after Fastify stopped reading (it refused the body first) is no uncaught error.
+    this.on('error', () => {});
+  }
+
+  /** The encoded bytes the decoding counted (Fastify compares them with Content-Length and the limit). */
+  get receivedEncodedLength(): number | undefined { return this.source.receivedEncodedLength; }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    this.bytes += chunk.length;
+    callback(null, chunk);
+  }
+}
+
+/** The counters of the bodies being read or answered (only those a header does not measure). */
+type CountedBodies = WeakMap<FastifyRequest, BodyCounter>;
+
+/**
+ * A route's hook (after plugins/encoding.ts's, which decodes the body): a body whose size the
+ * header gives as it is parsed passes as it is; another is counted. Only a body Fastify reads
+ * next: none of GET and HEAD, none without a length or chunks (a stream read by nobody would
+ * hold the connection).
+ */
+const bodySize = (counted: CountedBodies): preParsingHookHandler => (request, _reply, payload, done) => {
+  const { 'content-length': length, 'content-encoding': coding, 'transfer-encoding': chunked } = request.headers;
+  const read = request.method !== 'GET' && request.method !== 'HEAD' && (length === undefined ? chunked !== undefined : length !== '0');
+  if (!read || (length !== undefined && coding === undefined)) return done(null, payload);
+  const counter = new BodyCounter(payload);
+  counted.set(request, counter);
+  done(null, payload.pipe(counter));
+};
 
 /** The ids an NVP form names, and its operation. */
 function fromForm(entry: JournalEntry, fields: Fields): void {
@@ -135,7 +180,7 @@ function createdToken(payload: JournalEntry['response'], nvp: boolean): string |
   return found ? found[1] as string : null;
 }
 
-function entryOf(request: FastifyRequest, reply: FastifyReply, payload: unknown, rule: RouteOperation | undefined, now: number): JournalEntry {
+function entryOf(request: FastifyRequest, reply: FastifyReply, payload: unknown, rule: RouteOperation | undefined, now: number, counted: CountedBodies): JournalEntry {
   const nvp = rule?.nvp === true;
   const body = fieldsOf(request.body);
   const unmasked = body !== undefined && (nvp ? body['responseControls.sensitiveData'] : body.responseControls) !== undefined;
@@ -145,7 +190,7 @@ function entryOf(request: FastifyRequest, reply: FastifyReply, payload: unknown,
     operation: rule?.name ?? null, status: reply.statusCode, durationMs: elapsed,
     merchant: namedMerchantOf(request) ?? null, correlationId: requestCorrelationId(request),
     order: null, transaction: null, token: null,
-    request: requestBody(request), response: answerOf(payload, nvp, unmasked), nvp, events: '', answerAt: -1, answerBytes: 0, requestBytes: 0,
+    request: requestBody(request, counted), response: answerOf(payload, nvp, unmasked), nvp, events: '', answerAt: -1, answerBytes: 0, requestBytes: 0,
   };
   if (nvp) {
     if (body) fromForm(entry, body);
@@ -167,9 +212,11 @@ async function journalPlugin(app: FastifyInstance, options: JournalPluginOptions
   const journal = new Journal(settings, isOwnRequestId, now);
   app.decorate('journal', journal);
   if (!journal.enabled) return;
+  const counted: CountedBodies = new WeakMap();
+  const countBody = bodySize(counted);
   const record = (request: FastifyRequest, reply: FastifyReply, payload: unknown, rule: RouteOperation | undefined): void => {
     try {
-      journal.record(entryOf(request, reply, payload, rule, now()));
+      journal.record(entryOf(request, reply, payload, rule, now(), counted));
     } catch (error) {
       // The journal is for debugging: a request it cannot record is answered all the same.
       request.log.warn({ err: error }, 'request journal: the request could not be recorded');
@@ -185,6 +232,7 @@ async function journalPlugin(app: FastifyInstance, options: JournalPluginOptions
       done(null, payload);
     };
     route.onSend = [...[route.onSend ?? []].flat(), hook];
+    route.preParsing = [...[route.preParsing ?? []].flat(), countBody];
   });
   // And the requests no route matched (a wrong path), but for the tools' own.
   app.addHook('onSend', (request, reply, payload, done) => {

@@ -1,6 +1,8 @@
 // The request journal (plugins/journal.ts, services/journal/, routes/admin-requests.ts): every API
 // request, accepted or refused, REST and NVP, with its masked bodies, its refusal and the events
 // it appended; bounded by size and age; filtered; linked both ways to the events.
+import { Readable } from 'node:stream';
+import { gzipSync } from 'node:zlib';
 import t, { type Test } from 'tap';
 import { ConfigError, loadConfig } from '../../config.js';
 import { basic, buildTestApp, cardBody, createToken, M1, M2, payAuth, payPath, tokenAuth, tokenPath } from '../helpers/app.js';
@@ -294,4 +296,31 @@ t.test('refusals before the handler: 413, 415, 503 and unknown paths', async (t)
   ]);
   t.notOk(requests.some((r) => r.path === '/test/hold'), 'a path outside the API is not recorded');
   t.notOk(text.includes('5123450000000008'));
+});
+
+t.test('bodies over 16 KB are not kept, whether sent with a Content-Length, chunked or encoded: the size they had', async (t) => {
+  const app = await appWith(t);
+  const large = JSON.stringify({ ...cardBody(), pad: 'x'.repeat(20_000) });
+  const small = JSON.stringify({ ...cardBody(), pad: 'x'.repeat(100) });
+  const size = Buffer.byteLength(large);
+  const send = (payload: string | Buffer | Readable, headers: Record<string, string> = {}) =>
+    app.inject({ method: 'POST', url: tokenPath(M1.id), headers: { authorization: tokenAuth(M1), 'content-type': 'application/json', ...headers }, payload });
+  const chunked = { 'transfer-encoding': 'chunked' };
+  // In pieces, as a client streaming its body sends it.
+  const pieces = (text: string | Buffer) => Readable.from([Buffer.from(text).subarray(0, 1000), Buffer.from(text).subarray(1000)]);
+  const sent = [
+    await send(large),
+    await send(pieces(large), chunked),
+    await send(pieces(gzipSync(large)), { ...chunked, 'content-encoding': 'gzip' }),
+    await send(gzipSync(large), { 'content-encoding': 'gzip' }),
+    await send(pieces(small), chunked),
+  ];
+  t.ok(gzipSync(large).length < 16_384, 'encoded, the large body is under 16 KB');
+  const entries = new Map((await journal(app)).requests.map((r) => [r.id, r]));
+  const requests = sent.map((res) => entries.get(idOf(res))?.request);
+  const omitted = `[a body of ${size} bytes: not kept]`;
+  t.same(requests.slice(0, 4), [omitted, omitted, omitted, omitted], 'with a Content-Length, chunked, chunked and gzip, gzip with its (encoded) Content-Length: the same');
+  t.same(requests[4], { ...cardBody('512345xxxxxx0008'), pad: 'x'.repeat(100) }, 'a small body sent chunked: kept, masked');
+  t.equal(sent[0]!.statusCode, 400, 'refused (the member pad is not the API\'s): read and parsed all the same');
+  t.same(sent.map((res) => res.body), sent.map(() => sent[0]!.body), 'each read and answered as the first');
 });
