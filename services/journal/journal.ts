@@ -207,6 +207,7 @@ export class Journal {
     }
   }
 
+  /** The entry of a request id: the newest, should two have it. */
   get(id: string): JournalEntry | undefined {
     const entry = this.byId.get(id);
     return entry && this.fresh(entry) ? entry : undefined;
@@ -251,7 +252,8 @@ export class Journal {
     const size = this.settings.size;
     const index = (this.next - this.count + size) % size;
     const oldest = this.ring[index];
-    if (oldest) this.byId.delete(oldest.id);
+    // An id recorded again (two entries of one id) finds the newest: dropping the older keeps it.
+    if (oldest && this.byId.get(oldest.id) === oldest) this.byId.delete(oldest.id);
     this.ring[index] = undefined;
     this.count--;
     if (this.textless > 0) this.textless--;

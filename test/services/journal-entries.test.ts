@@ -234,3 +234,19 @@ t.test('the ring, growing where it reaches the oldest held text: no text read ba
   t.equal(wrong, 0, 'no text read back other than it was kept');
   t.ok(gone > 0, `some older than the oldest held overwritten, or no longer read (${gone})`);
 });
+
+t.test('two entries of one id: the newest is found by it, still once the older is dropped; its events go to it', async (t) => {
+  const journal = new Journal({ size: 3, maxAgeMs: 60_000 }, () => true, () => 1000);
+  journal.record({ ...entry('own-1'), path: '/older' });
+  journal.record({ ...entry('own-1'), path: '/newer' });
+  t.equal(journal.get('own-1')?.path, '/newer', 'the newest of the two');
+  journal.eventAppended(logged('own-1', 'order-M:o', 0, 1, 'PaymentRecorded'));
+  journal.record(entry('own-2'));
+  journal.record(entry('own-3')); // the ring is full: the older own-1 is dropped
+  t.same([...journal.newestFirst()].map((e) => e.path), ['/p', '/p', '/newer'], 'the older dropped, the newer kept');
+  const found = journal.get('own-1');
+  t.equal(found?.path, '/newer', 'still found by its id');
+  t.same(found && requestView(found, journal).events.map((e) => e.type), ['PaymentRecorded'], 'with the events of that id');
+  journal.record(entry('own-4'));
+  t.equal(journal.get('own-1'), undefined, 'gone once the newer is dropped too');
+});
