@@ -26,6 +26,11 @@ export interface Notified { first: bigint; last: bigint; streams: readonly strin
 /** Positions the tail lacks after its end `after` (through `until`, else open), and memory's generation then. */
 interface Gap { after: bigint; until: bigint | undefined; generation: number }
 
+/** A query of the log after `after`, through `until` if given, at most `limit` events. */
+type GapReader = (after: bigint, until: bigint | undefined, limit: number) => Promise<readonly RecordedEvent[]>;
+/** A read of a gap in flight, and the events it extended the tail by (undefined: none). */
+interface GapRead { readonly gap: Gap; readonly events: Promise<readonly RecordedEvent[] | undefined> }
+
 /** A read of a whole stream in flight, to be remembered by `read` if nothing changed meanwhile. */
 export interface Ticket { readonly stream: string; readonly generation: number }
 
@@ -45,6 +50,8 @@ export class ServerMemory {
   /** Streams being read from the server (how many reads), and those written meanwhile. */
   private readonly reading = new Map<string, number>();
   private readonly touched = new Set<string>();
+  /** The gap being read from the server: another reader of the same gap waits for it. */
+  private gapRead: GapRead | undefined;
 
   constructor(maxStreams: number, private readonly maxTail: number) {
     this.recent = new RecentEvents(maxStreams, maxTail, () => this.generation, true);
@@ -129,28 +136,41 @@ export class ServerMemory {
   }
 
   /**
-   * The events after `from` (at most `max`; -1: all) from the tail, once `read` (a query of the log
-   * after `after`, through `until` if given, at most `limit` events) filled what it lacks after
-   * it: each instance's events are read from the server once, its own never. A read of the server
-   * shows every event below the highest it shows (positions are seen in commit order), so the
-   * tail it extends is the log. Undefined when `from` is not in the tail.
+   * The events after `from` (at most `max`; -1: all) from the tail, once `read` filled what it
+   * lacks after it: each instance's events are read from the server once, its own never. A read
+   * of the server shows every event below the highest it shows (positions are seen in commit
+   * order), so the tail it extends is the log. Undefined when `from` is not in the tail.
    */
-  async fillGaps(from: bigint, max: number, read: (after: bigint, until: bigint | undefined, limit: number) => Promise<readonly RecordedEvent[]>): Promise<RecordedEvent[] | undefined> {
+  async fillGaps(from: bigint, max: number, read: GapReader): Promise<RecordedEvent[] | undefined> {
     // A few reads: a commit held after a gap, other instances committing while one is in flight.
     for (let reads = 0; reads < 4; reads++) {
       const held = this.fromTail(from, max);
       if (held !== undefined) return held;
       const gap = this.gapAfter(from);
       if (gap === undefined) return undefined;
-      const events = await read(gap.after, gap.until, this.maxTail);
-      const last = events.at(-1);
-      if (last !== undefined) this.note(last.position);
-      if (!this.filled(gap, events)) return undefined;
+      // Readers woken by the same commit (the reactors, the read models) share one read of the gap.
+      const joined = this.gapRead?.gap.after === gap.after && this.gapRead.gap.generation === gap.generation ? this.gapRead : undefined;
+      const step = joined ?? this.readGap(gap, read);
+      const events = joined ? await step.events.catch(() => undefined) : await step.events;
+      // Not filled: everything forgotten meanwhile (the server answers), or the tail moved on (read what it still lacks).
+      if (events === undefined && step.gap.generation !== this.generation) return undefined;
+      if (events === undefined) continue;
       // Through the head as the server showed it, or a whole page: the tail answers as the server would.
       const end = this.recent.tailEnd() ?? from;
-      if ((gap.until === undefined && events.length < this.maxTail) || (max >= 0 && end - from >= BigInt(max))) return this.recent.fromTail(from, max);
+      if ((step.gap.until === undefined && events.length < this.maxTail) || (max >= 0 && end - from >= BigInt(max))) return this.recent.fromTail(from, max);
     }
     return undefined;
+  }
+
+  /** `gap` read from the server: its events once they extend the tail (undefined: they did not). */
+  private readGap(gap: Gap, read: GapReader): GapRead {
+    const step: GapRead = { gap, events: read(gap.after, gap.until, this.maxTail).then((events) => {
+      const last = events.at(-1);
+      if (last !== undefined) this.note(last.position);
+      return this.filled(gap, events) ? events : undefined;
+    }).finally(() => { if (this.gapRead === step) this.gapRead = undefined; }) };
+    this.gapRead = step;
+    return step;
   }
 
   /** When `from` is in the tail: the positions after its end it lacks, up to this instance's next commit held (else open). */

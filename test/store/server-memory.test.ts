@@ -98,3 +98,43 @@ t.test('a read is kept only if nothing wrote its stream while it was in flight',
   memory.read(stale, [event('b', 0n, 2n)]);
   t.equal(memory.stream('b'), undefined, 'everything forgotten meanwhile: not kept');
 });
+
+t.test("readers of the same gap at once: it is read from the server once, and each is answered from the tail", async (t) => {
+  // The reactors' subscription and the read models' catch-up are woken by the same commit: each
+  // used to read the gap itself, and the one whose read came back second, finding the tail
+  // already extended, gave up on memory and read the whole log after its position again.
+  const memory = listening();
+  memory.committed([[event('a', 0n, 1n)]]);
+  memory.notified({ first: 2n, last: 3n, streams: ['b'] });
+  const reads: Array<[bigint, bigint | undefined]> = [];
+  const log = [event('b', 0n, 2n), event('b', 1n, 3n)];
+  const server = async (after: bigint, until: bigint | undefined) => {
+    reads.push([after, until]);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    return log.filter((e) => e.position > after && (until === undefined || e.position <= until));
+  };
+  const answers = await Promise.all([memory.fillGaps(1n, -1, server), memory.fillGaps(0n, -1, server), memory.fillGaps(1n, 1, server)]);
+  t.same(answers.map((events) => events?.map((e) => e.position)), [[2n, 3n], [1n, 2n, 3n], [2n]], 'every reader answered from the tail');
+  t.same(reads, [[1n, undefined]], 'the gap read once');
+});
+
+t.test('a gap read that finds the tail moved on meanwhile reads what is still missing, not the whole log', async (t) => {
+  const memory = listening();
+  memory.committed([[event('a', 0n, 1n)]]);
+  memory.notified({ first: 2n, last: 2n, streams: ['b'] });
+  const log = [event('b', 0n, 2n), event('b', 1n, 3n)];
+  const reads: Array<[bigint, bigint | undefined]> = [];
+  let first = true;
+  const server = async (after: bigint, until: bigint | undefined) => {
+    reads.push([after, until]);
+    if (first) {
+      // While this read is in flight another reader of the log extends the tail (a read from the server).
+      first = false;
+      memory.readFromServer(1n, [log[0] as RecordedEvent]);
+      memory.notified({ first: 3n, last: 3n, streams: ['b'] });
+    }
+    return log.filter((e) => e.position > after && (until === undefined || e.position <= until));
+  };
+  t.same((await memory.fillGaps(1n, -1, server))?.map((e) => e.position), [2n, 3n], 'answered from the tail');
+  t.same(reads, [[1n, undefined], [2n, undefined]], 'the second read begins where the tail ends');
+});
