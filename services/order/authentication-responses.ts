@@ -15,7 +15,7 @@ import {
   acsUrls, challengeHtml, challengeRequest, frictionlessHtml, methodHtml, methodPostData, NO_METHOD_HTML,
 } from './authentication-html.js';
 import { directoryServerOf, PROTOCOL_VERSION, statusAnswer, threeDsView } from './authentication-view.js';
-import { cardSourceOfFunds, decimal, totalsAsOf } from './responses.js';
+import { cardSourceOfFunds, decimal, entryPointShown, totalsAsOf } from './responses.js';
 
 type ExistingOrder = Extract<OrderState, { exists: true }>;
 
@@ -136,7 +136,7 @@ export function authenticationResponse(a: Authentication, shown: Shown, x: Authe
     customer: customerShown(a, step),
     device: withPayer && payer.device ? optional({ browser: payer.device.browser, ipAddress: payer.device.ipAddress }) : undefined,
     // The payment page's authentications show where they came from, as its payments do.
-    gatewayEntryPoint: initiated.gatewayEntryPoint ?? 'WEB_SERVICES_API',
+    gatewayEntryPoint: entryPointShown(initiated.gatewayEntryPoint, x.version),
     merchant: initiated.merchantId,
     order: optional({
       amount: withPayer ? amount : undefined,

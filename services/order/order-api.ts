@@ -48,11 +48,15 @@ export function checkNotCardNumber(value: string, field: string): void {
  * The request as sent, without correlationId, as version 3 does: a security code counts by its
  * length only and a card number by its 6.4 mask (the fingerprint is stored, its key is in the key
  * file). What a session adds is not part of it: an identical repeat is recognised by what it sends.
+ * The expiry month counts by its value: "1" (or the integer 1, already read as "1") and "01" are
+ * one month, shown as "1" in both answers, so a retry writing it the other way is the same request.
  */
 function fingerprintOf(gateway: Gateway, body: TransactionBody): string {
   const provided = body.sourceOfFunds?.provided?.card;
   const { correlationId: _notFingerprinted, ...fingerprinted } = body;
   const securityCode = provided?.securityCode;
+  // The schema let through only 1-9, 01-09 and 10-12.
+  const month = provided?.expiry?.month;
   const masked = provided === undefined ? fingerprinted : {
     ...fingerprinted,
     sourceOfFunds: {
@@ -63,6 +67,7 @@ function fingerprintOf(gateway: Gateway, body: TransactionBody): string {
           ...provided,
           ...(provided.number !== undefined ? { number: mask64(provided.number) } : {}),
           ...(securityCode !== undefined ? { securityCode: 'x'.repeat(securityCode.length) } : {}),
+          ...(month?.length === 2 && month.startsWith('0') ? { expiry: { ...provided.expiry, month: month.slice(1) } } : {}),
         },
       },
     },

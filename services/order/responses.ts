@@ -148,6 +148,21 @@ function payerShown(t: OrderTransaction, order: ExistingOrder): OrderTransaction
   return payer;
 }
 
+/** From this version the payment page's transactions are CHECKOUT_VIA_WEBSITE (see entryPointShown). */
+const CHECKOUT_VIA_WEBSITE_FROM = 70;
+
+/**
+ * gatewayEntryPoint in the answer's version: a transaction of the payment page (recorded as
+ * CHECKOUT) says CHECKOUT before version 70, as captured answers at versions 50 and 57 do, and
+ * CHECKOUT_VIA_WEBSITE from 70, the name version 70's reference gives it (and the only one
+ * Mastercard's WooCommerce module at version 100 acts on in its webhook); between 57 and 70 the
+ * version of the change is not known. Any other transaction: WEB_SERVICES_API.
+ */
+export function entryPointShown(recorded: string | undefined, version: string | number): string {
+  if (recorded === undefined) return 'WEB_SERVICES_API';
+  return recorded === 'CHECKOUT' && Number(version) >= CHECKOUT_VIA_WEBSITE_FROM ? 'CHECKOUT_VIA_WEBSITE' : recorded;
+}
+
 /** From this version a payment shows authenticationStatus (the Authentication API's first version). */
 const AUTHENTICATION_STATUS_FROM = 50;
 
@@ -187,7 +202,7 @@ export function transactionResponse(t: OrderTransaction, order: ExistingOrder, v
     billing: payer?.billing,
     correlationId,
     customer: payer?.customer,
-    gatewayEntryPoint: t.gatewayEntryPoint ?? 'WEB_SERVICES_API',
+    gatewayEntryPoint: entryPointShown(t.gatewayEntryPoint, version),
     merchant: t.merchantId,
     order: optional({
       amount: decimal(amountAfter(t, order), currency),

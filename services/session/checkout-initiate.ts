@@ -84,17 +84,24 @@ function realDateTime(text: string): boolean {
 const INTEGER_MEMBERS = [['interaction', 'timeout'], ['paymentLink', 'numberOfAllowedAttempts']] as const;
 
 /**
+ * The longest digit string read: zeros may lead the at most 9 digits that follow (no member's
+ * bound needs more), so the test never scans a long string. Longer: left to the schema.
+ */
+const MAX_DIGIT_TEXT = 32;
+
+/**
  * Initiate Checkout's integer members sent as a string of digits are read as that integer, before
  * the schema checks them and their bounds: Mastercard's Magento module fills interaction.timeout
  * and paymentLink.numberOfAllowedAttempts from its settings, which are strings ("600", "3"), and
- * its released Hosted Checkout and Pay by Link send them so. Anything else is left to the schema.
+ * its released Hosted Checkout and Pay by Link send them so; leading zeros are taken ("0000000600"
+ * is 600). Anything else is left to the schema.
  * The request journal shows the body as sent: it is kept before a member is rewritten.
  */
 export function readIntegerDigits(request: { body: unknown; bodyAsSent: unknown }): void {
   for (const [group, member] of INTEGER_MEMBERS) {
     const holder = groupAt(request.body, [group]);
     const value = holder?.[member];
-    if (!holder || typeof value !== 'string' || !/^[0-9]{1,9}$/.test(value)) continue;
+    if (!holder || typeof value !== 'string' || value.length > MAX_DIGIT_TEXT || !/^0*[0-9]{1,9}$/.test(value)) continue;
     keepBodyAsSent(request);
     holder[member] = Number(value);
   }

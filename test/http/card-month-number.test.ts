@@ -2,15 +2,16 @@
 // CreditCard holds the month as an integer, so the Omnipay drivers' PAY sends "month":5 (with the
 // year as a string, "31"), and the real gateway took it (digistorm/omnipay-mpgs's recorded answer:
 // "expiry":{"month":"5","year":"21"}). Only an integer 1 to 12 is read; the year and the other card
-// fields stay strings.
+// fields stay strings. The month 1, "1" and "01" are one value: a retry of the same transaction
+// with another of them is the same request (its recorded answer), not a different one.
 import t from 'tap';
 import { buildTestApp, M1, tokenAuth } from '../helpers/app.js';
 import { uniqueId } from '../helpers/ids.js';
 import { expectInvalid, type App } from './http.fixture.js';
 
-const pay = (a: App, expiry: Record<string, unknown>) => a.inject({
+const pay = (a: App, expiry: Record<string, unknown>, orderId = uniqueId(), transactionId = `${uniqueId()}-1`) => a.inject({
   method: 'PUT',
-  url: `/api/rest/version/56/merchant/${M1.id}/order/${uniqueId()}/transaction/${uniqueId()}-1`,
+  url: `/api/rest/version/56/merchant/${M1.id}/order/${orderId}/transaction/${transactionId}`,
   headers: { authorization: tokenAuth(M1), 'content-type': 'application/json; charset=utf-8' },
   payload: {
     apiOperation: 'PAY', order: { amount: '10.00', currency: 'AUD' },
@@ -34,4 +35,19 @@ t.test('a month number out of 1 to 12, or not an integer, and a year as a number
     expectInvalid(t, await pay(a, { month, year: '31' }), { field: 'sourceOfFunds.provided.card.expiry.month', validationType: 'INVALID' }, `month ${month}`);
   }
   expectInvalid(t, await pay(a, { month: 5, year: 31 }), { field: 'sourceOfFunds.provided.card.expiry.year', validationType: 'INVALID' }, 'a year as a number');
+});
+
+t.test('a retry with the month written another way (1, "1", "01") is the same request: the recorded answer', async (t) => {
+  const a = await buildTestApp(t);
+  for (const [first, retry] of [['1', '01'], [1, '01'], ['01', '1'], ['01', 1], ['12', 12]] as const) {
+    const orderId = uniqueId();
+    const paid = await pay(a, { month: first, year: '31' }, orderId, '1');
+    t.equal(paid.statusCode, 201, `month ${JSON.stringify(first)}: paid`);
+    const again = await pay(a, { month: retry, year: '31' }, orderId, '1');
+    t.equal(again.statusCode, 201, `month ${JSON.stringify(first)} then ${JSON.stringify(retry)}: ${again.body}`);
+    t.same(again.json(), paid.json(), `month ${JSON.stringify(first)} then ${JSON.stringify(retry)}: the recorded answer`);
+  }
+  const orderId = uniqueId();
+  t.equal((await pay(a, { month: '01', year: '31' }, orderId, '1')).statusCode, 201);
+  expectInvalid(t, await pay(a, { month: '02', year: '31' }, orderId, '1'), { explanation: /with a different request/ }, 'another month is another request');
 });

@@ -23,6 +23,23 @@ t.test('paymentLink.numberOfAllowedAttempts and interaction.timeout as digits', 
   expectInvalid(t, await initiate(a, checkoutBody({}, { timeout: 'ten minutes' })), { field: 'interaction.timeout' }, 'words');
 });
 
+t.test('leading zeros: digits whose value is in range are taken however many zeros lead (up to 32 characters), too large still refused', async (t) => {
+  const a = await buildTestApp(t);
+  for (const timeout of ['0000000600', '0600', `${'0'.repeat(29)}600`, '00000086400']) {
+    const made = await initiate(a, checkoutBody({}, { timeout }));
+    t.equal(made.statusCode, 201, `${JSON.stringify(timeout)}: ${made.body}`);
+  }
+  const attempts = await initiate(a, link('00000000003'));
+  t.equal(attempts.statusCode, 201, attempts.body);
+  t.equal(attempts.json().paymentLink.numberOfAllowedAttempts, 3, 'numberOfAllowedAttempts "00000000003": 3');
+  // Above the bound: the integer's answer, the value named.
+  const large = expectInvalid(t, await initiate(a, checkoutBody({}, { timeout: '0000086401' })), { field: 'interaction.timeout', validationType: 'INVALID' }, '86401 with zeros');
+  t.equal(large.error.explanation, "Value '86401' is invalid.", 'as the integer 86401 is');
+  for (const timeout of ['00001000000000', `${'0'.repeat(30)}600`, `${'0'.repeat(50_000)}600`]) {
+    expectInvalid(t, await initiate(a, checkoutBody({}, { timeout })), { field: 'interaction.timeout', validationType: 'INVALID' }, `${timeout.length} characters`);
+  }
+});
+
 t.test('digit strings as an attacker sends them: 400 on the member, never a 500, never read as another number', async (t) => {
   const a = await buildTestApp(t);
   for (const timeout of ['1e309', '0000000000000000003', '99999999999999999999999', ' 600', '600 ', '-600', '+600', '６００', '0x258', '600.0', '', 'Infinity', 'NaN']) {

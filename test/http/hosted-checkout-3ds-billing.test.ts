@@ -2,7 +2,7 @@
 // address the payer typed, as the payment after them does: a merchant reading the order (Retrieve
 // Order, Retrieve Transaction) sees them on the AUTHENTICATION transaction as on the PAYMENT,
 // frictionless or after a challenge, as on the real gateway where the payer's details go to the
-// issuer with the authentication request; both transactions name the payment page (CHECKOUT) as
+// issuer with the authentication request; both transactions name the payment page (CHECKOUT_VIA_WEBSITE at version 100) as
 // where they came from.
 import t from 'tap';
 import { buildTestApp, tokenAuth } from '../helpers/app.js';
@@ -76,18 +76,18 @@ async function orderDetails(a: App, orderId: string) {
   return order.transaction.map((x) => [x.transaction.id, x.transaction.type, x.gatewayEntryPoint, x.billing, x.customer]);
 }
 
-t.test('the typed email: on the authentication and the payment, both from CHECKOUT', async (t) => {
+t.test('the typed email: on the authentication and the payment, both from CHECKOUT_VIA_WEBSITE', async (t) => {
   const a = await buildTestApp(t, { merchants: CHECKOUT_MERCHANTS });
   const c = await newCheckout(a, BOTH, THREEDS);
   await typeCard(a, c.session.id, FRICTIONLESS, '1', '39', THREEDS.id);
   const paid = await pay(a, c.session.id, { billing: { address: ADDRESS }, customer: EMAIL });
   t.equal(paid.json().next, 'return', paid.body);
   t.same(await orderDetails(a, c.orderId), [
-    ['3DS-1', 'AUTHENTICATION', 'CHECKOUT', { address: ADDRESS }, EMAIL],
-    ['1', 'PAYMENT', 'CHECKOUT', { address: ADDRESS }, EMAIL],
+    ['3DS-1', 'AUTHENTICATION', 'CHECKOUT_VIA_WEBSITE', { address: ADDRESS }, EMAIL],
+    ['1', 'PAYMENT', 'CHECKOUT_VIA_WEBSITE', { address: ADDRESS }, EMAIL],
   ]);
   const auth = (await retrieveTransaction(a, c.orderId, '3DS-1')).json();
-  t.match(auth, { gatewayEntryPoint: 'CHECKOUT', billing: { address: ADDRESS }, customer: EMAIL }, 'Retrieve Transaction of the authentication');
+  t.match(auth, { gatewayEntryPoint: 'CHECKOUT_VIA_WEBSITE', billing: { address: ADDRESS }, customer: EMAIL }, 'Retrieve Transaction of the authentication');
 });
 
 t.test('after a challenge: the authentication keeps the email and the state code; the payment carries them', async (t) => {
@@ -96,14 +96,14 @@ t.test('after a challenge: the authentication keeps the email and the state code
   await typeCard(a, c.session.id, PAN, '1', '39', THREEDS.id);
   const challenge = await pay(a, c.session.id, { billing: { address: COMPLETE }, customer: EMAIL });
   t.equal(challenge.json().next, 'challenge', challenge.body);
-  t.same(await orderDetails(a, c.orderId), [['3DS-1', 'AUTHENTICATION', 'CHECKOUT', { address: COMPLETE }, EMAIL]], 'pending');
+  t.same(await orderDetails(a, c.orderId), [['3DS-1', 'AUTHENTICATION', 'CHECKOUT_VIA_WEBSITE', { address: COMPLETE }, EMAIL]], 'pending');
   const { backTo, back } = await answerChallenge(a, challenge.json().html, { selectAuthResult: 'AUTHENTICATED' });
   const url = new URL(backTo);
   const returned = await a.inject({ method: 'POST', url: url.pathname + url.search, payload: new URLSearchParams(back).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
   t.equal(returned.statusCode, 303, returned.body);
   t.same(await orderDetails(a, c.orderId), [
-    ['3DS-1', 'AUTHENTICATION', 'CHECKOUT', { address: COMPLETE }, EMAIL],
-    ['1', 'PAYMENT', 'CHECKOUT', { address: COMPLETE }, EMAIL],
+    ['3DS-1', 'AUTHENTICATION', 'CHECKOUT_VIA_WEBSITE', { address: COMPLETE }, EMAIL],
+    ['1', 'PAYMENT', 'CHECKOUT_VIA_WEBSITE', { address: COMPLETE }, EMAIL],
   ]);
 });
 

@@ -42,7 +42,7 @@ t.test('frictionless: Initiate Authentication, Authenticate Payer, the PAY namin
   t.equal(order.authenticationStatus, 'AUTHENTICATION_SUCCESSFUL');
   const [auth, payment] = order.transaction;
   t.match(auth, { transaction: { id: '3DS-1', type: 'AUTHENTICATION' } });
-  t.match(payment, { gatewayEntryPoint: 'CHECKOUT', authentication: { transactionId: '3DS-1' }, transaction: { id: '1', authenticationStatus: 'AUTHENTICATION_SUCCESSFUL' } });
+  t.match(payment, { gatewayEntryPoint: 'CHECKOUT_VIA_WEBSITE', authentication: { transactionId: '3DS-1' }, transaction: { id: '1', authenticationStatus: 'AUTHENTICATION_SUCCESSFUL' } });
   const types = (await a.gateway.store.readStream(`session-${THREEDS.id}:${c.session.id}`)).map((e) => e.type);
   t.same(types.filter((x) => x.startsWith('Checkout')), ['CheckoutInitiated', 'CheckoutPageShown', 'CheckoutAuthenticationStarted', 'CheckoutCompleted']);
   // interaction.action.3DSecure BYPASS: no authentication, whatever the profile.

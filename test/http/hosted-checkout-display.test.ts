@@ -66,7 +66,7 @@ t.test('billing address MANDATORY and email OPTIONAL: the page is told; no payme
   t.equal(order.customer, undefined, 'the payer cleared the optional email: none recorded');
   t.same(order.shipping, { address: ADDRESS }, 'the merchant\'s shipping address');
   t.same(order.transaction[0].billing, { address: TYPED }, 'on the transaction too');
-  t.equal(order.transaction[0].gatewayEntryPoint, 'CHECKOUT');
+  t.equal(order.transaction[0].gatewayEntryPoint, 'CHECKOUT_VIA_WEBSITE');
 });
 
 t.test('READ_ONLY and HIDE: the merchant\'s details go on the payment whatever the payer sends; HIDE shows nothing', async (t) => {

@@ -2,7 +2,7 @@
 // CREATE_CHECKOUT_SESSION before) on POST .../session with its bounds and errors, and the payment
 // page's JSON (/checkout/api/{sessionId}: view, pay, cancel; /pbl/{id}) as the payer's browser
 // sends it: the card typed into the hosted fields, the payment made on order.id as transaction 1,
-// 2, ... (gatewayEntryPoint CHECKOUT), resultIndicator equal to successIndicator on success only,
+// 2, ... (gatewayEntryPoint CHECKOUT_VIA_WEBSITE at version 100), resultIndicator equal to successIndicator on success only,
 // a declined attempt and a retry, cancel, a payment link, the steps as events, and the card
 // nowhere in plaintext. 3-D Secure and expiry: hosted-checkout-3ds.test.ts.
 import t from 'tap';
@@ -88,7 +88,7 @@ t.test('bounds and errors: the field named, nothing recorded', async (t) => {
   t.equal(woo.statusCode, 201, woo.body);
 });
 
-t.test('paid: the card typed into the hosted fields, PAY as transaction 1 with gatewayEntryPoint CHECKOUT, resultIndicator = successIndicator', async (t) => {
+t.test('paid: the card typed into the hosted fields, PAY as transaction 1 with gatewayEntryPoint CHECKOUT_VIA_WEBSITE, resultIndicator = successIndicator', async (t) => {
   const a = await buildTestApp(t);
   const c = await newCheckout(a);
   const shown = await view(a, c.session.id);
@@ -114,7 +114,7 @@ t.test('paid: the card typed into the hosted fields, PAY as transaction 1 with g
   t.equal(order.status, 'CAPTURED');
   t.equal(order.totalCapturedAmount, 12.5);
   t.equal(order.transaction.length, 1);
-  t.match(order.transaction[0], { gatewayEntryPoint: 'CHECKOUT', result: 'SUCCESS', transaction: { id: '1', type: 'PAYMENT', source: 'INTERNET' } });
+  t.match(order.transaction[0], { gatewayEntryPoint: 'CHECKOUT_VIA_WEBSITE', result: 'SUCCESS', transaction: { id: '1', type: 'PAYMENT', source: 'INTERNET' } });
   t.equal(order.transaction[0].sourceOfFunds.provided.card.number, '512345xxxxxx0008');
   t.equal((await view(a, c.session.id)).json().status, 'PAID');
   const again = await pay(a, c.session.id);
@@ -163,7 +163,7 @@ t.test('a stored token of the merchant; errors the page shows; AUTHORIZE, VERIFY
   const paid = (await pay(a, c.session.id, { token })).json();
   t.match(paid.url, new RegExp(`^http://localhost(:[0-9]+)?/checkout/receipt/${c.session.id}\\?resultIndicator=${c.successIndicator}&sessionVersion=`));
   const order = (await retrieveOrder(a, c.orderId)).json();
-  t.match(order, { status: 'AUTHORIZED', transaction: [{ gatewayEntryPoint: 'CHECKOUT', transaction: { type: 'AUTHORIZATION' } }] });
+  t.match(order, { status: 'AUTHORIZED', transaction: [{ gatewayEntryPoint: 'CHECKOUT_VIA_WEBSITE', transaction: { type: 'AUTHORIZATION' } }] });
   const verify = await newCheckout(a, checkoutBody({}, { operation: 'VERIFY' }, { amount: undefined }));
   await typeCard(a, verify.session.id);
   t.equal(queryOf((await pay(a, verify.session.id)).json().url).resultIndicator, verify.successIndicator);
