@@ -28,8 +28,8 @@ interface Gap { after: bigint; until: bigint | undefined; generation: number }
 
 /** A query of the log after `after`, through `until` if given, at most `limit` events. */
 type GapReader = (after: bigint, until: bigint | undefined, limit: number) => Promise<readonly RecordedEvent[]>;
-/** A read of a gap in flight, and the events it extended the tail by (undefined: none). */
-interface GapRead { readonly gap: Gap; readonly events: Promise<readonly RecordedEvent[] | undefined> }
+/** A read of a gap in flight, the highest position known when it was sent, and the events it extended the tail by (undefined: none). */
+interface GapRead { readonly gap: Gap; readonly seen: bigint; readonly events: Promise<readonly RecordedEvent[] | undefined> }
 
 /** A read of a whole stream in flight, to be remembered by `read` if nothing changed meanwhile. */
 export interface Ticket { readonly stream: string; readonly generation: number }
@@ -148,8 +148,9 @@ export class ServerMemory {
       if (held !== undefined) return held;
       const gap = this.gapAfter(from);
       if (gap === undefined) return undefined;
-      // Readers woken by the same commit (the reactors, the read models) share one read of the gap.
-      const joined = this.gapRead?.gap.after === gap.after && this.gapRead.gap.generation === gap.generation ? this.gapRead : undefined;
+      // Readers woken by the same commit (the reactors, the read models) share a read of the gap sent knowing all they know of.
+      const shared = this.gapRead;
+      const joined = shared?.gap.after === gap.after && shared.gap.generation === gap.generation && this.accounted.seen <= shared.seen ? shared : undefined;
       const step = joined ?? this.readGap(gap, read);
       const events = joined ? await step.events.catch(() => undefined) : await step.events;
       // Not filled: everything forgotten meanwhile (the server answers), or the tail moved on (read what it still lacks).
@@ -164,7 +165,7 @@ export class ServerMemory {
 
   /** `gap` read from the server: its events once they extend the tail (undefined: they did not). */
   private readGap(gap: Gap, read: GapReader): GapRead {
-    const step: GapRead = { gap, events: read(gap.after, gap.until, this.maxTail).then((events) => {
+    const step: GapRead = { gap, seen: this.accounted.seen, events: read(gap.after, gap.until, this.maxTail).then((events) => {
       const last = events.at(-1);
       if (last !== undefined) this.note(last.position);
       return this.filled(gap, events) ? events : undefined;

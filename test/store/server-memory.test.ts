@@ -138,3 +138,28 @@ t.test('a gap read that finds the tail moved on meanwhile reads what is still mi
   t.same((await memory.fillGaps(1n, -1, server))?.map((e) => e.position), [2n, 3n], 'answered from the tail');
   t.same(reads, [[1n, undefined], [2n, undefined]], 'the second read begins where the tail ends');
 });
+
+t.test('a reader that knows of a position a gap read in flight may not show does not share it: its commit is answered', async (t) => {
+  // This instance's commit at 3 wakes a reader while another's at 1-2 is not heard of yet: it reads
+  // after 3 and finds nothing. Before that read comes back, the other instance commits 4 and its
+  // notifications arrive: the reader they wake must see 4, which the read in flight may not show.
+  const memory = listening();
+  const log = [event('b', 0n, 1n), event('b', 1n, 2n), event('a', 0n, 3n)];
+  memory.committed([[log[2] as RecordedEvent]]);
+  const reads: Array<[bigint, bigint | undefined]> = [];
+  const server = async (after: bigint, until: bigint | undefined) => {
+    reads.push([after, until]);
+    // The server's answer is the log as it was when the query ran, which comes back later.
+    const shown = log.filter((e) => e.position > after && (until === undefined || e.position <= until));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    return shown;
+  };
+  const first = memory.fillGaps(3n, -1, server);
+  memory.notified({ first: 1n, last: 2n, streams: ['b'] });
+  log.push(event('d', 0n, 4n));
+  memory.notified({ first: 4n, last: 4n, streams: ['d'] });
+  const woken = memory.fillGaps(3n, -1, server);
+  t.same((await first)?.map((e) => e.position), [], 'the first read came before 4');
+  t.same((await woken)?.map((e) => e.position), [4n], 'the reader woken by 4 gets it');
+  t.same(reads, [[3n, undefined], [3n, undefined]], 'a read of its own, sent after it heard of 4');
+});
