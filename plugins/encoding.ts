@@ -52,6 +52,12 @@ function decode(raw: Readable, codings: readonly string[], limit: number, header
   // listens too when it reads the body.
   out.on('error', () => {});
   raw.on('data', (chunk: Buffer) => { out.receivedEncodedLength += chunk.length; });
+  // A client gone mid-body (the request's 'aborted' error): a pipe does not pass it on, and the
+  // body's read would wait for an end that never comes; passed on, it ends as an unencoded body's.
+  raw.on('error', (error) => {
+    stop();
+    out.destroy(error);
+  });
   let from: Readable = raw;
   for (const decoder of decoders) {
     // Data that is not what its coding says (zlib's error quotes nothing of the body).

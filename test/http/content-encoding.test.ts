@@ -2,9 +2,12 @@
 // before parsing; BODY_LIMIT counts the decoded bytes (a zip bomb is a 413 and decoding stops);
 // data that is not what its coding says is a 400, an unsupported coding a 415, each in the
 // gateway's error shape.
+import type { AddressInfo } from 'node:net';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import t from 'tap';
 import { buildTestApp, cardBody, M1, tokenAuth, tokenPath } from '../helpers/app.js';
+import { eventually } from '../helpers/poll.js';
+import { sendAndDrop } from '../helpers/raw.js';
 import { assertSortedJson } from './http.fixture.js';
 
 type App = Awaited<ReturnType<typeof buildTestApp>>;
@@ -59,4 +62,25 @@ t.test('data that is not what its coding says is a 400; an unsupported coding a 
     t.match(res.json().error.explanation, /is not supported: send the body as is, or encoded with gzip, deflate or br/);
   }
   t.equal(await app.gateway.store.headPosition(), 0n, 'nothing stored');
+});
+
+t.test('a client gone mid-way through an encoded body is answered and journaled as one gone mid-way through a plain body', async (t) => {
+  const app = await buildTestApp(t);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.server.address() as AddressInfo;
+  const head = (headers: string) => `POST ${tokenPath(M1.id)} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n` +
+    `authorization: ${tokenAuth(M1)}\r\ncontent-type: application/json\r\n${headers}\r\n`;
+  const body = json(cardBody());
+  const gz = gzipSync(body);
+  const halves: Array<[string, Buffer]> = [
+    ['plain', Buffer.concat([Buffer.from(head(`content-length: ${body.length}\r\n`)), body.subarray(0, 10)])],
+    ['gzip', Buffer.concat([Buffer.from(head(`content-length: ${gz.length}\r\ncontent-encoding: gzip\r\n`)), gz.subarray(0, 10)])],
+    ['gzip, chunked', Buffer.concat([Buffer.from(head('transfer-encoding: chunked\r\ncontent-encoding: gzip\r\n')), Buffer.from('a\r\n'), gz.subarray(0, 10), Buffer.from('\r\n')])],
+  ];
+  for (const [index, [name, half]] of halves.entries()) {
+    await sendAndDrop(port, half);
+    const listed = await eventually(() => [...app.journal.newestFirst()].length > index, { timeoutMs: 10_000 });
+    t.ok(listed, `${name}: the request is in the journal`);
+    t.equal([...app.journal.newestFirst()][0]?.status, 400, `${name}: answered 400 (the client had gone)`);
+  }
 });
