@@ -9,6 +9,13 @@ const entry = (id: string): JournalEntry => ({
   id, atMs: 1000, method: 'PUT', path: '/p', operation: 'PAY', status: 201, durationMs: 1, merchant: 'M', correlationId: id,
   order: null, transaction: null, token: null, request: '{"card":{"securityCode":"xxx"}}', response: '{"result":"SUCCESS"}', nvp: false, events: '', answerAt: -1, answerBytes: 0, requestBytes: 0,
 });
+/** A repeatable random integer below n, from `seed` (a linear congruential generator). */
+function seededRandom(seed: number): (n: number) => number {
+  return (n) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+}
 const logged = (requestId: string, stream: string, revision: number, position: number, type: string) =>
   ({ stream, revision: BigInt(revision), position: BigInt(position), type, metadata: { requestId } });
 
@@ -80,11 +87,7 @@ t.test('a body kept without an answer text stays readable, and a body with its a
 });
 
 t.test('the ring, grown and wrapped many times: every text it says it holds reads back whole', async (t) => {
-  let seed = 7;
-  const random = (n: number) => {
-    seed = (seed * 1103515245 + 12345) % 2147483648;
-    return seed % n;
-  };
+  const random = seededRandom(7);
   const ring = new TextRing(64 * 1024);
   const kept: Array<{ at: number; text: string; bytes: number }> = [];
   let wrong = 0;
@@ -153,11 +156,7 @@ t.test('texts growing larger mid-lap: every entry kept, the ring growing where i
 });
 
 t.test('texts growing and shrinking at random: no text read back other than kept, and every entry kept while they average 2 KB or less (less one text)', async (t) => {
-  let seed = 11;
-  const random = (n: number) => {
-    seed = (seed * 1103515245 + 12345) % 2147483648;
-    return seed % n;
-  };
+  const random = seededRandom(11);
   const size = 1000;
   let wrong = 0;
   let short = 0;
@@ -204,11 +203,7 @@ t.test('texts growing and shrinking at random: no text read back other than kept
 });
 
 t.test('the ring, growing where it reaches the oldest held text: no text read back other than kept, older ones too', async (t) => {
-  let seed = 5;
-  const random = (n: number) => {
-    seed = (seed * 1103515245 + 12345) % 2147483648;
-    return seed % n;
-  };
+  const random = seededRandom(5);
   let wrong = 0;
   let gone = 0;
   for (let round = 0; round < 4; round++) {
