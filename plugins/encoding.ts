@@ -11,6 +11,7 @@ import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { errorCodes, type FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { InvalidRequest } from '../domain/errors.js';
+import { announcesBody } from '../lib/body-follows.js';
 import { FrameworkRefusal } from './errors.js';
 
 const DECODERS: Record<string, () => Transform> = {
@@ -78,8 +79,7 @@ async function encodingPlugin(app: FastifyInstance) {
     if (codings === undefined) {
       return done(new FrameworkRefusal(415, `Content-Encoding '${header.slice(0, 40)}' is not supported: send the body as is, or encoded with gzip, deflate or br`, 'UNSUPPORTED_CONTENT_ENCODING'));
     }
-    const { 'content-length': length, 'transfer-encoding': chunked } = request.headers;
-    if (codings.length === 0 || length === '0' || (length === undefined && chunked === undefined)) return done(null, payload);
+    if (codings.length === 0 || !announcesBody(request.headers)) return done(null, payload);
     done(null, decode(payload, codings, request.routeOptions.bodyLimit ?? app.initialConfig.bodyLimit ?? 1_048_576, header));
   });
 }

@@ -8,6 +8,7 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler, preParsingHookHandler, RequestPayload, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
+import { announcesBody } from '../lib/body-follows.js';
 import { maskCardNumbersInGroups } from '../lib/mask.js';
 import { maskedBodyText } from '../lib/mask-body.js';
 import { flat } from '../lib/flat.js';
@@ -145,9 +146,8 @@ type CountedBodies = WeakMap<FastifyRequest, BodyCounter>;
  * hold the connection).
  */
 const bodySize = (counted: CountedBodies): preParsingHookHandler => (request, _reply, payload, done) => {
-  const { 'content-length': length, 'content-encoding': coding, 'transfer-encoding': chunked } = request.headers;
-  const read = request.method !== 'GET' && request.method !== 'HEAD' && (length === undefined ? chunked !== undefined : length !== '0');
-  if (!read || (length !== undefined && coding === undefined)) return done(null, payload);
+  const read = request.method !== 'GET' && request.method !== 'HEAD' && announcesBody(request.headers);
+  if (!read || (request.headers['content-length'] !== undefined && request.headers['content-encoding'] === undefined)) return done(null, payload);
   const counter = new BodyCounter(payload);
   counted.set(request, counter);
   done(null, payload.pipe(counter));
